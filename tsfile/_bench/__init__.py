@@ -1,0 +1,1 @@
+"""Quick benchmarks behind ``python -m tsfile bench``."""

@@ -1,0 +1,17 @@
+# Helpers shared by every codec module: argument checking done the same way everywhere.
+
+cdef enum:
+    PATH_PER_VALUE = 0
+    PATH_BATCH = 1
+    PATH_SIMD = 2
+
+# "per_value" / "batch" / "simd" / "auto" -> PATH_*; raises ValueError, TypeError or
+# SimdUnavailableError. `codec_has_simd` says whether the codec has a SIMD path at all.
+cdef int resolve_path(object path, bint codec_has_simd, str codec) except -1
+
+# Any bytes-like object (bytes, bytearray, memoryview, 1-D uint8/int8 ndarray) as a contiguous
+# read-only byte view; TypeError for anything else (str included).
+cdef const unsigned char[::1] as_byte_view(object data)
+
+# None -> -1; a non-negative int -> itself; TypeError / ValueError otherwise.
+cdef Py_ssize_t check_count(object count) except -2

@@ -1,0 +1,63 @@
+# cython: language_level=3
+"""Argument handling shared by all codec modules (see _common.pxd)."""
+import numpy as np
+
+from tsfile._simd cimport simd_active
+from tsfile.errors import SimdUnavailableError
+
+_PATHS = {"per_value": PATH_PER_VALUE, "batch": PATH_BATCH, "simd": PATH_SIMD}
+PATH_NAMES = ("per_value", "batch", "simd", "auto")
+
+
+cdef int resolve_path(object path, bint codec_has_simd, str codec) except -1:
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a str, not {type(path).__name__}")
+    if path == "auto":
+        return PATH_SIMD if (codec_has_simd and simd_active()) else PATH_BATCH
+    try:
+        p = _PATHS[path]
+    except KeyError:
+        raise ValueError(
+            f"unknown decode path {path!r}; expected one of {', '.join(map(repr, PATH_NAMES))}"
+        ) from None
+    if p == PATH_SIMD:
+        if not codec_has_simd:
+            raise SimdUnavailableError(f"{codec} has no SIMD path; use 'batch' or 'per_value'")
+        if not simd_active():
+            from tsfile._simd import simd_info
+            raise SimdUnavailableError(
+                f"{codec}: SIMD kernels are not available or switched off ({simd_info()})"
+            )
+    return p
+
+
+cdef const unsigned char[::1] as_byte_view(object data):
+    if isinstance(data, (bytes, bytearray)):
+        return data
+    if isinstance(data, np.ndarray):
+        if data.ndim != 1 or data.dtype.itemsize != 1 or data.dtype.kind not in "ui":
+            raise TypeError(f"expected a 1-D uint8 array, got {data.dtype} with shape {data.shape}")
+        return np.ascontiguousarray(data).view(np.uint8)
+    if isinstance(data, memoryview):
+        if not data.c_contiguous:
+            data = data.tobytes()
+        elif data.format != "B" or data.ndim != 1:
+            data = data.cast("B")
+        return data
+    if isinstance(data, str):
+        raise TypeError("expected a bytes-like object, not str")
+    try:
+        mv = memoryview(data)
+    except TypeError:
+        raise TypeError(f"expected a bytes-like object, not {type(data).__name__}") from None
+    return as_byte_view(mv)
+
+
+cdef Py_ssize_t check_count(object count) except -2:
+    if count is None:
+        return -1
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        raise TypeError(f"count must be an int or None, not {type(count).__name__}")
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    return <Py_ssize_t>count

@@ -1,0 +1,52 @@
+"""The exception hierarchy of the package: every error it raises on its own account derives from
+:class:`TsFileError`. Argument errors of the ordinary kind (a wrong type, a bad keyword value) are
+also instances of the matching built-in class, so ``except TypeError`` / ``except ValueError``
+keep working for callers that expect them.
+"""
+
+
+class TsFileError(Exception):
+    """Root of every error this package raises about files, data and codecs."""
+
+
+class CorruptDataError(TsFileError, ValueError):
+    """Encoded data or a file is truncated, inconsistent or hostile.
+
+    The message says what is wrong and where (a byte offset into the buffer or the file).
+    """
+
+
+class UnsupportedError(TsFileError, NotImplementedError):
+    """Valid data that uses a feature this library does not implement (an encoding, a version...)."""
+
+
+class SimdUnavailableError(TsFileError, RuntimeError):
+    """``path="simd"`` was asked for where no SIMD kernel can run (not built, CPU lacks it, forced off)."""
+
+
+class EncodeError(TsFileError, ValueError):
+    """Values cannot be stored with the requested encoding (e.g. GORILLA's end-marker values)."""
+
+
+class TableNotExistError(TsFileError, KeyError):
+    """A table name that the file does not hold."""
+
+
+class ColumnNotExistError(TsFileError, KeyError):
+    """A column or measurement name that the table or device does not hold."""
+
+
+class DeviceNotExistError(TsFileError, KeyError):
+    """A device that the file does not hold."""
+
+
+__all__ = [
+    "TsFileError",
+    "CorruptDataError",
+    "UnsupportedError",
+    "SimdUnavailableError",
+    "EncodeError",
+    "TableNotExistError",
+    "ColumnNotExistError",
+    "DeviceNotExistError",
+]
