@@ -1,0 +1,122 @@
+"""Table and column schemas, with the official package's names and behaviour (names lower-cased)."""
+
+from __future__ import annotations
+
+from tsfile.errors import ColumnNotExistError
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+
+
+class ColumnSchema:
+    """One column of a table: name (lower-cased), data type, category, and optionally the encoding
+    and compression its chunks use (None: the writer's defaults)."""
+
+    __slots__ = ("column_name", "data_type", "category", "encoding", "compression")
+
+    def __init__(self, column_name, data_type, category=ColumnCategory.FIELD, encoding=None,
+                 compression=None):
+        if not isinstance(column_name, str) or not column_name:
+            raise TypeError("column_name must be a non-empty str")
+        self.column_name = column_name.lower()
+        self.data_type = TSDataType(data_type)
+        self.category = ColumnCategory(category)
+        self.encoding = None if encoding is None else TSEncoding(encoding)
+        self.compression = None if compression is None else Compressor(compression)
+        if self.category == ColumnCategory.TAG and self.data_type not in (
+            TSDataType.STRING, TSDataType.TEXT
+        ):
+            raise ValueError(f"TAG column {self.column_name!r} must be STRING or TEXT")
+        if self.category == ColumnCategory.TIME and self.data_type not in (
+            TSDataType.INT64, TSDataType.TIMESTAMP
+        ):
+            raise ValueError(f"TIME column {self.column_name!r} must be INT64 or TIMESTAMP")
+
+    def get_column_name(self):
+        return self.column_name
+
+    def get_data_type(self):
+        return self.data_type
+
+    def get_category(self):
+        return self.category
+
+    def __eq__(self, other):
+        if not isinstance(other, ColumnSchema):
+            return NotImplemented
+        return (self.column_name, self.data_type, self.category) == (
+            other.column_name, other.data_type, other.category)
+
+    def __hash__(self):
+        return hash((self.column_name, self.data_type, self.category))
+
+    def __repr__(self):
+        extra = ""
+        if self.encoding is not None:
+            extra += f", encoding={self.encoding.name}"
+        if self.compression is not None:
+            extra += f", compression={self.compression.name}"
+        return (f"ColumnSchema({self.column_name!r}, {self.data_type.name}, "
+                f"{self.category.name}{extra})")
+
+
+class TableSchema:
+    """A table: its name (lower-cased) and columns in declaration order."""
+
+    def __init__(self, table_name, columns):
+        if not isinstance(table_name, str) or not table_name:
+            raise TypeError("table_name must be a non-empty str")
+        self.table_name = table_name.lower()
+        self.columns = []
+        self._by_name = {}
+        for column in columns:
+            self.add_column(column)
+
+    def add_column(self, column):
+        if not isinstance(column, ColumnSchema):
+            raise TypeError(f"expected a ColumnSchema, got {type(column).__name__}")
+        if column.column_name in self._by_name:
+            raise ValueError(f"duplicate column {column.column_name!r} in table {self.table_name!r}")
+        self.columns.append(column)
+        self._by_name[column.column_name] = column
+
+    def get_table_name(self):
+        return self.table_name
+
+    def get_columns(self):
+        return list(self.columns)
+
+    def get_column(self, name):
+        try:
+            return self._by_name[name.lower()]
+        except KeyError:
+            raise ColumnNotExistError(
+                f"table {self.table_name!r} has no column {name!r}") from None
+
+    def has_column(self, name):
+        return name.lower() in self._by_name
+
+    def get_time_column(self):
+        for c in self.columns:
+            if c.category == ColumnCategory.TIME:
+                return c
+        return None
+
+    def get_column_names(self):
+        return [c.column_name for c in self.columns]
+
+    def get_tag_columns(self):
+        return [c for c in self.columns if c.category == ColumnCategory.TAG]
+
+    def get_field_columns(self):
+        return [c for c in self.columns if c.category == ColumnCategory.FIELD]
+
+    def __eq__(self, other):
+        if not isinstance(other, TableSchema):
+            return NotImplemented
+        return self.table_name == other.table_name and self.columns == other.columns
+
+    def __repr__(self):
+        cols = ", ".join(repr(c) for c in self.columns)
+        return f"TableSchema({self.table_name!r}, [{cols}])"
+
+
+__all__ = ["ColumnSchema", "TableSchema"]
