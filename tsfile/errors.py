@@ -17,11 +17,11 @@ class CorruptDataError(TsFileError, ValueError):
 
 
 class UnsupportedError(TsFileError, NotImplementedError):
-    """Valid data that uses a feature this library does not implement (an encoding, a version...)."""
+    """Valid data using a feature this library does not implement (an encoding, a version)."""
 
 
 class SimdUnavailableError(TsFileError, RuntimeError):
-    """``path="simd"`` was asked for where no SIMD kernel can run (not built, CPU lacks it, forced off)."""
+    """``path="simd"`` where no SIMD kernel can run (not built, CPU lacks it, forced off)."""
 
 
 class EncodeError(TsFileError, ValueError):

@@ -12,8 +12,9 @@ class ColumnSchema:
 
     __slots__ = ("column_name", "data_type", "category", "encoding", "compression")
 
-    def __init__(self, column_name, data_type, category=ColumnCategory.FIELD, encoding=None,
-                 compression=None):
+    def __init__(
+        self, column_name, data_type, category=ColumnCategory.FIELD, encoding=None, compression=None
+    ):
         if not isinstance(column_name, str) or not column_name:
             raise TypeError("column_name must be a non-empty str")
         self.column_name = column_name.lower()
@@ -22,11 +23,13 @@ class ColumnSchema:
         self.encoding = None if encoding is None else TSEncoding(encoding)
         self.compression = None if compression is None else Compressor(compression)
         if self.category == ColumnCategory.TAG and self.data_type not in (
-            TSDataType.STRING, TSDataType.TEXT
+            TSDataType.STRING,
+            TSDataType.TEXT,
         ):
             raise ValueError(f"TAG column {self.column_name!r} must be STRING or TEXT")
         if self.category == ColumnCategory.TIME and self.data_type not in (
-            TSDataType.INT64, TSDataType.TIMESTAMP
+            TSDataType.INT64,
+            TSDataType.TIMESTAMP,
         ):
             raise ValueError(f"TIME column {self.column_name!r} must be INT64 or TIMESTAMP")
 
@@ -43,7 +46,10 @@ class ColumnSchema:
         if not isinstance(other, ColumnSchema):
             return NotImplemented
         return (self.column_name, self.data_type, self.category) == (
-            other.column_name, other.data_type, other.category)
+            other.column_name,
+            other.data_type,
+            other.category,
+        )
 
     def __hash__(self):
         return hash((self.column_name, self.data_type, self.category))
@@ -54,8 +60,10 @@ class ColumnSchema:
             extra += f", encoding={self.encoding.name}"
         if self.compression is not None:
             extra += f", compression={self.compression.name}"
-        return (f"ColumnSchema({self.column_name!r}, {self.data_type.name}, "
-                f"{self.category.name}{extra})")
+        return (
+            f"ColumnSchema({self.column_name!r}, {self.data_type.name}, "
+            f"{self.category.name}{extra})"
+        )
 
 
 class TableSchema:
@@ -74,7 +82,9 @@ class TableSchema:
         if not isinstance(column, ColumnSchema):
             raise TypeError(f"expected a ColumnSchema, got {type(column).__name__}")
         if column.column_name in self._by_name:
-            raise ValueError(f"duplicate column {column.column_name!r} in table {self.table_name!r}")
+            raise ValueError(
+                f"duplicate column {column.column_name!r} in table {self.table_name!r}"
+            )
         self.columns.append(column)
         self._by_name[column.column_name] = column
 
@@ -88,8 +98,7 @@ class TableSchema:
         try:
             return self._by_name[name.lower()]
         except KeyError:
-            raise ColumnNotExistError(
-                f"table {self.table_name!r} has no column {name!r}") from None
+            raise ColumnNotExistError(f"table {self.table_name!r} has no column {name!r}") from None
 
     def has_column(self, name):
         return name.lower() in self._by_name

@@ -118,7 +118,8 @@ class TSEncoding(IntEnum):
     SPRINTZ = 12
     RLBE = 13
     CAMEL = 14
-    ALP = 15  # the draft TsFile ALP codec (alp-format notes); an extension the official 2.5 cannot read
+    # The draft TsFile ALP codec (alp-format notes): an extension the official 2.5 cannot read.
+    ALP = 15
 
 
 class Compressor(IntEnum):
