@@ -14,7 +14,43 @@ from tsfile.errors import (
 
 __version__ = "0.1.0"
 
+# Public names that live in submodules, imported on first use (keeps `import tsfile` light and lets
+# the reader, writer and pandas helpers load only when asked for).
+_LAZY = {
+    "TSDataType": "tsfile.types",
+    "TSEncoding": "tsfile.types",
+    "Compressor": "tsfile.types",
+    "ColumnCategory": "tsfile.types",
+    "ColumnSchema": "tsfile.schema",
+    "TableSchema": "tsfile.schema",
+    "TsFileReader": "tsfile.reader",
+    "ResultSet": "tsfile.reader",
+    "TsFileTableWriter": "tsfile.writer",
+    "TsFileWriter": "tsfile.writer",
+    "Tablet": "tsfile.tablet",
+    "read_table": "tsfile.dataframe",
+    "to_dataframe": "tsfile.dataframe",
+    "read_arrow": "tsfile.dataframe",
+}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tsfile' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
+    *_LAZY,
     "simd_info",
     "simd_available",
     "is_simd_enabled",
