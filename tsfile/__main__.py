@@ -8,6 +8,7 @@ import sys
 SECTIONS = {
     "ts2diff": "tsfile._bench.ts2diff",
     "read": "tsfile._bench.read",
+    "write": "tsfile._bench.write",
     "floats": "tsfile._bench.floats",
 }
 
