@@ -1,0 +1,34 @@
+# C-level entry points of the TS_2DIFF codec, for Cython callers (the file reader's page loop).
+#
+#   from tsfile.codecs.ts2diff cimport ts2diff_decode_into_i64, ts2diff_count_values
+#
+# Stable interface (other modules cimport it; do not change these signatures):
+#
+# ts2diff_decode_into_i64 / _i32(data, nbytes, out, count, path)
+#     Decode exactly `count` values from the `nbytes` bytes at `data` (consecutive TS_2DIFF blocks
+#     of any block size) into `out`, which must have room for `count` values. `path` is one of
+#     PATH_PER_VALUE / PATH_BATCH / PATH_SIMD from tsfile.codecs._common (resolve "auto" with
+#     resolve_path() first); PATH_SIMD runs the batch kernel when SIMD is not active at the time of
+#     the call (the values are identical). Returns the number of bytes consumed: the offset just
+#     past the last block from which a value was taken (a block is consumed whole even when
+#     `count` ends inside it). count == 0 returns 0 without reading. Every block header is checked
+#     against the bytes present before anything is read; corrupt or short data raise
+#     CorruptDataError (the GIL is taken only to raise) naming the problem and the byte offset.
+#
+# ts2diff_count_values(data, nbytes, is_int64)
+#     The number of values held by the whole buffer, found by walking the block headers (each
+#     header and its packed bytes are checked, the packed bits are not decoded). Needed for pages
+#     that store no value count (non-aligned time pages). The buffer must end exactly at a block
+#     end, otherwise CorruptDataError.
+#
+# Limits: a block's delta count n must be in 0..TS2DIFF_MAX_BLOCK_DELTAS (4096; the format's
+# writers use 128), width in 0..32 (int32) / 0..64 (int64), so a buffer of B bytes holds at most
+# about 256 * B values: callers may allocate from ts2diff_count_values() without further checks.
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+cdef Py_ssize_t ts2diff_decode_into_i64(const uint8_t* data, Py_ssize_t nbytes, int64_t* out,
+                                        Py_ssize_t count, int path) except -1 nogil
+cdef Py_ssize_t ts2diff_decode_into_i32(const uint8_t* data, Py_ssize_t nbytes, int32_t* out,
+                                        Py_ssize_t count, int path) except -1 nogil
+cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
+                                     bint is_int64) except -1 nogil
