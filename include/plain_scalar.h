@@ -1,0 +1,217 @@
+/*
+ * plain_scalar.h: PLAIN encoding kernels (format notes 8.2).
+ *
+ *   BOOLEAN          one byte, non-zero = true (writers emit 0/1)
+ *   INT32, DATE      svarint (zigzag varint, 1..5 bytes)
+ *   INT64, TIMESTAMP i64 big-endian
+ *   FLOAT, DOUBLE    IEEE bits big-endian (kept bit-exact: NaN payloads, -0.0)
+ *   TEXT/STRING/BLOB svarint length + raw bytes
+ *
+ * Batch decoders: decode exactly `count` values from src[0..n) and return the number of bytes
+ * consumed, or a negative TSC_ERR_* code with *err_at set to the offending byte offset. They check
+ * the length before every read. Per-value readers (plain_next_*) read one value at *pos.
+ * Encoders write into a buffer the caller sized with the plain_encoded_bound_* helpers.
+ */
+#ifndef TSFILE_PLAIN_SCALAR_H
+#define TSFILE_PLAIN_SCALAR_H
+
+#include "varint_scalar.h"
+
+/* ---- per-value readers: return TSC_OK or an error code; *pos advances on success ---- */
+
+TSFILE_INLINE int plain_next_bool(const uint8_t *p, size_t n, size_t *pos, uint8_t *out)
+{
+    if (*pos >= n) return TSC_ERR_TRUNCATED;
+    *out = p[*pos] != 0;
+    *pos += 1;
+    return TSC_OK;
+}
+
+TSFILE_INLINE int plain_next_i32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
+{
+    return tsc_read_svarint32(p, n, pos, out);
+}
+
+TSFILE_INLINE int plain_next_i64(const uint8_t *p, size_t n, size_t *pos, int64_t *out)
+{
+    if (*pos > n || n - *pos < 8) return TSC_ERR_TRUNCATED;
+    *out = (int64_t)tsc_load_be64(p + *pos);
+    *pos += 8;
+    return TSC_OK;
+}
+
+TSFILE_INLINE int plain_next_u32bits(const uint8_t *p, size_t n, size_t *pos, uint32_t *out)
+{
+    if (*pos > n || n - *pos < 4) return TSC_ERR_TRUNCATED;
+    *out = tsc_load_be32(p + *pos);
+    *pos += 4;
+    return TSC_OK;
+}
+
+/* One binary value: stores the start offset and length of its bytes. */
+TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, size_t *start,
+                                    size_t *len)
+{
+    size_t i = *pos;
+    int32_t l;
+    int e = tsc_read_svarint32(p, n, &i, &l);
+    if (e) return e;
+    if (l < 0) return TSC_ERR_NEG_LENGTH;
+    if ((size_t)l > n - i) return TSC_ERR_TRUNCATED;
+    *start = i;
+    *len = (size_t)l;
+    *pos = i + (size_t)l;
+    return TSC_OK;
+}
+
+/* ---- batch decoders ---- */
+
+static ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t *out, size_t count,
+                                          size_t *err_at)
+{
+    if (count > n) {
+        *err_at = n;
+        return -TSC_ERR_TRUNCATED;
+    }
+    for (size_t i = 0; i < count; i++) out[i] = src[i] != 0;
+    return (ptrdiff_t)count;
+}
+
+static ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
+                                         size_t *err_at)
+{
+    size_t pos = 0, i = 0;
+    /* Fast loop while at least 5 bytes remain: a varint cannot run past the end there. */
+    while (i < count && n - pos >= 5) {
+        uint32_t b = src[pos];
+        if (TSFILE_LIKELY(b < 0x80u)) {
+            out[i++] = tsc_zigzag_dec32(b);
+            pos += 1;
+            continue;
+        }
+        uint32_t v = b & 0x7fu;
+        int k = 1;
+        for (;;) {
+            b = src[pos + (size_t)k];
+            if (k == 4) {
+                if (b & 0xf0u) {
+                    *err_at = pos;
+                    return -TSC_ERR_VARINT;
+                }
+                v |= b << 28;
+                k++;
+                break;
+            }
+            v |= (b & 0x7fu) << (7 * k);
+            k++;
+            if (!(b & 0x80u)) break;
+        }
+        out[i++] = tsc_zigzag_dec32(v);
+        pos += (size_t)k;
+    }
+    for (; i < count; i++) {
+        int e = tsc_read_svarint32(src, n, &pos, &out[i]);
+        if (e) {
+            *err_at = pos;
+            return -e;
+        }
+    }
+    return (ptrdiff_t)pos;
+}
+
+static ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
+                                         size_t *err_at)
+{
+    if (count > n / 8) {
+        *err_at = (n / 8) * 8;
+        return -TSC_ERR_TRUNCATED;
+    }
+    for (size_t i = 0; i < count; i++) out[i] = (int64_t)tsc_load_be64(src + 8 * i);
+    return (ptrdiff_t)(count * 8);
+}
+
+/* FLOAT: the IEEE bits as uint32 (the caller's float32 buffer), so NaN payloads survive. */
+static ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
+                                         size_t *err_at)
+{
+    if (count > n / 4) {
+        *err_at = (n / 4) * 4;
+        return -TSC_ERR_TRUNCATED;
+    }
+    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be32(src + 4 * i);
+    return (ptrdiff_t)(count * 4);
+}
+
+/* Number of svarints in the whole buffer (for count=None); rejects a varint cut by the end and
+ * over-long varints, so the following decode of that many values cannot fail on them. */
+static ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
+{
+    size_t pos = 0, c = 0;
+    while (pos < n) {
+        int32_t v;
+        int e = tsc_read_svarint32(src, n, &pos, &v);
+        if (e) {
+            *err_at = pos;
+            return -e;
+        }
+        c++;
+    }
+    *count = c;
+    return (ptrdiff_t)n;
+}
+
+/* Binary values: the start offset and length of `count` values (count == SIZE_MAX: until the end
+ * of the data; then *count_out receives the number found). starts/lens may be NULL to only count
+ * and validate. */
+static ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count,
+                                          int64_t *starts, int64_t *lens, size_t *count_out,
+                                          size_t *err_at)
+{
+    size_t pos = 0, i = 0;
+    while (count == SIZE_MAX ? pos < n : i < count) {
+        size_t s, l;
+        int e = plain_next_binary(src, n, &pos, &s, &l);
+        if (e) {
+            *err_at = pos;
+            return -e;
+        }
+        if (starts) {
+            starts[i] = (int64_t)s;
+            lens[i] = (int64_t)l;
+        }
+        i++;
+    }
+    *count_out = i;
+    return (ptrdiff_t)pos;
+}
+
+/* ---- encoders (dst sized by the caller) ---- */
+
+TSFILE_INLINE size_t plain_encoded_bound_i32(size_t count) { return count * 5; }
+
+static size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < count; i++) k += tsc_write_uvarint32(dst + k, tsc_zigzag_enc32(v[i]));
+    return k;
+}
+
+static size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
+{
+    for (size_t i = 0; i < count; i++) tsc_store_be64(dst + 8 * i, (uint64_t)v[i]);
+    return count * 8;
+}
+
+static size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
+{
+    for (size_t i = 0; i < count; i++) tsc_store_be32(dst + 4 * i, v[i]);
+    return count * 4;
+}
+
+static size_t plain_encode_bool_scalar(const uint8_t *v, size_t count, uint8_t *dst)
+{
+    for (size_t i = 0; i < count; i++) dst[i] = v[i] != 0;
+    return count;
+}
+
+#endif /* TSFILE_PLAIN_SCALAR_H */

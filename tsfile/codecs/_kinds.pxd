@@ -1,0 +1,37 @@
+# Value kinds shared by the PLAIN, RLE, ZIGZAG and DICTIONARY modules: what a dtype argument or an
+# output array means, and the conversion of kernel error codes into CorruptDataError.
+
+cdef enum:
+    KIND_BOOL = 0   # numpy bool
+    KIND_I32 = 1    # int32 (INT32, DATE)
+    KIND_I64 = 2    # int64 (INT64, TIMESTAMP, the time column)
+    KIND_F32 = 3    # float32 (FLOAT)
+    KIND_F64 = 4    # float64 (DOUBLE)
+    KIND_BIN = 5    # object array of bytes (TEXT, STRING, BLOB)
+
+# A TSDataType or numpy dtype-like -> KIND_*; TypeError for anything else.
+cdef int resolve_kind(object dtype) except -1
+
+# The KIND_* of a preallocated 1-D contiguous output array (decode_into); TypeError otherwise.
+cdef int kind_of_out(object out) except -1
+
+# numpy dtype of a kind.
+cdef object kind_dtype(int kind)
+
+# Human name of a kind ("INT32", ...), for messages.
+cdef str kind_name(int kind)
+
+# Raise CorruptDataError for kernel error `code` (TSC_ERR_*) at byte offset `at` of an `n`-byte
+# buffer; `what` names the codec and type. Always raises; the nogil form takes the GIL to do so.
+cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1
+cdef int raise_kernel_error_nogil(int code, size_t at, size_t n, const char *what) except -1 nogil
+
+# Values to encode as a contiguous array of the kind's dtype (range-checked; EncodeError when a
+# value does not fit, TypeError for a lossy or meaningless conversion). Not for KIND_BIN.
+cdef object as_values(object values, int kind)
+
+# The kind of values given without a dtype (from their numpy dtype).
+cdef int infer_kind(object values) except -1
+
+# Binary values to encode as a list of bytes (str -> UTF-8); TypeError for None or other objects.
+cdef list as_binary_list(object values)

@@ -1,0 +1,169 @@
+# cython: language_level=3
+"""Value kinds of the PLAIN, RLE, ZIGZAG and DICTIONARY modules and their error messages.
+
+Decoded values are numpy arrays: BOOLEAN -> bool, INT32/DATE -> int32, INT64/TIMESTAMP -> int64,
+FLOAT -> float32, DOUBLE -> float64, TEXT/STRING/BLOB -> object array of ``bytes`` (the file reader
+turns TEXT/STRING into ``str`` itself; the codecs never guess a character set).
+"""
+import numpy as np
+
+from tsfile.errors import CorruptDataError
+from tsfile.types import TSDataType
+
+_TS_KINDS = {
+    TSDataType.BOOLEAN: KIND_BOOL,
+    TSDataType.INT32: KIND_I32,
+    TSDataType.DATE: KIND_I32,
+    TSDataType.INT64: KIND_I64,
+    TSDataType.TIMESTAMP: KIND_I64,
+    TSDataType.VECTOR: KIND_I64,
+    TSDataType.FLOAT: KIND_F32,
+    TSDataType.DOUBLE: KIND_F64,
+    TSDataType.TEXT: KIND_BIN,
+    TSDataType.STRING: KIND_BIN,
+    TSDataType.BLOB: KIND_BIN,
+}
+_DTYPES = (
+    np.dtype(np.bool_),
+    np.dtype(np.int32),
+    np.dtype(np.int64),
+    np.dtype(np.float32),
+    np.dtype(np.float64),
+    np.dtype(object),
+)
+_NAMES = ("BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "binary")
+_NP_KINDS = {dt: k for k, dt in enumerate(_DTYPES)}
+
+_MESSAGES = {
+    1: "data truncated",
+    2: "malformed varint (too long or overflowing its type)",
+    3: "negative length of a binary value",
+    4: "bit width too large for the type",
+    5: "bad bit-packed run header (last group count outside 1..8)",
+    6: "run or value crosses the end of its block",
+    7: "count larger than the data can hold",
+    8: "block not consumed exactly by its values",
+    9: "dictionary index out of range",
+    10: "more values than allowed",
+}
+
+
+cdef int resolve_kind(object dtype) except -1:
+    if isinstance(dtype, TSDataType):
+        k = _TS_KINDS.get(dtype)
+        if k is None:
+            raise TypeError(f"data type {dtype.name} has no values to decode")
+        return k
+    if isinstance(dtype, (bool, int, float)) or dtype is None:
+        raise TypeError(f"dtype must be a TSDataType or a numpy dtype, not {dtype!r}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"dtype must be a TSDataType or a numpy dtype, not {dtype!r}") from None
+    if dt.kind == "S":
+        return KIND_BIN
+    k = _NP_KINDS.get(dt)
+    if k is None:
+        raise TypeError(f"no TsFile value type decodes to numpy dtype {dt}")
+    return k
+
+
+cdef int kind_of_out(object out) except -1:
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
+        raise TypeError("out must be a writeable 1-D contiguous array")
+    k = _NP_KINDS.get(out.dtype)
+    if k is None:
+        raise TypeError(f"out has dtype {out.dtype}, which no TsFile value type decodes to")
+    return k
+
+
+cdef object kind_dtype(int kind):
+    return _DTYPES[kind]
+
+
+cdef str kind_name(int kind):
+    return _NAMES[kind]
+
+
+cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1:
+    msg = _MESSAGES.get(code, f"error {code}")
+    raise CorruptDataError(f"{what}: {msg} at byte offset {at} (of {n})")
+
+
+cdef int raise_kernel_error_nogil(int code, size_t at, size_t n, const char *what) except -1 nogil:
+    with gil:
+        raise_kernel_error(code, at, n, what.decode("ascii"))
+    return -1
+
+
+cdef object as_values(object values, int kind):
+    from tsfile.errors import EncodeError
+
+    target = _DTYPES[kind]
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if arr.ndim != 1:
+        if arr.ndim == 0:
+            raise TypeError("values must be a 1-D sequence, not a scalar")
+        raise TypeError(f"values must be 1-D, got shape {arr.shape}")
+    src = arr.dtype
+    if src == target:
+        return np.ascontiguousarray(arr)
+    if arr.size == 0:
+        return np.empty(0, dtype=target)
+    if kind == KIND_BOOL:
+        if src.kind in "biu":
+            return np.ascontiguousarray(arr != 0)
+    elif kind in (KIND_I32, KIND_I64):
+        if src.kind == "O":
+            try:
+                arr = np.asarray(values, dtype=np.int64)
+            except OverflowError:
+                raise EncodeError(f"a value does not fit {_NAMES[kind]}") from None
+            except (TypeError, ValueError):
+                raise TypeError(f"cannot encode these objects as {_NAMES[kind]}") from None
+            src = arr.dtype
+        if src.kind in "biu":
+            if src.kind != "b":
+                info = np.iinfo(target)
+                if arr.min() < info.min or arr.max() > info.max:
+                    raise EncodeError(f"a value is outside the {_NAMES[kind]} range")
+            return np.ascontiguousarray(arr.astype(target))
+    elif kind in (KIND_F32, KIND_F64):
+        if src.kind in "biuf" or src.kind == "O":
+            try:
+                return np.ascontiguousarray(arr.astype(target))
+            except (TypeError, ValueError):
+                raise TypeError(f"cannot encode these objects as {_NAMES[kind]}") from None
+    raise TypeError(f"cannot encode {src} values as {_NAMES[kind]}")
+
+
+cdef int infer_kind(object values) except -1:
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    dt = arr.dtype
+    if dt.kind in "OSU":
+        return KIND_BIN
+    if dt.kind == "b":
+        return KIND_BOOL
+    if dt.kind in "iu":
+        return KIND_I32 if dt.itemsize < 4 or dt == np.int32 else KIND_I64
+    if dt.kind == "f":
+        return KIND_F32 if dt.itemsize <= 4 else KIND_F64
+    raise TypeError(f"cannot infer a TsFile type for dtype {dt}; pass dtype=")
+
+
+cdef list as_binary_list(object values):
+    if isinstance(values, (bytes, bytearray, str)):
+        raise TypeError("values must be a sequence of bytes/str, not a single bytes/str")
+    out = []
+    for v in values:
+        if isinstance(v, bytes):
+            out.append(v)
+        elif isinstance(v, str):
+            out.append(v.encode("utf-8"))
+        elif isinstance(v, (bytearray, memoryview, np.bytes_)):
+            out.append(bytes(v))
+        else:
+            raise TypeError(f"binary values must be bytes or str, not {type(v).__name__}")
+    return out

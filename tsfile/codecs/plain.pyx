@@ -1,0 +1,530 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""PLAIN encoding (format notes 8.2): values concatenated, no header and no count.
+
+BOOLEAN one byte (non-zero = true); INT32/DATE svarint; INT64/TIMESTAMP big-endian i64;
+FLOAT/DOUBLE big-endian IEEE bits (bit-exact: NaN payloads and -0.0 survive); TEXT/STRING/BLOB
+svarint length + bytes. Binary values decode to an object array of ``bytes``; the file reader turns
+TEXT/STRING into ``str``. A negative length is rejected: the null marker -1 of the format's varstr
+never appears among PLAIN values (nulls live in the page's bitmap), and Java's reader fails on it.
+
+Paths: ``per_value`` drives :class:`PlainDecoder` one value per C-level call; ``batch`` runs the
+scalar kernels of ``include/plain_scalar.h`` over the whole buffer; there is no SIMD path
+(``HAS_SIMD = False``): the batch loops are plain copies and byte swaps the compiler vectorises.
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from tsfile.codecs._common cimport (
+    PATH_PER_VALUE,
+    as_byte_view,
+    check_count,
+    resolve_path,
+)
+from tsfile.codecs._kinds cimport (
+    KIND_BIN,
+    KIND_BOOL,
+    KIND_F32,
+    KIND_F64,
+    KIND_I32,
+    KIND_I64,
+    as_binary_list,
+    as_values,
+    infer_kind,
+    kind_dtype,
+    kind_name,
+    kind_of_out,
+    raise_kernel_error,
+    raise_kernel_error_nogil,
+    resolve_kind,
+)
+
+from tsfile.errors import CorruptDataError
+
+HAS_SIMD = False
+
+cdef extern from "plain_scalar.h" nogil:
+    enum:
+        TSC_ERR_TRUNCATED
+    int plain_next_bool(const uint8_t *p, size_t n, size_t *pos, uint8_t *out)
+    int plain_next_i32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
+    int plain_next_i64(const uint8_t *p, size_t n, size_t *pos, int64_t *out)
+    int plain_next_u32bits(const uint8_t *p, size_t n, size_t *pos, uint32_t *out)
+    int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, size_t *start, size_t *length)
+    ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t *out, size_t count,
+                                       size_t *err_at)
+    ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
+                                      size_t *err_at)
+    ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
+                                      size_t *err_at)
+    ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
+                                      size_t *err_at)
+    ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
+    ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count, int64_t *starts,
+                                       int64_t *lens, size_t *count_out, size_t *err_at)
+    size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
+    size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
+    size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
+    size_t plain_encode_bool_scalar(const uint8_t *v, size_t count, uint8_t *dst)
+    const size_t SIZE_MAX
+
+# Fixed width per value (bytes) of each kind; 0 = variable (INT32 svarint, binary).
+cdef int _WIDTH[6]
+_WIDTH[:] = [1, 0, 8, 4, 8, 0]
+
+
+# ---------------------------------------------------------------------------------------------
+# C-level entry points (plain.pxd)
+
+cdef Py_ssize_t plain_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
+                                    Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r = plain_decode_bool_scalar(src, <size_t>n, out, <size_t>count, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN BOOLEAN")
+    return r
+
+
+cdef Py_ssize_t plain_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
+                                   Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r = plain_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN INT32")
+    return r
+
+
+cdef Py_ssize_t plain_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
+                                   Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN INT64")
+    return r
+
+
+cdef Py_ssize_t plain_decode_f32_c(const uint8_t *src, Py_ssize_t n, float *out,
+                                   Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN FLOAT")
+    return r
+
+
+cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out,
+                                   Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN DOUBLE")
+    return r
+
+
+cdef inline int _ts_kind(int ts_type) noexcept nogil:
+    if ts_type == 0:
+        return KIND_BOOL
+    if ts_type == 1 or ts_type == 9:
+        return KIND_I32
+    if ts_type == 2 or ts_type == 8 or ts_type == 6:
+        return KIND_I64
+    if ts_type == 3:
+        return KIND_F32
+    if ts_type == 4:
+        return KIND_F64
+    return -1
+
+
+cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
+                             Py_ssize_t count) except -1 nogil:
+    if kind == KIND_BOOL:
+        return plain_decode_bool_c(src, n, <uint8_t *>out, count)
+    if kind == KIND_I32:
+        return plain_decode_i32_c(src, n, <int32_t *>out, count)
+    if kind == KIND_I64:
+        return plain_decode_i64_c(src, n, <int64_t *>out, count)
+    if kind == KIND_F32:
+        return plain_decode_f32_c(src, n, <float *>out, count)
+    if kind == KIND_F64:
+        return plain_decode_f64_c(src, n, <double *>out, count)
+    with gil:
+        raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+
+
+cdef Py_ssize_t plain_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
+                                       Py_ssize_t count) except -1 nogil:
+    cdef int kind = _ts_kind(ts_type)
+    if kind < 0:
+        with gil:
+            raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
+    return _decode_kind(kind, src, n, out, count)
+
+
+cdef Py_ssize_t plain_scan_binary_c(const uint8_t *src, Py_ssize_t n, int64_t *starts,
+                                    int64_t *lens, Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0, found = 0
+    cdef ptrdiff_t r = plain_scan_binary_scalar(src, <size_t>n, <size_t>count, starts, lens,
+                                                &found, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN binary")
+    return r
+
+
+cdef Py_ssize_t plain_decode_binary_into(const uint8_t *src, Py_ssize_t n, object out) except -1:
+    cdef object[::1] o = out
+    cdef Py_ssize_t count = o.shape[0], i
+    if count > n:  # every value takes at least its length byte
+        raise_kernel_error(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, "PLAIN binary")
+    starts = np.empty(count, dtype=np.int64)
+    lens = np.empty(count, dtype=np.int64)
+    cdef int64_t[::1] s = starts
+    cdef int64_t[::1] ln = lens
+    cdef Py_ssize_t used
+    with nogil:
+        used = plain_scan_binary_c(src, n, &s[0] if count else NULL,
+                                   &ln[0] if count else NULL, count)
+    for i in range(count):
+        o[i] = PyBytes_FromStringAndSize(<const char *>src + s[i], ln[i])
+    return used
+
+
+cdef Py_ssize_t plain_encode_bound(int ts_type, Py_ssize_t count) noexcept nogil:
+    cdef int kind = _ts_kind(ts_type)
+    if kind == KIND_I32:
+        return count * 5
+    if kind < 0:
+        return 0
+    return count * _WIDTH[kind]
+
+
+cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
+                             uint8_t *dst) noexcept nogil:
+    if kind == KIND_BOOL:
+        return plain_encode_bool_scalar(<const uint8_t *>values, count, dst)
+    if kind == KIND_I32:
+        return plain_encode_i32_scalar(<const int32_t *>values, count, dst)
+    if kind == KIND_I64 or kind == KIND_F64:
+        return plain_encode_i64_scalar(<const int64_t *>values, count, dst)
+    if kind == KIND_F32:
+        return plain_encode_u32bits_scalar(<const uint32_t *>values, count, dst)
+    return 0
+
+
+cdef Py_ssize_t plain_encode_numeric_c(int ts_type, const void *values, Py_ssize_t count,
+                                       uint8_t *dst) noexcept nogil:
+    cdef int kind = _ts_kind(ts_type)
+    if kind < 0:
+        return 0
+    return _encode_kind(kind, values, count, dst)
+
+
+# ---------------------------------------------------------------------------------------------
+# The streaming (per-value) decoder
+
+cdef class PlainDecoder:
+    """Streaming PLAIN decoder: ``has_next()`` / ``next()`` over the values in ``data``.
+
+    ``next()`` returns a Python bool / int / float / bytes and raises StopIteration at the end of
+    the data, CorruptDataError on malformed data.
+    """
+
+    cdef const unsigned char[::1] _buf
+    cdef const uint8_t *_p
+    cdef size_t _n
+    cdef size_t _pos
+    cdef int _kind
+
+    def __init__(self, data, dtype):
+        self._kind = resolve_kind(dtype)
+        self._buf = as_byte_view(data)
+        self._n = <size_t>self._buf.shape[0]
+        self._p = &self._buf[0] if self._n else NULL
+        self._pos = 0
+
+    cdef int _fail(self, int code) except -1 nogil:
+        return raise_kernel_error_nogil(code, self._pos, self._n, "PLAIN")
+
+    # One value per call into *out (the honest per-value baseline of the "per_value" path).
+    cdef inline int next_bool(self, uint8_t *out) except -1 nogil:
+        cdef int e = plain_next_bool(self._p, self._n, &self._pos, out)
+        if e:
+            self._fail(e)
+        return 0
+
+    cdef inline int next_i32(self, int32_t *out) except -1 nogil:
+        cdef int e = plain_next_i32(self._p, self._n, &self._pos, out)
+        if e:
+            self._fail(e)
+        return 0
+
+    cdef inline int next_i64(self, int64_t *out) except -1 nogil:
+        cdef int e = plain_next_i64(self._p, self._n, &self._pos, out)
+        if e:
+            self._fail(e)
+        return 0
+
+    cdef inline int next_u32bits(self, uint32_t *out) except -1 nogil:
+        cdef int e = plain_next_u32bits(self._p, self._n, &self._pos, out)
+        if e:
+            self._fail(e)
+        return 0
+
+    cdef inline int next_binary(self, size_t *start, size_t *length) except -1 nogil:
+        cdef int e = plain_next_binary(self._p, self._n, &self._pos, start, length)
+        if e:
+            self._fail(e)
+        return 0
+
+    cpdef bint has_next(self):
+        return self._pos < self._n
+
+    @property
+    def position(self):
+        """Bytes consumed so far."""
+        return self._pos
+
+    def next(self):
+        cdef uint8_t b = 0
+        cdef int32_t i32 = 0
+        cdef int64_t i64 = 0
+        cdef uint32_t u32 = 0
+        cdef size_t s = 0, ln = 0
+        if self._pos >= self._n:
+            raise StopIteration
+        k = self._kind
+        if k == KIND_BOOL:
+            self.next_bool(&b)
+            return bool(b)
+        if k == KIND_I32:
+            self.next_i32(&i32)
+            return i32
+        if k == KIND_I64:
+            self.next_i64(&i64)
+            return i64
+        if k == KIND_F32:
+            self.next_u32bits(&u32)
+            return float(np.uint32(u32).view(np.float32))
+        if k == KIND_F64:
+            self.next_i64(&i64)
+            return float(np.int64(i64).view(np.float64))
+        self.next_binary(&s, &ln)
+        return PyBytes_FromStringAndSize(<const char *>self._p + s, ln)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.next()
+
+
+cdef Py_ssize_t _decode_per_value(int kind, const unsigned char[::1] buf, object out) except -1:
+    dec = PlainDecoder.__new__(PlainDecoder)
+    cdef PlainDecoder d = <PlainDecoder>dec
+    d._buf = buf
+    d._n = <size_t>buf.shape[0]
+    d._p = &buf[0] if d._n else NULL
+    d._pos = 0
+    d._kind = kind
+    cdef Py_ssize_t i, count = len(out)
+    cdef size_t s = 0, ln = 0
+    cdef uint8_t[::1] ob
+    cdef int32_t[::1] oi
+    cdef int64_t[::1] ol
+    cdef uint32_t[::1] of
+    cdef object[::1] oo
+    if kind == KIND_BOOL:
+        ob = out.view(np.uint8)
+        with nogil:
+            for i in range(count):
+                d.next_bool(&ob[i])
+    elif kind == KIND_I32:
+        oi = out
+        with nogil:
+            for i in range(count):
+                d.next_i32(&oi[i])
+    elif kind == KIND_I64 or kind == KIND_F64:
+        ol = out.view(np.int64)
+        with nogil:
+            for i in range(count):
+                d.next_i64(&ol[i])
+    elif kind == KIND_F32:
+        of = out.view(np.uint32)
+        with nogil:
+            for i in range(count):
+                d.next_u32bits(&of[i])
+    else:
+        oo = out
+        for i in range(count):
+            d.next_binary(&s, &ln)
+            oo[i] = PyBytes_FromStringAndSize(<const char *>d._p + s, ln)
+    return <Py_ssize_t>d._pos
+
+
+# ---------------------------------------------------------------------------------------------
+# Python API
+
+cdef Py_ssize_t _decode_into_kind(int kind, const unsigned char[::1] buf, object out,
+                                  int path) except -1:
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef Py_ssize_t count = len(out)
+    cdef const uint8_t *src = &buf[0] if n else NULL
+    cdef Py_ssize_t used
+    cdef char[::1] raw
+    cdef void *dst
+    # Refuse before any work when the data cannot hold `count` values.
+    cdef Py_ssize_t w = _WIDTH[kind] if _WIDTH[kind] else 1
+    if count > n // w:
+        raise CorruptDataError(
+            f"PLAIN {kind_name(kind)}: {n} bytes cannot hold {count} values "
+            f"(data truncated at byte offset {n})"
+        )
+    if path == PATH_PER_VALUE:
+        return _decode_per_value(kind, buf, out)
+    if kind == KIND_BIN:
+        return plain_decode_binary_into(src, n, out)
+    if count == 0:
+        return 0
+    raw = out.view(np.int8)
+    dst = <void *>&raw[0]
+    with nogil:
+        used = _decode_kind(kind, src, n, dst, count)
+    return used
+
+
+def decode(data, dtype, count=None, path="auto"):
+    """Decode PLAIN values.
+
+    ``dtype``: a TSDataType or numpy dtype-like. ``count``: number of values (None: all the data).
+    Returns a numpy array (object array of ``bytes`` for TEXT/STRING/BLOB).
+    """
+    cdef int kind = resolve_kind(dtype)
+    cdef int p = resolve_path(path, False, "PLAIN")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef Py_ssize_t c = check_count(count)
+    cdef Py_ssize_t n = buf.shape[0]
+    cdef size_t found = 0, at = 0
+    cdef ptrdiff_t r
+    if c < 0:
+        if kind == KIND_BIN:
+            with nogil:
+                r = plain_scan_binary_scalar(&buf[0] if n else NULL, <size_t>n, SIZE_MAX,
+                                             NULL, NULL, &found, &at)
+            if r < 0:
+                raise_kernel_error(<int>-r, at, <size_t>n, "PLAIN binary")
+            c = <Py_ssize_t>found
+        elif kind == KIND_I32:
+            with nogil:
+                r = plain_count_i32_scalar(&buf[0] if n else NULL, <size_t>n, &found, &at)
+            if r < 0:
+                raise_kernel_error(<int>-r, at, <size_t>n, "PLAIN INT32")
+            c = <Py_ssize_t>found
+        else:
+            w = _WIDTH[kind]
+            if n % w:
+                raise CorruptDataError(
+                    f"PLAIN {kind_name(kind)}: {n} bytes is not a whole number of {w}-byte "
+                    f"values (data truncated at byte offset {n - n % w})"
+                )
+            c = n // w
+    elif c > n // (_WIDTH[kind] if _WIDTH[kind] else 1):
+        raise CorruptDataError(
+            f"PLAIN {kind_name(kind)}: {n} bytes cannot hold {c} values "
+            f"(data truncated at byte offset {n})"
+        )
+    out = np.empty(c, dtype=kind_dtype(kind))
+    _decode_into_kind(kind, buf, out, p)
+    return out
+
+
+def decode_into(data, out, path="auto"):
+    """Decode exactly ``len(out)`` values into ``out``; return the number of bytes consumed."""
+    cdef int kind = kind_of_out(out)
+    cdef int p = resolve_path(path, False, "PLAIN")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    return _decode_into_kind(kind, buf, out, p)
+
+
+cdef bytes _encode_binary(list items):
+    cdef Py_ssize_t total = 0, k = 0
+    cdef uint8_t head[5]
+    cdef bytes b
+    cdef Py_ssize_t ln
+    for b in items:
+        ln = len(b)
+        if ln > 0x7FFFFFFF:
+            from tsfile.errors import EncodeError
+            raise EncodeError("a binary value is longer than 2**31 - 1 bytes")
+        total += _uvarint_len((<uint32_t>ln) << 1) + ln
+    res = PyBytes_FromStringAndSize(NULL, total)
+    cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(res)
+    for b in items:
+        ln = len(b)
+        k += _write_uvarint(dst + k, (<uint32_t>ln) << 1)
+        memcpy(dst + k, PyBytes_AS_STRING(b), ln)
+        k += ln
+    return res
+
+
+cdef inline int _uvarint_len(uint32_t v) noexcept nogil:
+    cdef int k = 1
+    while v >= 0x80:
+        v >>= 7
+        k += 1
+    return k
+
+
+cdef inline int _write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
+    cdef int k = 0
+    while v >= 0x80:
+        dst[k] = <uint8_t>(v | 0x80)
+        v >>= 7
+        k += 1
+    dst[k] = <uint8_t>v
+    return k + 1
+
+
+cdef bytes _encode_kind_py(int kind, object values):
+    if kind == KIND_BIN:
+        return _encode_binary(as_binary_list(values))
+    arr = as_values(values, kind)
+    cdef Py_ssize_t count = arr.shape[0]
+    cdef Py_ssize_t bound = count * (5 if kind == KIND_I32 else _WIDTH[kind])
+    if count == 0:
+        return b""
+    cdef const char[::1] raw = arr.view(np.int8)
+    buf = PyBytes_FromStringAndSize(NULL, bound)
+    cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(buf)
+    cdef Py_ssize_t used
+    with nogil:
+        used = _encode_kind(kind, &raw[0], count, dst)
+    return buf if used == bound else buf[:used]
+
+
+def encode(values, dtype=None):
+    """Encode values with PLAIN; ``dtype`` (TSDataType or numpy dtype) defaults to the values'."""
+    cdef int kind = infer_kind(values) if dtype is None else resolve_kind(dtype)
+    return _encode_kind_py(kind, values)
+
+
+class PlainEncoder:
+    """Streaming PLAIN encoder: ``encode(value)`` appends one value, ``flush()`` returns the bytes
+    of everything encoded since the last flush and starts over."""
+
+    def __init__(self, dtype):
+        self._kind = resolve_kind(dtype)
+        self._dtype = dtype
+        self._values = []
+
+    def encode(self, value):
+        self._values.append(value)
+
+    def flush(self):
+        values, self._values = self._values, []
+        if self._kind == KIND_BIN:
+            return _encode_kind_py(KIND_BIN, values)
+        return _encode_kind_py(self._kind, np.asarray(values) if values else [])
+
+
+__all__ = ["HAS_SIMD", "decode", "decode_into", "encode", "PlainDecoder", "PlainEncoder"]
