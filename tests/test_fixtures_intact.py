@@ -1,0 +1,105 @@
+"""The committed official-writer fixtures are complete and still mean what their expected data say.
+
+Quick structural checks always run; the comparison with the official reader runs only where its
+virtualenv exists (tests/interop/official_env.py; CI makes it) and is skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from interop import expected as ex  # noqa: E402
+from interop import official  # noqa: E402
+
+README = ex.FIXTURE_DIR / "README.md"
+
+
+def readme_fixtures() -> list[str]:
+    names = re.findall(r"^\| `([A-Za-z0-9_]+)` \|", README.read_text(encoding="utf-8"), re.M)
+    return names
+
+
+def test_readme_lists_every_fixture_once():
+    listed = readme_fixtures()
+    assert listed, "README lists no fixtures"
+    assert len(listed) == len(set(listed))
+    on_disk = sorted(p.stem for p in ex.FIXTURE_DIR.glob("*.tsfile"))
+    assert sorted(listed) == on_disk
+    assert sorted(listed) == ex.list_fixtures()
+
+
+@pytest.mark.parametrize("name", readme_fixtures())
+def test_fixture_file_and_expected(name):
+    data = ex.fixture_path(name).read_bytes()
+    assert data[:7] == b"TsFile\x04"
+    assert data[-6:] == b"TsFile"
+    # The i32 before the tail magic is the size of TsFileMetadata (format notes 2).
+    meta_size = int.from_bytes(data[-10:-6], "big", signed=True)
+    assert 0 < meta_size < len(data) - 17
+    exp = ex.load_expected(name)
+    assert exp.meta["name"] == name
+    assert exp.meta["file_size"] == len(data)
+    assert exp.meta["model"] in ("table", "tree")
+    assert (exp.tables if exp.meta["model"] == "table" else exp.devices) or name == "empty_table"
+    for s in exp.series.values():
+        n = s.num_rows
+        assert s.columns[0] == "time" and s.types[0] == "INT64"
+        for c in s.columns:
+            assert len(s.values[c]) == n and len(s.nulls[c]) == n
+        assert not s.nulls["time"].any()
+    for d in exp.meta["official_reader_disagreements"]:
+        assert d["reason"] and d["count"] == len(d["rows"]) == len(d["official"]) > 0
+
+
+def _official_view_of_truth(exp: ex.Dataset) -> dict:
+    """The expected cells with the recorded official-reader disagreements applied."""
+    docs = {}
+    for s in exp.series.values():
+        docs[s.name] = {c: list(s.cells[c]) for c in s.columns}
+    for d in exp.meta["official_reader_disagreements"]:
+        col = docs[d["series"]][d["column"]]
+        for i, cell in zip(d["rows"], d["official"], strict=True):
+            col[i] = cell
+    return docs
+
+
+# A few fixtures that cover both models and recorded disagreements; the full set is checked when
+# make_fixtures.py regenerates them.
+OFFICIAL_CHECKED = [
+    "ts2diff_uncompressed",
+    "gorilla_uncompressed",
+    "tree_nonaligned",
+    "enc_sprintz",
+]
+
+
+@pytest.mark.parametrize("name", [n for n in OFFICIAL_CHECKED if n in readme_fixtures()])
+def test_official_reader_still_agrees(name):
+    official.skip_unless_official()
+    exp = ex.load_expected(name)
+    got = official.read_with_official_arrays(ex.fixture_path(name))
+    assert sorted(got.tables) == sorted(exp.tables)
+    assert sorted(got.devices) == sorted(exp.devices)
+    want = _official_view_of_truth(exp)
+    for sname, s in got.series.items():
+        assert set(s.columns) == set(want[sname])
+        for c in s.columns:
+            assert s.cells[c] == want[sname][c], f"{name}: {sname}.{c}"
+
+
+def test_loader_types_and_masks():
+    # The loader's typed arrays against the raw JSON cells of one fixture.
+    exp = ex.load_expected("ts2diff_uncompressed")
+    s = next(iter(exp.tables.values()))
+    dtypes = {"INT32": np.int32, "DATE": np.int32, "INT64": np.int64, "TIMESTAMP": np.int64}
+    for c, t in zip(s.columns, s.types, strict=True):
+        if t in dtypes:
+            assert s.values[c].dtype == dtypes[t]
+            assert s.values[c].tolist() == s.cells[c]
