@@ -1,0 +1,29 @@
+# C-level entry points of the GORILLA codec, for Cython callers (the file reader's page loop).
+#
+#   from tsfile.codecs.gorilla cimport gorilla_decode_into, gorilla_encode_into, GOR_KIND_DOUBLE
+#
+# gorilla_decode_into(data, nbytes, out, count, kind, path)
+#     Decode exactly `count` values of type `kind` (GOR_KIND_*: the output element is int32, int64,
+#     float32 or float64) from the `nbytes` bytes at `data` into `out`. `path` is PATH_PER_VALUE or
+#     PATH_BATCH from tsfile.codecs._common (PATH_SIMD is treated as PATH_BATCH: GORILLA has no SIMD
+#     kernel). Returns the bytes consumed: up to and including the final byte after the end value
+#     when the end value was reached, else the byte holding the last bit read. Raises
+#     CorruptDataError (taking the GIL) when the data hold fewer than `count` values or are corrupt.
+#     count == 0 returns 0 without reading.
+#
+# gorilla_encode_into(values, count, kind, out, out_cap)
+#     Encode a page into `out` (at least gorilla_encode_capacity(count, kind) bytes). Returns the
+#     size, or raises EncodeError naming the position of the first value equal to the end marker.
+from libc.stdint cimport uint8_t
+
+cdef enum:
+    GOR_KIND_INT32 = 0
+    GOR_KIND_INT64 = 1
+    GOR_KIND_FLOAT = 2
+    GOR_KIND_DOUBLE = 3
+
+cdef Py_ssize_t gorilla_decode_into(const uint8_t* data, Py_ssize_t nbytes, void* out,
+                                    Py_ssize_t count, int kind, int path) except -1 nogil
+cdef Py_ssize_t gorilla_encode_capacity(Py_ssize_t count, int kind) noexcept nogil
+cdef Py_ssize_t gorilla_encode_into(const void* values, Py_ssize_t count, int kind,
+                                    uint8_t* out, Py_ssize_t out_cap) except -1 nogil
