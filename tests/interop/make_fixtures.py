@@ -146,6 +146,7 @@ class Fixture:
     notes: list[str] = field(default_factory=list)
     # table model
     tables: dict[str, list[Col]] = field(default_factory=dict)
+    table_config: dict[str, dict] = field(default_factory=dict)  # per-table config overrides
     # ("write", table, times, {column: values}) | ("flush",)
     ops: list[tuple] = field(default_factory=list)
     # ground-truth transforms of written values (lossy encodings): {(table, column): fn(value)}
@@ -154,8 +155,10 @@ class Fixture:
     tree: dict = field(default_factory=dict)
     register_only: list[str] = field(default_factory=list)  # tables registered, never written
 
-    def table(self, name: str, cols: list[Col]) -> None:
+    def table(self, name: str, cols: list[Col], config: dict | None = None) -> None:
         self.tables[name] = cols
+        if config:
+            self.table_config[name] = config
 
     def write(self, table: str, times, columns: dict) -> None:
         n = len(times)
@@ -203,9 +206,12 @@ def _py_value(type_name: str, v):
 
 
 def write_table_fixture(fx: Fixture, path: Path) -> dict:
+    """Write the fixture; returns {table: effective config} (encodings are fixed per table when it
+    is registered, so tables of one file may use different encodings)."""
     w = TsFileWriter(str(path))
-    cfg = apply_config(fx.config)
+    cfgs = {}
     for tname, cols in fx.tables.items():
+        cfgs[tname] = apply_config({**fx.config, **fx.table_config.get(tname, {})})
         schema = TableSchema(
             tname,
             [
@@ -232,12 +238,12 @@ def write_table_fixture(fx: Fixture, path: Path) -> dict:
                     tab.add_value_by_index(ci, r, _py_value(tn, v))
         w.write_table(tab)
     w.close()
-    return cfg
+    return cfgs
 
 
 def write_tree_fixture(fx: Fixture, path: Path) -> dict:
     w = TsFileWriter(str(path))
-    cfg = apply_config(fx.config)
+    cfg = {"": apply_config(fx.config)}
     for dev, ms in fx.tree.items():
         for m, (tn, enc, comp, _t, _v) in ms.items():
             w.register_timeseries(
@@ -390,11 +396,12 @@ def compare(fx: Fixture, truth: list[dict], official: list[dict], kind: str) -> 
     return explained
 
 
-def column_encodings(fx: Fixture, cfg: dict) -> dict:
+def column_encodings(fx: Fixture, cfgs: dict) -> dict:
     """{series: {column: {"encoding", "compression"}}} as written (config / TimeseriesSchema)."""
     out = {}
     if fx.model == "table":
         for tname, cols in fx.tables.items():
+            cfg = cfgs[tname]
             d = {
                 "time": {
                     "encoding": cfg["time_encoding_type_"].name,
@@ -435,16 +442,16 @@ def build(fx: Fixture) -> None:
     path = OUT_DIR / f"{fx.name}.tsfile"
     path.unlink(missing_ok=True)
     if fx.model == "table":
-        cfg = write_table_fixture(fx, path)
+        cfgs = write_table_fixture(fx, path)
         truth_tables = [table_truth(fx, t) for t in fx.tables]
         truth_devices = []
     else:
-        cfg = write_tree_fixture(fx, path)
+        cfgs = write_tree_fixture(fx, path)
         truth_tables = []
         devs = sorted(fx.tree, key=lambda d: device_order_key(tree_segments(d)))
         truth_devices = [device_truth(fx, d) for d in devs]
     chunks = chunk_scan.scan_chunks(path.read_bytes())
-    encodings = column_encodings(fx, cfg)
+    encodings = column_encodings(fx, cfgs)
     check_chunks(fx, chunks, encodings)
     official = official_read.read_file(str(path))
     disagreements = compare(fx, truth_tables, official["tables"], "tables")
@@ -458,7 +465,7 @@ def build(fx: Fixture) -> None:
             "model": fx.model,
             "writer": f"official tsfile {tsfile_version()} (Python, C++ core)",
             "file_size": path.stat().st_size,
-            "config": _cfg_json(cfg),
+            "config": {k: _cfg_json(v) for k, v in cfgs.items()},
             "column_encodings": encodings,
             "chunks": chunks,
             "notes": fx.notes,
@@ -501,11 +508,13 @@ def times_ms(rng, n: int, start: int, jitter: bool = True) -> list[int]:
     return (start + np.cumsum(steps)).tolist()
 
 
-def mixed_ints(rng, n: int, bits: int) -> list[int]:
+def mixed_ints(rng, n: int, bits: int, avoid_min: bool = False) -> list[int]:
     """Segments (random lengths 60..300, so TS_2DIFF blocks of 128 both fall inside one kind and
     straddle two) of: constant runs (delta width 0), random walks of step sizes 2^k for several k,
     full-range random values (width 32/64), alternating min/max, wrap-around steps, negatives."""
     lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    if avoid_min:  # GORILLA/CHIMP end marker (format notes 8.4)
+        lo += 1
     dtype = np.int32 if bits == 32 else np.int64
     out: list[int] = []
     kinds = ["const", "walk", "full", "minmax", "wrap", "negwalk", "walk", "walk"]
@@ -533,6 +542,91 @@ def mixed_ints(rng, n: int, bits: int) -> list[int]:
                 for i in range(m)
             ]
         out.extend(vals)
+        seg += 1
+    return out[:n]
+
+
+def f32_from_bits(bits) -> list[float]:
+    """float32 bit patterns -> Python floats (exact widening; NaN payloads kept)."""
+    return np.asarray(bits, dtype=np.uint32).view(np.float32).astype(np.float64).tolist()
+
+
+def f64_from_bits(bits) -> list[float]:
+    return np.asarray(bits, dtype=np.uint64).view(np.float64).tolist()
+
+
+F32_SPECIAL_BITS = [
+    0x00000000,  # +0.0
+    0x80000000,  # -0.0
+    0x7F800000,  # +inf
+    0xFF800000,  # -inf
+    0x00000001,  # smallest subnormal
+    0x807FFFFF,  # largest negative subnormal
+    0x00800000,  # smallest normal
+    0x7F7FFFFF,  # FLT_MAX
+    0xFF7FFFFF,  # -FLT_MAX
+    0x7FC00001,  # quiet NaN with a payload (not the GORILLA end marker 0x7fc00000)
+    0xFFC00000,  # negative quiet NaN
+    0x3F800000,  # 1.0
+    0x3F800000,
+    0x3F800000,
+]
+F64_SPECIAL_BITS = [
+    0x0000000000000000,
+    0x8000000000000000,
+    0x7FF0000000000000,
+    0xFFF0000000000000,
+    0x0000000000000001,
+    0x800FFFFFFFFFFFFF,
+    0x0010000000000000,
+    0x7FEFFFFFFFFFFFFF,
+    0xFFEFFFFFFFFFFFFF,
+    0x7FF8000000000001,  # quiet NaN with a payload (not the end marker 0x7ff8000000000000)
+    0xFFF8000000000000,
+    0x3FF0000000000000,
+    0x3FF0000000000000,
+    0x3FF0000000000000,
+]
+
+
+def mixed_floats(rng, n: int, single: bool) -> list[float]:
+    """Segments of: 2-decimal prices (random walk), 1-decimal temperatures, repeated values,
+    random full-precision values, random bit patterns (finite), and the special values above."""
+    out: list[float] = []
+    seg = 0
+    kinds = ["price", "temp", "repeat", "random", "bits", "special"]
+    while len(out) < n:
+        kind = kinds[seg % len(kinds)]
+        m = int(rng.integers(50, 250))
+        if kind == "price":
+            cents = 10000 + np.cumsum(rng.integers(-50, 51, size=m))
+            v = cents / 100.0
+        elif kind == "temp":
+            v = np.round(20 + np.cumsum(rng.normal(0, 0.3, size=m)), 1)
+        elif kind == "repeat":
+            v = np.repeat(rng.normal(0, 1000, size=max(1, m // 20)), 20)[:m]
+        elif kind == "random":
+            v = rng.normal(0, 1e6, size=m) * rng.random(m)
+        elif kind == "bits":
+            if single:
+                b = rng.integers(0, 2**32, size=m, dtype=np.uint64).astype(np.uint32)
+                b = b[(b & 0x7F800000) != 0x7F800000]  # finite only (no random NaNs)
+                out.extend(f32_from_bits(b))
+            else:
+                b = rng.integers(0, 2**64, size=m, dtype=np.uint64)
+                b = b[(b & 0x7FF0000000000000) != 0x7FF0000000000000]
+                out.extend(f64_from_bits(b))
+            seg += 1
+            continue
+        else:
+            out.extend(
+                f32_from_bits(F32_SPECIAL_BITS) if single else f64_from_bits(F64_SPECIAL_BITS)
+            )
+            seg += 1
+            continue
+        if single:
+            v = np.asarray(v, dtype=np.float32).astype(np.float64)
+        out.extend(float(x) for x in v)
         seg += 1
     return out[:n]
 
@@ -636,6 +730,111 @@ def fx_ts2diff_uncompressed() -> Fixture:
                 "day": dates_ascending(rng, n, datetime.date(1900 + 40 * di, 1, 1)),
             },
         )
+    return fx
+
+
+@fixture
+def fx_gorilla_uncompressed() -> Fixture:
+    name = "gorilla_uncompressed"
+    rng = rng_for(name)
+    g = TSEncoding.GORILLA
+    fx = Fixture(
+        name,
+        "Table model, UNCOMPRESSED, GORILLA for INT32, INT64, FLOAT, DOUBLE (and so DATE and "
+        "TIMESTAMP), time TS_2DIFF; pages of 500 points; 2 devices x 2000 rows; floats: 2-decimal "
+        "prices, 1-decimal temperatures, repeated values, random values and bit patterns, "
+        "+-0.0, +-inf, subnormals, FLT/DBL_MAX, NaNs with payloads; ints as in "
+        "ts2diff_uncompressed. No GORILLA end-marker values (see gorilla_end_markers).",
+        "table",
+        config={
+            **UNCOMPRESSED_CFG,
+            "page_writer_max_point_num_": 500,
+            "int32_encoding_type_": g,
+            "int64_encoding_type_": g,
+            "float_encoding_type_": g,
+            "double_encoding_type_": g,
+        },
+    )
+    cols = [
+        Col("device", "STRING", "TAG"),
+        Col("i32", "INT32"),
+        Col("i64", "INT64"),
+        Col("f32", "FLOAT"),
+        Col("f64", "DOUBLE"),
+        Col("f32_special", "FLOAT"),
+        Col("f64_special", "DOUBLE"),
+        Col("ts", "TIMESTAMP"),
+        Col("day", "DATE"),
+    ]
+    fx.table("gorilla", cols)
+    n = 2000
+    for di, dev in enumerate(["g1", "g2"]):
+        t = times_ms(rng, n, 1_600_000_000_000 + di)
+        reps = n // len(F32_SPECIAL_BITS) + 1
+        fx.write(
+            "gorilla",
+            t,
+            {
+                "device": [dev] * n,
+                "i32": mixed_ints(rng, n, 32, avoid_min=True),
+                "i64": mixed_ints(rng, n, 64, avoid_min=True),
+                "f32": mixed_floats(rng, n, single=True),
+                "f64": mixed_floats(rng, n, single=False),
+                "f32_special": f32_from_bits(
+                    rng.permutation(np.array(F32_SPECIAL_BITS * reps, dtype=np.uint32))[:n]
+                ),
+                "f64_special": f64_from_bits(
+                    rng.permutation(np.array(F64_SPECIAL_BITS * reps, dtype=np.uint64))[:n]
+                ),
+                "ts": [x * 1000 + int(rng.integers(0, 1000)) for x in t],
+                "day": dates_ascending(rng, n, datetime.date(1950 + 30 * di, 6, 15)),
+            },
+        )
+    return fx
+
+
+@fixture
+def fx_gorilla_end_markers() -> Fixture:
+    name = "gorilla_end_markers"
+    rng = rng_for(name)
+    fx = Fixture(
+        name,
+        "Table model, UNCOMPRESSED; table `gorilla` (GORILLA) and table `chimp` (CHIMP) with "
+        "INT32, INT64, FLOAT, DOUBLE columns holding the end-marker values (INT32/INT64 MIN_VALUE, "
+        "the canonical NaN 0x7fc00000 / 0x7ff8000000000000) at the start, middle and end of "
+        "pages of 100 points, plus other values. The official 2.5.0 writer writes them without "
+        "complaint and the official reader returns them all (it decodes a known number of values "
+        "per page); a decoder that stops at the end value would lose values.",
+        "table",
+        config={**UNCOMPRESSED_CFG, "page_writer_max_point_num_": 100},
+    )
+    cols = [
+        Col("i32", "INT32"),
+        Col("i64", "INT64"),
+        Col("f32", "FLOAT"),
+        Col("f64", "DOUBLE"),
+    ]
+    n = 300
+    for tname, enc in [("gorilla", TSEncoding.GORILLA), ("chimp", TSEncoding.CHIMP)]:
+        fx.table(
+            tname,
+            cols,
+            config={
+                "int32_encoding_type_": enc,
+                "int64_encoding_type_": enc,
+                "float_encoding_type_": enc,
+                "double_encoding_type_": enc,
+            },
+        )
+        marks = {0, 1, 50, 99, 100, 150, 151, 152, 199, 250, 298, 299}
+        i32 = [INT32_MIN if i in marks else int(rng.integers(-1000, 1000)) for i in range(n)]
+        i64 = [INT64_MIN if i in marks else int(rng.integers(-(10**12), 10**12)) for i in range(n)]
+        f32 = [float("nan") if i in marks else float(np.float32(rng.normal())) for i in range(n)]
+        f64 = [float("nan") if i in marks else float(rng.normal()) for i in range(n)]
+        fx.write(tname, range(n), {"i32": i32, "i64": i64, "f32": f32, "f64": f64})
+    fx.notes.append(
+        "float('nan') is the canonical quiet NaN (0x7ff8000000000000; as FLOAT 0x7fc00000)."
+    )
     return fx
 
 
