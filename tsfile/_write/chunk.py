@@ -1,0 +1,161 @@
+"""Pages and chunks of an aligned (table-model) device: the time chunk and the value chunks of one
+chunk group (format notes 5.1-5.4, recipe 12.2).
+
+All chunks of a chunk group share the page boundaries `bounds` (row indexes 0 = b0 < b1 < ... =
+rows). A chunk with one page gets the 0x?5 marker and no page statistics; a chunk with several
+pages gets 0x?1 and statistics in every non-empty page header. A value page whose rows are all
+null is the single byte 0x00.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tsfile._write import encoders
+from tsfile._write.serial import i32, uvarint, varstr
+from tsfile._write.statistics import (
+    Statistics,
+    merged,
+    time_page_statistics,
+    value_page_statistics,
+)
+from tsfile.compression import compress
+from tsfile.types import Compressor, TSDataType, TSEncoding
+
+TIME_CHUNK = 0x80
+VALUE_CHUNK = 0x40
+ONE_PAGE = 0x05
+MULTI_PAGE = 0x01
+
+_FULL_BITMAPS: dict[int, bytes] = {}
+
+
+def full_bitmap(rows: int) -> bytes:
+    """The not-null bitmap of a page without nulls: rows 1-bits, MSB first, low bits zero."""
+    bm = _FULL_BITMAPS.get(rows)
+    if bm is None:
+        bm = b"\xff" * (rows >> 3)
+        if rows & 7:
+            bm += bytes(((0xFF << (8 - (rows & 7))) & 0xFF,))
+        if len(_FULL_BITMAPS) < 64:
+            _FULL_BITMAPS[rows] = bm
+    return bm
+
+
+def page_bounds(rows: int, page_size: int) -> list[int]:
+    """Row boundaries of the pages of a chunk group: a page every page_size rows."""
+    if rows <= 0:
+        return [0]
+    return list(range(0, rows, page_size)) + [rows]
+
+
+class Chunk:
+    """A serialized chunk: `parts` (header first) to write in order, its statistics, the encoding
+    actually used (GORILLA may fall back to PLAIN) and its size."""
+
+    __slots__ = ("parts", "statistics", "encoding", "size", "measurement", "data_type")
+
+    def __init__(self, measurement, data_type, parts, statistics, encoding):
+        self.measurement = measurement
+        self.data_type = data_type
+        self.parts = parts
+        self.statistics = statistics
+        self.encoding = encoding
+        self.size = sum(len(p) for p in parts)
+
+
+def _chunk_header(marker, measurement, data_size, data_type, compressor, encoding) -> bytes:
+    return (
+        bytes((marker,))
+        + varstr(measurement)
+        + uvarint(data_size)
+        + bytes((int(data_type), int(compressor), int(encoding)))
+    )
+
+
+def _page_header(uncompressed: int, compressed: int) -> bytes:
+    return uvarint(uncompressed) + uvarint(compressed)
+
+
+def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk:
+    """The time chunk ("" / VECTOR) of an aligned chunk group."""
+    compressor = Compressor(compressor)
+    encode = encoders.value_encoder(encoding, TSDataType.INT64)
+    npages = len(bounds) - 1
+    multi = npages > 1
+    page_stats = time_page_statistics(times, bounds) if multi else None
+    parts = [b""]
+    size = 0
+    for p in range(npages):
+        body = encode(times[bounds[p] : bounds[p + 1]])
+        stored = compress(compressor, body)
+        head = _page_header(len(body), len(stored))
+        if multi:
+            head += page_stats[p].serialize()
+        parts.append(head)
+        parts.append(stored)
+        size += len(head) + len(stored)
+    rows = bounds[-1]
+    stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
+    marker = TIME_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
+    parts[0] = _chunk_header(marker, "", size, TSDataType.VECTOR, compressor, encoding)
+    return Chunk("", TSDataType.VECTOR, parts, stats, TSEncoding(encoding))
+
+
+def value_chunk(
+    measurement, data_type, encoding, compressor, values, present, times, bounds
+) -> Chunk:
+    """A value chunk of an aligned chunk group.
+
+    values: the non-null values in row order (numpy array of the type's dtype; a list of bytes for
+    TEXT/STRING/BLOB); present: bool array over all rows (True = not null) or None when no row is
+    null; times: the timestamps of all rows; bounds: the page boundaries shared with the time
+    chunk."""
+    data_type = TSDataType(data_type)
+    encoding = TSEncoding(encoding)
+    compressor = Compressor(compressor)
+    npages = len(bounds) - 1
+    multi = npages > 1
+    if present is None:
+        offsets = bounds
+        value_times = times
+    else:
+        counts = np.add.reduceat(present, bounds[:-1], dtype=np.int64) if npages else []
+        offsets = [0]
+        for c in counts.tolist():
+            offsets.append(offsets[-1] + c)
+        value_times = times[present]
+    if encoding in (TSEncoding.GORILLA, TSEncoding.CHIMP) and encoders.holds_end_marker(
+        data_type, values
+    ):
+        # These encodings cannot store their end-marker value (canonical NaN / MIN_VALUE): the
+        # chunk header has one encoding for all its pages, so the whole chunk falls back to PLAIN.
+        encoding = TSEncoding.PLAIN
+    encode = encoders.value_encoder(encoding, data_type)
+    page_stats = value_page_statistics(data_type, values, value_times, offsets)
+    parts = [b""]
+    size = 0
+    for p in range(npages):
+        a, b = offsets[p], offsets[p + 1]
+        if b <= a:
+            parts.append(b"\x00")
+            size += 1
+            continue
+        r0, r1 = bounds[p], bounds[p + 1]
+        rows = r1 - r0
+        if present is None or b - a == rows:
+            bitmap = full_bitmap(rows)
+        else:
+            bitmap = np.packbits(present[r0:r1]).tobytes()
+        body = i32(rows) + bitmap + encode(values[a:b])
+        stored = compress(compressor, body)
+        head = _page_header(len(body), len(stored))
+        if multi:
+            head += page_stats[p].serialize()
+        parts.append(head)
+        parts.append(stored)
+        size += len(head) + len(stored)
+    stats = merged(data_type, page_stats)
+    marker = VALUE_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
+    parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
+    return Chunk(measurement, data_type, parts, stats, encoding)

@@ -1,0 +1,135 @@
+"""Which codec encodes which (encoding, data type) pair on the write path, and the GORILLA guard.
+
+Every encoder takes the non-null values of one page (a numpy array of the type's dtype, or a list
+of bytes for TEXT/STRING/BLOB) and returns the page's value bytes. The codecs live in
+tsfile.codecs.<name> (one module per encoding, imported on first use).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from tsfile.errors import UnsupportedError
+from tsfile.types import TSDataType, TSEncoding
+
+T = TSDataType
+E = TSEncoding
+_INTS = (T.INT32, T.INT64, T.DATE, T.TIMESTAMP)
+_FLOATS = (T.FLOAT, T.DOUBLE)
+_BINARY = (T.TEXT, T.STRING, T.BLOB)
+
+# What the official C++ 2.5 reader can read back (format notes 8.1) and our codecs can write.
+SUPPORTED = {
+    E.PLAIN: (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY),
+    E.TS_2DIFF: _INTS,
+    E.GORILLA: (*_INTS, *_FLOATS),
+    E.RLE: _INTS,
+    E.ZIGZAG: (T.INT32, T.INT64),
+    E.DICTIONARY: (T.TEXT, T.STRING),
+    E.CHIMP: (*_INTS, *_FLOATS),
+    E.RLBE: (*_INTS, *_FLOATS),
+    E.SPRINTZ: (T.INT32, T.INT64),
+    E.CAMEL: (T.DOUBLE,),
+    E.ALP: _FLOATS,
+}
+
+_MODULES = {
+    E.PLAIN: "plain",
+    E.TS_2DIFF: "ts2diff",
+    E.GORILLA: "gorilla",
+    E.RLE: "rle",
+    E.ZIGZAG: "zigzag",
+    E.DICTIONARY: "dictionary",
+    E.CHIMP: "chimp",
+    E.RLBE: "rlbe",
+    E.SPRINTZ: "sprintz",
+    E.CAMEL: "camel",
+    E.ALP: "alp",
+}
+
+# The defaults of the official writer (format notes 14: C++ 2.5 / Python config).
+DEFAULT_ENCODING = {
+    T.BOOLEAN: E.PLAIN,
+    T.INT32: E.TS_2DIFF,
+    T.DATE: E.TS_2DIFF,
+    T.INT64: E.TS_2DIFF,
+    T.TIMESTAMP: E.TS_2DIFF,
+    T.FLOAT: E.GORILLA,
+    T.DOUBLE: E.GORILLA,
+    T.TEXT: E.PLAIN,
+    T.STRING: E.PLAIN,
+    T.BLOB: E.PLAIN,
+}
+
+_NP = {
+    T.INT32: np.dtype(np.int32),
+    T.DATE: np.dtype(np.int32),
+    T.INT64: np.dtype(np.int64),
+    T.TIMESTAMP: np.dtype(np.int64),
+    T.FLOAT: np.dtype(np.float32),
+    T.DOUBLE: np.dtype(np.float64),
+    T.BOOLEAN: np.dtype(np.bool_),
+}
+
+
+def check_supported(encoding, data_type) -> None:
+    encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
+    if data_type not in SUPPORTED.get(encoding, ()):
+        raise UnsupportedError(
+            f"the writer cannot encode {data_type.name} values with {encoding.name}"
+        )
+
+
+def _codec(encoding):
+    name = _MODULES[encoding]
+    try:
+        return importlib.import_module(f"tsfile.codecs.{name}")
+    except ImportError as exc:
+        raise UnsupportedError(
+            f"encoding {encoding.name} is not available in this build ({exc})"
+        ) from None
+
+
+def value_encoder(encoding, data_type):
+    """The function values -> bytes that encodes one page of data_type values with encoding."""
+    encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
+    check_supported(encoding, data_type)
+    mod = _codec(encoding)
+    if not hasattr(mod, "encode"):
+        raise UnsupportedError(f"tsfile.codecs.{_MODULES[encoding]} has no encoder")
+    if encoding == E.PLAIN:
+        return lambda values: mod.encode(values, data_type)
+    if encoding == E.TS_2DIFF:
+        return lambda values: mod.encode(values)
+    return _generic(mod, data_type)
+
+
+def _generic(mod, data_type):
+    dtype = _NP.get(data_type)
+    if dtype is None:  # binary values: a list of bytes
+        return lambda values: mod.encode(values)
+    return lambda values: mod.encode(np.ascontiguousarray(values, dtype=dtype))
+
+
+# GORILLA (and CHIMP) end the page at the first value equal to the end marker (format notes 8.4):
+# such values cannot be stored; the writer falls back to PLAIN for the whole chunk.
+_END_MARKERS = {
+    T.INT32: (np.int32, -(1 << 31)),
+    T.DATE: (np.int32, -(1 << 31)),
+    T.INT64: (np.int64, -(1 << 63)),
+    T.TIMESTAMP: (np.int64, -(1 << 63)),
+    T.FLOAT: (np.int32, 0x7FC00000),
+    T.DOUBLE: (np.int64, 0x7FF8000000000000),
+}
+
+
+def holds_end_marker(data_type, values) -> bool:
+    """True if values contain the value GORILLA/CHIMP use as their end marker (canonical NaN for
+    FLOAT/DOUBLE, MIN_VALUE for the integer types), compared bit for bit."""
+    view, marker = _END_MARKERS[TSDataType(data_type)]
+    arr = np.ascontiguousarray(values)
+    if arr.size == 0:
+        return False
+    return bool((arr.view(view) == marker).any())

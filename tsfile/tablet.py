@@ -1,0 +1,381 @@
+"""Tablet: a block of rows for one table, column by column (the official package's class and
+methods), backed by numpy arrays so that whole columns can also be handed over at once.
+
+Row API (as the official package): ``Tablet(column_names, types, max_row_num)``, then
+``add_timestamp(row, t)`` and ``add_value_by_index(col, row, v)`` / ``add_value_by_name``; a cell
+never set is null; rows without a timestamp are not written (a row that has values but no
+timestamp is an error when the tablet is written).
+
+Array API (no Python work per value): ``Tablet.from_arrays(timestamps, columns, types=None,
+null_masks=None, table_name=None)``, see its docstring.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+
+import numpy as np
+
+from tsfile.types import TSDataType, date_to_int, int_to_date
+
+T = TSDataType
+_INT_RANGE = {
+    T.INT32: (-(1 << 31), (1 << 31) - 1),
+    T.DATE: (-(1 << 31), (1 << 31) - 1),
+    T.INT64: (-(1 << 63), (1 << 63) - 1),
+    T.TIMESTAMP: (-(1 << 63), (1 << 63) - 1),
+}
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def storage_dtype(data_type) -> np.dtype:
+    """The numpy dtype a column of data_type is held in (DATE as int32 yyyyMMdd, text as object)."""
+    return TSDataType(data_type).numpy_dtype
+
+
+def _check_value(data_type, value):
+    """Validate one Python value as the official Tablet does (types, integer ranges) and return it
+    in storage form."""
+    if data_type == T.BOOLEAN:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"expected bool for BOOLEAN, got {type(value).__name__}")
+        return bool(value)
+    if data_type in _INT_RANGE:
+        if data_type == T.DATE:
+            if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
+                raise TypeError(f"expected datetime.date for DATE, got {type(value).__name__}")
+            return date_to_int(value)
+        if not isinstance(value, (int, np.integer)):
+            raise TypeError(f"expected int for {data_type.name}, got {type(value).__name__}")
+        lo, hi = _INT_RANGE[data_type]
+        if not lo <= value <= hi:
+            raise OverflowError(f"{value} out of the {data_type.name} range [{lo}, {hi}]")
+        return int(value)
+    if data_type in (T.FLOAT, T.DOUBLE):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (float, int, np.floating, np.integer)
+        ):
+            raise TypeError(f"expected float for {data_type.name}, got {type(value).__name__}")
+        value = float(value)
+        if data_type == T.FLOAT and not math.isnan(value) and not math.isinf(value):
+            if abs(value) > _FLOAT32_MAX:
+                raise OverflowError(f"{value} out of the FLOAT range")
+        return value
+    if data_type == T.BLOB:
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise TypeError(f"expected bytes for BLOB, got {type(value).__name__}")
+        return bytes(value)
+    # TEXT / STRING
+    if not isinstance(value, (str, bytes)):
+        raise TypeError(f"expected str for {data_type.name}, got {type(value).__name__}")
+    return value
+
+
+def _infer_type(arr: np.ndarray):
+    if arr.dtype.kind == "M":
+        return T.TIMESTAMP
+    if arr.dtype.kind in "OUS":
+        for v in arr.flat:
+            if v is None:
+                continue
+            if isinstance(v, (bytes, bytearray)):
+                return T.BLOB
+            if isinstance(v, datetime.date) and not isinstance(v, datetime.datetime):
+                return T.DATE
+            break
+        return T.STRING
+    return T.from_pandas_datatype(arr.dtype)
+
+
+class Tablet:
+    """A block of rows of one table (TAG and FIELD columns; the time column is the timestamps)."""
+
+    def __init__(self, column_name_list, type_list, max_row_num=1024):
+        if len(column_name_list) != len(type_list):
+            raise ValueError("column_name_list and type_list differ in length")
+        if max_row_num < 0:
+            raise ValueError("max_row_num must be >= 0")
+        self.column_name_list = [str(c).lower() for c in column_name_list]
+        if len(set(self.column_name_list)) != len(self.column_name_list):
+            raise ValueError("duplicate column names")
+        self.type_list = [TSDataType(t) for t in type_list]
+        self.max_row_num = int(max_row_num)
+        self.target_name = None
+        n = self.max_row_num
+        self._timestamps = np.zeros(n, dtype=np.int64)
+        self._ts_set = np.zeros(n, dtype=bool)
+        self._values = [np.zeros(n, dtype=storage_dtype(t)) for t in self.type_list]
+        self._present = [np.zeros(n, dtype=bool) for _ in self.type_list]
+        # A column given as one scalar for all rows (from_arrays): name -> value; avoids a column
+        # of n identical strings for the tag of a one-device batch.
+        self._constant = {}
+        self._index = {c: i for i, c in enumerate(self.column_name_list)}
+
+    # -- building -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_arrays(cls, timestamps, columns, types=None, null_masks=None, table_name=None):
+        """A tablet made of whole columns, without Python work per value.
+
+        timestamps: 1-D int64-compatible array (or datetime64, taken as its integer count).
+        columns: {name: array of len(timestamps), or a scalar that every row shares (handy for
+        the TAG columns of a one-device batch)}.
+        types: {name: TSDataType} or a list in the order of columns; default: inferred from
+        the dtypes (int64 -> INT64, int32 -> INT32, float64 -> DOUBLE, float32 -> FLOAT, bool ->
+        BOOLEAN, datetime64 -> TIMESTAMP, str/object -> STRING or BLOB/DATE by the first value).
+        The writer converts to the table schema's type anyway.
+        null_masks: {name: bool array, True = null} (numpy.ma convention); a numpy.ma.MaskedArray
+        column brings its own mask; None values in object columns are null too.
+        The arrays are referenced, not copied, until the tablet is written."""
+        ts = np.asarray(timestamps)
+        if ts.ndim != 1:
+            raise ValueError("timestamps must be 1-D")
+        if ts.dtype.kind == "M":
+            ts = ts.view(np.int64)
+        ts = np.ascontiguousarray(ts, dtype=np.int64)
+        n = ts.shape[0]
+        names = list(columns)
+        if types is None:
+            types = {}
+        elif not isinstance(types, dict):
+            types = dict(zip(names, types))
+        types = {str(k).lower(): TSDataType(v) for k, v in types.items()}
+        masks = {str(k).lower(): v for k, v in (null_masks or {}).items()}
+        resolved = []
+        arrays = []
+        for name in names:
+            data = columns[name]
+            key = str(name).lower()
+            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
+                dt = types.get(key)
+                if dt is None:
+                    dt = _infer_type(np.asarray([data]))
+                resolved.append(dt)
+                arrays.append(("const", data))
+                continue
+            mask = masks.get(key)
+            if isinstance(data, np.ma.MaskedArray):
+                m = np.ma.getmaskarray(data)
+                mask = m if mask is None else (np.asarray(mask, dtype=bool) | m)
+                data = data.data
+            arr = np.asarray(data)
+            if arr.ndim != 1 or arr.shape[0] != n:
+                raise ValueError(f"column {name!r} must be 1-D with {n} values")
+            dt = types.get(key)
+            if dt is None:
+                dt = _infer_type(arr)
+            resolved.append(dt)
+            arrays.append(("array", arr, mask))
+        tab = cls.__new__(cls)
+        tab.column_name_list = [str(c).lower() for c in names]
+        if len(set(tab.column_name_list)) != len(names):
+            raise ValueError("duplicate column names")
+        tab.type_list = resolved
+        tab.max_row_num = n
+        tab.target_name = table_name
+        tab._timestamps = ts
+        tab._ts_set = None  # every row has a timestamp
+        tab._values = []
+        tab._present = []
+        tab._constant = {}
+        tab._index = {c: i for i, c in enumerate(tab.column_name_list)}
+        for name, dt, item in zip(tab.column_name_list, resolved, arrays):
+            if item[0] == "const":
+                value = item[1]
+                tab._constant[name] = None if value is None else _check_value(dt, value)
+                tab._values.append(None)
+                tab._present.append(None)
+                continue
+            _, arr, mask = item
+            if arr.dtype.kind == "M":
+                arr = arr.view(np.int64)
+            if dt == T.DATE and arr.dtype.kind in "OM":
+                arr = _dates_to_int(arr)
+            present = None if mask is None else ~np.asarray(mask, dtype=bool)
+            if arr.dtype == object:
+                isnone = np.equal(arr, None)
+                if isnone.any():
+                    present = ~isnone if present is None else present & ~isnone
+            if present is not None and present.shape[0] != n:
+                raise ValueError(f"null mask of {name!r} must have {n} values")
+            tab._values.append(arr)
+            tab._present.append(present)
+        return tab
+
+    def _check_index(self, col_index, row_index):
+        if not 0 <= col_index < len(self.column_name_list):
+            raise IndexError(
+                f"column index {col_index} out of range [0, {len(self.column_name_list) - 1}]"
+            )
+        if not 0 <= row_index < self.max_row_num:
+            raise IndexError(f"row index {row_index} out of range [0, {self.max_row_num - 1}]")
+
+    def _col(self, column_name):
+        try:
+            return self._index[column_name.lower()]
+        except KeyError:
+            raise ValueError(f"Column '{column_name}' does not exist") from None
+
+    def _writable(self, col):
+        """Row-API writes need the per-row buffers (a from_arrays tablet may hold views)."""
+        name = self.column_name_list[col]
+        if name in self._constant:
+            value = self._constant.pop(name)
+            dt = self.type_list[col]
+            arr = np.zeros(self.max_row_num, dtype=storage_dtype(dt))
+            present = np.zeros(self.max_row_num, dtype=bool)
+            if value is not None:
+                arr[:] = value
+                present[:] = True
+            self._values[col] = arr
+            self._present[col] = present
+        if self._present[col] is None:
+            self._present[col] = np.ones(self.max_row_num, dtype=bool)
+        if not self._values[col].flags.writeable:
+            self._values[col] = self._values[col].copy()
+
+    def set_table_name(self, table_name):
+        self.target_name = table_name
+
+    def add_timestamp(self, row_index, timestamp):
+        if not 0 <= row_index < self.max_row_num:
+            raise IndexError(f"row index {row_index} out of range [0, {self.max_row_num - 1}]")
+        if not isinstance(timestamp, (int, np.integer)) or isinstance(timestamp, bool):
+            raise TypeError(f"timestamp must be int, got {type(timestamp).__name__}")
+        if self._ts_set is None:
+            self._ts_set = np.ones(self.max_row_num, dtype=bool)
+        self._timestamps[row_index] = timestamp
+        self._ts_set[row_index] = True
+
+    def set_timestamp_list(self, timestamp_list):
+        n = len(timestamp_list)
+        if n > self.max_row_num:
+            raise ValueError(f"{n} timestamps for a tablet of {self.max_row_num} rows")
+        ts_set = np.zeros(self.max_row_num, dtype=bool)
+        for i, t in enumerate(timestamp_list):
+            if t is not None:
+                self._timestamps[i] = t
+                ts_set[i] = True
+        self._ts_set = ts_set
+
+    def add_value_by_index(self, col_index, row_index, value):
+        self._check_index(col_index, row_index)
+        if value is None:
+            self._writable(col_index)
+            self._present[col_index][row_index] = False
+            return
+        stored = _check_value(self.type_list[col_index], value)
+        self._writable(col_index)
+        self._values[col_index][row_index] = stored
+        self._present[col_index][row_index] = True
+
+    def add_value_by_name(self, column_name, row_index, value):
+        self.add_value_by_index(self._col(column_name), row_index, value)
+
+    # -- getters (official names) -------------------------------------------------------------
+
+    def get_column_name_list(self):
+        return list(self.column_name_list)
+
+    def get_data_type_list(self):
+        return list(self.type_list)
+
+    def get_target_name(self):
+        return self.target_name
+
+    def get_max_row_num(self):
+        return self.max_row_num
+
+    def get_timestamp_list(self):
+        ts = self._timestamps.tolist()
+        if self._ts_set is None:
+            return ts
+        return [t if s else None for t, s in zip(ts, self._ts_set.tolist())]
+
+    def _py_value(self, col, row):
+        name = self.column_name_list[col]
+        dt = self.type_list[col]
+        if name in self._constant:
+            v = self._constant[name]
+        else:
+            present = self._present[col]
+            if present is not None and not present[row]:
+                return None
+            v = self._values[col][row]
+            v = v.item() if isinstance(v, np.generic) else v
+        if v is None:
+            return None
+        if dt == T.DATE and isinstance(v, int):
+            return int_to_date(v)
+        if dt == T.BOOLEAN:
+            return bool(v)
+        return v
+
+    def get_value_by_index(self, col_index, row_index):
+        self._check_index(col_index, row_index)
+        return self._py_value(col_index, row_index)
+
+    def get_value_by_name(self, column_name, row_index):
+        col = self._col(column_name)
+        self._check_index(col, row_index)
+        return self._py_value(col, row_index)
+
+    def get_value_list_by_name(self, column_name):
+        col = self._col(column_name)
+        return [self._py_value(col, r) for r in range(self.max_row_num)]
+
+    def get_value_list(self):
+        return [
+            [self._py_value(c, r) for r in range(self.max_row_num)]
+            for c in range(len(self.column_name_list))
+        ]
+
+    # -- for the writer -------------------------------------------------------------------------
+
+    def _column_data(self, name):
+        """(kind, data, present): ("const", value, None) or ("array", values, present-or-None)."""
+        col = self._index[name]
+        if name in self._constant:
+            return "const", self._constant[name], None
+        return "array", self._values[col], self._present[col]
+
+    def _rows_with_time(self):
+        """Row selector of the rows to write: None (all rows) or a bool array. Raises if a row
+        holds values but no timestamp."""
+        if self._ts_set is None:
+            return None
+        has_ts = self._ts_set
+        if has_ts.all():
+            return None
+        orphan = np.zeros(self.max_row_num, dtype=bool)
+        for present in self._present:
+            if present is not None:
+                orphan |= present & ~has_ts
+        if orphan.any():
+            row = int(np.flatnonzero(orphan)[0])
+            raise ValueError(f"tablet row {row} has values but no timestamp")
+        return has_ts
+
+    def __repr__(self):
+        return (
+            f"Tablet(table={self.target_name!r}, columns={self.column_name_list}, "
+            f"rows={self.max_row_num})"
+        )
+
+
+def _dates_to_int(arr):
+    out = np.zeros(arr.shape[0], dtype=np.int32)
+    if arr.dtype.kind == "M":
+        days = arr.astype("datetime64[D]")
+        for i, d in enumerate(days.tolist()):
+            if d is not None:
+                out[i] = date_to_int(d)
+        return out
+    for i, d in enumerate(arr.tolist()):
+        if d is not None:
+            out[i] = date_to_int(d)
+    return out
+
+
+__all__ = ["Tablet"]

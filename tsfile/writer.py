@@ -1,0 +1,627 @@
+"""Writers of table-model TsFiles (format v4), with the official package's names.
+
+``TsFileTableWriter(path, table_schema, memory_threshold=128 MiB, **options)``: one table;
+``write_table(tablet)``, ``write_dataframe(df)``, ``write_arrays(timestamps, columns,
+null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsfile_property``,
+``flush()``, ``close()``; a context manager.
+
+``TsFileWriter(path, memory_threshold=128 MiB, **options)``: the low-level writer, several tables:
+``register_table(schema)``, ``write_table(tablet)``, ``write_arrays(table, ...)``,
+``write_dataframe(table, df)``.
+
+Options (keyword-only, all optional; defaults are the official writer's, format notes 14):
+``page_size`` points per page (10,000), ``compression`` (LZ4) for value chunks whose ColumnSchema
+names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSEncoding} overriding
+the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text), ``time_encoding``
+(TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the header says),
+``index_degree`` (256), ``bloom_error_rate`` (0.05). ColumnSchema.encoding / .compression override
+the defaults per column.
+
+What a file holds (format notes section 12): rows are buffered per device (a device = one
+combination of tag values); on flush() / close() / when the buffered data exceed
+memory_threshold, each device with rows gets one chunk group, in device order: the time chunk
+(TS_2DIFF) and one value chunk for every FIELD column of its table (all-null pages as empty pages),
+pages of page_size rows; rows are sorted by time within a device (stable; duplicate timestamps are
+kept as given). GORILLA/CHIMP chunks holding their end-marker value (canonical NaN, MIN_VALUE)
+are written with PLAIN instead (the whole chunk; the table schema keeps the declared encoding).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tsfile._write import encoders
+from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
+from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
+from tsfile._write.serial import device_id, device_sort_key
+from tsfile._write.bloom import DEFAULT_ERROR_RATE
+from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
+from tsfile.schema import TableSchema
+from tsfile.tablet import Tablet, _check_value, _dates_to_int, storage_dtype
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+
+T = TSDataType
+HEADER = b"TsFile\x04"
+DEFAULT_MEMORY_THRESHOLD = 128 * 1024 * 1024
+DEFAULT_PAGE_SIZE = 10_000
+_INT_LIMITS = {
+    T.INT32: (-(1 << 31), (1 << 31) - 1),
+    T.DATE: (-(1 << 31), (1 << 31) - 1),
+}
+
+
+class _Table:
+    """A registered table: its schema and the encoding/compression of each column."""
+
+    def __init__(self, schema: TableSchema, writer: TsFileWriter):
+        self.schema = schema
+        self.name = schema.get_table_name()
+        self.tags = [c.column_name for c in schema.get_tag_columns()]
+        self.fields = sorted(
+            (c for c in schema.get_field_columns()), key=lambda c: c.column_name.encode("utf-8")
+        )
+        self.field_by_name = {c.column_name: c for c in self.fields}
+        self.time_column = schema.get_time_column()
+        self.encoding = {}
+        self.compression = {}
+        cols = []
+        for c in schema.get_columns():
+            enc = c.encoding
+            if enc is None:
+                enc = writer._encodings.get(c.data_type, encoders.DEFAULT_ENCODING.get(c.data_type))
+            comp = writer._compression if c.compression is None else c.compression
+            if c.category == ColumnCategory.FIELD:
+                encoders.check_supported(enc, c.data_type)
+                encoders.value_encoder(enc, c.data_type)  # fail now if the codec is missing
+            self.encoding[c.column_name] = enc
+            self.compression[c.column_name] = comp
+            cols.append((c.column_name, c.data_type, enc, comp, c.category))
+        self.schema_bytes = table_schema_bytes(cols)
+
+
+class _Piece:
+    """Rows of one device from one write call: timestamps and {field: (values, present)}."""
+
+    __slots__ = ("times", "fields")
+
+    def __init__(self, times, fields):
+        self.times = times
+        self.fields = fields
+
+
+class TsFileWriter:
+    """Low-level writer: register tables, then write tablets / arrays / DataFrames into them."""
+
+    def __init__(
+        self,
+        path,
+        memory_threshold=DEFAULT_MEMORY_THRESHOLD,
+        *,
+        page_size=DEFAULT_PAGE_SIZE,
+        compression=Compressor.LZ4,
+        time_compression=None,
+        encodings=None,
+        time_encoding=TSEncoding.TS_2DIFF,
+        index_degree=DEFAULT_DEGREE,
+        bloom_error_rate=DEFAULT_ERROR_RATE,
+    ):
+        if int(page_size) < 1:
+            raise ValueError("page_size must be >= 1")
+        self._page_size = int(page_size)
+        self._memory_threshold = int(memory_threshold)
+        self._compression = Compressor(compression)
+        self._time_compression = (
+            self._compression if time_compression is None else Compressor(time_compression)
+        )
+        self._encodings = {TSDataType(k): TSEncoding(v) for k, v in (encodings or {}).items()}
+        self._time_encoding = TSEncoding(time_encoding)
+        encoders.check_supported(self._time_encoding, T.INT64)
+        if self._time_encoding not in (TSEncoding.TS_2DIFF, TSEncoding.PLAIN):
+            raise ValueError("time_encoding must be TS_2DIFF or PLAIN")
+        self._degree = int(index_degree)
+        self._bloom_error_rate = float(bloom_error_rate)
+        self._tables: dict[str, _Table] = {}
+        self._buffers: dict[tuple, list] = {}
+        self._buffered_bytes = 0
+        self._devices: dict[tuple, dict] = {}
+        self._properties: dict[str, bytes | None] = {}
+        self._path = os.fspath(path)
+        self._file = open(self._path, "wb", buffering=1 << 20)
+        self._file.write(HEADER)
+        self._pos = len(HEADER)
+        self._closed = False
+
+    # -- schema -----------------------------------------------------------------------------------
+
+    def register_table(self, table_schema: TableSchema) -> None:
+        self._check_open()
+        if not isinstance(table_schema, TableSchema):
+            raise TypeError("register_table needs a TableSchema")
+        name = table_schema.get_table_name()
+        if name in self._tables:
+            raise ValueError(f"table {name!r} is already registered")
+        self._tables[name] = _Table(table_schema, self)
+
+    def _table(self, name) -> _Table:
+        if name is None:
+            if len(self._tables) == 1:
+                return next(iter(self._tables.values()))
+            raise TableNotExistError("the tablet names no table")
+        table = self._tables.get(str(name).lower())
+        if table is None:
+            raise TableNotExistError(f"table {name!r} is not registered")
+        return table
+
+    def add_tsfile_property(self, key: str, value) -> None:
+        self._check_open()
+        if isinstance(value, str):
+            value = value.encode("utf-8")
+        if value is not None and not isinstance(value, (bytes, bytearray)):
+            raise TypeError("property values are bytes (or None)")
+        self._properties[str(key)] = None if value is None else bytes(value)
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def write_table(self, tablet: Tablet) -> None:
+        """Write the rows of a tablet (rows without a timestamp are skipped)."""
+        self._check_open()
+        if not isinstance(tablet, Tablet):
+            raise TypeError("write_table needs a Tablet")
+        table = self._table(tablet.get_target_name())
+        rows = tablet._rows_with_time()
+        times = tablet._timestamps
+        columns = {}
+        for name in tablet.column_name_list:
+            kind, data, present = tablet._column_data(name)
+            if kind == "const":
+                columns[name] = data
+            else:
+                columns[name] = (data, present)
+        if rows is not None:
+            times = times[rows]
+            columns = {
+                k: (v if not isinstance(v, tuple) else (v[0][rows], None if v[1] is None
+                                                           else v[1][rows]))
+                for k, v in columns.items()
+            }
+        self._add(table, times, columns)
+
+    def write_arrays(self, table_name, timestamps, columns, null_masks=None) -> None:
+        """The numpy fast path: timestamps (int64 array) and {column: array or scalar}.
+
+        TAG columns may be scalars (all rows belong to one device: nothing to group) or arrays
+        (rows are grouped by device). FIELD columns are arrays converted to the schema's type
+        (DATE: int32 yyyyMMdd, or datetime.date objects); BOOLEAN/INT/FLOAT columns without nulls
+        are encoded straight from the array. null_masks = {column: bool array, True = null}; a
+        numpy.ma.MaskedArray brings its own mask; None in object arrays is null. NaN is a value,
+        not a null. Columns of the schema that are not given are null."""
+        self._check_open()
+        table = self._table(table_name)
+        ts = np.asarray(timestamps)
+        if ts.dtype.kind == "M":
+            ts = ts.view(np.int64)
+        if ts.ndim != 1:
+            raise ValueError("timestamps must be 1-D")
+        ts = np.ascontiguousarray(ts, dtype=np.int64)
+        masks = {str(k).lower(): np.asarray(v, dtype=bool) for k, v in (null_masks or {}).items()}
+        cols = {}
+        for name, data in columns.items():
+            key = str(name).lower()
+            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
+                cols[key] = data
+                continue
+            mask = masks.get(key)
+            if isinstance(data, np.ma.MaskedArray):
+                m = np.ma.getmaskarray(data)
+                mask = m if mask is None else mask | m
+                data = data.data
+            cols[key] = (np.asarray(data), None if mask is None else ~mask)
+        self._add(table, ts, cols)
+
+    def write_dataframe(self, table_name, dataframe) -> None:
+        """Write a pandas DataFrame: a time column (the schema's TIME column, else `time`), the
+        other columns matched to the schema case-insensitively; missing values (None, NaN, NA)
+        are nulls, as in the official package."""
+        self._check_open()
+        table = self._table(table_name)
+        if dataframe is None or len(dataframe) == 0:
+            raise ValueError("DataFrame cannot be None or empty")
+        lower = {}
+        for c in dataframe.columns:
+            key = str(c).lower()
+            if key in lower:
+                raise ValueError(f"duplicate column {c!r} (column names are case-insensitive)")
+            lower[key] = c
+        tname = table.time_column.column_name if table.time_column is not None else "time"
+        if tname not in lower:
+            raise ValueError(f"the DataFrame has no time column {tname!r}")
+        tseries = dataframe[lower[tname]]
+        if tseries.isna().any():
+            raise ValueError(f"time column {tname!r} must not contain nulls")
+        tvals = tseries.to_numpy()
+        if tvals.dtype.kind == "M":
+            tvals = tvals.view(np.int64)
+        elif tvals.dtype.kind not in "iu":
+            raise TypeError(f"time column {tname!r} must hold integers or datetimes")
+        cols = {}
+        for key, orig in lower.items():
+            if key == tname:
+                continue
+            column = table.schema.get_column(key) if table.schema.has_column(key) else None
+            if column is None:
+                raise ColumnNotExistError(f"{key!r} is not a column of table {table.name!r}")
+            series = dataframe[orig]
+            isna = series.isna().to_numpy()
+            dt = column.data_type
+            if dt in (T.TEXT, T.STRING, T.BLOB, T.DATE) or column.category == ColumnCategory.TAG:
+                arr = series.to_numpy(dtype=object)
+            else:
+                fill = False if dt == T.BOOLEAN else 0
+                arr = series.to_numpy(dtype=storage_dtype(dt), na_value=fill)
+            cols[key] = (arr, ~isna if isna.any() else None)
+        self._add(table, tvals.astype(np.int64, copy=False), cols)
+
+    def write_arrow_batch(self, table_name, data, time_col_index=-1) -> None:
+        """Write a pyarrow RecordBatch / Table (with its time column, int64 or timestamp)."""
+        table = self._table(table_name)
+        names = [str(n).lower() for n in data.schema.names]
+        tname = table.time_column.column_name if table.time_column is not None else "time"
+        if time_col_index is not None and time_col_index >= 0:
+            tname = names[time_col_index]
+        if tname not in names:
+            raise ValueError(f"time column {tname!r} not found in the Arrow schema")
+        cols = {}
+        ts = None
+        for name, col in zip(names, data.columns):
+            if name == tname:
+                ts = np.asarray(col.to_numpy(zero_copy_only=False))
+                continue
+            nulls = col.null_count
+            if nulls:
+                mask = np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+                col = col.fill_null(False) if col.type == "bool" else col
+            else:
+                mask = None
+            arr = np.asarray(col.to_numpy(zero_copy_only=False))
+            cols[name] = (arr, None if mask is None else ~mask)
+        if ts.dtype.kind == "M":
+            ts = ts.view(np.int64)
+        self._add(table, np.ascontiguousarray(ts, dtype=np.int64), cols)
+
+    # -- internals ----------------------------------------------------------------------------------
+
+    def _check_open(self):
+        if self._closed:
+            raise TsFileError("the writer is closed")
+
+    def _field_array(self, table, name, arr, present):
+        """Convert one FIELD column to its storage dtype; returns (values, present or None)."""
+        column = table.field_by_name[name]
+        dt = column.data_type
+        n = arr.shape[0]
+        if present is not None:
+            present = np.ascontiguousarray(present, dtype=bool)
+            if present.shape[0] != n:
+                raise ValueError(f"null mask of {name!r} has {present.shape[0]} values, not {n}")
+        if arr.dtype == object:
+            isnone = np.equal(arr, None)
+            if isnone.any():
+                present = ~isnone if present is None else present & ~isnone
+        if present is not None and present.all():
+            present = None
+        if dt in (T.TEXT, T.STRING, T.BLOB):
+            return arr, present
+        if dt == T.DATE and arr.dtype.kind in "OM":
+            return _dates_to_int(arr if present is None else np.where(present, arr, None)), present
+        target = storage_dtype(dt)
+        if arr.dtype == target:
+            return arr, present
+        if arr.dtype == object:
+            if present is not None:
+                fill = False if dt == T.BOOLEAN else 0
+                arr = np.where(present, arr, fill)
+            return np.asarray([_check_value(dt, v) for v in arr.tolist()], dtype=target), present
+        if arr.dtype.kind == "M":
+            arr = arr.view(np.int64)
+        if target.kind in "iu" and arr.dtype.kind == "f":
+            raise TypeError(f"column {name!r} is {dt.name}: float values given")
+        if target.kind in "iu" and arr.dtype.kind in "iu" and arr.size:
+            lo, hi = np.iinfo(target).min, np.iinfo(target).max
+            sel = arr if present is None else arr[present]
+            if sel.size and (sel.min() < lo or sel.max() > hi):
+                raise OverflowError(f"column {name!r}: values out of the {dt.name} range")
+        if target.kind == "b" and arr.dtype.kind != "b":
+            raise TypeError(f"column {name!r} is BOOLEAN: {arr.dtype} values given")
+        return arr.astype(target), present
+
+    def _add(self, table: _Table, times, columns) -> None:
+        n = times.shape[0]
+        tag_values = []
+        tag_arrays = []
+        fields = {}
+        for name, item in columns.items():
+            if table.time_column is not None and name == table.time_column.column_name:
+                continue
+            if not table.schema.has_column(name):
+                raise ColumnNotExistError(f"{name!r} is not a column of table {table.name!r}")
+            column = table.schema.get_column(name)
+            if column.category == ColumnCategory.TIME:
+                continue
+            if column.category == ColumnCategory.ATTRIBUTE:
+                continue  # attributes are not stored in TsFile chunks
+            if isinstance(item, tuple):
+                arr, present = item
+                if arr.ndim != 1 or arr.shape[0] != n:
+                    raise ValueError(f"column {name!r} must be 1-D with {n} values")
+            else:
+                arr, present = None, None
+            if column.category == ColumnCategory.TAG:
+                if arr is None:
+                    continue
+                tag_arrays.append((name, arr, present))
+                continue
+            if arr is None:  # a scalar for every row of a FIELD column
+                if item is None:
+                    continue
+                value = _check_value(column.data_type, item)
+                if column.data_type.is_binary:
+                    arr = np.empty(n, dtype=object)
+                    arr[:] = [value] * n
+                else:
+                    arr = np.full(n, value, dtype=storage_dtype(column.data_type))
+                present = None
+            fields[name] = self._field_array(table, name, arr, present)
+        if n == 0:
+            return
+        const_tags = {}
+        for name in table.tags:
+            item = columns.get(name)
+            if item is not None and not isinstance(item, tuple):
+                if not isinstance(item, str):
+                    raise TypeError(f"TAG {name!r} values must be str, got {type(item).__name__}")
+                const_tags[name] = item
+        if not tag_arrays:
+            dev = (table.name, *(const_tags.get(t) for t in table.tags))
+            self._append(dev, _Piece(times, fields))
+        else:
+            self._add_grouped(table, times, fields, const_tags, tag_arrays)
+        if self._buffered_bytes >= self._memory_threshold:
+            self.flush()
+
+    def _add_grouped(self, table, times, fields, const_tags, tag_arrays):
+        """Rows of several devices: group them by their tag values."""
+        n = times.shape[0]
+        codes = []
+        uniques = {}
+        for name, arr, present in tag_arrays:
+            vals = arr.tolist()
+            if present is not None:
+                vals = [v if p else None for v, p in zip(vals, present.tolist())]
+            index = {}
+            code = np.empty(n, dtype=np.int64)
+            for i, v in enumerate(vals):
+                if v is not None and not isinstance(v, str):
+                    raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
+                c = index.get(v)
+                if c is None:
+                    c = index[v] = len(index)
+                code[i] = c
+            codes.append(code)
+            uniques[name] = list(index)
+        if len(codes) == 1:
+            dev_code = codes[0]
+        else:
+            _, dev_code = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+            dev_code = dev_code.reshape(-1)
+        order = np.argsort(dev_code, kind="stable")
+        sorted_codes = dev_code[order]
+        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        ends = np.r_[starts[1:], n]
+        names = [t[0] for t in tag_arrays]
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            idx = order[a:b]
+            first = int(idx[0])
+            seg = dict(const_tags)
+            for k, name in enumerate(names):
+                seg[name] = uniques[name][int(codes[k][first])]
+            dev = (table.name, *(seg.get(t) for t in table.tags))
+            if a == 0 and b == n:
+                piece = _Piece(times, fields)
+            else:
+                piece = _Piece(
+                    times[idx],
+                    {
+                        k: (v[idx], None if p is None else p[idx])
+                        for k, (v, p) in fields.items()
+                    },
+                )
+            self._append(dev, piece)
+
+    def _append(self, dev, piece):
+        self._buffers.setdefault(dev, []).append(piece)
+        size = piece.times.nbytes
+        for values, present in piece.fields.values():
+            size += values.nbytes * (4 if values.dtype == object else 1)
+            if present is not None:
+                size += present.nbytes
+        self._buffered_bytes += size
+
+    def flush(self) -> None:
+        """Write the buffered rows: one chunk group per device, in device order."""
+        self._check_open()
+        for dev in sorted(self._buffers, key=device_sort_key):
+            table = self._tables[dev[0]]
+            times, fields = _concat(table, self._buffers[dev])
+            self._write_chunk_group(table, dev, times, fields)
+        self._buffers.clear()
+        self._buffered_bytes = 0
+
+    def _write_chunk_group(self, table, dev, times, fields):
+        n = times.shape[0]
+        if n > 1 and not bool((times[1:] >= times[:-1]).all()):
+            order = np.argsort(times, kind="stable")
+            times = times[order]
+            fields = {
+                k: (v[order], None if p is None else p[order]) for k, (v, p) in fields.items()
+            }
+        times = np.ascontiguousarray(times)
+        bounds = page_bounds(n, self._page_size)
+        series = self._devices.setdefault(dev, {})
+        out = [b"\x00" + device_id(dev)]
+        pos = self._pos + len(out[0])
+        chunk = time_chunk(times, bounds, self._time_compression, self._time_encoding)
+        series.setdefault("", Series(T.VECTOR)).add_chunk(pos, chunk.statistics)
+        out.extend(chunk.parts)
+        pos += chunk.size
+        for column in table.fields:
+            name = column.column_name
+            dt = column.data_type
+            values, present = fields.get(name, (None, None))
+            if values is None:
+                present = np.zeros(n, dtype=bool)
+                values = [] if dt.is_binary else np.zeros(0, dtype=storage_dtype(dt))
+            elif dt.is_binary:
+                values = _binary_values(values if present is None else values[present])
+            elif present is not None:
+                values = values[present]
+            chunk = value_chunk(
+                name,
+                dt,
+                table.encoding[name],
+                table.compression[name],
+                values,
+                present,
+                times,
+                bounds,
+            )
+            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+            out.extend(chunk.parts)
+            pos += chunk.size
+        self._file.writelines(out)
+        self._pos = pos
+
+    def close(self) -> None:
+        """Flush, write the metadata and the tail, close the file."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+            self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
+            self._pos += 17
+            meta_offset = self._pos
+            self._file.write(b"\x02")
+            self._pos += 1
+            schemas = {name: t.schema_bytes for name, t in self._tables.items()}
+            tail = build_metadata(
+                self._pos,
+                meta_offset,
+                self._devices,
+                schemas,
+                list(self._properties.items()),
+                self._degree,
+                self._bloom_error_rate,
+            )
+            self._file.write(tail)
+        finally:
+            self._closed = True
+            self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+
+
+def _binary_values(arr) -> list:
+    out = []
+    for v in arr.tolist():
+        if isinstance(v, str):
+            out.append(v.encode("utf-8"))
+        elif isinstance(v, (bytes, bytearray, memoryview)):
+            out.append(bytes(v))
+        else:
+            raise TypeError(f"expected str or bytes, got {type(v).__name__}")
+    return out
+
+
+def _concat(table, pieces):
+    if len(pieces) == 1:
+        return pieces[0].times, pieces[0].fields
+    times = np.concatenate([p.times for p in pieces])
+    fields = {}
+    for column in table.fields:
+        name = column.column_name
+        if not any(name in p.fields for p in pieces):
+            continue
+        dtype = object if column.data_type.is_binary else storage_dtype(column.data_type)
+        vals, pres = [], []
+        any_null = False
+        for p in pieces:
+            k = p.times.shape[0]
+            v, pr = p.fields.get(name, (None, None))
+            if v is None:
+                v = np.zeros(k, dtype=dtype)
+                pr = np.zeros(k, dtype=bool)
+            vals.append(v)
+            pres.append(pr)
+            any_null = any_null or pr is not None
+        present = None
+        if any_null:
+            present = np.concatenate(
+                [np.ones(v.shape[0], dtype=bool) if pr is None else pr for v, pr in zip(vals, pres)]
+            )
+        fields[name] = (np.concatenate(vals), present)
+    return times, fields
+
+
+class TsFileTableWriter:
+    """Write one table (the official TsFileTableWriter, plus the numpy fast path)."""
+
+    def __init__(self, path, table_schema, memory_threshold=DEFAULT_MEMORY_THRESHOLD, **options):
+        self._writer = TsFileWriter(path, memory_threshold, **options)
+        try:
+            self._writer.register_table(table_schema)
+        except BaseException:
+            self._writer._file.close()
+            raise
+        self._schema = table_schema
+        self._name = table_schema.get_table_name()
+
+    def write_table(self, tablet: Tablet) -> None:
+        name = tablet.get_target_name()
+        if name is None:
+            tablet.set_table_name(self._name)
+        elif str(name).lower() != self._name:
+            raise TableNotExistError(f"tablet table {name!r} is not {self._name!r}")
+        self._writer.write_table(tablet)
+
+    def write_arrays(self, timestamps, columns, null_masks=None) -> None:
+        """Whole columns at once; see TsFileWriter.write_arrays."""
+        self._writer.write_arrays(self._name, timestamps, columns, null_masks)
+
+    def write_dataframe(self, dataframe) -> None:
+        self._writer.write_dataframe(self._name, dataframe)
+
+    def write_arrow_batch(self, data) -> None:
+        self._writer.write_arrow_batch(self._name, data)
+
+    def add_tsfile_property(self, key, value) -> None:
+        self._writer.add_tsfile_property(key, value)
+
+    def flush(self) -> None:
+        self._writer.flush()
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+
+
+__all__ = ["TsFileTableWriter", "TsFileWriter"]
