@@ -1,0 +1,456 @@
+/*
+ * rle_scalar.h: TsFile's RLE / bit-packing hybrid (format notes 8.5), scalar kernels.
+ *
+ * Value bytes = one or more blocks:
+ *   uvarint block_len, then block_len bytes: u8 width w, then runs until the block is consumed:
+ *     uvarint header; odd  -> bit-packed run: groups = header >> 1, u8 last_group_count (1..8),
+ *                             groups * w bytes (8 values of w bits per group, MSB-first);
+ *                     even -> RLE run: count = header >> 1, the value in ceil(w / 8) bytes,
+ *                             little-endian for INT32/BOOLEAN, BIG-endian for INT64 (Java).
+ * Values are two's-complement bit patterns (a w-bit pattern with w < 32/64 is non-negative).
+ *
+ * Decoding is lenient where no value can come out wrong (empty blocks, zero-length runs, w = 0)
+ * and strict elsewhere: a run crossing its block, a width above the type's, a last-group count
+ * outside 1..8 are errors. Every length is checked before the bytes are read.
+ *
+ * The encoder writes what the official C++ 2.5 writer writes for the same values: one block,
+ * width = max(1, bit length of the values) (32/64 for any negative value), bit-packed runs only,
+ * at most 63 groups a run, the final group zero-padded.
+ */
+#ifndef TSFILE_RLE_SCALAR_H
+#define TSFILE_RLE_SCALAR_H
+
+#include "varint_scalar.h"
+
+#define RLE_MAX_GROUPS_PER_RUN 63
+
+/* ---- unpacking one group of 8 MSB-first values ---- */
+
+/* Group of w <= 32 bits from src (w bytes), with at least 8 readable bytes beyond the group's
+ * last byte... the caller guarantees `src` has w + 8 readable bytes (see rle_unpack8_any). */
+TSFILE_INLINE void rle_unpack8_w32_fast(const uint8_t *src, int w, uint64_t out[8])
+{
+    if (w == 0) {
+        for (int i = 0; i < 8; i++) out[i] = 0;
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        unsigned bit = (unsigned)(i * w);
+        uint64_t win = tsc_load_be64(src + (bit >> 3));
+        out[i] = (win << (bit & 7)) >> (64 - w);
+    }
+}
+
+TSFILE_INLINE void rle_unpack8_w64_fast(const uint8_t *src, int w, uint64_t out[8])
+{
+    if (w <= 32) {
+        rle_unpack8_w32_fast(src, w, out);
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        unsigned bit = (unsigned)(i * w);
+        const uint8_t *p = src + (bit >> 3);
+        unsigned sh = bit & 7;
+        uint64_t hi = tsc_load_be64(p) << sh;
+        if (sh) hi |= (uint64_t)p[8] >> (8 - sh);
+        out[i] = hi >> (64 - w);
+    }
+}
+
+/* Any group: `room` = readable bytes from src (>= w). Near the end of the buffer the group is
+ * copied into a zero-padded local array so the fast loads never leave the buffer. */
+TSFILE_INLINE void rle_unpack8(const uint8_t *src, size_t room, int w, uint64_t out[8])
+{
+    if (TSFILE_LIKELY(room >= (size_t)w + 9)) {
+        rle_unpack8_w64_fast(src, w, out);
+    } else {
+        uint8_t tmp[64 + 16];
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, src, (size_t)w);
+        rle_unpack8_w64_fast(tmp, w, out);
+    }
+}
+
+/* Value of an RLE run: ceil(w/8) bytes, LE (is64 = 0) or BE (is64 = 1). */
+TSFILE_INLINE uint64_t rle_run_value(const uint8_t *p, int nbytes, int is64)
+{
+    uint64_t v = 0;
+    if (is64) {
+        for (int k = 0; k < nbytes; k++) v = (v << 8) | p[k];
+    } else {
+        for (int k = 0; k < nbytes; k++) v |= (uint64_t)p[k] << (8 * k);
+    }
+    return v;
+}
+
+/* ---- run headers ---- */
+
+typedef struct {
+    int bitpacked;     /* 1: bit-packed run, 0: RLE run */
+    uint64_t nvalues;  /* values in the run */
+    size_t data;       /* offset of the packed groups / the run value */
+    size_t next;       /* offset after the run */
+    uint64_t value;    /* RLE run: the value */
+} rle_run;
+
+/* Parse the run at *pos inside [.., block_end); 0 or an error code (with *err_at). */
+TSFILE_INLINE int rle_parse_run(const uint8_t *src, size_t block_end, size_t pos, int w, int is64,
+                                rle_run *r, size_t *err_at)
+{
+    uint32_t header;
+    size_t p = pos;
+    int e = tsc_read_uvarint32(src, block_end, &p, &header);
+    if (e) {
+        *err_at = pos;
+        return e == TSC_ERR_TRUNCATED ? TSC_ERR_BLOCK : e;
+    }
+    if (header & 1u) {
+        uint64_t groups = header >> 1;
+        if (p >= block_end) {
+            *err_at = p;
+            return TSC_ERR_BLOCK;
+        }
+        unsigned last = src[p++];
+        if (groups == 0) {
+            r->nvalues = 0; /* an empty run (the C++ writer's output for zero values) */
+        } else {
+            if (last == 0 || last > 8) {
+                *err_at = p - 1;
+                return TSC_ERR_RUN;
+            }
+            r->nvalues = (groups - 1) * 8 + last;
+        }
+        uint64_t nbytes = groups * (uint64_t)w;
+        if (nbytes > block_end - p) {
+            *err_at = p;
+            return TSC_ERR_BLOCK;
+        }
+        r->bitpacked = 1;
+        r->value = 0;
+        r->data = p;
+        r->next = p + (size_t)nbytes;
+    } else {
+        int vb = (w + 7) / 8;
+        if ((size_t)vb > block_end - p) {
+            *err_at = p;
+            return TSC_ERR_BLOCK;
+        }
+        r->bitpacked = 0;
+        r->nvalues = header >> 1;
+        r->data = p;
+        r->value = rle_run_value(src + p, vb, is64);
+        r->next = p + (size_t)vb;
+    }
+    return TSC_OK;
+}
+
+/* Parse the block header at *pos: sets *w, *body (first run) and *block_end. */
+TSFILE_INLINE int rle_parse_block(const uint8_t *src, size_t n, size_t pos, int is64, int *w,
+                                  size_t *body, size_t *block_end, size_t *err_at)
+{
+    uint32_t blen;
+    size_t p = pos;
+    int e = tsc_read_uvarint32(src, n, &p, &blen);
+    if (e) {
+        *err_at = pos;
+        return e;
+    }
+    if ((size_t)blen > n - p) {
+        *err_at = pos;
+        return TSC_ERR_TRUNCATED;
+    }
+    *block_end = p + blen;
+    if (blen == 0) { /* an empty block: no width byte, no values */
+        *w = 0;
+        *body = p;
+        return TSC_OK;
+    }
+    int width = src[p];
+    if (width > (is64 ? 64 : 32)) {
+        *err_at = p;
+        return TSC_ERR_WIDTH;
+    }
+    *w = width;
+    *body = p + 1;
+    return TSC_OK;
+}
+
+/* Number of values in the whole buffer (walks and checks every block and run header). Fails with
+ * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
+static ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
+                                  uint64_t *total, size_t *err_at)
+{
+    size_t pos = 0;
+    uint64_t t = 0;
+    while (pos < n) {
+        int w;
+        size_t body, end;
+        int e = rle_parse_block(src, n, pos, is64, &w, &body, &end, err_at);
+        if (e) return -e;
+        pos = body;
+        while (pos < end) {
+            rle_run r;
+            e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
+            if (e) return -e;
+            t += r.nvalues;
+            if (t > limit) {
+                *err_at = pos;
+                return -TSC_ERR_TOO_MANY;
+            }
+            pos = r.next;
+        }
+        pos = end;
+    }
+    *total = t;
+    return (ptrdiff_t)n;
+}
+
+/* ---- batch decoders ----
+ * Decode exactly `count` values; return the bytes consumed (up to the end of the block holding
+ * the last value) or -code with *err_at. */
+
+#define RLE_DEFINE_DECODE(NAME, T, IS64, CONV)                                                    \
+    static ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
+    {                                                                                            \
+        size_t pos = 0, done = 0;                                                                \
+        if (count == 0) return 0;                                                                \
+        while (pos < n) {                                                                        \
+            int w;                                                                               \
+            size_t body, end;                                                                    \
+            int e = rle_parse_block(src, n, pos, IS64, &w, &body, &end, err_at);                 \
+            if (e) return -e;                                                                    \
+            pos = body;                                                                          \
+            while (pos < end) {                                                                  \
+                rle_run r;                                                                       \
+                e = rle_parse_run(src, end, pos, w, IS64, &r, err_at);                           \
+                if (e) return -e;                                                                \
+                uint64_t take = r.nvalues;                                                       \
+                if (take > count - done) take = count - done;                                    \
+                if (r.bitpacked) {                                                               \
+                    const uint8_t *g = src + r.data;                                             \
+                    size_t room = n - r.data;                                                    \
+                    uint64_t tmp[8];                                                             \
+                    size_t k = 0;                                                                \
+                    /* whole groups straight into the output */                                  \
+                    while (take - k >= 8) {                                                      \
+                        rle_unpack8(g, room, w, tmp);                                            \
+                        for (int j = 0; j < 8; j++) out[done + k + (size_t)j] = CONV(tmp[j]);    \
+                        k += 8;                                                                  \
+                        g += w;                                                                  \
+                        room -= (size_t)w;                                                       \
+                    }                                                                            \
+                    if (k < take) {                                                              \
+                        rle_unpack8(g, room, w, tmp);                                            \
+                        for (size_t j = 0; k + j < take; j++) out[done + k + j] = CONV(tmp[j]);  \
+                    }                                                                            \
+                } else {                                                                         \
+                    T v = CONV(r.value);                                                         \
+                    for (uint64_t j = 0; j < take; j++) out[done + j] = v;                       \
+                }                                                                                \
+                done += (size_t)take;                                                            \
+                pos = r.next;                                                                    \
+                if (done == count) return (ptrdiff_t)end;                                        \
+            }                                                                                    \
+            pos = end;                                                                           \
+        }                                                                                        \
+        *err_at = n;                                                                             \
+        return -TSC_ERR_TRUNCATED;                                                               \
+    }
+
+#define RLE_CONV_I32(x) ((int32_t)(uint32_t)(x))
+#define RLE_CONV_I64(x) ((int64_t)(x))
+#define RLE_CONV_BOOL(x) ((uint8_t)((uint32_t)(x) != 0))
+
+RLE_DEFINE_DECODE(rle_decode_i32_scalar, int32_t, 0, RLE_CONV_I32)
+RLE_DEFINE_DECODE(rle_decode_i64_scalar, int64_t, 1, RLE_CONV_I64)
+RLE_DEFINE_DECODE(rle_decode_bool_scalar, uint8_t, 0, RLE_CONV_BOOL)
+
+/* ---- the streaming decoder (the "per_value" path) ---- */
+
+typedef struct {
+    const uint8_t *src;
+    size_t n;
+    size_t pos;       /* next unread byte (a run header, or a block header when pos == block_end) */
+    size_t block_end;
+    int w;
+    int is64;
+    int bitpacked;    /* kind of the current run */
+    uint64_t left;    /* values left in the current run */
+    uint64_t value;   /* RLE run value */
+    size_t gpos;      /* bit-packed: offset of the next group to unpack */
+    uint64_t grp[8];
+    int gi;           /* next value in grp (8 = empty) */
+    size_t err_at;
+} rle_stream;
+
+static inline void rle_stream_init(rle_stream *s, const uint8_t *src, size_t n, int is64)
+{
+    memset(s, 0, sizeof *s);
+    s->src = src;
+    s->n = n;
+    s->is64 = is64;
+    s->gi = 8;
+}
+
+/* Advance to a run with values left. 1: ready; 0: end of data; -code: corrupt. */
+static inline int rle_stream_fill(rle_stream *s)
+{
+    while (s->left == 0) {
+        if (s->pos >= s->block_end) {
+            if (s->pos >= s->n) return 0;
+            size_t body, end;
+            int e = rle_parse_block(s->src, s->n, s->pos, s->is64, &s->w, &body, &end, &s->err_at);
+            if (e) return -e;
+            s->pos = body;
+            s->block_end = end;
+            continue;
+        }
+        rle_run r;
+        int e = rle_parse_run(s->src, s->block_end, s->pos, s->w, s->is64, &r, &s->err_at);
+        if (e) return -e;
+        s->bitpacked = r.bitpacked;
+        s->left = r.nvalues;
+        s->value = r.value;
+        s->gpos = r.data;
+        s->gi = 8;
+        s->pos = r.next;
+    }
+    return 1;
+}
+
+/* One value into *v. 1: done; 0: end of data; -code: corrupt (s->err_at set). */
+static inline int rle_stream_next(rle_stream *s, uint64_t *v)
+{
+    if (TSFILE_UNLIKELY(s->left == 0)) {
+        int e = rle_stream_fill(s);
+        if (e <= 0) return e;
+    }
+    s->left--;
+    if (!s->bitpacked) {
+        *v = s->value;
+        return 1;
+    }
+    if (s->gi == 8) {
+        rle_unpack8(s->src + s->gpos, s->n - s->gpos, s->w, s->grp);
+        s->gpos += (size_t)s->w;
+        s->gi = 0;
+    }
+    *v = s->grp[s->gi++];
+    return 1;
+}
+
+/* ---- encoder (C++ 2.5 layout) ---- */
+
+/* Pack 8 values of w bits (0..64) MSB-first into dst (w bytes). */
+TSFILE_INLINE void rle_pack8(const uint64_t v[8], int w, uint8_t *dst)
+{
+    if (w == 0) return;
+    uint64_t mask = w == 64 ? ~0ull : ((1ull << w) - 1);
+    uint64_t acc = 0;
+    int nb = 0;
+    size_t k = 0;
+    for (int i = 0; i < 8; i++) {
+        uint64_t x = v[i] & mask;
+        if (w > 32) { /* push the high part first so acc never exceeds 63 bits */
+            int hw = w - 32;
+            acc = (acc << hw) | (x >> 32);
+            nb += hw;
+            while (nb >= 8) { dst[k++] = (uint8_t)(acc >> (nb - 8)); nb -= 8; }
+            x &= 0xffffffffull;
+            acc = (acc << 32) | x;
+            nb += 32;
+        } else {
+            acc = (acc << w) | x;
+            nb += w;
+        }
+        while (nb >= 8) { dst[k++] = (uint8_t)(acc >> (nb - 8)); nb -= 8; }
+    }
+}
+
+/* Upper bound of the encoded size of `count` values of width <= 64. */
+TSFILE_INLINE size_t rle_encode_bound(size_t count)
+{
+    size_t groups = (count + 7) / 8;
+    return 5 + 1 + groups * 64 + 2 * (groups / RLE_MAX_GROUPS_PER_RUN + 1);
+}
+
+TSFILE_INLINE int rle_bitlen64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64 - __builtin_clzll(x) : 0;
+#else
+    int b = 0;
+    while (x) { b++; x >>= 1; }
+    return b;
+#endif
+}
+
+/* Encode `count` values with width `w` (values are taken as the type's two's-complement bit
+ * pattern: an int32 -1 is 0xffffffff) as one block; returns the bytes written. count == 0 writes
+ * nothing (like the C++ writer). dst needs rle_encode_bound(count) bytes. */
+#define RLE_DEFINE_ENCODE(NAME, T, TOU64)                                                         \
+    static size_t NAME(const T *vals, size_t count, int w, uint8_t *dst)                         \
+    {                                                                                            \
+        if (count == 0) return 0;                                                                \
+        size_t groups = (count + 7) / 8;                                                         \
+        /* the body goes after a 5-byte gap for the block length, then moves down */             \
+        uint8_t *body = dst + 5;                                                                 \
+        size_t k = 0;                                                                            \
+        body[k++] = (uint8_t)w;                                                                  \
+        size_t g = 0;                                                                            \
+        while (g < groups) {                                                                     \
+            size_t run = groups - g;                                                             \
+            if (run > RLE_MAX_GROUPS_PER_RUN) run = RLE_MAX_GROUPS_PER_RUN;                      \
+            int last = 8;                                                                        \
+            if (g + run == groups && count % 8) last = (int)(count % 8);                         \
+            body[k++] = (uint8_t)((run << 1) | 1);                                               \
+            body[k++] = (uint8_t)last;                                                           \
+            for (size_t j = 0; j < run; j++, g++) {                                              \
+                uint64_t grp[8];                                                                 \
+                size_t base = g * 8;                                                             \
+                for (int i = 0; i < 8; i++)                                                      \
+                    grp[i] = base + (size_t)i < count ? TOU64(vals[base + (size_t)i]) : 0;       \
+                rle_pack8(grp, w, body + k);                                                     \
+                k += (size_t)w;                                                                  \
+            }                                                                                    \
+        }                                                                                        \
+        uint8_t head[5];                                                                         \
+        size_t hl = tsc_write_uvarint32(head, (uint32_t)k);                                      \
+        memmove(dst + hl, body, k);                                                              \
+        memcpy(dst, head, hl);                                                                   \
+        return hl + k;                                                                           \
+    }
+
+#define RLE_TOU64_I32(x) ((uint64_t)(uint32_t)(x))
+#define RLE_TOU64_I64(x) ((uint64_t)(x))
+#define RLE_TOU64_BOOL(x) ((uint64_t)((x) != 0))
+
+RLE_DEFINE_ENCODE(rle_encode_i32_scalar, int32_t, RLE_TOU64_I32)
+RLE_DEFINE_ENCODE(rle_encode_i64_scalar, int64_t, RLE_TOU64_I64)
+RLE_DEFINE_ENCODE(rle_encode_bool_scalar, uint8_t, RLE_TOU64_BOOL)
+
+/* The C++ writer's width: max(1, bit length); a negative int32 needs 32, a negative int64 64. */
+static int rle_width_i32(const int32_t *v, size_t count)
+{
+    uint32_t orv = 0;
+    for (size_t i = 0; i < count; i++) orv |= (uint32_t)v[i];
+    int w = rle_bitlen64(orv);
+    return w < 1 ? 1 : w;
+}
+
+static int rle_width_bool(const uint8_t *v, size_t count)
+{
+    (void)v;
+    (void)count;
+    return 1; /* 0/1 values: max(1, bit length) is always 1 */
+}
+
+static int rle_width_i64(const int64_t *v, size_t count)
+{
+    uint64_t orv = 0;
+    for (size_t i = 0; i < count; i++) orv |= (uint64_t)v[i];
+    int w = rle_bitlen64(orv);
+    return w < 1 ? 1 : w;
+}
+
+#endif /* TSFILE_RLE_SCALAR_H */
