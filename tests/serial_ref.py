@@ -1,0 +1,251 @@
+"""Reference encoders in plain Python for the serial codecs (CHIMP, SPRINTZ, RLBE, CAMEL and the
+FLOAT/DOUBLE TS_2DIFF forms), written from the format notes (docs/tsfile-format.md, 8.3-8.11)
+independently of the C decoders, plus data shapes for round-trip tests. Slow but obviously-correct
+code: tests only.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- bits
+
+
+class BitWriter:
+    """MSB-first bit writer (the first bit goes to bit 7 of the first byte)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.nbits = 0
+
+    def write(self, value: int, n: int) -> None:
+        if n:
+            self.parts.append(format(value & ((1 << n) - 1), f"0{n}b"))
+            self.nbits += n
+
+    def bit(self, b: int) -> None:
+        self.write(1 if b else 0, 1)
+
+    def to_bytes(self, extra_byte_when_aligned: bool = False) -> bytes:
+        """Zero-pad to a byte; GORILLA/CHIMP writers add a whole 0x00 byte when already aligned."""
+        s = "".join(self.parts)
+        pad = (-len(s)) % 8
+        if pad == 0 and extra_byte_when_aligned:
+            pad = 8
+        s += "0" * pad
+        return int(s, 2).to_bytes(len(s) // 8, "big") if s else b""
+
+
+def clz(x: int, w: int) -> int:
+    return w - x.bit_length()
+
+
+def ctz(x: int, w: int) -> int:
+    return (x & -x).bit_length() - 1 if x else w
+
+
+def words(values: np.ndarray) -> list[int]:
+    """Values -> unsigned W-bit words (FLOAT/DOUBLE: IEEE bits)."""
+    a = np.ascontiguousarray(values)
+    u = {4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+    return [int(x) for x in a.view(u)]
+
+
+def from_words(ws: list[int], dtype) -> np.ndarray:
+    dt = np.dtype(dtype)
+    u = {4: np.uint32, 8: np.uint64}[dt.itemsize]
+    return np.array(ws, dtype=u).view(dt)
+
+
+def signed(x: int, w: int) -> int:
+    x &= (1 << w) - 1
+    return x - (1 << w) if x >> (w - 1) else x
+
+
+def uvarint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def svarint32(n: int) -> bytes:
+    return uvarint(((n << 1) ^ (n >> 31)) & 0xFFFFFFFF)
+
+
+# ----------------------------------------------------------------------------- GORILLA (8.4)
+
+END = {
+    np.dtype(np.int32): 0x80000000,
+    np.dtype(np.int64): 0x8000000000000000,
+    np.dtype(np.float32): 0x7FC00000,
+    np.dtype(np.float64): 0x7FF8000000000000,
+}
+
+
+def gorilla_encode(ws: list[int], w: int, endv: int) -> bytes:
+    L = 6 if w == 64 else 5
+    bw = BitWriter()
+    stored_lead, stored_trail = 10**9, 0
+    prev = None
+    for v in list(ws) + [endv]:
+        if prev is None:
+            bw.write(v, w)
+        else:
+            x = v ^ prev
+            if x == 0:
+                bw.bit(0)
+            else:
+                bw.bit(1)
+                lead, trail = clz(x, w), ctz(x, w)
+                if lead >= stored_lead and trail >= stored_trail:
+                    bw.bit(0)
+                    bw.write(x >> stored_trail, w - stored_lead - stored_trail)
+                else:
+                    sig = w - lead - trail
+                    bw.bit(1)
+                    bw.write(lead, L)
+                    bw.write(sig - 1, L)
+                    bw.write(x >> trail, sig)
+                    stored_lead, stored_trail = lead, trail
+        prev = v
+    return bw.to_bytes(extra_byte_when_aligned=True)
+
+
+# ----------------------------------------------------------------------------- CHIMP (8.8)
+
+_CLASSES = [0, 8, 12, 16, 18, 20, 22, 24]
+
+
+def _lead_class(lz: int) -> tuple[int, int]:
+    code = max(i for i, c in enumerate(_CLASSES) if c <= lz)
+    return _CLASSES[code], code
+
+
+def chimp_encode(ws: list[int], w: int, endv: int) -> bytes:
+    log, th, sigw = (7, 13, 6) if w == 64 else (6, 11, 5)
+    prev_n = 1 << log
+    keymask = (1 << (th + 1)) - 1
+    bw = BitWriter()
+    stored = [0] * prev_n
+    indices = [0] * (1 << (th + 1))  # zero-initialised like the writers' int array
+    index = current = 0
+    stored_lead = w + 1
+    first = True
+    for v in list(ws) + [endv]:
+        if first:
+            bw.write(v, w)
+            stored[0] = v
+            indices[v & keymask] = 0
+            first = False
+            continue
+        key = v & keymask
+        cand = indices[key]
+        if index - cand < prev_n:
+            t = v ^ stored[cand % prev_n]
+            if ctz(t, w) > th:
+                ref, x = cand % prev_n, t
+            else:
+                ref = index % prev_n
+                x = v ^ stored[ref]
+        else:
+            ref = index % prev_n
+            x = v ^ stored[ref]
+        if x == 0:
+            bw.write(0, 2)
+            bw.write(ref, log)
+            stored_lead = w + 1
+        elif ctz(x, w) > th:
+            tz = ctz(x, w)
+            lz, code = _lead_class(clz(x, w))
+            sig = w - lz - tz
+            bw.write(1, 2)
+            bw.write(ref, log)
+            bw.write(code, 3)
+            bw.write(sig, sigw)
+            bw.write(x >> tz, sig)
+            stored_lead = w + 1
+        else:
+            lz, code = _lead_class(clz(x, w))
+            if lz == stored_lead:
+                bw.write(2, 2)
+                bw.write(x, w - lz)
+            else:
+                bw.write(3, 2)
+                bw.write(code, 3)
+                bw.write(x, w - lz)
+                stored_lead = lz
+        current = (current + 1) % prev_n
+        stored[current] = v
+        index += 1
+        indices[key] = index
+    return bw.to_bytes(extra_byte_when_aligned=True)
+
+
+# ----------------------------------------------------------------------------- data shapes
+
+
+def int_shapes(dtype, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    walk = np.cumsum(rng.integers(-50, 51, n)).astype(dt)
+    big = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    small = rng.integers(-3, 4, n).astype(dt)
+    ts = (1_700_000_000_000 + np.arange(n) * 1000 + rng.integers(-3, 4, n)).astype(dt)
+    out = {
+        "constant": np.full(n, 42, dtype=dt),
+        "zeros": np.zeros(n, dtype=dt),
+        "walk": walk,
+        "random_bits": big,
+        "small": small,
+        "timestamps": ts,
+        "extremes": np.resize(np.array([info.max, info.min + 1, 0, -1, 1], dtype=dt), n),
+    }
+    return out
+
+
+def float_shapes(dtype, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    dt = np.dtype(dtype)
+    u = np.uint32 if dt.itemsize == 4 else np.uint64
+    walk = np.cumsum(rng.normal(0, 1, n)).astype(dt)
+    dec = np.round(rng.uniform(-1000, 1000, n), 2).astype(dt)
+    bits = rng.integers(0, np.iinfo(u).max, n, dtype=u, endpoint=True)
+    rand = bits.view(dt).copy()
+    # the end marker (canonical NaN) cannot be stored by CHIMP/GORILLA; other NaNs can
+    canon = END[dt]
+    rand[rand.view(u) == canon] = 0
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1.5, 3.25], dtype=dt)
+    nan_payload = np.array([0x7FC00001 if dt.itemsize == 4 else 0x7FF8000000000001], dtype=u)
+    neg_nan = np.array([0xFFC00000 if dt.itemsize == 4 else 0xFFF8000000000000], dtype=u)
+    snan = np.array([0x7F800001 if dt.itemsize == 4 else 0x7FF0000000000001], dtype=u)
+    spec = np.concatenate([specials, nan_payload.view(dt), neg_nan.view(dt), snan.view(dt)])
+    return {
+        "constant": np.full(n, 21.5, dtype=dt),
+        "walk": walk,
+        "decimals": dec,
+        "random_bits": rand,
+        "specials": np.resize(spec, n),
+    }
+
+
+def pack_msb(values: list[int], width: int) -> bytes:
+    bw = BitWriter()
+    for v in values:
+        bw.write(v, width)
+    return bw.to_bytes()
+
+
+def f32_bits_round_trip_safe(x: float) -> bool:
+    return not math.isnan(x)
+
+
+def be(fmt: str, v) -> bytes:
+    return struct.pack(">" + fmt, v)
