@@ -1,0 +1,600 @@
+/*
+ * ts2diff_scalar.h: TS_2DIFF (Apache TsFile) block parsing, scalar decode kernels, the streaming
+ * (one value per call) decoder and the encoder. Portable C99; no SIMD.
+ *
+ * Format (tsfile-format.md 8.3): a sequence of blocks, each
+ *     i32 n, i32 width, T min_delta, T first          (T = i32 or i64, big-endian; 16 / 24 bytes)
+ *     ceil(n * width / 8) bytes: n values r[i], `width` bits each, MSB-first
+ * holding the n + 1 values  v0 = first,  v[i+1] = v[i] + min_delta + r[i]  (wrapping arithmetic).
+ *
+ * Safety: every header is checked against the bytes present before the packed bits are read; the
+ * kernels read only inside [packed, end), where `end` is the end of the caller's buffer (so a
+ * kernel may look past its own block into later bytes of the same buffer, never beyond).
+ */
+#ifndef TS2DIFF_SCALAR_H
+#define TS2DIFF_SCALAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tsfile_isa.h"
+
+/* Largest delta count accepted in one block. Writers use 128; other block sizes must decode, but a
+ * bound is needed because a width-0 block of n deltas takes no packed bytes: with this bound a
+ * buffer of B bytes decodes to at most ~256 * B values, so callers may size outputs from
+ * ts2diff_count_values() without trusting anything else. */
+#define TS2DIFF_MAX_BLOCK_DELTAS 4096
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define TS2DIFF_NOINLINE __attribute__((noinline))
+#else
+#  define TS2DIFF_NOINLINE
+#endif
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+enum {
+    TS2DIFF_OK = 0,
+    TS2DIFF_E_HEADER_TRUNC = 1, /* value: header size, extra: bytes left */
+    TS2DIFF_E_NEG_COUNT = 2,    /* value: n */
+    TS2DIFF_E_COUNT_LIMIT = 3,  /* value: n */
+    TS2DIFF_E_WIDTH = 4,        /* value: width, extra: max width */
+    TS2DIFF_E_DATA_TRUNC = 5,   /* value: packed bytes needed, extra: bytes left after the header */
+    TS2DIFF_E_SHORT = 6,        /* value: values found, extra: values requested */
+};
+
+typedef struct {
+    int code;
+    int64_t offset; /* byte offset (into the caller's buffer) of the block header concerned */
+    int64_t value;
+    int64_t extra;
+} ts2diff_error;
+
+TSFILE_INLINE void ts2diff_set_error(ts2diff_error *e, int code, size_t offset, int64_t value,
+                                     int64_t extra)
+{
+    e->code = code;
+    e->offset = (int64_t)offset;
+    e->value = value;
+    e->extra = extra;
+}
+
+/* ---- byte order -------------------------------------------------------------------------------- */
+
+TSFILE_INLINE uint64_t ts2diff_bswap64(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap64(v);
+#else
+    v = ((v & 0x00000000FFFFFFFFull) << 32) | (v >> 32);
+    v = ((v & 0x0000FFFF0000FFFFull) << 16) | ((v >> 16) & 0x0000FFFF0000FFFFull);
+    return ((v & 0x00FF00FF00FF00FFull) << 8) | ((v >> 8) & 0x00FF00FF00FF00FFull);
+#endif
+}
+
+TSFILE_INLINE uint32_t ts2diff_bswap32(uint32_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap32(v);
+#else
+    return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+#endif
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#  define TS2DIFF_BE64(v) (v)
+#  define TS2DIFF_BE32(v) (v)
+#else
+#  define TS2DIFF_BE64(v) ts2diff_bswap64(v)
+#  define TS2DIFF_BE32(v) ts2diff_bswap32(v)
+#endif
+
+TSFILE_INLINE uint64_t ts2diff_load_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return TS2DIFF_BE64(v);
+}
+
+TSFILE_INLINE uint32_t ts2diff_load_be32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return TS2DIFF_BE32(v);
+}
+
+TSFILE_INLINE void ts2diff_store_be64(uint8_t *p, uint64_t v)
+{
+    v = TS2DIFF_BE64(v);
+    memcpy(p, &v, 8);
+}
+
+TSFILE_INLINE void ts2diff_store_be32(uint8_t *p, uint32_t v)
+{
+    v = TS2DIFF_BE32(v);
+    memcpy(p, &v, 4);
+}
+
+/* ---- block headers ----------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t n;          /* deltas in the block (values = n + 1) */
+    int width;          /* bits per packed delta */
+    uint64_t min_delta; /* int32 blocks: sign-extended (only the low 32 bits matter) */
+    uint64_t first;
+    size_t data_off;    /* offset of the packed bits in the buffer */
+    size_t data_len;    /* ceil(n * width / 8) */
+} ts2diff_block;
+
+TSFILE_INLINE size_t ts2diff_header_size(int is64) { return is64 ? 24 : 16; }
+
+/* Parse and check the block header at `pos` (pos <= nbytes). 0 on success, -1 with *e set. */
+TSFILE_INLINE int ts2diff_parse_block(const uint8_t *buf, size_t nbytes, size_t pos, int is64,
+                                      ts2diff_block *b, ts2diff_error *e)
+{
+    const size_t hdr = ts2diff_header_size(is64);
+    const size_t left = nbytes - pos;
+    if (TSFILE_UNLIKELY(left < hdr)) {
+        ts2diff_set_error(e, TS2DIFF_E_HEADER_TRUNC, pos, (int64_t)hdr, (int64_t)left);
+        return -1;
+    }
+    const uint8_t *p = buf + pos;
+    const int32_t n = (int32_t)ts2diff_load_be32(p);
+    const int32_t w = (int32_t)ts2diff_load_be32(p + 4);
+    const int maxw = is64 ? 64 : 32;
+    if (TSFILE_UNLIKELY(n < 0)) {
+        ts2diff_set_error(e, TS2DIFF_E_NEG_COUNT, pos, n, 0);
+        return -1;
+    }
+    if (TSFILE_UNLIKELY(n > TS2DIFF_MAX_BLOCK_DELTAS)) {
+        ts2diff_set_error(e, TS2DIFF_E_COUNT_LIMIT, pos, n, TS2DIFF_MAX_BLOCK_DELTAS);
+        return -1;
+    }
+    if (TSFILE_UNLIKELY(w < 0 || w > maxw)) {
+        ts2diff_set_error(e, TS2DIFF_E_WIDTH, pos, w, maxw);
+        return -1;
+    }
+    const size_t len = ((size_t)n * (size_t)w + 7) >> 3;
+    if (TSFILE_UNLIKELY(left - hdr < len)) {
+        ts2diff_set_error(e, TS2DIFF_E_DATA_TRUNC, pos, (int64_t)len, (int64_t)(left - hdr));
+        return -1;
+    }
+    b->n = n;
+    b->width = w;
+    if (is64) {
+        b->min_delta = ts2diff_load_be64(p + 8);
+        b->first = ts2diff_load_be64(p + 16);
+    } else {
+        b->min_delta = (uint64_t)(int64_t)(int32_t)ts2diff_load_be32(p + 8);
+        b->first = (uint64_t)(int64_t)(int32_t)ts2diff_load_be32(p + 12);
+    }
+    b->data_off = pos + hdr;
+    b->data_len = len;
+    return 0;
+}
+
+/* Number of values in the whole buffer (walks and checks every header); -1 with *e set. */
+static inline int64_t ts2diff_count_values_c(const uint8_t *buf, size_t nbytes, int is64,
+                                             ts2diff_error *e)
+{
+    size_t pos = 0;
+    int64_t total = 0;
+    ts2diff_block b;
+    while (pos < nbytes) {
+        if (ts2diff_parse_block(buf, nbytes, pos, is64, &b, e) < 0) return -1;
+        total += b.n + 1;
+        pos = b.data_off + b.data_len;
+    }
+    return total;
+}
+
+/* ---- scalar unpack + prefix sum ---------------------------------------------------------------- */
+
+/*
+ * Decode deltas i0 .. i1-1 of a block whose packed bits start at `packed` (readable up to `end`),
+ * writing out[i + 1]; `acc` is the value before delta i0. Returns the value after delta i1-1.
+ * A delta's bits are read with one 8-byte big-endian load at its first byte (plus a ninth byte for
+ * int64 widths above 56); the last few deltas, whose window would pass `end`, are read from a
+ * zero-padded copy of the remaining bytes.
+ */
+TSFILE_INLINE uint64_t ts2diff_run_u64(const uint8_t *packed, const uint8_t *end, int w,
+                                       uint64_t min, uint64_t acc, int64_t *out, size_t i0,
+                                       size_t i1)
+{
+    size_t i = i0;
+    if (w == 0) {
+        for (; i < i1; i++) {
+            acc += min;
+            out[i + 1] = (int64_t)acc;
+        }
+        return acc;
+    }
+    const size_t avail = (size_t)(end - packed);
+    /* deltas i with (i*w >> 3) + 9 <= avail can use the direct loads */
+    size_t safe = avail >= 9 ? ((avail - 8) * 8 - 1) / (size_t)w + 1 : 0;
+    if (safe > i1) safe = i1;
+    const unsigned sh = 64u - (unsigned)w;
+    if (w <= 56) {
+        for (; i < safe; i++) {
+            const uint64_t bit = (uint64_t)i * (uint64_t)w;
+            const uint64_t x = ts2diff_load_be64(packed + (bit >> 3)) << (bit & 7);
+            acc += min + (x >> sh);
+            out[i + 1] = (int64_t)acc;
+        }
+    } else {
+        for (; i < safe; i++) {
+            const uint64_t bit = (uint64_t)i * (uint64_t)w;
+            const uint8_t *p = packed + (bit >> 3);
+            const unsigned s = (unsigned)(bit & 7);
+            uint64_t x = ts2diff_load_be64(p) << s;
+            x |= (uint64_t)p[8] >> (8 - s); /* s == 0: p[8] >> 8 == 0 */
+            acc += min + (x >> sh);
+            out[i + 1] = (int64_t)acc;
+        }
+    }
+    if (i < i1) {
+        /* tail: fewer than 9 bytes remain after the first delta's byte */
+        uint8_t tmp[32];
+        const size_t b0 = (size_t)(((uint64_t)i * (uint64_t)w) >> 3);
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, packed + b0, avail - b0);
+        for (; i < i1; i++) {
+            const uint64_t bit = (uint64_t)i * (uint64_t)w - (uint64_t)b0 * 8;
+            const uint8_t *p = tmp + (bit >> 3);
+            const unsigned s = (unsigned)(bit & 7);
+            uint64_t x = ts2diff_load_be64(p) << s;
+            x |= (uint64_t)p[8] >> (8 - s);
+            acc += min + (x >> sh);
+            out[i + 1] = (int64_t)acc;
+        }
+    }
+    return acc;
+}
+
+/* int32 twin: widths 0..32, one 8-byte window always holds a delta (bit shift <= 7, +32). */
+TSFILE_INLINE uint32_t ts2diff_run_u32(const uint8_t *packed, const uint8_t *end, int w,
+                                       uint32_t min, uint32_t acc, int32_t *out, size_t i0,
+                                       size_t i1)
+{
+    size_t i = i0;
+    if (w == 0) {
+        for (; i < i1; i++) {
+            acc += min;
+            out[i + 1] = (int32_t)acc;
+        }
+        return acc;
+    }
+    const size_t avail = (size_t)(end - packed);
+    size_t safe = avail >= 8 ? ((avail - 7) * 8 - 1) / (size_t)w + 1 : 0;
+    if (safe > i1) safe = i1;
+    const unsigned sh = 64u - (unsigned)w;
+    for (; i < safe; i++) {
+        const uint64_t bit = (uint64_t)i * (uint64_t)w;
+        const uint64_t x = ts2diff_load_be64(packed + (bit >> 3)) << (bit & 7);
+        acc += min + (uint32_t)(x >> sh);
+        out[i + 1] = (int32_t)acc;
+    }
+    if (i < i1) {
+        uint8_t tmp[32];
+        const size_t b0 = (size_t)(((uint64_t)i * (uint64_t)w) >> 3);
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, packed + b0, avail - b0);
+        for (; i < i1; i++) {
+            const uint64_t bit = (uint64_t)i * (uint64_t)w - (uint64_t)b0 * 8;
+            const uint64_t x = ts2diff_load_be64(tmp + (bit >> 3)) << (bit & 7);
+            acc += min + (uint32_t)(x >> sh);
+            out[i + 1] = (int32_t)acc;
+        }
+    }
+    return acc;
+}
+
+/* ---- block kernels (the "batch" path) ----------------------------------------------------------
+ * Decode the first nd + 1 values of one block (nd <= the block's n) into out[0 .. nd]. */
+
+typedef void (*ts2diff_block_fn_i64)(const uint8_t *packed, const uint8_t *end, int w,
+                                     uint64_t min, uint64_t first, int64_t *out, size_t nd);
+typedef void (*ts2diff_block_fn_i32)(const uint8_t *packed, const uint8_t *end, int w,
+                                     uint32_t min, uint32_t first, int32_t *out, size_t nd);
+
+static void ts2diff_decode_i64_scalar(const uint8_t *packed, const uint8_t *end, int w,
+                                      uint64_t min, uint64_t first, int64_t *out, size_t nd)
+{
+    out[0] = (int64_t)first;
+    ts2diff_run_u64(packed, end, w, min, first, out, 0, nd);
+}
+
+static void ts2diff_decode_i32_scalar(const uint8_t *packed, const uint8_t *end, int w,
+                                      uint32_t min, uint32_t first, int32_t *out, size_t nd)
+{
+    out[0] = (int32_t)first;
+    ts2diff_run_u32(packed, end, w, min, first, out, 0, nd);
+}
+
+/*
+ * Decode exactly `count` values from consecutive blocks with the given block kernel. Returns the
+ * bytes consumed (end of the last block used), or -1 with *e set (corrupt data, or the data hold
+ * fewer than `count` values).
+ */
+#define TS2DIFF_DEFINE_DECODE_BUFFER(SUFFIX, T, IS64, FN_T, MINCAST)                               \
+    static int64_t ts2diff_decode_buffer_##SUFFIX(const uint8_t *buf, size_t nbytes, T *out,     \
+                                                  size_t count, FN_T kernel, ts2diff_error *e)   \
+    {                                                                                              \
+        size_t pos = 0, done = 0;                                                                  \
+        ts2diff_block b;                                                                           \
+        while (done < count) {                                                                     \
+            if (TSFILE_UNLIKELY(pos >= nbytes)) {                                                  \
+                ts2diff_set_error(e, TS2DIFF_E_SHORT, pos, (int64_t)done, (int64_t)count);         \
+                return -1;                                                                         \
+            }                                                                                      \
+            if (ts2diff_parse_block(buf, nbytes, pos, IS64, &b, e) < 0) return -1;                 \
+            size_t k = (size_t)b.n + 1;                                                            \
+            if (k > count - done) k = count - done;                                                \
+            kernel(buf + b.data_off, buf + nbytes, b.width, MINCAST(b.min_delta),                  \
+                   MINCAST(b.first), out + done, k - 1);                                           \
+            done += k;                                                                             \
+            pos = b.data_off + b.data_len;                                                         \
+        }                                                                                          \
+        return (int64_t)pos;                                                                       \
+    }
+
+#define TS2DIFF_CAST_U64(x) ((uint64_t)(x))
+#define TS2DIFF_CAST_U32(x) ((uint32_t)(x))
+TS2DIFF_DEFINE_DECODE_BUFFER(i64, int64_t, 1, ts2diff_block_fn_i64, TS2DIFF_CAST_U64)
+TS2DIFF_DEFINE_DECODE_BUFFER(i32, int32_t, 0, ts2diff_block_fn_i32, TS2DIFF_CAST_U32)
+
+/* ---- the streaming decoder (the "per_value" path) -----------------------------------------------
+ * A classic stateful decoder: all state lives in the struct, each call returns one value and reads
+ * its bits through the decoder's own cursor. The next() functions are kept out of line on purpose:
+ * the path models a streaming decoder interface (one call per value, as TsFile's
+ * Decoder::read_int64), and an inlined copy would just be a worse batch decoder. */
+
+typedef struct {
+    const uint8_t *buf;
+    size_t nbytes;
+    size_t pos;        /* offset of the next block header */
+    size_t data_off;   /* packed bits of the current block */
+    uint64_t bitpos;   /* bit cursor inside the current block's packed bits */
+    int64_t remaining; /* deltas left in the current block */
+    int width;
+    int is64;
+    uint64_t min_delta;
+    uint64_t prev;
+    ts2diff_error err;
+} ts2diff_stream;
+
+static inline void ts2diff_stream_init(ts2diff_stream *d, const uint8_t *buf, size_t nbytes,
+                                       int is64)
+{
+    memset(d, 0, sizeof *d);
+    d->buf = buf;
+    d->nbytes = nbytes;
+    d->is64 = is64;
+}
+
+static inline int ts2diff_stream_has_next(const ts2diff_stream *d)
+{
+    return d->remaining > 0 || d->pos < d->nbytes;
+}
+
+/* The next `w` bits at the cursor (the block's bytes are known to be inside the buffer). */
+TSFILE_INLINE uint64_t ts2diff_stream_bits(const ts2diff_stream *d)
+{
+    const size_t byte = d->data_off + (size_t)(d->bitpos >> 3);
+    const unsigned s = (unsigned)(d->bitpos & 7);
+    const unsigned w = (unsigned)d->width;
+    uint64_t x;
+    if (TSFILE_LIKELY(byte + 9 <= d->nbytes)) {
+        x = ts2diff_load_be64(d->buf + byte) << s;
+        if (w > 56) x |= (uint64_t)d->buf[byte + 8] >> (8 - s);
+    } else {
+        uint8_t tmp[16] = {0};
+        memcpy(tmp, d->buf + byte, d->nbytes - byte);
+        x = (ts2diff_load_be64(tmp) << s) | ((uint64_t)tmp[8] >> (8 - s));
+    }
+    return x >> (64 - w);
+}
+
+/* 1: a value was stored in *v; 0: end of data; -1: corrupt data (d->err set). */
+static TS2DIFF_NOINLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t *v)
+{
+    if (TSFILE_LIKELY(d->remaining > 0)) {
+        uint64_t r = 0;
+        if (d->width) {
+            r = ts2diff_stream_bits(d);
+            d->bitpos += (uint64_t)d->width;
+        }
+        d->prev += d->min_delta + r;
+        d->remaining--;
+        *v = d->prev;
+        return 1;
+    }
+    if (d->pos >= d->nbytes) return 0;
+    ts2diff_block b;
+    if (ts2diff_parse_block(d->buf, d->nbytes, d->pos, d->is64, &b, &d->err) < 0) return -1;
+    d->remaining = b.n;
+    d->width = b.width;
+    d->min_delta = b.min_delta;
+    d->prev = b.first;
+    d->data_off = b.data_off;
+    d->bitpos = 0;
+    d->pos = b.data_off + b.data_len;
+    *v = d->prev;
+    return 1;
+}
+
+static TS2DIFF_NOINLINE int ts2diff_stream_next_i64(ts2diff_stream *d, int64_t *v)
+{
+    uint64_t u;
+    int rc = ts2diff_stream_next_u64(d, &u);
+    *v = (int64_t)u;
+    return rc;
+}
+
+static TS2DIFF_NOINLINE int ts2diff_stream_next_i32(ts2diff_stream *d, int32_t *v)
+{
+    uint64_t u;
+    int rc = ts2diff_stream_next_u64(d, &u);
+    *v = (int32_t)(uint32_t)u; /* 32-bit wrapping: only the low half of the sums matters */
+    return rc;
+}
+
+/* ---- encoder ------------------------------------------------------------------------------------ */
+
+/* Upper bound of the encoded size of `len` values with block size `bs` (bs >= 1). */
+static inline size_t ts2diff_encode_bound(size_t len, size_t bs, int is64)
+{
+    const size_t blocks = (len + bs) / (bs + 1);
+    return blocks * ts2diff_header_size(is64) + len * (is64 ? 8 : 4) + 8;
+}
+
+/* MSB-first bit writer: up to 63 pending bits in `acc` (right-aligned), emitted 32 at a time. */
+typedef struct {
+    uint8_t *o;
+    uint64_t acc;
+    unsigned nb;
+} ts2diff_bitw;
+
+TSFILE_INLINE void ts2diff_bitw_put(ts2diff_bitw *bw, uint64_t v, unsigned w) /* w <= 32 */
+{
+    bw->acc = (bw->acc << w) | v;
+    bw->nb += w;
+    if (bw->nb >= 32) {
+        bw->nb -= 32;
+        ts2diff_store_be32(bw->o, (uint32_t)(bw->acc >> bw->nb));
+        bw->o += 4;
+    }
+}
+
+TSFILE_INLINE void ts2diff_bitw_finish(ts2diff_bitw *bw)
+{
+    if (bw->nb) { /* < 32 bits left: pad with zeros to a byte boundary */
+        uint32_t last = (uint32_t)(bw->acc << (32 - bw->nb));
+        unsigned bytes = (bw->nb + 7) >> 3;
+        for (unsigned k = 0; k < bytes; k++) *bw->o++ = (uint8_t)(last >> (24 - 8 * k));
+        bw->nb = 0;
+    }
+}
+
+TSFILE_INLINE int ts2diff_bits_u64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64 - __builtin_clzll(x) : 0;
+#else
+    int b = 0;
+    while (x) { b++; x >>= 1; }
+    return b;
+#endif
+}
+
+/*
+ * Encode one block of m >= 1 values (m - 1 deltas) at `o`; returns the end of the written bytes.
+ * *prev_width / *prev_min carry the previous block's width and min_delta: Apache TsFile's C++
+ * writer (2.5) leaves them in the header of a block that has no delta, and byte-exact output
+ * needs the same (they are 0 before the first block).
+ */
+static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint8_t *o,
+                                                int *prev_width, uint64_t *prev_min)
+{
+    const size_t n = m - 1;
+    if (n == 0) {
+        ts2diff_store_be32(o, 0);
+        ts2diff_store_be32(o + 4, (uint32_t)*prev_width);
+        ts2diff_store_be64(o + 8, *prev_min);
+        ts2diff_store_be64(o + 16, (uint64_t)v[0]);
+        return o + 24;
+    }
+    int64_t dmin = (int64_t)((uint64_t)v[1] - (uint64_t)v[0]), dmax = dmin;
+    for (size_t i = 1; i < n; i++) {
+        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
+        dmin = d < dmin ? d : dmin;
+        dmax = d > dmax ? d : dmax;
+    }
+    const uint64_t umin = (uint64_t)dmin;
+    const int w = ts2diff_bits_u64((uint64_t)dmax - umin);
+    ts2diff_store_be32(o, (uint32_t)n);
+    ts2diff_store_be32(o + 4, (uint32_t)w);
+    ts2diff_store_be64(o + 8, umin);
+    ts2diff_store_be64(o + 16, (uint64_t)v[0]);
+    o += 24;
+    *prev_width = w;
+    *prev_min = umin;
+    if (w == 0) return o;
+    ts2diff_bitw bw = {o, 0, 0};
+    if (w <= 32) {
+        for (size_t i = 0; i < n; i++)
+            ts2diff_bitw_put(&bw, (uint64_t)v[i + 1] - (uint64_t)v[i] - umin, (unsigned)w);
+    } else {
+        const unsigned hi = (unsigned)w - 32;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = (uint64_t)v[i + 1] - (uint64_t)v[i] - umin;
+            ts2diff_bitw_put(&bw, r >> 32, hi);
+            ts2diff_bitw_put(&bw, r & 0xFFFFFFFFu, 32);
+        }
+    }
+    ts2diff_bitw_finish(&bw);
+    return bw.o;
+}
+
+static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint8_t *o,
+                                                int *prev_width, uint64_t *prev_min)
+{
+    const size_t n = m - 1;
+    if (n == 0) {
+        ts2diff_store_be32(o, 0);
+        ts2diff_store_be32(o + 4, (uint32_t)*prev_width);
+        ts2diff_store_be32(o + 8, (uint32_t)*prev_min);
+        ts2diff_store_be32(o + 12, (uint32_t)v[0]);
+        return o + 16;
+    }
+    int32_t dmin = (int32_t)((uint32_t)v[1] - (uint32_t)v[0]), dmax = dmin;
+    for (size_t i = 1; i < n; i++) {
+        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
+        dmin = d < dmin ? d : dmin;
+        dmax = d > dmax ? d : dmax;
+    }
+    const uint32_t umin = (uint32_t)dmin;
+    const int w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - umin));
+    ts2diff_store_be32(o, (uint32_t)n);
+    ts2diff_store_be32(o + 4, (uint32_t)w);
+    ts2diff_store_be32(o + 8, umin);
+    ts2diff_store_be32(o + 12, (uint32_t)v[0]);
+    o += 16;
+    *prev_width = w;
+    *prev_min = umin;
+    if (w == 0) return o;
+    ts2diff_bitw bw = {o, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        ts2diff_bitw_put(&bw, (uint32_t)((uint32_t)v[i + 1] - (uint32_t)v[i] - umin), (unsigned)w);
+    ts2diff_bitw_finish(&bw);
+    return bw.o;
+}
+
+/* Encode `len` values in blocks of up to `bs` deltas; `out` holds ts2diff_encode_bound() bytes.
+ * Returns the number of bytes written. */
+static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs, uint8_t *out)
+{
+    uint8_t *o = out;
+    int pw = 0;
+    uint64_t pm = 0;
+    for (size_t s = 0; s < len; s += bs + 1) {
+        const size_t m = len - s < bs + 1 ? len - s : bs + 1;
+        o = ts2diff_encode_block_i64(v + s, m, o, &pw, &pm);
+    }
+    return (size_t)(o - out);
+}
+
+static inline size_t ts2diff_encode_i32(const int32_t *v, size_t len, size_t bs, uint8_t *out)
+{
+    uint8_t *o = out;
+    int pw = 0;
+    uint64_t pm = 0;
+    for (size_t s = 0; s < len; s += bs + 1) {
+        const size_t m = len - s < bs + 1 ? len - s : bs + 1;
+        o = ts2diff_encode_block_i32(v + s, m, o, &pw, &pm);
+    }
+    return (size_t)(o - out);
+}
+
+#endif /* TS2DIFF_SCALAR_H */

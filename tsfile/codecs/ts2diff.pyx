@@ -1,0 +1,513 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""TS_2DIFF: the block delta encoding of TsFile's INT32 / INT64 / DATE / TIMESTAMP columns.
+
+Three decode paths over the same block-header parsing (include/ts2diff_scalar.h):
+
+* ``"per_value"``: a stateful streaming decoder driven one value per C-level call, reading bits
+  through its own cursor (the classic decoder design; also public as :class:`Ts2DiffDecoder`);
+* ``"batch"``: one block per call from a raw pointer, scalar C;
+* ``"simd"``: the AVX2 (x86-64, chosen at run time) or NEON (arm64) block kernels.
+
+All paths return identical values; bad bytes raise :class:`tsfile.CorruptDataError` naming the
+problem and the byte offset. :func:`encode` writes exactly what Apache TsFile writes.
+"""
+import numpy as np
+
+cimport numpy as cnp
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from tsfile._simd cimport simd_active
+from tsfile.codecs._common cimport (
+    PATH_BATCH,
+    PATH_PER_VALUE,
+    PATH_SIMD,
+    as_byte_view,
+    check_count,
+    resolve_path,
+)
+
+from tsfile.errors import CorruptDataError
+
+cnp.import_array()
+
+cdef extern from "Python.h":
+    PyObject* PyBytes_FromStringAndSize(const char *v, Py_ssize_t len) except NULL
+    char* PyBytes_AS_STRING(PyObject *o)
+    int _PyBytes_Resize(PyObject **o, Py_ssize_t newsize) except -1
+
+cdef extern from "ts2diff_scalar.h" nogil:
+    int TS2DIFF_MAX_BLOCK_DELTAS
+    int TS2DIFF_E_HEADER_TRUNC, TS2DIFF_E_NEG_COUNT, TS2DIFF_E_COUNT_LIMIT, TS2DIFF_E_WIDTH
+    int TS2DIFF_E_DATA_TRUNC, TS2DIFF_E_SHORT
+
+    ctypedef struct ts2diff_error:
+        int code
+        int64_t offset
+        int64_t value
+        int64_t extra
+
+    ctypedef struct ts2diff_stream:
+        size_t pos
+        ts2diff_error err
+
+    ctypedef void (*ts2diff_block_fn_i64)(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
+                                          int64_t*, size_t)
+    ctypedef void (*ts2diff_block_fn_i32)(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
+                                          int32_t*, size_t)
+
+    void ts2diff_set_error(ts2diff_error* e, int code, size_t offset, int64_t value, int64_t extra)
+    int64_t ts2diff_count_values_c(const uint8_t* buf, size_t nbytes, int is64, ts2diff_error* e)
+    void ts2diff_decode_i64_scalar(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
+                                   int64_t*, size_t)
+    void ts2diff_decode_i32_scalar(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
+                                   int32_t*, size_t)
+    int64_t ts2diff_decode_buffer_i64(const uint8_t* buf, size_t nbytes, int64_t* out,
+                                      size_t count, ts2diff_block_fn_i64 kernel, ts2diff_error* e)
+    int64_t ts2diff_decode_buffer_i32(const uint8_t* buf, size_t nbytes, int32_t* out,
+                                      size_t count, ts2diff_block_fn_i32 kernel, ts2diff_error* e)
+
+    void ts2diff_stream_init(ts2diff_stream* d, const uint8_t* buf, size_t nbytes, int is64)
+    int ts2diff_stream_has_next(const ts2diff_stream* d)
+    int ts2diff_stream_next_i64(ts2diff_stream* d, int64_t* v)
+    int ts2diff_stream_next_i32(ts2diff_stream* d, int32_t* v)
+
+    size_t ts2diff_encode_bound(size_t length, size_t bs, int is64)
+    size_t ts2diff_encode_i64(const int64_t* v, size_t length, size_t bs, uint8_t* out)
+    size_t ts2diff_encode_i32(const int32_t* v, size_t length, size_t bs, uint8_t* out)
+    uint8_t* ts2diff_encode_block_i64(const int64_t* v, size_t m, uint8_t* o, int* prev_width,
+                                      uint64_t* prev_min)
+    uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o, int* prev_width,
+                                      uint64_t* prev_min)
+
+# The build's SIMD family under one name (AVX2, NEON, or none: then the scalar kernel).
+cdef extern from *:
+    """
+    #include "ts2diff_scalar.h"
+    #include "ts2diff_avx2.h"
+    #include "ts2diff_neon.h"
+    #if TSFILE_ISA_AVX2
+    #  define TS2DIFF_HAS_SIMD 1
+    #  define ts2diff_simd_init ts2diff_avx2_init
+    #  define ts2diff_simd_i64 ts2diff_decode_i64_avx2
+    #  define ts2diff_simd_i32 ts2diff_decode_i32_avx2
+    #elif TSFILE_ISA_NEON
+    #  define TS2DIFF_HAS_SIMD 1
+    #  define ts2diff_simd_init ts2diff_neon_init
+    #  define ts2diff_simd_i64 ts2diff_decode_i64_neon
+    #  define ts2diff_simd_i32 ts2diff_decode_i32_neon
+    #else
+    #  define TS2DIFF_HAS_SIMD 0
+    static void ts2diff_simd_init(void) {}
+    #  define ts2diff_simd_i64 ts2diff_decode_i64_scalar
+    #  define ts2diff_simd_i32 ts2diff_decode_i32_scalar
+    #endif
+    """
+    int TS2DIFF_HAS_SIMD
+    void ts2diff_simd_init() nogil
+    void ts2diff_simd_i64(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
+                          int64_t*, size_t) nogil
+    void ts2diff_simd_i32(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
+                          int32_t*, size_t) nogil
+
+ts2diff_simd_init()
+
+#: True when this build carries SIMD kernels for TS_2DIFF (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both).
+HAS_SIMD = bool(TS2DIFF_HAS_SIMD)
+#: Largest delta count accepted in one block (writers use 128).
+MAX_BLOCK_DELTAS = TS2DIFF_MAX_BLOCK_DELTAS
+#: The block size Apache TsFile writers use.
+DEFAULT_BLOCK_SIZE = 128
+
+
+cdef object _corrupt(const ts2diff_error* e):
+    cdef int c = e.code
+    off = e.offset
+    if c == TS2DIFF_E_HEADER_TRUNC:
+        msg = f"truncated block header at byte {off}: needs {e.value} bytes, {e.extra} left"
+    elif c == TS2DIFF_E_NEG_COUNT:
+        msg = f"negative delta count {e.value} in the block header at byte {off}"
+    elif c == TS2DIFF_E_COUNT_LIMIT:
+        msg = f"delta count {e.value} above the limit {e.extra} in the block header at byte {off}"
+    elif c == TS2DIFF_E_WIDTH:
+        msg = f"bit width {e.value} outside 0..{e.extra} in the block header at byte {off}"
+    elif c == TS2DIFF_E_DATA_TRUNC:
+        msg = (f"block at byte {off} needs {e.value} bytes of packed deltas, "
+               f"only {e.extra} present")
+    elif c == TS2DIFF_E_SHORT:
+        msg = f"data end at byte {off} after {e.value} values, {e.extra} requested"
+    else:
+        msg = f"error {c} at byte {off}"
+    return CorruptDataError("TS_2DIFF: " + msg)
+
+
+cdef int _raise_corrupt(const ts2diff_error* e) except -1 nogil:
+    with gil:
+        raise _corrupt(e)
+
+
+# ---- C-level entry points (see ts2diff.pxd) ------------------------------------------------------
+
+cdef int64_t _per_value_i64(const uint8_t* data, size_t nbytes, int64_t* out, size_t count,
+                            ts2diff_error* err) noexcept nogil:
+    cdef ts2diff_stream st
+    cdef size_t i
+    cdef int rc
+    ts2diff_stream_init(&st, data, nbytes, 1)
+    for i in range(count):
+        rc = ts2diff_stream_next_i64(&st, &out[i])
+        if rc != 1:
+            if rc == 0:
+                ts2diff_set_error(err, TS2DIFF_E_SHORT, nbytes, <int64_t>i, <int64_t>count)
+            else:
+                err[0] = st.err
+            return -1
+    return <int64_t>st.pos
+
+
+cdef int64_t _per_value_i32(const uint8_t* data, size_t nbytes, int32_t* out, size_t count,
+                            ts2diff_error* err) noexcept nogil:
+    cdef ts2diff_stream st
+    cdef size_t i
+    cdef int rc
+    ts2diff_stream_init(&st, data, nbytes, 0)
+    for i in range(count):
+        rc = ts2diff_stream_next_i32(&st, &out[i])
+        if rc != 1:
+            if rc == 0:
+                ts2diff_set_error(err, TS2DIFF_E_SHORT, nbytes, <int64_t>i, <int64_t>count)
+            else:
+                err[0] = st.err
+            return -1
+    return <int64_t>st.pos
+
+
+cdef Py_ssize_t ts2diff_decode_into_i64(const uint8_t* data, Py_ssize_t nbytes, int64_t* out,
+                                        Py_ssize_t count, int path) except -1 nogil:
+    cdef ts2diff_error err
+    cdef int64_t used
+    if count <= 0 or nbytes < 0:
+        if count < 0 or nbytes < 0:
+            with gil:
+                raise ValueError(f"negative count {count} or size {nbytes}")
+        return 0
+    if path == PATH_PER_VALUE:
+        used = _per_value_i64(data, <size_t>nbytes, out, <size_t>count, &err)
+    elif path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+        used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
+                                         ts2diff_simd_i64, &err)
+    else:
+        used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
+                                         ts2diff_decode_i64_scalar, &err)
+    if used < 0:
+        _raise_corrupt(&err)
+    return <Py_ssize_t>used
+
+
+cdef Py_ssize_t ts2diff_decode_into_i32(const uint8_t* data, Py_ssize_t nbytes, int32_t* out,
+                                        Py_ssize_t count, int path) except -1 nogil:
+    cdef ts2diff_error err
+    cdef int64_t used
+    if count <= 0 or nbytes < 0:
+        if count < 0 or nbytes < 0:
+            with gil:
+                raise ValueError(f"negative count {count} or size {nbytes}")
+        return 0
+    if path == PATH_PER_VALUE:
+        used = _per_value_i32(data, <size_t>nbytes, out, <size_t>count, &err)
+    elif path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+        used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
+                                         ts2diff_simd_i32, &err)
+    else:
+        used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
+                                         ts2diff_decode_i32_scalar, &err)
+    if used < 0:
+        _raise_corrupt(&err)
+    return <Py_ssize_t>used
+
+
+cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
+                                     bint is_int64) except -1 nogil:
+    cdef ts2diff_error err
+    cdef int64_t n
+    if nbytes <= 0:
+        return 0
+    n = ts2diff_count_values_c(data, <size_t>nbytes, is_int64, &err)
+    if n < 0:
+        _raise_corrupt(&err)
+    return <Py_ssize_t>n
+
+
+# ---- Python API ----------------------------------------------------------------------------------
+
+cdef bint _is_int64(object dtype) except -1:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be int32 or int64, not {dtype!r}") from None
+    if dt == np.dtype(np.int64):
+        return True
+    if dt == np.dtype(np.int32):
+        return False
+    raise TypeError(f"TS_2DIFF decodes int32 or int64, not {dt}")
+
+
+cdef inline const uint8_t* _ptr(const unsigned char[::1] view) noexcept nogil:
+    if view.shape[0] == 0:
+        return NULL
+    return <const uint8_t*>&view[0]
+
+
+def count_values(data, dtype):
+    """The number of values in ``data`` (consecutive TS_2DIFF blocks), from the block headers."""
+    cdef bint is64 = _is_int64(dtype)
+    cdef const unsigned char[::1] view = as_byte_view(data)
+    cdef const uint8_t* p = _ptr(view)
+    cdef Py_ssize_t n = view.shape[0]
+    with nogil:
+        n = ts2diff_count_values(p, n, is64)
+    return n
+
+
+cdef void _check_out(cnp.ndarray out) except *:
+    if cnp.PyArray_NDIM(out) != 1 or not cnp.PyArray_IS_C_CONTIGUOUS(out):
+        raise ValueError("out must be a 1-D C-contiguous array")
+    if not cnp.PyArray_ISWRITEABLE(out):
+        raise ValueError("out is read-only")
+    if not cnp.PyArray_ISNOTSWAPPED(out):
+        raise TypeError("out must be in native byte order")
+
+
+def decode_into(data, out, path="auto"):
+    """Decode exactly ``len(out)`` values into ``out`` (1-D contiguous int32 or int64 array).
+
+    Returns the number of bytes consumed (up to the end of the last block used).
+    Raises CorruptDataError if the data are corrupt or hold fewer values.
+    """
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    cdef cnp.ndarray arr = out
+    cdef int typenum = cnp.PyArray_TYPE(arr)
+    cdef bint is64
+    if typenum == cnp.NPY_INT64:
+        is64 = True
+    elif typenum == cnp.NPY_INT32:
+        is64 = False
+    else:
+        raise TypeError(f"out must be int32 or int64, not {arr.dtype}")
+    _check_out(arr)
+    cdef int p = resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")
+    cdef const unsigned char[::1] view = as_byte_view(data)
+    cdef const uint8_t* src = _ptr(view)
+    cdef Py_ssize_t nbytes = view.shape[0]
+    cdef Py_ssize_t count = cnp.PyArray_DIM(arr, 0)
+    cdef void* dst = cnp.PyArray_DATA(arr)
+    cdef Py_ssize_t used
+    with nogil:
+        if is64:
+            used = ts2diff_decode_into_i64(src, nbytes, <int64_t*>dst, count, p)
+        else:
+            used = ts2diff_decode_into_i32(src, nbytes, <int32_t*>dst, count, p)
+    return used
+
+
+def decode(data, dtype, count=None, path="auto"):
+    """Decode TS_2DIFF blocks into a new int32 or int64 array.
+
+    ``count`` None decodes every value in ``data``; otherwise exactly ``count`` values (the data
+    may hold more). ``path``: "per_value", "batch", "simd" or "auto".
+    """
+    cdef bint is64 = _is_int64(dtype)
+    resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")  # argument errors before any work
+    cdef const unsigned char[::1] view = as_byte_view(data)
+    cdef Py_ssize_t n = check_count(count)
+    cdef Py_ssize_t nbytes = view.shape[0]
+    cdef Py_ssize_t hdr = 24 if is64 else 16
+    if n < 0:
+        with nogil:
+            n = ts2diff_count_values(_ptr(view), nbytes, is64)
+    elif n > (nbytes // hdr) * (TS2DIFF_MAX_BLOCK_DELTAS + 1):
+        # more values than any valid data of this size can hold: refuse before allocating
+        raise CorruptDataError(
+            f"TS_2DIFF: {nbytes} bytes cannot hold {n} values (at most "
+            f"{(nbytes // hdr) * (TS2DIFF_MAX_BLOCK_DELTAS + 1)})"
+        )
+    out = np.empty(n, dtype=np.int64 if is64 else np.int32)
+    decode_into(view, out, path)
+    return out
+
+
+def encode(values, block_size=DEFAULT_BLOCK_SIZE):
+    """Encode a 1-D int32 or int64 array as TS_2DIFF blocks of up to ``block_size`` deltas.
+
+    The bytes are what Apache TsFile writes for the same values (block size 128 there).
+    """
+    if not isinstance(values, np.ndarray):
+        raise TypeError(f"values must be a numpy int32 or int64 array, not {type(values).__name__}")
+    if values.ndim != 1:
+        raise ValueError(f"values must be 1-D, got shape {values.shape}")
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
+    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
+        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+    cdef bint is64
+    if values.dtype == np.int64:
+        is64 = True
+    elif values.dtype == np.int32:
+        is64 = False
+    else:
+        raise TypeError(f"TS_2DIFF encodes int32 or int64 arrays, not {values.dtype}")
+    cdef cnp.ndarray arr = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
+    cdef size_t length = <size_t>cnp.PyArray_DIM(arr, 0)
+    cdef size_t bs = <size_t>block_size
+    cdef size_t bound = ts2diff_encode_bound(length, bs, is64)
+    cdef PyObject* res = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>bound)
+    cdef uint8_t* o = <uint8_t*>PyBytes_AS_STRING(res)
+    cdef const void* src = cnp.PyArray_DATA(arr)
+    cdef size_t n
+    with nogil:
+        if is64:
+            n = ts2diff_encode_i64(<const int64_t*>src, length, bs, o)
+        else:
+            n = ts2diff_encode_i32(<const int32_t*>src, length, bs, o)
+    _PyBytes_Resize(&res, <Py_ssize_t>n)  # on failure it frees res and raises
+    result = <object>res
+    Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us; `result` keeps one
+    return result
+
+
+cdef class Ts2DiffEncoder:
+    """Streaming encoder: ``encode(value)`` one value at a time, ``flush()`` returns the bytes.
+
+    ``flush()`` ends the current block and the page: the bytes equal ``encode(values)`` of the
+    values given since the previous flush.
+    """
+    cdef int64_t* _buf
+    cdef uint8_t* _scratch  # one encoded block
+    cdef size_t _bs
+    cdef size_t _n
+    cdef bint _is64
+    cdef int _prev_width
+    cdef uint64_t _prev_min
+    cdef bytearray _out
+    cdef object _dtype
+
+    def __cinit__(self, dtype="int64", block_size=DEFAULT_BLOCK_SIZE):
+        self._buf = NULL
+        self._scratch = NULL
+
+    def __init__(self, dtype="int64", block_size=DEFAULT_BLOCK_SIZE):
+        self._is64 = _is_int64(dtype)
+        self._dtype = np.dtype(np.int64 if self._is64 else np.int32)
+        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+            raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
+        if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
+            raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+        self._bs = block_size
+        free(self._buf)
+        free(self._scratch)
+        self._buf = <int64_t*>malloc(sizeof(int64_t) * (self._bs + 1))
+        self._scratch = <uint8_t*>malloc(24 + sizeof(int64_t) * (self._bs + 1))
+        if self._buf == NULL or self._scratch == NULL:
+            raise MemoryError()
+        self._n = 0
+        self._prev_width = 0
+        self._prev_min = 0
+        self._out = bytearray()
+
+    def __dealloc__(self):
+        free(self._buf)
+        free(self._scratch)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    cdef _emit_block(self):
+        cdef uint8_t* tmp = self._scratch
+        cdef int32_t* v32
+        cdef uint8_t* end
+        cdef size_t i
+        if self._n == 0:
+            return
+        if self._is64:
+            end = ts2diff_encode_block_i64(self._buf, self._n, tmp, &self._prev_width,
+                                           &self._prev_min)
+        else:
+            v32 = <int32_t*>self._buf  # narrow in place: slot i (4 bytes) never passes slot i (8)
+            for i in range(self._n):
+                v32[i] = <int32_t>self._buf[i]
+            end = ts2diff_encode_block_i32(v32, self._n, tmp, &self._prev_width,
+                                           &self._prev_min)
+        self._out += (<char*>tmp)[:end - tmp]
+        self._n = 0
+
+    def encode(self, value):
+        """Add one value (an int in the dtype's range)."""
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"expected an int, not {type(value).__name__}")
+        if self._is64:
+            if not -(1 << 63) <= value < (1 << 63):
+                raise OverflowError(f"{value} does not fit in int64")
+        elif not -(1 << 31) <= value < (1 << 31):
+            raise OverflowError(f"{value} does not fit in int32")
+        self._buf[self._n] = <int64_t>value
+        self._n += 1
+        if self._n == self._bs + 1:
+            self._emit_block()
+
+    def flush(self):
+        """Write the pending block and return all bytes since the previous flush."""
+        self._emit_block()
+        out = bytes(self._out)
+        self._out = bytearray()
+        self._prev_width = 0
+        self._prev_min = 0
+        return out
+
+
+cdef class Ts2DiffDecoder:
+    """Streaming decoder over ``data``: ``has_next()`` / ``next()``, or iterate.
+
+    The same C decoder as the ``per_value`` path. ``next()`` raises StopIteration at the end and
+    CorruptDataError on bad bytes.
+    """
+    cdef ts2diff_stream _st
+    cdef const unsigned char[::1] _view
+    cdef object _data
+    cdef bint _is64
+
+    def __init__(self, data, dtype="int64"):
+        self._is64 = _is_int64(dtype)
+        self._data = data  # keep the buffer alive
+        self._view = as_byte_view(data)
+        ts2diff_stream_init(&self._st, _ptr(self._view), <size_t>self._view.shape[0], self._is64)
+
+    def has_next(self):
+        """True while values (or undecoded bytes) remain."""
+        return bool(ts2diff_stream_has_next(&self._st))
+
+    def next(self):
+        """The next value as a Python int."""
+        cdef int64_t v64
+        cdef int32_t v32
+        cdef int rc
+        if self._is64:
+            rc = ts2diff_stream_next_i64(&self._st, &v64)
+        else:
+            rc = ts2diff_stream_next_i32(&self._st, &v32)
+            v64 = v32
+        if rc == 1:
+            return v64
+        if rc == 0:
+            raise StopIteration
+        raise _corrupt(&self._st.err)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.next()
