@@ -1,0 +1,92 @@
+/*
+ * read_snappy.h: decompression of one raw Snappy block (no framing) into a caller-provided buffer,
+ * for the TsFile page reader, callable without the GIL.
+ *
+ * Raw Snappy block: uvarint uncompressed length, then elements tagged by the low 2 bits of their
+ * first byte: 00 literal (length in the tag or in 1-4 following bytes), 01 copy with 1-byte offset
+ * (length 4..11), 10 copy with 2-byte offset, 11 copy with 4-byte offset (length 1..64).
+ * Every read and write is bounds-checked before it happens; the output must be filled exactly.
+ */
+#ifndef TSFILE_READ_SNAPPY_H
+#define TSFILE_READ_SNAPPY_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+/* Returns 0 on success, or a positive error code: 1 bad length prefix, 2 length differs from the
+ * expected size, 3 truncated input, 4 output overrun, 5 bad copy offset, 6 output not filled. */
+static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
+                                    size_t *err_pos)
+{
+    size_t ip = 0, op = 0;
+    uint32_t len = 0;
+    int shift = 0;
+    for (;;) {
+        if (ip >= n || shift > 28) { *err_pos = ip; return 1; }
+        uint8_t b = src[ip++];
+        len |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+    }
+    if ((size_t)len != want) { *err_pos = 0; return 2; }
+    while (ip < n) {
+        uint8_t tag = src[ip];
+        size_t at = ip;
+        ip++;
+        switch (tag & 3) {
+        case 0: {
+            size_t lit = tag >> 2;
+            if (lit >= 60) {
+                size_t extra = lit - 59;
+                if (ip + extra > n) { *err_pos = at; return 3; }
+                lit = 0;
+                for (size_t i = 0; i < extra; i++) lit |= (size_t)src[ip + i] << (8 * i);
+                ip += extra;
+            }
+            lit += 1;
+            if (lit > n - ip) { *err_pos = at; return 3; }
+            if (lit > want - op) { *err_pos = at; return 4; }
+            memcpy(dst + op, src + ip, lit);
+            ip += lit;
+            op += lit;
+            break;
+        }
+        default: {
+            size_t clen, off;
+            if ((tag & 3) == 1) {
+                if (ip + 1 > n) { *err_pos = at; return 3; }
+                clen = ((tag >> 2) & 7) + 4;
+                off = ((size_t)(tag >> 5) << 8) | src[ip];
+                ip += 1;
+            } else if ((tag & 3) == 2) {
+                if (ip + 2 > n) { *err_pos = at; return 3; }
+                clen = (tag >> 2) + 1;
+                off = (size_t)src[ip] | ((size_t)src[ip + 1] << 8);
+                ip += 2;
+            } else {
+                if (ip + 4 > n) { *err_pos = at; return 3; }
+                clen = (tag >> 2) + 1;
+                off = (size_t)src[ip] | ((size_t)src[ip + 1] << 8) | ((size_t)src[ip + 2] << 16) |
+                      ((size_t)src[ip + 3] << 24);
+                ip += 4;
+            }
+            if (off == 0 || off > op) { *err_pos = at; return 5; }
+            if (clen > want - op) { *err_pos = at; return 4; }
+            uint8_t *d = dst + op;
+            const uint8_t *s = d - off;
+            if (off >= clen) {
+                memcpy(d, s, clen);
+            } else {
+                for (size_t i = 0; i < clen; i++) d[i] = s[i]; /* overlapping: byte by byte */
+            }
+            op += clen;
+            break;
+        }
+        }
+    }
+    if (op != want) { *err_pos = n; return 6; }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,142 @@
+"""A bounds-checked cursor over a region of the file (format notes section 1).
+
+Every read checks the bytes left in the region before touching them and raises CorruptDataError
+naming the absolute file offset and what was being read.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from tsfile.errors import CorruptDataError
+
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_F32 = struct.Struct(">f")
+_F64 = struct.Struct(">d")
+
+
+class Cursor:
+    """Reads big-endian numbers, varints and strings from ``buf[pos:end]``.
+
+    ``buf`` is any object supporting slicing to bytes and ``struct.unpack_from`` (bytes, mmap,
+    memoryview); offsets are absolute file offsets.
+    """
+
+    __slots__ = ("buf", "pos", "end", "path")
+
+    def __init__(self, buf, pos: int, end: int, path: str = "<buffer>"):
+        self.buf = buf
+        self.pos = pos
+        self.end = end
+        self.path = path
+
+    def error(self, what: str, at: int | None = None) -> CorruptDataError:
+        where = self.pos if at is None else at
+        return CorruptDataError(f"{self.path}: {what} at file offset {where}")
+
+    def need(self, n: int, what: str) -> None:
+        if n < 0 or self.pos + n > self.end:
+            raise self.error(f"truncated {what}: need {n} bytes, {self.end - self.pos} left")
+
+    def remaining(self) -> int:
+        return self.end - self.pos
+
+    def u8(self, what: str = "byte") -> int:
+        self.need(1, what)
+        v = self.buf[self.pos]
+        self.pos += 1
+        return v
+
+    def i32(self, what: str = "int32") -> int:
+        self.need(4, what)
+        v = _I32.unpack_from(self.buf, self.pos)[0]
+        self.pos += 4
+        return v
+
+    def i64(self, what: str = "int64") -> int:
+        self.need(8, what)
+        v = _I64.unpack_from(self.buf, self.pos)[0]
+        self.pos += 8
+        return v
+
+    def f32(self, what: str = "float") -> float:
+        self.need(4, what)
+        v = _F32.unpack_from(self.buf, self.pos)[0]
+        self.pos += 4
+        return v
+
+    def f64(self, what: str = "double") -> float:
+        self.need(8, what)
+        v = _F64.unpack_from(self.buf, self.pos)[0]
+        self.pos += 8
+        return v
+
+    def raw(self, n: int, what: str = "bytes") -> bytes:
+        self.need(n, what)
+        v = bytes(self.buf[self.pos : self.pos + n])
+        self.pos += n
+        return v
+
+    def skip(self, n: int, what: str = "bytes") -> None:
+        self.need(n, what)
+        self.pos += n
+
+    def uvarint(self, what: str = "uvarint") -> int:
+        """Java writeUnsignedVarInt: at most 5 bytes, accumulated in 32 bits (unsigned)."""
+        start = self.pos
+        value = 0
+        shift = 0
+        while True:
+            if self.pos >= self.end:
+                raise self.error(f"truncated {what}", start)
+            b = self.buf[self.pos]
+            self.pos += 1
+            value |= (b & 0x7F) << shift
+            if not b & 0x80:
+                break
+            shift += 7
+            if shift > 28:
+                raise self.error(f"{what} longer than 5 bytes", start)
+        if value > 0xFFFFFFFF:
+            raise self.error(f"{what} overflows 32 bits", start)
+        return value
+
+    def svarint(self, what: str = "svarint") -> int:
+        u = self.uvarint(what)
+        return (u >> 1) ^ -(u & 1)
+
+    def varstr_bytes(self, what: str = "string") -> bytes | None:
+        """svarint length + bytes; length -1 is null."""
+        start = self.pos
+        n = self.svarint(f"{what} length")
+        if n == -1:
+            return None
+        if n < 0:
+            raise self.error(f"negative {what} length {n}", start)
+        return self.raw(n, what)
+
+    def varstr(self, what: str = "string") -> str | None:
+        b = self.varstr_bytes(what)
+        if b is None:
+            return None
+        return _utf8(b, self, what)
+
+    def binstr_bytes(self, what: str = "string") -> bytes:
+        """i32 length + bytes (statistics and table schemas)."""
+        start = self.pos
+        n = self.i32(f"{what} length")
+        if n < 0:
+            raise self.error(f"negative {what} length {n}", start)
+        return self.raw(n, what)
+
+    def binstr(self, what: str = "string") -> str:
+        return _utf8(self.binstr_bytes(what), self, what)
+
+
+def _utf8(b: bytes, cur: Cursor, what: str) -> str:
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        # Names are UTF-8 by the format; keep undecodable bytes rather than fail a whole file.
+        return b.decode("utf-8", "surrogateescape")

@@ -1,0 +1,328 @@
+"""The metadata area (format notes sections 3, 5.1, 9, 10): tail, TsFileMetadata, table schemas,
+index nodes, TimeseriesMetadata, ChunkMetadata, chunk headers, bloom filter.
+
+Everything is parsed lazily from the file buffer with bounds-checked cursors; offsets read from the
+file are validated against the region they must point into before they are followed, and index
+walks are bounded so that a cyclic or hostile index cannot loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tsfile._format.bytes import Cursor
+from tsfile._format.device import DeviceID, read_device_id
+from tsfile._format.statistics import VECTOR, Statistics, check_data_type, read_statistics
+from tsfile.errors import CorruptDataError, UnsupportedError
+from tsfile.schema import ColumnSchema, TableSchema
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+
+_ENCODINGS = {int(e) for e in TSEncoding}
+_COMPRESSORS = {int(c) for c in Compressor}
+
+MAGIC = b"TsFile"
+VERSION = 4
+HEADER_SIZE = 7
+TAIL_SIZE = 10
+
+INTERNAL_DEVICE, LEAF_DEVICE, INTERNAL_MEASUREMENT, LEAF_MEASUREMENT = 0, 1, 2, 3
+
+CHUNK_GROUP_HEADER = 0
+CHUNK_HEADER = 1
+SEPARATOR = 2
+OPERATION_INDEX_RANGE = 4
+ONLY_ONE_PAGE_CHUNK_HEADER = 5
+TIME_COLUMN_MASK = 0x80
+VALUE_COLUMN_MASK = 0x40
+
+# An index deeper than this cannot come from a real writer (degree >= 2 and < 2^40 series).
+MAX_INDEX_DEPTH = 40
+
+
+# ------------------------------------------------------------------------------------------------
+# index nodes
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    key: object  # DeviceID (device-level nodes) or str (measurement-level nodes)
+    offset: int
+
+
+@dataclass(slots=True)
+class IndexNode:
+    node_type: int
+    entries: list
+    end_offset: int
+    at: int  # file offset of the node (for messages)
+
+    def child_range(self, i: int) -> tuple[int, int]:
+        start = self.entries[i].offset
+        end = self.entries[i + 1].offset if i + 1 < len(self.entries) else self.end_offset
+        return start, end
+
+
+def read_index_node(cur: Cursor, device_level: bool | None = None) -> IndexNode:
+    """Parse a MetadataIndexNode. ``device_level`` says which key form the entries use; None
+    accepts either (the node type byte comes last, so the caller must know)."""
+    at = cur.pos
+    n = cur.uvarint("index node child count")
+    # each entry takes at least 1 + 8 bytes
+    if n * 9 > cur.remaining():
+        raise cur.error(f"index node child count {n} exceeds the bytes present", at)
+    entries = []
+    for _ in range(n):
+        key = read_device_id(cur) if device_level else cur.varstr("index entry name")
+        entries.append(IndexEntry(key, cur.i64("index entry offset")))
+    end_offset = cur.i64("index node end offset")
+    node_type = cur.u8("index node type")
+    if node_type > LEAF_MEASUREMENT:
+        raise cur.error(f"unknown index node type {node_type}", cur.pos - 1)
+    if device_level is not None and (node_type <= LEAF_DEVICE) != device_level:
+        raise cur.error(
+            f"index node type {node_type} where a {'device' if device_level else 'measurement'}"
+            " level node was expected",
+            cur.pos - 1,
+        )
+    return IndexNode(node_type, entries, end_offset, at)
+
+
+# ------------------------------------------------------------------------------------------------
+# series metadata
+
+
+@dataclass(slots=True)
+class ChunkMeta:
+    offset: int  # offset of the chunk's marker byte
+    statistics: Statistics
+
+
+@dataclass(slots=True)
+class TimeseriesMeta:
+    measurement: str
+    data_type: int
+    statistics: Statistics
+    chunks: list = field(default_factory=list)
+    at: int = 0
+
+
+def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
+    at = cur.pos
+    ts_type = cur.u8("timeseries metadata type")
+    name = cur.varstr("measurement id")
+    if name is None:
+        raise cur.error("null measurement id", at + 1)
+    dt_at = cur.pos
+    data_type = check_data_type(cur, cur.u8("data type"), dt_at)
+    cm_bytes = cur.uvarint("chunk metadata size")
+    stats = read_statistics(cur, data_type)
+    cur.need(cm_bytes, "chunk metadata list")
+    sub = Cursor(cur.buf, cur.pos, cur.pos + cm_bytes, cur.path)
+    cur.pos += cm_bytes
+    chunks = []
+    multi = (ts_type & 0x3F) != 0
+    while sub.remaining() > 0:
+        off = sub.i64("chunk offset")
+        chunks.append(ChunkMeta(off, read_statistics(sub, data_type) if multi else stats))
+        if not multi:
+            break
+    if sub.remaining() != 0:
+        raise sub.error(f"{sub.remaining()} unexpected bytes in chunk metadata list")
+    if not chunks:
+        raise cur.error(f"series {name!r} has no chunk", at)
+    return TimeseriesMeta(name, data_type, stats, chunks, at)
+
+
+# ------------------------------------------------------------------------------------------------
+# chunk header
+
+
+@dataclass(slots=True)
+class ChunkHeader:
+    marker: int
+    measurement: str
+    data_size: int
+    data_type: int
+    compression: int
+    encoding: int
+    data_start: int  # offset of the first page header
+
+    @property
+    def single_page(self) -> bool:
+        return (self.marker & 0x3F) == ONLY_ONE_PAGE_CHUNK_HEADER
+
+
+def read_chunk_header(cur: Cursor) -> ChunkHeader:
+    at = cur.pos
+    marker = cur.u8("chunk marker")
+    if (marker & 0x3F) not in (CHUNK_HEADER, ONLY_ONE_PAGE_CHUNK_HEADER) or (marker & 0xC0) == 0xC0:
+        raise cur.error(f"0x{marker:02x} is not a chunk marker", at)
+    name = cur.varstr("chunk measurement id")
+    data_size = cur.uvarint("chunk data size")
+    dt_at = cur.pos
+    data_type = check_data_type(cur, cur.u8("chunk data type"), dt_at)
+    compression = cur.u8("chunk compression")
+    encoding = cur.u8("chunk encoding")
+    if cur.pos + data_size > cur.end:
+        raise cur.error(f"chunk data size {data_size} runs past the data area", at)
+    return ChunkHeader(marker, name or "", data_size, data_type, compression, encoding, cur.pos)
+
+
+# ------------------------------------------------------------------------------------------------
+# table schema, bloom filter, TsFileMetadata
+
+
+def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
+    at = cur.pos
+    n = cur.uvarint("table schema column count")
+    if n * 14 > cur.remaining():  # a column takes at least 4+0+3+4+4 bytes
+        raise cur.error(f"table schema column count {n} exceeds the bytes present", at)
+    columns = []
+    for _ in range(n):
+        name_at = cur.pos
+        name = cur.binstr("column name")
+        dt_at = cur.pos
+        data_type = cur.u8("column data type")
+        encoding = cur.u8("column encoding")
+        compression = cur.u8("column compression")
+        props = cur.i32("column property count")
+        if props < 0 or props * 8 > cur.remaining():
+            raise cur.error(f"column property count {props}", cur.pos - 4)
+        for _ in range(props):
+            cur.binstr_bytes("column property key")
+            cur.binstr_bytes("column property value")
+        cat_at = cur.pos
+        category = cur.i32("column category")
+        try:
+            cat = ColumnCategory(category)
+        except ValueError:
+            raise cur.error(f"unknown column category {category}", cat_at) from None
+        try:
+            dtype = TSDataType(data_type)
+        except ValueError:
+            raise cur.error(f"unknown column data type {data_type}", dt_at) from None
+        try:
+            col = ColumnSchema(name or f"col{len(columns)}", dtype, cat)
+        except (TypeError, ValueError) as exc:
+            raise cur.error(f"bad column {name!r}: {exc}", name_at) from None
+        # the recorded encoding/compression are informational (chunk headers rule)
+        col.encoding = TSEncoding(encoding) if encoding in _ENCODINGS else None
+        col.compression = Compressor(compression) if compression in _COMPRESSORS else None
+        columns.append(col)
+    return TableSchema(table_name, columns)
+
+
+@dataclass(slots=True)
+class BloomFilter:
+    bits: bytes
+    size: int
+    hash_count: int
+    usable: bool
+
+
+def read_bloom_filter(cur: Cursor) -> BloomFilter | None:
+    nbytes = cur.uvarint("bloom filter size")
+    if nbytes == 0:
+        return None
+    bits = cur.raw(nbytes, "bloom filter bits")
+    size = cur.uvarint("bloom filter bit count")
+    k = cur.uvarint("bloom filter hash count")
+    usable = True
+    if k == 0x7FFFFFFF:  # newer Java "cheap hash" variant: a second uvarint with the real k
+        cur.uvarint("bloom filter hash count")
+        usable = False
+    if size == 0 or k == 0 or k > 8:
+        usable = False
+    return BloomFilter(bits, size, k, usable)
+
+
+@dataclass
+class FileMetadata:
+    table_roots: dict  # table name -> IndexNode (device level)
+    schemas: dict  # table name -> TableSchema
+    meta_offset: int
+    bloom: BloomFilter | None
+    properties: dict
+    meta_start: int
+
+
+def read_tail(buf, size: int, path: str) -> int:
+    """Check header and tail magic, return meta_start."""
+    if size < HEADER_SIZE + TAIL_SIZE:
+        raise CorruptDataError(f"{path}: {size} bytes is too short for a TsFile at file offset 0")
+    if bytes(buf[0:6]) != MAGIC:
+        raise CorruptDataError(f"{path}: bad magic {bytes(buf[0:6])!r} at file offset 0")
+    if buf[6] != VERSION:
+        if buf[6] in (1, 2, 3):
+            raise UnsupportedError(f"{path}: TsFile format version {buf[6]} (only 4 is supported)")
+        raise CorruptDataError(f"{path}: bad version byte {buf[6]} at file offset 6")
+    if bytes(buf[size - 6 : size]) != MAGIC:
+        raise CorruptDataError(
+            f"{path}: no tail magic at file offset {size - 6} (incomplete or truncated file)"
+        )
+    cur = Cursor(buf, size - TAIL_SIZE, size - 6, path)
+    msize = cur.i32("metadata size")
+    meta_start = size - TAIL_SIZE - msize
+    if msize <= 0 or meta_start < HEADER_SIZE:
+        raise CorruptDataError(f"{path}: bad metadata size {msize} at file offset {size - 10}")
+    return meta_start
+
+
+def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
+    meta_start = read_tail(buf, size, path)
+    cur = Cursor(buf, meta_start, size - TAIL_SIZE, path)
+    at = cur.pos
+    n_tables = cur.uvarint("table count")
+    if n_tables * 3 > cur.remaining():
+        raise cur.error(f"table count {n_tables} exceeds the bytes present", at)
+    roots = {}
+    for _ in range(n_tables):
+        name = cur.varstr("table name")
+        if name is None:
+            raise cur.error("null table name")
+        roots[name] = read_index_node(cur, device_level=True)
+    at = cur.pos
+    n_schemas = cur.uvarint("table schema count")
+    if n_schemas * 2 > cur.remaining():
+        raise cur.error(f"table schema count {n_schemas} exceeds the bytes present", at)
+    schemas = {}
+    for _ in range(n_schemas):
+        name = cur.varstr("table name")
+        if name is None:
+            raise cur.error("null table name")
+        schemas[name] = read_table_schema(cur, name)
+    mo_at = cur.pos
+    meta_offset = cur.i64("meta offset")
+    if not HEADER_SIZE <= meta_offset < meta_start:
+        raise cur.error(f"meta offset {meta_offset} outside the file", mo_at)
+    bloom = read_bloom_filter(cur)
+    props = {}
+    if cur.remaining() > 0:
+        # property count: zigzag in the writers (an old Java reads it unsigned: same for 0)
+        at = cur.pos
+        n_props = cur.svarint("property count")
+        if n_props < 0 or n_props * 2 > cur.remaining():
+            raise cur.error(f"property count {n_props}", at)
+        for _ in range(n_props):
+            key = cur.varstr("property key")
+            props[key] = cur.varstr_bytes("property value")
+    for name, node in roots.items():
+        for e in node.entries:
+            if not meta_offset <= e.offset < meta_start:
+                raise cur.error(f"index entry of table {name!r} points to {e.offset}", node.at)
+    return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start)
+
+
+def check_chunk_offset(cur: Cursor, off: int, meta_offset: int, what: str) -> None:
+    if not HEADER_SIZE <= off < meta_offset:
+        raise cur.error(f"{what} offset {off} outside the data area")
+
+
+__all__ = [
+    "DeviceID",
+    "VECTOR",
+    "read_file_metadata",
+    "read_index_node",
+    "read_timeseries_metadata",
+    "read_chunk_header",
+]

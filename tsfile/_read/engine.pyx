@@ -1,0 +1,969 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The read hot path: chunk headers, page headers, decompression into a reused buffer and decoding
+into preallocated result arrays (format notes 5, 7, 8, 13.3, 13.4).
+
+The planner (tsfile.reader) decides which chunks to read and sizes the result arrays; this module
+walks the pages of one chunk, prunes pages by their statistics, trims partial pages by binary
+search on the sorted timestamps, and writes rows at a given position of the result arrays. Every
+length read from the file is checked against the bytes present before it is used; page rows beyond
+the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
+ever depends on an unchecked count.
+
+Decoders: PLAIN and TS_2DIFF (the defaults of time and integer columns) and raw Snappy run as C
+without the GIL; every other encoding goes through its codec module's ``decode`` once per page
+(never per value); compressions other than Snappy through tsfile.compression once per page.
+"""
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+import importlib
+
+import numpy as np
+
+cimport numpy as cnp
+
+from tsfile import compression as _compression
+from tsfile.errors import CorruptDataError, UnsupportedError
+
+cnp.import_array()
+
+cdef extern from "read_snappy.h":
+    int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
+                                 size_t *err_pos) nogil
+
+cdef extern from *:
+    """
+    static inline int tsfile_popcount8(unsigned x) { return __builtin_popcount(x); }
+    """
+    int tsfile_popcount8(unsigned x) nogil
+
+# data types, encodings, compressions, decode paths
+cdef enum:
+    T_BOOLEAN = 0
+    T_INT32 = 1
+    T_INT64 = 2
+    T_FLOAT = 3
+    T_DOUBLE = 4
+    T_TEXT = 5
+    T_VECTOR = 6
+    T_TIMESTAMP = 8
+    T_DATE = 9
+    T_BLOB = 10
+    T_STRING = 11
+    E_PLAIN = 0
+    E_TS_2DIFF = 4
+    C_UNCOMPRESSED = 0
+    C_SNAPPY = 1
+    P_PER_VALUE = 0
+    P_BATCH = 1
+    P_SIMD = 2
+    P_AUTO = 3
+
+
+
+
+PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto": P_AUTO}
+_PATH_NAMES = ("per_value", "batch", "simd", "auto")
+
+# Largest expansion a page body can claim over its stored bytes, per compression: Snappy < 24x,
+# LZ4 and LZO < 256x, deflate < 1032x; ZSTD/LZMA2 decode through bounded streaming decoders in
+# tsfile.compression, which never allocate beyond what the stream really produces.
+cdef dict _MAX_RATIO = {0: 1, 1: 24, 2: 1040, 3: 256, 7: 256, 8: 1 << 30, 9: 1 << 30}
+
+cdef dict _CODEC_MODULES = {
+    1: "dictionary", 2: "rle", 4: "ts2diff", 8: "gorilla", 9: "zigzag", 11: "chimp",
+    12: "sprintz", 13: "rlbe", 14: "camel", 15: "alp", 0: "plain",
+}
+cdef dict _ENCODING_NAMES = {
+    0: "PLAIN", 1: "DICTIONARY", 2: "RLE", 3: "DIFF", 4: "TS_2DIFF", 5: "BITMAP",
+    6: "GORILLA_V1", 7: "REGULAR", 8: "GORILLA", 9: "ZIGZAG", 10: "FREQ", 11: "CHIMP",
+    12: "SPRINTZ", 13: "RLBE", 14: "CAMEL", 15: "ALP",
+}
+cdef dict _NP_DTYPES = {
+    T_BOOLEAN: np.dtype(np.bool_), T_INT32: np.dtype(np.int32), T_INT64: np.dtype(np.int64),
+    T_FLOAT: np.dtype(np.float32), T_DOUBLE: np.dtype(np.float64), T_TEXT: np.dtype(object),
+    T_VECTOR: np.dtype(np.int64), T_TIMESTAMP: np.dtype(np.int64), T_DATE: np.dtype(np.int32),
+    T_BLOB: np.dtype(object), T_STRING: np.dtype(object),
+}
+
+def numpy_dtype(int data_type):
+    return _NP_DTYPES[data_type]
+
+
+cdef inline int itemsize_of(int t) noexcept nogil:
+    if t == T_BOOLEAN:
+        return 1
+    if t == T_INT32 or t == T_DATE or t == T_FLOAT:
+        return 4
+    if t == T_INT64 or t == T_TIMESTAMP or t == T_DOUBLE or t == T_VECTOR:
+        return 8
+    return 0  # binary: object arrays
+
+
+cdef inline bint is_binary(int t) noexcept nogil:
+    return t == T_TEXT or t == T_STRING or t == T_BLOB
+
+
+# ------------------------------------------------------------------------------------------------
+# the file
+
+
+cdef class FileView:
+    """A read-only view of the whole file (an mmap or bytes) with a raw pointer for C code."""
+
+    cdef object owner
+    cdef const uint8_t[::1] view
+    cdef const uint8_t *ptr
+    cdef public Py_ssize_t size
+    cdef public str path
+    cdef public Py_ssize_t data_end  # offset of the separator: chunks must end before it
+
+    def __init__(self, owner, str path, Py_ssize_t data_end):
+        self.owner = owner
+        self.path = path
+        self.size = len(owner)
+        self.data_end = data_end
+        if self.size > 0:
+            self.view = owner
+            self.ptr = &self.view[0]
+        else:
+            self.ptr = NULL
+
+    def release(self):
+        self.view = None
+        self.ptr = NULL
+        self.owner = None
+        self.size = 0
+
+
+cdef object corrupt(FileView fv, str what, Py_ssize_t at):
+    return CorruptDataError(f"{fv.path}: {what} at file offset {at}")
+
+
+cdef inline int64_t be64(const uint8_t *p) noexcept nogil:
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(8):
+        v = (v << 8) | p[i]
+    return <int64_t>v
+
+
+cdef inline int32_t be32(const uint8_t *p) noexcept nogil:
+    return <int32_t>((<uint32_t>p[0] << 24) | (<uint32_t>p[1] << 16) | (<uint32_t>p[2] << 8) | p[3])
+
+
+cdef int read_uvarint(FileView fv, Py_ssize_t *pos, Py_ssize_t end, uint32_t *out,
+                      str what) except -1:
+    cdef Py_ssize_t i = pos[0]
+    cdef uint64_t v = 0
+    cdef int shift = 0
+    cdef uint8_t b
+    while True:
+        if i >= end:
+            raise corrupt(fv, f"truncated {what}", pos[0])
+        b = fv.ptr[i]
+        i += 1
+        v |= (<uint64_t>(b & 0x7F)) << shift
+        if not (b & 0x80):
+            break
+        shift += 7
+        if shift > 28:
+            raise corrupt(fv, f"{what} longer than 5 bytes", pos[0])
+    if v > 0xFFFFFFFF:
+        raise corrupt(fv, f"{what} overflows 32 bits", pos[0])
+    out[0] = <uint32_t>v
+    pos[0] = i
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# chunk and page headers
+
+
+cdef struct Page:
+    Py_ssize_t body       # offset of the stored body
+    uint32_t usize        # uncompressed size (0: empty page)
+    uint32_t csize        # stored size
+    int has_stats
+    int64_t count         # page statistics (only if has_stats)
+    int64_t start
+    int64_t end
+
+
+cdef class Chunk:
+    """A parsed chunk header and the headers of all its pages."""
+
+    cdef Page *pages
+    cdef public Py_ssize_t n_pages
+    cdef Py_ssize_t cap
+    cdef public int marker, data_type, compression, encoding
+    cdef public Py_ssize_t offset, data_start, data_end
+    cdef public str measurement
+
+    def __dealloc__(self):
+        if self.pages != NULL:
+            free(self.pages)
+
+    cdef int push(self, Page *pg) except -1:
+        cdef Page *np_
+        cdef Py_ssize_t ncap
+        if self.n_pages == self.cap:
+            ncap = 16 if self.cap == 0 else self.cap * 2
+            np_ = <Page *>realloc(self.pages, ncap * sizeof(Page))
+            if np_ == NULL:
+                raise MemoryError()
+            self.pages = np_
+            self.cap = ncap
+        self.pages[self.n_pages] = pg[0]
+        self.n_pages += 1
+        return 0
+
+    def page_info(self):
+        """[(body offset, usize, csize, has_stats, count, start, end)] (tests, debugging)."""
+        return [
+            (self.pages[i].body, self.pages[i].usize, self.pages[i].csize,
+             bool(self.pages[i].has_stats), self.pages[i].count, self.pages[i].start,
+             self.pages[i].end)
+            for i in range(self.n_pages)
+        ]
+
+
+cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) except -1:
+    cdef Py_ssize_t n = 0, i, nstr = 0
+    cdef int32_t ln
+    if t == T_BOOLEAN:
+        n = 10
+    elif t == T_INT32 or t == T_DATE or t == T_FLOAT:
+        n = 24
+    elif t == T_INT64 or t == T_TIMESTAMP or t == T_DOUBLE:
+        n = 40
+    elif t == T_TEXT:
+        nstr = 2
+    elif t == T_STRING:
+        nstr = 4
+    if n:
+        if pos[0] + n > end:
+            raise corrupt(fv, "truncated page statistics", pos[0])
+        pos[0] += n
+    for i in range(nstr):
+        if pos[0] + 4 > end:
+            raise corrupt(fv, "truncated page statistics string", pos[0])
+        ln = be32(fv.ptr + pos[0])
+        if ln < 0 or pos[0] + 4 + ln > end:
+            raise corrupt(fv, f"page statistics string length {ln}", pos[0])
+        pos[0] += 4 + ln
+    return 0
+
+
+cpdef Chunk read_chunk(FileView fv, Py_ssize_t off):
+    """Parse the chunk header at ``off`` and every page header of the chunk."""
+    cdef Chunk ch = Chunk()
+    cdef Py_ssize_t pos = off, end = fv.data_end, name_at
+    cdef uint32_t u, data_size
+    cdef int32_t zz
+    cdef Page pg
+    cdef bint multi
+    cdef Py_ssize_t page_at
+    if off < 7 or off >= end:
+        raise corrupt(fv, "chunk offset outside the data area", off)
+    ch.offset = off
+    ch.marker = fv.ptr[pos]
+    pos += 1
+    if (ch.marker & 0x3F) not in (1, 5) or (ch.marker & 0xC0) == 0xC0:
+        raise corrupt(fv, f"0x{ch.marker:02x} is not a chunk marker", off)
+    name_at = pos
+    read_uvarint(fv, &pos, end, &u, "chunk measurement id length")
+    zz = <int32_t>((u >> 1) ^ (0u - (u & 1u)))
+    if zz < -1 or pos + (zz if zz > 0 else 0) > end:
+        raise corrupt(fv, f"chunk measurement id length {zz}", name_at)
+    if zz > 0:
+        ch.measurement = bytes(fv.view[pos:pos + zz]).decode("utf-8", "surrogateescape")
+        pos += zz
+    else:
+        ch.measurement = ""
+    read_uvarint(fv, &pos, end, &data_size, "chunk data size")
+    if pos + 3 > end:
+        raise corrupt(fv, "truncated chunk header", off)
+    ch.data_type = fv.ptr[pos]
+    ch.compression = fv.ptr[pos + 1]
+    ch.encoding = fv.ptr[pos + 2]
+    pos += 3
+    if ch.data_type == 7 or ch.data_type > T_STRING:
+        raise corrupt(fv, f"unknown chunk data type {ch.data_type}", pos - 3)
+    if ch.compression not in _MAX_RATIO:
+        raise UnsupportedError(
+            f"{fv.path}: compression type {ch.compression} at file offset {pos - 2}")
+    if pos + <Py_ssize_t>data_size > end:
+        raise corrupt(fv, f"chunk data size {data_size} runs past the data area", off)
+    ch.data_start = pos
+    ch.data_end = pos + data_size
+    multi = (ch.marker & 0x3F) == 1
+    while pos < ch.data_end:
+        page_at = pos
+        memset(&pg, 0, sizeof(Page))
+        read_uvarint(fv, &pos, ch.data_end, &pg.usize, "page uncompressed size")
+        if pg.usize == 0:
+            pg.body = pos  # empty page: the single byte 0x00
+            ch.push(&pg)
+            continue
+        read_uvarint(fv, &pos, ch.data_end, &pg.csize, "page compressed size")
+        if multi:
+            pg.has_stats = 1
+            read_uvarint(fv, &pos, ch.data_end, &u, "page statistics count")
+            pg.count = u
+            if pos + 16 > ch.data_end:
+                raise corrupt(fv, "truncated page statistics", pos)
+            pg.start = be64(fv.ptr + pos)
+            pg.end = be64(fv.ptr + pos + 8)
+            pos += 16
+            skip_typed_stats(fv, &pos, ch.data_end,
+                             T_VECTOR if (ch.marker & 0x80) else ch.data_type)
+        if pos + <Py_ssize_t>pg.csize > ch.data_end:
+            raise corrupt(fv, f"page compressed size {pg.csize} runs past its chunk", page_at)
+        if <uint64_t>pg.usize > <uint64_t>pg.csize * <uint64_t>_MAX_RATIO[ch.compression] + 64:
+            raise corrupt(fv, f"page uncompressed size {pg.usize} is impossible for "
+                              f"{pg.csize} stored bytes", page_at)
+        pg.body = pos
+        pos += pg.csize
+        ch.push(&pg)
+    return ch
+
+
+# ------------------------------------------------------------------------------------------------
+# reusable buffers
+
+
+cdef class Scratch:
+    """Buffers reused across pages: decompressed body, timestamps, dense values."""
+
+    cdef uint8_t *body
+    cdef Py_ssize_t body_cap
+    cdef object body_arr
+    cdef int64_t *ts
+    cdef Py_ssize_t ts_cap
+    cdef object ts_arr
+    cdef uint8_t *vals
+    cdef Py_ssize_t vals_cap
+    cdef object vals_arr
+    cdef object objs  # object array for dense binary values
+
+    cdef uint8_t *need_body(self, Py_ssize_t n) except NULL:
+        if n > self.body_cap or self.body == NULL:
+            self.body_arr = np.empty(max(n, 4096), np.uint8)
+            self.body = <uint8_t *>cnp.PyArray_DATA(self.body_arr)
+            self.body_cap = max(n, 4096)
+        return self.body
+
+    cdef int64_t *need_ts(self, Py_ssize_t n) except NULL:
+        if n > self.ts_cap or self.ts == NULL:
+            self.ts_arr = np.empty(max(n, 1024), np.int64)
+            self.ts = <int64_t *>cnp.PyArray_DATA(self.ts_arr)
+            self.ts_cap = max(n, 1024)
+        return self.ts
+
+    cdef uint8_t *need_vals(self, Py_ssize_t nbytes) except NULL:
+        if nbytes > self.vals_cap or self.vals == NULL:
+            self.vals_arr = np.empty(max(nbytes, 8192), np.uint8)
+            self.vals = <uint8_t *>cnp.PyArray_DATA(self.vals_arr)
+            self.vals_cap = max(nbytes, 8192)
+        return self.vals
+
+
+def new_scratch():
+    return Scratch()
+
+
+cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
+    """The decompressed body of a page: a pointer into the file (uncompressed) or the scratch."""
+    cdef uint8_t *dst
+    cdef size_t err_pos = 0
+    cdef int rc
+    cdef const uint8_t *src = fv.ptr + pg.body
+    if ch.compression == C_UNCOMPRESSED:
+        if pg.csize != pg.usize:
+            raise corrupt(fv, f"uncompressed page with stored size {pg.csize} != {pg.usize}",
+                          pg.body)
+        return src
+    dst = s.need_body(pg.usize)
+    if ch.compression == C_SNAPPY:
+        with nogil:
+            rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
+        if rc != 0:
+            raise corrupt(fv, f"bad SNAPPY page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+        return dst
+    try:
+        _compression.decompress_into(
+            ch.compression, fv.view[pg.body:pg.body + pg.csize],
+            <uint8_t[:pg.usize]>dst)
+    except CorruptDataError as exc:
+        raise corrupt(fv, str(exc), pg.body) from None
+    return dst
+
+
+# ------------------------------------------------------------------------------------------------
+# built-in decoders: TS_2DIFF block walk / decode, PLAIN
+
+
+cdef Py_ssize_t ts2diff_count(const uint8_t *p, Py_ssize_t n, bint wide) noexcept nogil:
+    """Number of values in TS_2DIFF blocks filling p[0:n]; -1 - offset of a bad block."""
+    cdef Py_ssize_t pos = 0, total = 0, hdr = 24 if wide else 16, nb
+    cdef int32_t cnt, width
+    while pos < n:
+        if pos + hdr > n:
+            return -1 - pos
+        cnt = be32(p + pos)
+        width = be32(p + pos + 4)
+        if cnt < 0 or width < 0 or width > (64 if wide else 32):
+            return -1 - pos
+        nb = (<Py_ssize_t>cnt * width + 7) >> 3
+        if pos + hdr + nb > n:
+            return -1 - pos
+        pos += hdr + nb
+        total += cnt + 1
+    return total
+
+
+cdef inline uint64_t read_bits(const uint8_t *p, Py_ssize_t bitpos, int width) noexcept nogil:
+    # MSB-first: gather up to 9 bytes covering [bitpos, bitpos + width)
+    cdef Py_ssize_t byte = bitpos >> 3
+    cdef int shift = bitpos & 7
+    cdef int nbytes = (shift + width + 7) >> 3
+    cdef uint64_t acc = 0
+    cdef int i
+    cdef unsigned int extra = 0
+    if width == 0:
+        return 0
+    if nbytes <= 8:
+        for i in range(nbytes):
+            acc = (acc << 8) | p[byte + i]
+        acc <<= (8 - nbytes) * 8
+        acc <<= shift
+        return acc >> (64 - width)
+    # 9 bytes: width + shift > 64
+    for i in range(8):
+        acc = (acc << 8) | p[byte + i]
+    extra = p[byte + 8]
+    acc = (acc << shift) | (extra >> (8 - shift))
+    return acc >> (64 - width)
+
+
+cdef Py_ssize_t ts2diff_decode64(const uint8_t *p, Py_ssize_t n, int64_t *out,
+                                 Py_ssize_t count) noexcept nogil:
+    """Decode exactly ``count`` int64 values; returns bytes consumed or -1 - offset on error."""
+    cdef Py_ssize_t pos = 0, k = 0, i, nb
+    cdef int32_t cnt, width
+    cdef int64_t mind
+    cdef uint64_t v
+    while k < count:
+        if pos + 24 > n:
+            return -1 - pos
+        cnt = be32(p + pos)
+        width = be32(p + pos + 4)
+        if cnt < 0 or width < 0 or width > 64:
+            return -1 - pos
+        nb = (<Py_ssize_t>cnt * width + 7) >> 3
+        if pos + 24 + nb > n or k + cnt + 1 > count:
+            return -1 - pos
+        mind = be64(p + pos + 8)
+        v = <uint64_t>be64(p + pos + 16)
+        out[k] = <int64_t>v
+        k += 1
+        for i in range(cnt):
+            v = v + <uint64_t>mind + read_bits(p + pos + 24, i * width, width)
+            out[k] = <int64_t>v
+            k += 1
+        pos += 24 + nb
+    return pos
+
+
+cdef Py_ssize_t ts2diff_decode32(const uint8_t *p, Py_ssize_t n, int32_t *out,
+                                 Py_ssize_t count) noexcept nogil:
+    cdef Py_ssize_t pos = 0, k = 0, i, nb
+    cdef int32_t cnt, width
+    cdef uint32_t mind, v
+    while k < count:
+        if pos + 16 > n:
+            return -1 - pos
+        cnt = be32(p + pos)
+        width = be32(p + pos + 4)
+        if cnt < 0 or width < 0 or width > 32:
+            return -1 - pos
+        nb = (<Py_ssize_t>cnt * width + 7) >> 3
+        if pos + 16 + nb > n or k + cnt + 1 > count:
+            return -1 - pos
+        mind = <uint32_t>be32(p + pos + 8)
+        v = <uint32_t>be32(p + pos + 12)
+        out[k] = <int32_t>v
+        k += 1
+        for i in range(cnt):
+            v = v + mind + <uint32_t>read_bits(p + pos + 16, i * width, width)
+            out[k] = <int32_t>v
+            k += 1
+        pos += 16 + nb
+    return pos
+
+
+cdef Py_ssize_t plain_fixed(const uint8_t *p, Py_ssize_t n, int t, uint8_t *out,
+                            Py_ssize_t count) noexcept nogil:
+    """PLAIN BOOLEAN/INT64/FLOAT/DOUBLE (big-endian) -> native; -1 if the bytes are short."""
+    cdef Py_ssize_t i
+    cdef int size = itemsize_of(t)
+    cdef uint32_t u32
+    cdef uint64_t u64
+    if count * size > n:
+        return -1
+    if size == 1:
+        for i in range(count):
+            out[i] = 1 if p[i] else 0
+    elif size == 4:
+        for i in range(count):
+            u32 = <uint32_t>be32(p + 4 * i)
+            memcpy(out + 4 * i, &u32, 4)
+    else:
+        for i in range(count):
+            u64 = <uint64_t>be64(p + 8 * i)
+            memcpy(out + 8 * i, &u64, 8)
+    return count * size
+
+
+cdef Py_ssize_t plain_svarint32(const uint8_t *p, Py_ssize_t n, int32_t *out,
+                                Py_ssize_t count) noexcept nogil:
+    """PLAIN INT32/DATE: zigzag varints. Returns bytes consumed or -1 - offset."""
+    cdef Py_ssize_t pos = 0, i
+    cdef uint32_t u
+    cdef int shift
+    cdef uint8_t b
+    for i in range(count):
+        u = 0
+        shift = 0
+        while True:
+            if pos >= n or shift > 28:
+                return -1 - pos
+            b = p[pos]
+            pos += 1
+            u |= (<uint32_t>(b & 0x7F)) << shift
+            if not (b & 0x80):
+                break
+            shift += 7
+        out[i] = <int32_t>((u >> 1) ^ (0u - (u & 1u)))
+    return pos
+
+
+cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
+                             object[::1] out, Py_ssize_t at, Py_ssize_t count,
+                             Py_ssize_t file_at) except -2:
+    """PLAIN TEXT/STRING/BLOB: varstr values -> str (TEXT/STRING, UTF-8) or bytes (BLOB)."""
+    cdef Py_ssize_t pos = 0, i, start
+    cdef uint32_t u
+    cdef int32_t ln
+    cdef int shift
+    cdef uint8_t b
+    cdef bytes raw
+    for i in range(count):
+        start = pos
+        u = 0
+        shift = 0
+        while True:
+            if pos >= n or shift > 28:
+                raise corrupt(fv, "truncated PLAIN string length", file_at)
+            b = p[pos]
+            pos += 1
+            u |= (<uint32_t>(b & 0x7F)) << shift
+            if not (b & 0x80):
+                break
+            shift += 7
+        ln = <int32_t>((u >> 1) ^ (0u - (u & 1u)))
+        if ln < 0 or pos + ln > n:
+            raise corrupt(fv, f"PLAIN string length {ln} exceeds the page", file_at)
+        raw = (<const char *>p + pos)[:ln]
+        pos += ln
+        if t == T_BLOB:
+            out[at + i] = raw
+        else:
+            out[at + i] = raw.decode("utf-8", "surrogateescape")
+    return pos
+
+
+# ------------------------------------------------------------------------------------------------
+# value decoding dispatch
+
+
+cdef dict _module_cache = {}
+
+
+cdef object codec_module(FileView fv, int enc, int t, Py_ssize_t at):
+    name = _CODEC_MODULES.get(enc)
+    if enc == E_TS_2DIFF and (t == T_FLOAT or t == T_DOUBLE):
+        name = "ts2diff_float"
+    if name is None:
+        raise UnsupportedError(
+            f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} ({enc}) at file offset {at} "
+            "is not supported")
+    mod = _module_cache.get(name)
+    if mod is None:
+        try:
+            mod = importlib.import_module("tsfile.codecs." + name)
+        except ImportError:
+            raise UnsupportedError(
+                f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} at file offset {at}: "
+                f"codec module tsfile.codecs.{name} is not available") from None
+        _module_cache[name] = mod
+    return mod
+
+
+cdef object codec_dtype(int t):
+    if t == T_TEXT or t == T_STRING or t == T_BLOB:
+        return np.dtype(object)
+    return _NP_DTYPES[t]
+
+
+cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                       Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
+                       int path, Py_ssize_t file_at) except -1:
+    """Decode exactly ``count`` values of type t: numeric into ``out`` (native layout), binary
+    into the object array ``out_obj`` starting at ``out_at``."""
+    cdef Py_ssize_t r = 0, i
+    cdef object arr, v
+    cdef const uint8_t[::1] src
+    cdef object[::1] objs
+    if count == 0:
+        return 0
+    if enc == E_PLAIN and path != P_SIMD:
+        if is_binary(t):
+            plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)
+            return 0
+        with nogil:
+            if t == T_INT32 or t == T_DATE:
+                r = plain_svarint32(p, n, <int32_t *>out, count)
+            else:
+                r = plain_fixed(p, n, t, out, count)
+        if r < 0:
+            raise corrupt(fv, f"PLAIN values: {count} values do not fit in {n} bytes", file_at)
+        return 0
+    if enc == E_TS_2DIFF and path != P_SIMD and (
+            t == T_INT64 or t == T_TIMESTAMP or t == T_INT32 or t == T_DATE):
+        with nogil:
+            if t == T_INT64 or t == T_TIMESTAMP:
+                r = ts2diff_decode64(p, n, <int64_t *>out, count)
+            else:
+                r = ts2diff_decode32(p, n, <int32_t *>out, count)
+        if r < 0:
+            raise corrupt(fv, f"bad TS_2DIFF block (page offset {-1 - r})", file_at)
+        return 0
+    # Every other encoding: the codec module, once per page.
+    mod = codec_module(fv, enc, t, file_at)
+    src = <const uint8_t[:n]>p if n > 0 else b""
+    try:
+        arr = mod.decode(memoryview(src), codec_dtype(t), count=count, path=_PATH_NAMES[path])
+    except (CorruptDataError, ValueError) as exc:
+        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
+    if len(arr) != count:
+        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page holds {len(arr)} values, "
+                          f"expected {count}", file_at)
+    if is_binary(t):
+        objs = out_obj
+        for i in range(count):
+            v = arr[i]
+            if isinstance(v, (bytes, bytearray, memoryview)):
+                v = bytes(v)
+                if t != T_BLOB:
+                    v = v.decode("utf-8", "surrogateescape")
+            elif t == T_BLOB and isinstance(v, str):
+                v = v.encode("utf-8", "surrogateescape")
+            objs[out_at + i] = v
+    else:
+        arr = np.ascontiguousarray(arr, dtype=_NP_DTYPES[t])
+        memcpy(out, cnp.PyArray_DATA(arr), count * itemsize_of(t))
+    return 0
+
+
+cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
+                           Py_ssize_t file_at) except -1:
+    cdef Py_ssize_t c
+    if enc == E_TS_2DIFF:
+        c = ts2diff_count(p, n, True)
+        if c < 0:
+            raise corrupt(fv, f"bad TS_2DIFF time block (page offset {-1 - c})", file_at)
+        return c
+    if enc == E_PLAIN:
+        if n % 8:
+            raise corrupt(fv, f"PLAIN time page of {n} bytes", file_at)
+        return n // 8
+    return -1  # unknown: decode fully through the codec module
+
+
+cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int enc, int path,
+                             Scratch s, Py_ssize_t file_at) except -1:
+    """Decode all timestamps of a page into s.ts; returns their number."""
+    cdef Py_ssize_t c = time_count(fv, p, n, enc, file_at)
+    cdef object arr
+    cdef const uint8_t[::1] src
+    if c >= 0:
+        s.need_ts(c)
+        decode_values(fv, p, n, T_INT64, enc, c, <uint8_t *>s.ts, None, 0, path, file_at)
+        return c
+    mod = codec_module(fv, enc, T_INT64, file_at)
+    src = <const uint8_t[:n]>p if n > 0 else b""
+    try:
+        arr = np.ascontiguousarray(
+            mod.decode(memoryview(src), np.dtype(np.int64), path=_PATH_NAMES[path]), np.int64)
+    except (CorruptDataError, ValueError) as exc:
+        raise corrupt(fv, f"time page: {exc}", file_at) from None
+    c = len(arr)
+    s.need_ts(c)
+    memcpy(s.ts, cnp.PyArray_DATA(arr), c * 8)
+    return c
+
+
+# ------------------------------------------------------------------------------------------------
+# chunk readers
+
+
+cdef inline Py_ssize_t lower_bound(const int64_t *a, Py_ssize_t n, int64_t x) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline Py_ssize_t upper_bound(const int64_t *a, Py_ssize_t n, int64_t x) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
+                    Py_ssize_t pos, Scratch s):
+    """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:].
+
+    Returns (rows, selection) where selection is an int64 array (n_pages, 3) of
+    [first row, end row, page rows] per page; first row -1 for a page that was skipped.
+    """
+    cdef Py_ssize_t cap = len(out_ts), i, c, lo, hi, rows = 0
+    cdef int64_t *out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    cdef Page *pg
+    cdef const uint8_t *body
+    sel_arr = np.empty((ch.n_pages, 3), np.int64)
+    cdef int64_t[:, ::1] sel = sel_arr
+    if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
+        raise corrupt(fv, "expected a time chunk", ch.offset)
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        sel[i, 0] = -1
+        sel[i, 1] = -1
+        sel[i, 2] = pg.count
+        if pg.has_stats and (pg.end < t1 or pg.start > t2):
+            continue
+        if pg.usize == 0:
+            raise corrupt(fv, "empty page in a time chunk", pg.body)
+        body = page_body(fv, ch, pg, s)
+        c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body)
+        if pg.has_stats and pg.count != c:
+            raise corrupt(fv, f"time page holds {c} timestamps, its statistics say {pg.count}",
+                          pg.body)
+        sel[i, 2] = c
+        lo = 0
+        hi = c
+        if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
+            lo = lower_bound(s.ts, c, t1)
+            hi = upper_bound(s.ts, c, t2)
+            if hi < lo:
+                hi = lo
+        if pos + rows + (hi - lo) > cap:
+            raise corrupt(fv, "time chunk holds more rows than its statistics say", ch.offset)
+        memcpy(out + pos + rows, s.ts + lo, (hi - lo) * 8)
+        rows += hi - lo
+        sel[i, 0] = lo
+        sel[i, 1] = hi
+    return rows, sel_arr
+
+
+cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitmap,
+                        Py_ssize_t lo, Py_ssize_t hi, int size, uint8_t *nullmask) noexcept nogil:
+    """Rows lo..hi of a page: copy present values from the dense array, flag nulls."""
+    cdef Py_ssize_t r, j = 0, nulls = 0
+    # count present values before lo
+    for r in range(lo):
+        if bitmap[r >> 3] & (0x80 >> (r & 7)):
+            j += 1
+    for r in range(lo, hi):
+        if bitmap[r >> 3] & (0x80 >> (r & 7)):
+            memcpy(dst + (r - lo) * size, dense + j * size, size)
+            j += 1
+        else:
+            memset(dst + (r - lo) * size, 0, size)
+            nullmask[r - lo] = 1
+            nulls += 1
+    return nulls
+
+
+def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, out_vals,
+                     out_null, Py_ssize_t pos, Scratch s):
+    """Decode the rows selected by ``sel`` (from read_time_chunk) of an aligned value chunk into
+    out_vals[pos:], flagging nulls in out_null[pos:] (bool). Returns the number of null rows."""
+    cdef int64_t[:, ::1] sel = sel_arr
+    cdef Py_ssize_t i, n, k, lo, hi, bm_bytes, nulls = 0, r, j, cap = len(out_vals)
+    cdef Page *pg
+    cdef const uint8_t *body
+    cdef const uint8_t *bitmap
+    cdef int t = ch.data_type
+    cdef int size = itemsize_of(t)
+    cdef bint binary = is_binary(t)
+    cdef uint8_t *out = NULL if binary else <uint8_t *>cnp.PyArray_DATA(out_vals)
+    cdef uint8_t *nm = <uint8_t *>cnp.PyArray_DATA(out_null)
+    cdef uint8_t *dense
+    cdef object[::1] objs
+    cdef object dense_objs
+    if not (ch.marker & 0x40):
+        raise corrupt(fv, "expected a value chunk", ch.offset)
+    if t != expect_type:
+        raise corrupt(fv, f"value chunk of type {t} where the series has type {expect_type}",
+                      ch.offset)
+    if ch.n_pages != sel.shape[0]:
+        raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk "
+                          f"{sel.shape[0]}", ch.offset)
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        lo = sel[i, 0]
+        if lo < 0:
+            continue
+        hi = sel[i, 1]
+        n = sel[i, 2]
+        if pos + hi - lo > cap:
+            raise corrupt(fv, "value rows beyond the result capacity", pg.body)
+        if pg.usize == 0:  # empty page: every row null
+            memset(nm + pos, 1, hi - lo)
+            if not binary:
+                memset(out + pos * size, 0, (hi - lo) * size)
+            nulls += hi - lo
+            pos += hi - lo
+            continue
+        body = page_body(fv, ch, pg, s)
+        if pg.usize < 4:
+            raise corrupt(fv, "value page shorter than its row count", pg.body)
+        if be32(body) != n:
+            raise corrupt(fv, f"value page has {be32(body)} rows, its time page {n}", pg.body)
+        bm_bytes = (n + 7) >> 3
+        if 4 + bm_bytes > pg.usize:
+            raise corrupt(fv, "value page bitmap runs past the page", pg.body)
+        bitmap = body + 4
+        k = 0
+        with nogil:
+            for r in range(n >> 3):
+                k += tsfile_popcount8(bitmap[r])
+            if n & 7:
+                k += tsfile_popcount8(bitmap[n >> 3] & (0xFF00 >> (n & 7)) & 0xFF)
+        if k == n and lo == 0 and hi == n:
+            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, n,
+                          NULL if binary else out + pos * size, out_vals, pos, path, pg.body)
+            pos += n
+            continue
+        if binary:
+            dense_objs = np.empty(k, dtype=object)
+            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
+                          NULL, dense_objs, 0, path, pg.body)
+            objs = out_vals
+            j = 0
+            for r in range(lo):
+                if bitmap[r >> 3] & (0x80 >> (r & 7)):
+                    j += 1
+            for r in range(lo, hi):
+                if bitmap[r >> 3] & (0x80 >> (r & 7)):
+                    objs[pos + r - lo] = dense_objs[j]
+                    j += 1
+                else:
+                    objs[pos + r - lo] = None
+                    nm[pos + r - lo] = 1
+                    nulls += 1
+        else:
+            dense = s.need_vals(k * size + 8)
+            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
+                          dense, None, 0, path, pg.body)
+            with nogil:
+                nulls += scatter(out + pos * size, dense, bitmap, lo, hi, size, nm + pos)
+        pos += hi - lo
+    return nulls
+
+
+def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
+                          out_vals, Py_ssize_t pos, Scratch s):
+    """A tree-model chunk (format notes 5.3): each page = uvarint time length, TS_2DIFF times,
+    values. Writes the points in [t1, t2] at pos; returns their number."""
+    cdef Py_ssize_t cap = len(out_ts), i, c, lo, hi, rows = 0, tp
+    cdef int64_t *ots = <int64_t *>cnp.PyArray_DATA(out_ts)
+    cdef int t = ch.data_type
+    cdef int size = itemsize_of(t)
+    cdef bint binary = is_binary(t)
+    cdef uint8_t *out = NULL if binary else <uint8_t *>cnp.PyArray_DATA(out_vals)
+    cdef uint8_t *dense
+    cdef Page *pg
+    cdef const uint8_t *body
+    cdef uint32_t tlen
+    cdef object dense_objs
+    cdef object[::1] objs
+    if ch.marker & 0xC0:
+        raise corrupt(fv, "expected a non-aligned chunk", ch.offset)
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        if pg.has_stats and (pg.end < t1 or pg.start > t2):
+            continue
+        if pg.usize == 0:
+            continue
+        body = page_body(fv, ch, pg, s)
+        tp = 0
+        # time length is a uvarint at the start of the body (not the file): parse by hand
+        tlen = 0
+        c = 0
+        while True:
+            if tp >= pg.usize or c > 28:
+                raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
+            tlen |= (<uint32_t>(body[tp] & 0x7F)) << c
+            tp += 1
+            if not (body[tp - 1] & 0x80):
+                break
+            c += 7
+        if tp + <Py_ssize_t>tlen > pg.usize:
+            raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
+        # The time encoding of non-aligned chunks is not recorded: TS_2DIFF (format notes 5.3).
+        c = decode_times(fv, body + tp, tlen, E_TS_2DIFF, path, s, pg.body)
+        if pg.has_stats and pg.count != c:
+            raise corrupt(fv, f"page holds {c} points, its statistics say {pg.count}", pg.body)
+        lo = 0
+        hi = c
+        if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
+            lo = lower_bound(s.ts, c, t1)
+            hi = upper_bound(s.ts, c, t2)
+            if hi < lo:
+                hi = lo
+        if pos + rows + (hi - lo) > cap:
+            raise corrupt(fv, "chunk holds more points than its statistics say", ch.offset)
+        memcpy(ots + pos + rows, s.ts + lo, (hi - lo) * 8)
+        if lo == 0 and hi == c:
+            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
+                          NULL if binary else out + (pos + rows) * size, out_vals, pos + rows,
+                          path, pg.body)
+        elif binary:
+            dense_objs = np.empty(c, dtype=object)
+            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
+                          NULL, dense_objs, 0, path, pg.body)
+            objs = out_vals
+            for r in range(lo, hi):
+                objs[pos + rows + r - lo] = dense_objs[r]
+        else:
+            dense = s.need_vals(c * size + 8)
+            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
+                          dense, None, 0, path, pg.body)
+            memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
+        rows += hi - lo
+    return rows

@@ -1,0 +1,349 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""ResultSet: the row-by-row and block-by-block views of a query (official API names).
+
+Blocks of decoded rows come from a Python iterator (tsfile.reader plans and decodes them one
+chunk group at a time); the row methods read straight from the block's arrays through raw
+pointers, so ``next()`` and ``get_value_by_index()`` cost one C call each and no per-row Python
+work besides building the returned value.
+"""
+
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+import datetime
+
+import numpy as np
+
+cimport numpy as cnp
+
+from tsfile.errors import ColumnNotExistError, CorruptDataError
+from tsfile.types import TSDataType
+
+cnp.import_array()
+
+cdef enum:
+    K_I64 = 0
+    K_I32 = 1
+    K_F32 = 2
+    K_F64 = 3
+    K_BOOL = 4
+    K_DATE = 5
+    K_OBJ = 6
+
+
+cdef int kind_of(int t):
+    if t in (2, 8, 6):
+        return K_I64
+    if t == 1:
+        return K_I32
+    if t == 3:
+        return K_F32
+    if t == 4:
+        return K_F64
+    if t == 0:
+        return K_BOOL
+    if t == 9:
+        return K_DATE
+    return K_OBJ
+
+
+cdef object _date_cache = {}
+
+
+cdef object make_date(int32_t v):
+    d = _date_cache.get(v)
+    if d is None:
+        try:
+            d = datetime.date(v // 10000, v // 100 % 100, v % 100)
+        except ValueError:
+            raise CorruptDataError(f"DATE value {v} is not a valid yyyyMMdd date") from None
+        if len(_date_cache) < 100000:
+            _date_cache[v] = d
+    return d
+
+
+class TsBlock:
+    """A block of result rows as numpy arrays.
+
+    ``timestamps``: int64 array; ``columns``: {name: array} in result order (tag columns
+    included; TEXT/STRING as str objects, BLOB bytes, DATE int32 yyyyMMdd, BOOLEAN bool);
+    ``nulls``: {name: bool array (True = null)} for every column that has a null in this block.
+    """
+
+    __slots__ = ("timestamps", "columns", "nulls", "types")
+
+    def __init__(self, timestamps, columns, nulls, types=None):
+        self.timestamps = timestamps
+        self.columns = columns
+        self.nulls = nulls
+        self.types = types
+
+    @property
+    def num_rows(self):
+        return len(self.timestamps)
+
+    def __len__(self):
+        return len(self.timestamps)
+
+    def slice(self, start, stop=None):
+        cols = {k: v[start:stop] for k, v in self.columns.items()}
+        nulls = {}
+        for k, m in self.nulls.items():
+            m = m[start:stop]
+            if m.any():
+                nulls[k] = m
+        return TsBlock(self.timestamps[start:stop], cols, nulls, self.types)
+
+    def __repr__(self):
+        return f"TsBlock({len(self)} rows, columns={list(self.columns)})"
+
+
+class ResultSetMetaData:
+    def __init__(self, names, types):
+        self._names = list(names)
+        self._types = list(types)
+
+    def get_column_list(self):
+        return list(self._names)
+
+    def get_data_type_list(self):
+        return list(self._types)
+
+    def get_column_name(self, i):
+        return self._names[i - 1]
+
+    def get_data_type(self, i):
+        return self._types[i - 1]
+
+    def get_column_num(self):
+        return len(self._names)
+
+    def __repr__(self):
+        return f"ResultSetMetaData({list(zip(self._names, [t.name for t in self._types]))})"
+
+
+cdef class ResultSet:
+    """Rows of a query: ``next()`` + ``get_value_by_index(i)`` (1-based, 1 = time) or blocks
+    with ``get_next_tsblock()``. A context manager."""
+
+    cdef object _blocks
+    cdef object _block
+    cdef list _arrays
+    cdef list _masks
+    cdef Py_ssize_t _row
+    cdef Py_ssize_t _n
+    cdef int _ncols
+    cdef int *_kinds
+    cdef char **_ptrs
+    cdef uint8_t **_mptrs
+    cdef list _names
+    cdef list _types
+    cdef dict _index
+    cdef bint _closed
+    cdef bint _started
+    cdef object _on_close
+
+    def __cinit__(self):
+        self._kinds = NULL
+        self._ptrs = NULL
+        self._mptrs = NULL
+
+    def __init__(self, blocks, names, types, on_close=None):
+        cdef int i
+        self._blocks = iter(blocks)
+        self._names = list(names)
+        self._types = [TSDataType(t) for t in types]
+        self._ncols = len(self._names)
+        self._index = {n: i for i, n in enumerate(self._names)}
+        self._kinds = <int *>malloc(self._ncols * sizeof(int))
+        self._ptrs = <char **>malloc(self._ncols * sizeof(char *))
+        self._mptrs = <uint8_t **>malloc(self._ncols * sizeof(uint8_t *))
+        if self._kinds == NULL or self._ptrs == NULL or self._mptrs == NULL:
+            raise MemoryError()
+        for i in range(self._ncols):
+            self._kinds[i] = kind_of(int(self._types[i]))
+            self._ptrs[i] = NULL
+            self._mptrs[i] = NULL
+        self._row = -1
+        self._n = 0
+        self._on_close = on_close
+
+    def __dealloc__(self):
+        free(self._kinds)
+        free(self._ptrs)
+        free(self._mptrs)
+
+    # -- block handling ---------------------------------------------------------------------
+
+    cdef object _fetch(self):
+        """The next non-empty block from the iterator, or None."""
+        if self._closed:
+            return None
+        for blk in self._blocks:
+            if len(blk.timestamps):
+                return blk
+        return None
+
+    cdef int _install(self, blk) except -1:
+        cdef int i
+        cdef cnp.ndarray a
+        self._block = blk
+        if blk is None:
+            self._arrays = None
+            self._masks = None
+            self._n = 0
+            self._row = -1
+            for i in range(self._ncols):
+                self._ptrs[i] = NULL
+                self._mptrs[i] = NULL
+            return 0
+        arrays = [np.ascontiguousarray(blk.timestamps)]
+        masks = [None]
+        for name in self._names[1:]:
+            arr = blk.columns[name]
+            if self._kinds[self._index[name]] == K_OBJ:
+                arr = np.ascontiguousarray(arr, dtype=object)
+            else:
+                arr = np.ascontiguousarray(arr)
+            arrays.append(arr)
+            m = blk.nulls.get(name)
+            masks.append(None if m is None else np.ascontiguousarray(m, dtype=np.bool_))
+        self._arrays = arrays
+        self._masks = masks
+        for i in range(self._ncols):
+            a = arrays[i]
+            self._ptrs[i] = <char *>cnp.PyArray_DATA(a)
+            if masks[i] is None:
+                self._mptrs[i] = NULL
+            else:
+                a = masks[i]
+                self._mptrs[i] = <uint8_t *>cnp.PyArray_DATA(a)
+        self._n = len(blk.timestamps)
+        self._row = -1
+        return 0
+
+    # -- row API ----------------------------------------------------------------------------
+
+    def next(self):
+        """Advance to the next row; False at the end."""
+        self._row += 1
+        if self._row < self._n:
+            return True
+        self._install(self._fetch())
+        if self._n == 0:
+            return False
+        self._row = 0
+        return True
+
+    cdef inline int _check(self, int i) except -1:
+        if i < 1 or i > self._ncols:
+            raise IndexError(f"column index {i} out of range 1..{self._ncols}")
+        if self._row < 0 or self._row >= self._n:
+            raise RuntimeError("no current row: call next() first (and check it returned True)")
+        return 0
+
+    cdef object _value(self, int c):
+        cdef Py_ssize_t r = self._row
+        cdef uint8_t *m = self._mptrs[c]
+        cdef int k
+        if m != NULL and m[r]:
+            return None
+        k = self._kinds[c]
+        if k == K_I64:
+            return (<int64_t *>self._ptrs[c])[r]
+        if k == K_F64:
+            return (<double *>self._ptrs[c])[r]
+        if k == K_I32:
+            return (<int32_t *>self._ptrs[c])[r]
+        if k == K_F32:
+            return <double>(<float *>self._ptrs[c])[r]
+        if k == K_BOOL:
+            return (<uint8_t *>self._ptrs[c])[r] != 0
+        if k == K_DATE:
+            return make_date((<int32_t *>self._ptrs[c])[r])
+        return <object>(<PyObject **>self._ptrs[c])[r]
+
+    def get_value_by_index(self, int i):
+        """Value of column i (1-based; 1 is the time column) of the current row; None if null."""
+        self._check(i)
+        return self._value(i - 1)
+
+    def is_null_by_index(self, int i):
+        self._check(i)
+        cdef uint8_t *m = self._mptrs[i - 1]
+        if m != NULL and m[self._row]:
+            return True
+        if self._kinds[i - 1] == K_OBJ:
+            return (<PyObject **>self._ptrs[i - 1])[self._row] == <PyObject *>None
+        return False
+
+    cdef int _col(self, name) except -1:
+        try:
+            return self._index[name] + 1
+        except KeyError:
+            pass
+        if isinstance(name, str) and name.lower() in self._index:
+            return self._index[name.lower()] + 1
+        raise ColumnNotExistError(f"no column {name!r} in this result")
+
+    def get_value_by_name(self, name):
+        return self.get_value_by_index(self._col(name))
+
+    def is_null_by_name(self, name):
+        return self.is_null_by_index(self._col(name))
+
+    def get_row(self):
+        """The current row as a tuple (convenience)."""
+        self._check(1)
+        return tuple(self._value(c) for c in range(self._ncols))
+
+    # -- metadata, blocks -------------------------------------------------------------------
+
+    def get_metadata(self):
+        return ResultSetMetaData(self._names, self._types)
+
+    def get_column_names(self):
+        return list(self._names)
+
+    def get_next_tsblock(self):
+        """The next block of rows (a TsBlock of numpy arrays) or None at the end.
+
+        If rows of the current block were consumed with next(), the rest of that block comes
+        first."""
+        cdef object blk
+        if self._block is not None and self._row + 1 < self._n:
+            blk = self._block.slice(self._row + 1)
+        else:
+            blk = self._fetch()
+        self._install(None)
+        return blk
+
+    def read_arrow_batch(self):
+        """The next block as a pyarrow.Table (needs pyarrow), or None at the end."""
+        blk = self.get_next_tsblock()
+        if blk is None:
+            return None
+        from tsfile.dataframe import block_to_arrow
+
+        return block_to_arrow(blk, self._names, self._types)
+
+    def close(self):
+        if not self._closed:
+            self._closed = True
+            self._install(None)
+            self._blocks = iter(())
+            if self._on_close is not None:
+                self._on_close(self)
+                self._on_close = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __iter__(self):
+        while self.next():
+            yield self.get_row()

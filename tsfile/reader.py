@@ -1,0 +1,553 @@
+"""TsFileReader: open a TsFile (format v4), list tables and devices, query them.
+
+Names follow the official ``tsfile`` package. A query is planned here from the metadata index
+(devices in index order; per device the time chunks and, for every requested field column, the
+value chunk that belongs to each time chunk by file position); the decoding of chunks runs in the
+Cython module tsfile._read.engine. Rows come one chunk group at a time as blocks, which the
+ResultSet serves row by row or block by block; ``read_columns`` decodes a whole query straight
+into one set of result arrays (tsfile.read_table / to_dataframe / read_arrow).
+"""
+
+from __future__ import annotations
+
+import bisect
+import mmap
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tsfile._format.bytes import Cursor
+from tsfile._format.device import DeviceID, tree_device_id
+from tsfile._format.index import IndexWalker
+from tsfile._format.metadata import read_file_metadata
+from tsfile._read import engine
+from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
+from tsfile.errors import (
+    ColumnNotExistError,
+    CorruptDataError,
+    DeviceNotExistError,
+    TableNotExistError,
+    TsFileError,
+)
+from tsfile.types import ColumnCategory, TSDataType
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+# Rows a time chunk can hold per byte of decompressed time page: TS_2DIFF stores at most 129
+# timestamps per 24-byte block header, PLAIN 1 per 8 bytes; other encodings (never written by the
+# official writers for time) get a generous bound. Used to reject impossible statistics counts
+# before any result array is allocated.
+_ROWS_PER_BYTE = {4: 6, 0: 1}
+_ROWS_PER_BYTE_OTHER = 64
+
+
+@dataclass
+class _Group:
+    time_chunk: object  # engine.Chunk
+    rows: int  # capacity: the time chunk's statistics count (validated)
+    values: list  # per requested field column: engine.Chunk offset or None
+
+
+@dataclass
+class _DeviceTask:
+    device: DeviceID
+    groups: list = field(default_factory=list)
+    tags: tuple = ()
+    types: list = field(default_factory=list)  # per requested field column: series data type
+
+
+def _time_bounds(start_time, end_time):
+    t1 = INT64_MIN if start_time is None else int(start_time)
+    t2 = INT64_MAX if end_time is None else int(end_time)
+    if not (INT64_MIN <= t1 <= INT64_MAX and INT64_MIN <= t2 <= INT64_MAX):
+        raise ValueError("start_time/end_time must fit in int64")
+    return t1, t2
+
+
+def _path_code(path):
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a str, not {type(path).__name__}")
+    try:
+        code = engine.PATH_CODES[path]
+    except KeyError:
+        raise ValueError(
+            f"unknown decode path {path!r}; expected 'per_value', 'batch', 'simd' or 'auto'"
+        ) from None
+    if path == "simd":
+        from tsfile._simd import simd_available
+
+        if not simd_available():
+            from tsfile.errors import SimdUnavailableError
+
+            raise SimdUnavailableError("path='simd': no SIMD kernels can run here")
+    return code
+
+
+class TsFileReader:
+    """Reader of one TsFile. ``with TsFileReader(path) as r: ...``"""
+
+    def __init__(self, path):
+        self._path = os.fspath(path)
+        self._closed = True
+        self._mm = None
+        self._fv = None
+        self._result_sets = set()
+        with open(self._path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                buf = b""
+            else:
+                # mmap: pages of the file are read on demand; nothing is copied up front.
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                buf = self._mm
+        self._buf = buf
+        self._size = size
+        try:
+            self._meta = read_file_metadata(buf, size, self._path)
+            self._fv = engine.FileView(buf, self._path, self._meta.meta_offset)
+        except BaseException:
+            self._release()
+            raise
+        self._closed = False
+        self._walker = IndexWalker(buf, self._meta.meta_offset, self._meta.meta_start, self._path)
+        self._devices_cache = {}
+        self._series_cache = {}
+        self._scratch = engine.new_scratch()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _release(self):
+        if self._fv is not None:
+            self._fv.release()
+            self._fv = None
+        self._buf = b""
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:  # a view still alive somewhere: let GC close it
+                pass
+            self._mm = None
+
+    def close(self):
+        if self._closed:
+            return
+        for rs in list(self._result_sets):
+            rs.close()
+        self._closed = True
+        self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _check_open(self):
+        if self._closed:
+            raise TsFileError("the reader is closed")
+
+    # -- schema and devices ----------------------------------------------------------------
+
+    def get_all_table_schemas(self):
+        self._check_open()
+        return dict(self._meta.schemas)
+
+    def get_table_schema(self, table_name):
+        self._check_open()
+        name = table_name.lower() if isinstance(table_name, str) else table_name
+        try:
+            return self._meta.schemas[name]
+        except KeyError:
+            raise TableNotExistError(f"no table {table_name!r} in {self._path}") from None
+
+    def get_tsfile_properties(self):
+        self._check_open()
+        return dict(self._meta.properties)
+
+    def _devices(self, key):
+        """[(DeviceID, measurement-root range)] of one index root, in index order."""
+        devs = self._devices_cache.get(key)
+        if devs is None:
+            root = self._meta.table_roots[key]
+            devs = list(self._walker.devices(root))
+            for (a, _), (b, _) in zip(devs, devs[1:], strict=False):
+                if not a < b:
+                    raise CorruptDataError(
+                        f"{self._path}: devices out of order in the index of {key!r} "
+                        f"at file offset {root.at}"
+                    )
+            self._devices_cache[key] = devs
+        return devs
+
+    def get_all_devices(self):
+        """Every device of the file: tables (and tree-model groups) in name order, devices in
+        index order."""
+        self._check_open()
+        out = []
+        for key in sorted(self._meta.table_roots):
+            out.extend(d for d, _ in self._devices(key))
+        return out
+
+    def _series(self, key, dev_range):
+        """{measurement: TimeseriesMeta} of a device (cached)."""
+        s = self._series_cache.get(dev_range)
+        if s is None:
+            s = {}
+            for tsm in self._walker.series(dev_range):
+                s.setdefault(tsm.measurement, tsm)
+            self._series_cache[dev_range] = s
+        return s
+
+    def get_timeseries_names(self, device):
+        """Measurements of a device (tree or table model), sorted; '' is an aligned time column."""
+        self._check_open()
+        dev_id, rng = self._find_device(device)
+        return [m for m in self._series(dev_id.table_name, rng) if m != ""]
+
+    def _find_device(self, device):
+        dev_id = device if isinstance(device, DeviceID) else tree_device_id(str(device))
+        key = dev_id.segments[0]
+        if key not in self._meta.table_roots:
+            raise DeviceNotExistError(f"no device {device!r} in {self._path}")
+        devs = self._devices(key)
+        keys = [d for d, _ in devs]
+        i = bisect.bisect_left(keys, dev_id)
+        if i == len(keys) or keys[i] != dev_id:
+            raise DeviceNotExistError(f"no device {device!r} in {self._path}")
+        return devs[i]
+
+    # -- planning --------------------------------------------------------------------------
+
+    def _chunk(self, offset):
+        return engine.read_chunk(self._fv, offset)
+
+    def _time_chunk_rows(self, chunk, stats_count):
+        """Validate a time chunk's statistics count against the bytes of its pages."""
+        per_byte = _ROWS_PER_BYTE.get(chunk.encoding, _ROWS_PER_BYTE_OTHER)
+        usize = sum(p[1] for p in chunk.page_info())
+        if stats_count > usize * per_byte:
+            raise CorruptDataError(
+                f"{self._path}: time chunk statistics count {stats_count} is impossible for "
+                f"{usize} bytes of pages at file offset {chunk.offset}"
+            )
+        return stats_count
+
+    def _plan_aligned(self, dev_id, series, fields, t1, t2):
+        """Chunk groups of one aligned device: time chunk + the value chunk of each field."""
+        task = _DeviceTask(dev_id)
+        tsm = series.get("")
+        if tsm is None:
+            raise CorruptDataError(f"{self._path}: device {dev_id.path} has no time column")
+        task.types = []
+        for name in fields:
+            v = series.get(name)
+            task.types.append(None if v is None else v.data_type)
+        st = tsm.statistics
+        if st.count == 0 or st.end_time < t1 or st.start_time > t2:
+            return task
+        tchunks = sorted(tsm.chunks, key=lambda c: c.offset)
+        offsets = [c.offset for c in tchunks]
+        for a, b in zip(offsets, offsets[1:], strict=False):
+            if a == b:
+                raise CorruptDataError(
+                    f"{self._path}: two time chunks at file offset {a} for {dev_id.path}"
+                )
+        # value chunk -> the last time chunk before it in the file (format notes 5.4)
+        owner = [[None] * len(fields) for _ in tchunks]
+        for j, name in enumerate(fields):
+            v = series.get(name)
+            if v is None:
+                continue
+            for cm in v.chunks:
+                i = bisect.bisect_left(offsets, cm.offset) - 1
+                if i < 0 or offsets[i] == cm.offset:
+                    raise CorruptDataError(
+                        f"{self._path}: value chunk of {name!r} at file offset {cm.offset} "
+                        "has no time chunk before it"
+                    )
+                if owner[i][j] is not None:
+                    raise CorruptDataError(
+                        f"{self._path}: two value chunks of {name!r} for the time chunk at "
+                        f"file offset {offsets[i]}"
+                    )
+                owner[i][j] = cm.offset
+        for tc, vals in zip(tchunks, owner, strict=False):
+            s = tc.statistics
+            if s.count == 0 or s.end_time < t1 or s.start_time > t2:
+                continue
+            chunk = self._chunk(tc.offset)
+            task.groups.append(_Group(chunk, self._time_chunk_rows(chunk, s.count), vals))
+        return task
+
+    def _plan_table(self, table_name, column_names, t1, t2):
+        schema = self.get_table_schema(table_name)
+        key = schema.table_name
+        cols = schema.columns
+        by_name = {c.column_name: c for c in cols}
+        tag_cols = [c.column_name for c in cols if c.category == ColumnCategory.TAG]
+        if column_names is None:
+            req = [c.column_name for c in cols if c.category != ColumnCategory.TIME]
+        else:
+            req = []
+            for n in column_names:
+                ln = n.lower() if isinstance(n, str) else n
+                if ln not in by_name:
+                    raise ColumnNotExistError(f"no column {n!r} in table {table_name!r}")
+                if by_name[ln].category == ColumnCategory.TIME:
+                    continue
+                req.append(ln)
+        fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD]
+        tags = {n: tag_cols.index(n) for n in req if by_name[n].category == ColumnCategory.TAG}
+        tasks = []
+        if key in self._meta.table_roots:
+            for dev_id, rng in self._devices(key):
+                task = self._plan_aligned(dev_id, self._series(key, rng), fields, t1, t2)
+                task.tags = dev_id.tag_values(len(tag_cols))
+                tasks.append(task)
+        names = ["time", *req]
+        types = [TSDataType.INT64] + [by_name[n].data_type for n in req]
+        return names, types, fields, tags, tasks
+
+    # -- decoding --------------------------------------------------------------------------
+
+    def _decode_device(self, task, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode):
+        """Decode every chunk group of an aligned device at ``pos``; returns rows written."""
+        fv, s = self._fv, self._scratch
+        start = pos
+        for g in task.groups:
+            rows, sel = engine.read_time_chunk(fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s)
+            for j in range(len(fields)):
+                off = g.values[j]
+                if off is None:
+                    out_nulls[j][pos : pos + rows] = True
+                    if out_vals[j].dtype == object:
+                        out_vals[j][pos : pos + rows] = None
+                    else:
+                        out_vals[j][pos : pos + rows] = 0
+                    continue
+                vch = self._chunk(off)
+                engine.read_value_chunk(
+                    fv, vch, sel, task.types[j], pcode, out_vals[j], out_nulls[j], pos, s
+                )
+            pos += rows
+        return pos - start
+
+    def _check_types(self, task, fields, field_types):
+        for j, t in enumerate(task.types):
+            if t is not None and t != field_types[j]:
+                raise CorruptDataError(
+                    f"{self._path}: column {fields[j]!r} of {task.device.path} has type "
+                    f"{TSDataType(t).name}, the table schema says {TSDataType(field_types[j]).name}"
+                )
+
+    def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode):
+        field_types = [types[names.index(f)] for f in fields]
+        for task in tasks:
+            self._check_types(task, fields, field_types)
+            for g in task.groups:
+                cap = g.rows
+                ts = np.empty(cap, np.int64)
+                vals = [np.empty(cap, engine.numpy_dtype(t)) for t in field_types]
+                nulls = [np.zeros(cap, np.bool_) for _ in fields]
+                sub = _DeviceTask(task.device, [g], task.tags, task.types)
+                n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode)
+                if n == 0:
+                    continue
+                yield self._make_block(
+                    names,
+                    types,
+                    fields,
+                    tags,
+                    task.tags,
+                    ts[:n],
+                    [v[:n] for v in vals],
+                    [m[:n] for m in nulls],
+                )
+
+    @staticmethod
+    def _make_block(names, types, fields, tags, tag_values, ts, vals, nulls):
+        n = len(ts)
+        columns, nullmap = {}, {}
+        fi = {f: j for j, f in enumerate(fields)}
+        for name in names[1:]:
+            if name in fi:
+                j = fi[name]
+                columns[name] = vals[j]
+                if nulls[j].any():
+                    nullmap[name] = nulls[j]
+            else:
+                v = tag_values[tags[name]]
+                arr = np.empty(n, dtype=object)
+                arr[:] = [v] * n if v is None else v
+                columns[name] = arr
+                if v is None:
+                    nullmap[name] = np.ones(n, np.bool_)
+        return TsBlock(ts, columns, nullmap, types)
+
+    # -- public queries --------------------------------------------------------------------
+
+    def query_table(self, table_name, column_names, start_time=None, end_time=None, path="auto"):
+        """Rows of a table-model table: column 1 is ``time``, then ``column_names`` in order.
+
+        Devices in index order, time order within a device. ``path`` picks the decode path of
+        every codec ("per_value", "batch", "simd", "auto")."""
+        self._check_open()
+        pcode = _path_code(path)
+        t1, t2 = _time_bounds(start_time, end_time)
+        names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+        blocks = self._table_blocks(names, types, fields, tags, tasks, t1, t2, pcode)
+        rs = ResultSet(blocks, names, types, self._result_sets.discard)
+        self._result_sets.add(rs)
+        return rs
+
+    def read_columns(
+        self, table_name, column_names=None, start_time=None, end_time=None, path="auto"
+    ):
+        """Decode a whole table query into one set of arrays (no per-block copies).
+
+        Returns (names, types, timestamps, {name: values}, {name: null mask}) with masks only for
+        columns that have nulls."""
+        self._check_open()
+        pcode = _path_code(path)
+        t1, t2 = _time_bounds(start_time, end_time)
+        names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+        field_types = [types[names.index(f)] for f in fields]
+        cap = sum(g.rows for t in tasks for g in t.groups)
+        ts = np.empty(cap, np.int64)
+        vals = [np.empty(cap, engine.numpy_dtype(t)) for t in field_types]
+        # calloc'ed: pages of the masks are only touched where a null is written
+        nulls = [np.zeros(cap, np.bool_) for _ in fields]
+        pos = 0
+        spans = []
+        for task in tasks:
+            self._check_types(task, fields, field_types)
+            n = self._decode_device(task, fields, ts, vals, nulls, pos, t1, t2, pcode)
+            spans.append((pos, pos + n, task.tags))
+            pos += n
+        columns, nullmap = {}, {}
+        fi = {f: j for j, f in enumerate(fields)}
+        for name in names[1:]:
+            if name in fi:
+                j = fi[name]
+                columns[name] = vals[j][:pos] if pos < cap else vals[j]
+                m = nulls[j][:pos]
+                if m.any():
+                    nullmap[name] = m
+            else:
+                arr = np.empty(pos, dtype=object)
+                mask = None
+                for a, b, tv in spans:
+                    v = tv[tags[name]]
+                    arr[a:b] = v
+                    if v is None:
+                        if mask is None:
+                            mask = np.zeros(pos, np.bool_)
+                        mask[a:b] = True
+                columns[name] = arr
+                if mask is not None:
+                    nullmap[name] = mask
+        return names, types, ts[:pos] if pos < cap else ts, columns, nullmap
+
+    def query_timeseries(
+        self, device_name, sensor_list, start_time=None, end_time=None, path="auto"
+    ):
+        """Tree model: the series ``sensor_list`` of one device, outer-joined on time.
+
+        Columns: ``time``, then ``<device>.<sensor>``. (The official package's default range
+        0..0 returns nothing; here None means unbounded.)"""
+        self._check_open()
+        pcode = _path_code(path)
+        t1, t2 = _time_bounds(start_time, end_time)
+        dev_id, rng = self._find_device(device_name)
+        series = self._series(dev_id.segments[0], rng)
+        sensors = list(sensor_list)
+        for s_ in sensors:
+            if s_ not in series or s_ == "":
+                raise ColumnNotExistError(f"no series {s_!r} in device {dev_id.path}")
+        names = ["time"] + [f"{dev_id.path}.{s_}" for s_ in sensors]
+        types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
+        blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
+        rs = ResultSet(blocks, names, types, self._result_sets.discard)
+        self._result_sets.add(rs)
+        return rs
+
+    def _read_series(self, tsm, t1, t2, pcode):
+        """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
+        chunks = []
+        cap = 0
+        for cm in sorted(tsm.chunks, key=lambda c: c.offset):
+            st = cm.statistics
+            if st.count == 0 or st.end_time < t1 or st.start_time > t2:
+                continue
+            ch = self._chunk(cm.offset)
+            usize = sum(p[1] for p in ch.page_info())
+            if st.count > usize * 8 + 8:
+                raise CorruptDataError(
+                    f"{self._path}: chunk statistics count {st.count} is impossible for "
+                    f"{usize} bytes at file offset {cm.offset}"
+                )
+            chunks.append(ch)
+            cap += st.count
+        ts = np.empty(cap, np.int64)
+        vals = np.empty(cap, engine.numpy_dtype(tsm.data_type))
+        pos = 0
+        for ch in chunks:
+            if ch.data_type != tsm.data_type:
+                raise CorruptDataError(
+                    f"{self._path}: chunk type {ch.data_type} of {tsm.measurement!r} differs "
+                    f"from its series type at file offset {ch.offset}"
+                )
+            pos += engine.read_nonaligned_chunk(
+                self._fv, ch, t1, t2, pcode, ts, vals, pos, self._scratch
+            )
+        ts, vals = ts[:pos], vals[:pos]
+        if pos > 1 and not np.all(ts[1:] > ts[:-1]):
+            order = np.argsort(ts, kind="stable")
+            ts, vals = ts[order], vals[order]
+        return ts, vals
+
+    def _tree_blocks(self, dev_id, series, sensors, names, types, t1, t2, pcode):
+        if "" in series:  # aligned tree device (Java/IoTDB): same layout as a table device
+            task = self._plan_aligned(dev_id, series, sensors, t1, t2)
+            for g in task.groups:
+                ts = np.empty(g.rows, np.int64)
+                vals = [np.empty(g.rows, engine.numpy_dtype(t)) for t in types[1:]]
+                nulls = [np.zeros(g.rows, np.bool_) for _ in sensors]
+                sub = _DeviceTask(dev_id, [g], (), task.types)
+                n = self._decode_device(sub, sensors, ts, vals, nulls, 0, t1, t2, pcode)
+                cols = dict(zip(names[1:], [v[:n] for v in vals], strict=False))
+                nm = {nm_: m[:n] for nm_, m in zip(names[1:], nulls, strict=False) if m[:n].any()}
+                yield TsBlock(ts[:n], cols, nm, types)
+            return
+        parts = [self._read_series(series[s_], t1, t2, pcode) for s_ in sensors]
+        if not parts:
+            return
+        all_ts = np.unique(np.concatenate([p[0] for p in parts])) if parts else np.empty(0)
+        cols, nulls = {}, {}
+        for name, (ts, v) in zip(names[1:], parts, strict=False):
+            idx = np.searchsorted(all_ts, ts)
+            out = (
+                np.zeros(len(all_ts), v.dtype)
+                if v.dtype != object
+                else np.full(len(all_ts), None, object)
+            )
+            out[idx] = v
+            present = np.zeros(len(all_ts), np.bool_)
+            present[idx] = True
+            cols[name] = out
+            if not present.all():
+                nulls[name] = ~present
+        if len(all_ts):
+            yield TsBlock(all_ts.astype(np.int64), cols, nulls, types)
+
+
+__all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock", "Cursor"]
