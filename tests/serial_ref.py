@@ -249,3 +249,47 @@ def f32_bits_round_trip_safe(x: float) -> bool:
 
 def be(fmt: str, v) -> bytes:
     return struct.pack(">" + fmt, v)
+
+
+# ----------------------------------------------------------------------------- RLBE (8.10)
+
+
+def fibonacci_code(k: int) -> str:
+    """Zeckendorf code of k >= 1 with F = 1, 2, 3, 5, ...: smallest term first, then an extra 1."""
+    fibs = [1, 2]
+    while fibs[-1] <= k:
+        fibs.append(fibs[-1] + fibs[-2])
+    bits = [0] * len(fibs)
+    rest = k
+    for j in range(len(fibs) - 1, -1, -1):
+        if fibs[j] <= rest:
+            bits[j] = 1
+            rest -= fibs[j]
+    top = max(j for j, b in enumerate(bits) if b)
+    return "".join(str(b) for b in bits[: top + 1]) + "1"
+
+
+def rlbe_encode(ws: list[int], w: int, block: int = 10000) -> bytes:
+    lenw = 7 if w == 64 else 6
+    mask = (1 << w) - 1
+    out = bytearray()
+    for start in range(0, len(ws), block):
+        chunk = ws[start : start + block]
+        deltas = [chunk[0]] + [(chunk[i] - chunk[i - 1]) & mask for i in range(1, len(chunk))]
+        lens = [max(d.bit_length(), 1) for d in deltas]
+        bw = BitWriter()
+        bw.write(len(chunk), 32)
+        i = 0
+        while i < len(deltas):
+            j = i
+            while j < len(deltas) and lens[j] == lens[i]:
+                j += 1
+            L = lens[i]
+            bw.write(L, lenw)
+            for ch in fibonacci_code(j - i):
+                bw.bit(ch == "1")
+            for d in deltas[i:j]:
+                bw.write(d & ((1 << (w - 1)) - 1) if L == w else d, L)
+            i = j
+        out += bw.to_bytes()
+    return bytes(out)
