@@ -24,6 +24,22 @@ import numpy as np
 
 cimport numpy as cnp
 
+from tsfile._simd cimport simd_active
+from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
+from tsfile.codecs.gorilla cimport (
+    GOR_KIND_DOUBLE,
+    GOR_KIND_FLOAT,
+    GOR_KIND_INT32,
+    GOR_KIND_INT64,
+    gorilla_decode_into,
+)
+from tsfile.codecs.plain cimport plain_decode_numeric_c
+from tsfile.codecs.ts2diff cimport (
+    ts2diff_count_values,
+    ts2diff_decode_into_i32,
+    ts2diff_decode_into_i64,
+)
+
 from tsfile import compression as _compression
 from tsfile.errors import CorruptDataError, UnsupportedError
 
@@ -54,6 +70,7 @@ cdef enum:
     T_STRING = 11
     E_PLAIN = 0
     E_TS_2DIFF = 4
+    E_GORILLA = 8
     C_UNCOMPRESSED = 0
     C_SNAPPY = 1
     P_PER_VALUE = 0
@@ -403,152 +420,7 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
 
 
 # ------------------------------------------------------------------------------------------------
-# built-in decoders: TS_2DIFF block walk / decode, PLAIN
-
-
-cdef Py_ssize_t ts2diff_count(const uint8_t *p, Py_ssize_t n, bint wide) noexcept nogil:
-    """Number of values in TS_2DIFF blocks filling p[0:n]; -1 - offset of a bad block."""
-    cdef Py_ssize_t pos = 0, total = 0, hdr = 24 if wide else 16, nb
-    cdef int32_t cnt, width
-    while pos < n:
-        if pos + hdr > n:
-            return -1 - pos
-        cnt = be32(p + pos)
-        width = be32(p + pos + 4)
-        if cnt < 0 or width < 0 or width > (64 if wide else 32):
-            return -1 - pos
-        nb = (<Py_ssize_t>cnt * width + 7) >> 3
-        if pos + hdr + nb > n:
-            return -1 - pos
-        pos += hdr + nb
-        total += cnt + 1
-    return total
-
-
-cdef inline uint64_t read_bits(const uint8_t *p, Py_ssize_t bitpos, int width) noexcept nogil:
-    # MSB-first: gather up to 9 bytes covering [bitpos, bitpos + width)
-    cdef Py_ssize_t byte = bitpos >> 3
-    cdef int shift = bitpos & 7
-    cdef int nbytes = (shift + width + 7) >> 3
-    cdef uint64_t acc = 0
-    cdef int i
-    cdef unsigned int extra = 0
-    if width == 0:
-        return 0
-    if nbytes <= 8:
-        for i in range(nbytes):
-            acc = (acc << 8) | p[byte + i]
-        acc <<= (8 - nbytes) * 8
-        acc <<= shift
-        return acc >> (64 - width)
-    # 9 bytes: width + shift > 64
-    for i in range(8):
-        acc = (acc << 8) | p[byte + i]
-    extra = p[byte + 8]
-    acc = (acc << shift) | (extra >> (8 - shift))
-    return acc >> (64 - width)
-
-
-cdef Py_ssize_t ts2diff_decode64(const uint8_t *p, Py_ssize_t n, int64_t *out,
-                                 Py_ssize_t count) noexcept nogil:
-    """Decode exactly ``count`` int64 values; returns bytes consumed or -1 - offset on error."""
-    cdef Py_ssize_t pos = 0, k = 0, i, nb
-    cdef int32_t cnt, width
-    cdef int64_t mind
-    cdef uint64_t v
-    while k < count:
-        if pos + 24 > n:
-            return -1 - pos
-        cnt = be32(p + pos)
-        width = be32(p + pos + 4)
-        if cnt < 0 or width < 0 or width > 64:
-            return -1 - pos
-        nb = (<Py_ssize_t>cnt * width + 7) >> 3
-        if pos + 24 + nb > n or k + cnt + 1 > count:
-            return -1 - pos
-        mind = be64(p + pos + 8)
-        v = <uint64_t>be64(p + pos + 16)
-        out[k] = <int64_t>v
-        k += 1
-        for i in range(cnt):
-            v = v + <uint64_t>mind + read_bits(p + pos + 24, i * width, width)
-            out[k] = <int64_t>v
-            k += 1
-        pos += 24 + nb
-    return pos
-
-
-cdef Py_ssize_t ts2diff_decode32(const uint8_t *p, Py_ssize_t n, int32_t *out,
-                                 Py_ssize_t count) noexcept nogil:
-    cdef Py_ssize_t pos = 0, k = 0, i, nb
-    cdef int32_t cnt, width
-    cdef uint32_t mind, v
-    while k < count:
-        if pos + 16 > n:
-            return -1 - pos
-        cnt = be32(p + pos)
-        width = be32(p + pos + 4)
-        if cnt < 0 or width < 0 or width > 32:
-            return -1 - pos
-        nb = (<Py_ssize_t>cnt * width + 7) >> 3
-        if pos + 16 + nb > n or k + cnt + 1 > count:
-            return -1 - pos
-        mind = <uint32_t>be32(p + pos + 8)
-        v = <uint32_t>be32(p + pos + 12)
-        out[k] = <int32_t>v
-        k += 1
-        for i in range(cnt):
-            v = v + mind + <uint32_t>read_bits(p + pos + 16, i * width, width)
-            out[k] = <int32_t>v
-            k += 1
-        pos += 16 + nb
-    return pos
-
-
-cdef Py_ssize_t plain_fixed(const uint8_t *p, Py_ssize_t n, int t, uint8_t *out,
-                            Py_ssize_t count) noexcept nogil:
-    """PLAIN BOOLEAN/INT64/FLOAT/DOUBLE (big-endian) -> native; -1 if the bytes are short."""
-    cdef Py_ssize_t i
-    cdef int size = itemsize_of(t)
-    cdef uint32_t u32
-    cdef uint64_t u64
-    if count * size > n:
-        return -1
-    if size == 1:
-        for i in range(count):
-            out[i] = 1 if p[i] else 0
-    elif size == 4:
-        for i in range(count):
-            u32 = <uint32_t>be32(p + 4 * i)
-            memcpy(out + 4 * i, &u32, 4)
-    else:
-        for i in range(count):
-            u64 = <uint64_t>be64(p + 8 * i)
-            memcpy(out + 8 * i, &u64, 8)
-    return count * size
-
-
-cdef Py_ssize_t plain_svarint32(const uint8_t *p, Py_ssize_t n, int32_t *out,
-                                Py_ssize_t count) noexcept nogil:
-    """PLAIN INT32/DATE: zigzag varints. Returns bytes consumed or -1 - offset."""
-    cdef Py_ssize_t pos = 0, i
-    cdef uint32_t u
-    cdef int shift
-    cdef uint8_t b
-    for i in range(count):
-        u = 0
-        shift = 0
-        while True:
-            if pos >= n or shift > 28:
-                return -1 - pos
-            b = p[pos]
-            pos += 1
-            u |= (<uint32_t>(b & 0x7F)) << shift
-            if not (b & 0x80):
-                break
-            shift += 7
-        out[i] = <int32_t>((u >> 1) ^ (0u - (u & 1u)))
-    return pos
+# PLAIN binary values (straight to str / bytes objects)
 
 
 cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
@@ -613,10 +485,38 @@ cdef object codec_module(FileView fv, int enc, int t, Py_ssize_t at):
     return mod
 
 
+cdef str module_path(object mod, int path):
+    if path == P_SIMD and not getattr(mod, "HAS_SIMD", False):
+        return "batch"
+    return _PATH_NAMES[path]
+
+
 cdef object codec_dtype(int t):
     if t == T_TEXT or t == T_STRING or t == T_BLOB:
         return np.dtype(object)
     return _NP_DTYPES[t]
+
+
+cdef inline int codec_path(int path, bint has_simd) noexcept:
+    """Query path -> codec path. "simd" means SIMD where the codec has kernels, batch elsewhere
+    (a query mixes codecs); "auto" the best available."""
+    if path == P_PER_VALUE:
+        return PATH_PER_VALUE
+    if path == P_BATCH:
+        return PATH_BATCH
+    if has_simd and simd_active():
+        return PATH_SIMD
+    return PATH_BATCH
+
+
+cdef inline int gorilla_kind(int t) noexcept:
+    if t == T_INT32 or t == T_DATE:
+        return GOR_KIND_INT32
+    if t == T_FLOAT:
+        return GOR_KIND_FLOAT
+    if t == T_DOUBLE:
+        return GOR_KIND_DOUBLE
+    return GOR_KIND_INT64
 
 
 cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
@@ -624,39 +524,46 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
                        int path, Py_ssize_t file_at) except -1:
     """Decode exactly ``count`` values of type t: numeric into ``out`` (native layout), binary
     into the object array ``out_obj`` starting at ``out_at``."""
-    cdef Py_ssize_t r = 0, i
+    cdef Py_ssize_t i
+    cdef int cp, kind
     cdef object arr, v
     cdef const uint8_t[::1] src
     cdef object[::1] objs
     if count == 0:
         return 0
-    if enc == E_PLAIN and path != P_SIMD:
-        if is_binary(t):
-            plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)
+    # The codecs with C-level entry points run without the GIL (they take it only to raise).
+    try:
+        if enc == E_PLAIN:
+            if is_binary(t):
+                plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)
+                return 0
+            with nogil:
+                plain_decode_numeric_c(t, p, n, out, count)
             return 0
-        with nogil:
-            if t == T_INT32 or t == T_DATE:
-                r = plain_svarint32(p, n, <int32_t *>out, count)
-            else:
-                r = plain_fixed(p, n, t, out, count)
-        if r < 0:
-            raise corrupt(fv, f"PLAIN values: {count} values do not fit in {n} bytes", file_at)
-        return 0
-    if enc == E_TS_2DIFF and path != P_SIMD and (
-            t == T_INT64 or t == T_TIMESTAMP or t == T_INT32 or t == T_DATE):
-        with nogil:
-            if t == T_INT64 or t == T_TIMESTAMP:
-                r = ts2diff_decode64(p, n, <int64_t *>out, count)
-            else:
-                r = ts2diff_decode32(p, n, <int32_t *>out, count)
-        if r < 0:
-            raise corrupt(fv, f"bad TS_2DIFF block (page offset {-1 - r})", file_at)
-        return 0
+        if enc == E_TS_2DIFF and (t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR):
+            cp = codec_path(path, True)
+            with nogil:
+                ts2diff_decode_into_i64(p, n, <int64_t *>out, count, cp)
+            return 0
+        if enc == E_TS_2DIFF and (t == T_INT32 or t == T_DATE):
+            cp = codec_path(path, True)
+            with nogil:
+                ts2diff_decode_into_i32(p, n, <int32_t *>out, count, cp)
+            return 0
+        if enc == E_GORILLA and not is_binary(t) and t != T_BOOLEAN:
+            kind = gorilla_kind(t)
+            cp = codec_path(path, False)
+            with nogil:
+                gorilla_decode_into(p, n, out, count, kind, cp)
+            return 0
+    except CorruptDataError as exc:
+        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
     # Every other encoding: the codec module, once per page.
     mod = codec_module(fv, enc, t, file_at)
     src = <const uint8_t[:n]>p if n > 0 else b""
     try:
-        arr = mod.decode(memoryview(src), codec_dtype(t), count=count, path=_PATH_NAMES[path])
+        arr = mod.decode(memoryview(src), codec_dtype(t), count=count,
+                         path=module_path(mod, path))
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
     if len(arr) != count:
@@ -683,9 +590,11 @@ cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
                            Py_ssize_t file_at) except -1:
     cdef Py_ssize_t c
     if enc == E_TS_2DIFF:
-        c = ts2diff_count(p, n, True)
-        if c < 0:
-            raise corrupt(fv, f"bad TS_2DIFF time block (page offset {-1 - c})", file_at)
+        try:
+            with nogil:
+                c = ts2diff_count_values(p, n, True)
+        except CorruptDataError as exc:
+            raise corrupt(fv, f"TS_2DIFF time page: {exc}", file_at) from None
         return c
     if enc == E_PLAIN:
         if n % 8:
@@ -708,7 +617,8 @@ cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int en
     src = <const uint8_t[:n]>p if n > 0 else b""
     try:
         arr = np.ascontiguousarray(
-            mod.decode(memoryview(src), np.dtype(np.int64), path=_PATH_NAMES[path]), np.int64)
+            mod.decode(memoryview(src), np.dtype(np.int64), path=module_path(mod, path)),
+            np.int64)
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"time page: {exc}", file_at) from None
     c = len(arr)
