@@ -354,9 +354,9 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE):
     if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
         raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
     cdef bint is64
-    if values.dtype == np.int64:
+    if values.dtype.kind == "i" and values.dtype.itemsize == 8:
         is64 = True
-    elif values.dtype == np.int32:
+    elif values.dtype.kind == "i" and values.dtype.itemsize == 4:
         is64 = False
     else:
         raise TypeError(f"TS_2DIFF encodes int32 or int64 arrays, not {values.dtype}")

@@ -1,0 +1,161 @@
+"""``python -m tsfile bench ts2diff``: TS_2DIFF decode and encode speed, with same-run baselines.
+
+Workload W0 of the TsFile batch-read study: a random walk with integer steps uniform in
+[-100, 100] (``numpy.random.default_rng(42)``). Two regimes:
+
+* cache-resident: 64 Ki values decoded again and again into the same buffer (the decoder's own
+  speed);
+* large: 20 M values decoded into a preallocated 20 M buffer (bound by memory bandwidth), compared
+  with a plain numpy copy of the same output array into another buffer.
+
+Baselines measured in the same run: ``numpy.cumsum`` of the deltas over the same count (into a
+preallocated output), and the copy. Figures are medians of several timed runs (M values/s);
+ratios are between medians of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+
+SMALL = 64 * 1024
+LARGE = 20_000_000
+PER_VALUE_ENCODE_COUNT = 200_000
+
+
+def w0(count: int, dtype) -> np.ndarray:
+    """The W0 random walk: steps uniform in [-100, 100], seed 42."""
+    steps = np.random.default_rng(42).integers(-100, 101, size=count, dtype=np.int64)
+    return np.cumsum(steps).astype(dtype)
+
+
+def _median_rate(fn, count: int, repeat: int, min_time: float) -> float:
+    """Median throughput (M values/s) of `fn` over `repeat` samples of >= min_time seconds."""
+    fn()  # warm up (page faults, caches)
+    loops = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or loops >= 1 << 16:
+            break
+        loops *= 2
+    rates = [count * loops / dt / 1e6]
+    for _ in range(repeat - 1):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        rates.append(count * loops / (time.perf_counter() - t0) / 1e6)
+    return statistics.median(rates)
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
+    """Decode rates per path plus the cumsum and copy baselines, for one regime and dtype."""
+    from tsfile.codecs import ts2diff
+
+    values = w0(count, dtype)
+    data = ts2diff.encode(values)
+    deltas = np.diff(values, prepend=values.dtype.type(0))
+    out = np.empty_like(values)
+    res = {"bytes_per_value": len(data) / count}
+    for path in paths:
+        ts2diff.decode_into(data, out, path)
+        if not np.array_equal(out, values):
+            raise AssertionError(f"ts2diff {path} decoded wrong values")
+        res[path] = _median_rate(
+            lambda p=path: ts2diff.decode_into(data, out, p), count, repeat, min_time
+        )
+    cs = np.empty_like(values)
+    res["cumsum"] = _median_rate(lambda: np.cumsum(deltas, out=cs), count, repeat, min_time)
+    dst = np.empty_like(values)
+    res["copy"] = _median_rate(lambda: np.copyto(dst, out), count, repeat, min_time)
+    return res
+
+
+def measure_encode(count: int, dtype, repeat: int, min_time: float) -> dict:
+    from tsfile.codecs import ts2diff
+
+    values = w0(count, dtype)
+    batch = _median_rate(lambda: ts2diff.encode(values), count, repeat, min_time)
+    few = values[:PER_VALUE_ENCODE_COUNT].tolist()
+
+    def per_value():
+        enc = ts2diff.Ts2DiffEncoder(dtype)
+        for v in few:
+            enc.encode(v)
+        enc.flush()
+
+    pv = _median_rate(per_value, len(few), max(3, repeat // 2), min_time)
+    return {"batch": batch, "per_value": pv}
+
+
+def _fmt(x):
+    return f"{x:8.0f}" if x >= 100 else f"{x:8.1f}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tsfile bench ts2diff")
+    parser.add_argument("--repeat", type=int, default=7, help="timed samples per figure (median)")
+    parser.add_argument("--min-time", type=float, default=0.02, help="seconds per sample")
+    parser.add_argument("--large", type=int, default=LARGE, help="values in the large regime")
+    args = parser.parse_args(argv)
+
+    import tsfile
+    from tsfile.codecs import ts2diff
+
+    info = tsfile.simd_info()
+    paths = ["per_value", "batch"] + (
+        ["simd"] if ts2diff.HAS_SIMD and info["active"] != "none" else []
+    )
+    print(
+        f"TS_2DIFF, workload W0 (random walk, steps in [-100, 100]); CPU: {_cpu_name()}; "
+        f"SIMD: {info['active']}"
+    )
+    print(f"medians of {args.repeat} runs, M values/s (ratios within this run)\n")
+    head = (
+        f"{'dtype':6} {'values':>9} {'B/val':>6} {'per_val':>8} {'batch':>8} {'simd':>8} "
+        f"{'cumsum':>8} {'copy':>8}  {'bat/pv':>6} {'simd/pv':>7} {'bat/cs':>6} "
+        f"{'simd/cs':>7} {'simd/copy':>9}"
+    )
+    print(head)
+    print("-" * len(head))
+    for count in (SMALL, args.large):
+        for dtype in (np.int32, np.int64):
+            r = measure(count, dtype, args.repeat, args.min_time, paths)
+            simd = r.get("simd", float("nan"))
+            print(
+                f"{np.dtype(dtype).name:6} {count:>9} {r['bytes_per_value']:6.3f} "
+                f"{_fmt(r['per_value'])} {_fmt(r['batch'])} {_fmt(simd)} {_fmt(r['cumsum'])} "
+                f"{_fmt(r['copy'])}  {r['batch'] / r['per_value']:6.2f} "
+                f"{simd / r['per_value']:7.2f} {r['batch'] / r['cumsum']:6.2f} "
+                f"{simd / r['cumsum']:7.2f} {simd / r['copy']:9.2f}"
+            )
+    print()
+    for dtype in (np.int32, np.int64):
+        e = measure_encode(args.large, dtype, max(3, args.repeat // 2), args.min_time)
+        print(
+            f"encode {np.dtype(dtype).name}: batch {e['batch']:.0f} M/s ({args.large} values), "
+            f"per_value (Ts2DiffEncoder.encode from Python) {e['per_value']:.1f} M/s "
+            f"({PER_VALUE_ENCODE_COUNT} values)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
