@@ -293,3 +293,74 @@ def rlbe_encode(ws: list[int], w: int, block: int = 10000) -> bytes:
             i = j
         out += bw.to_bytes()
     return bytes(out)
+
+
+# ----------------------------------------------------------------------------- SPRINTZ (8.9)
+
+
+def rle_block(ws: list[int], w_word: int, runs: bool = False) -> bytes:
+    """One RLE block (8.5) of the words: C++ style (bit-packed only) or, with runs=True, a single
+    RLE run when all values are equal (Java style; INT64 run values big-endian)."""
+    w = max(max((x.bit_length() for x in ws), default=1), 1)
+    if runs and len(set(ws)) == 1:
+        nb = (w + 7) // 8
+        val = ws[0].to_bytes(nb, "little" if w_word == 32 else "big")
+        body = bytes([w]) + uvarint(len(ws) << 1) + val
+    else:
+        groups = (len(ws) + 7) // 8
+        last = len(ws) - (groups - 1) * 8
+        packed = pack_msb(ws + [0] * (groups * 8 - len(ws)), w)
+        body = bytes([w]) + uvarint((groups << 1) | 1) + bytes([last]) + packed
+    return uvarint(len(body)) + body
+
+
+def _fire_predict(acc: int, delta: int, x: int, w: int) -> int:
+    shift, bw = (2, 8) if w == 32 else (3, 16)
+    alpha = acc >> shift
+    if w == 32:
+        diff = signed(alpha * delta, 32) >> bw  # product truncated to 32 bits first
+    else:
+        diff = (alpha * delta) >> bw  # exact product
+    return signed(x + diff, w)
+
+
+class SprintzLossy(ValueError):
+    """A prediction error of exactly -2**(W-1): its residual wraps to 0, so the value is lost."""
+
+
+def sprintz_encode(ws: list[int], kind: str, tail_runs: bool = False, strict: bool = True) -> bytes:
+    """kind: 'i32', 'i64', 'f32', 'f64'; ws: unsigned words. strict: raise SprintzLossy for values
+    the format cannot represent (else encode them as the writers do, losing them)."""
+    w = 32 if kind in ("i32", "f32") else 64
+    out = bytearray()
+    i = 0
+    while len(ws) - i >= 9:
+        block = [signed(x, w) for x in ws[i : i + 9]]
+        acc, delta = 0, 0
+        res = []
+        for j in range(1, 9):
+            pred = _fire_predict(acc, delta, block[j - 1], w)
+            e = signed(block[j] - pred, w)
+            if strict and e == -(1 << (w - 1)):
+                raise SprintzLossy(i + j)
+            r = (-2 * e if e <= 0 else 2 * e - 1) & ((1 << w) - 1)
+            res.append(r)
+            acc = signed(acc - (-delta if e > 0 else delta), 32)
+            delta = signed(block[j] - block[j - 1], w)
+        width = max(max(r.bit_length() for r in res), 1)
+        out.append(width)
+        first = ws[i]
+        if kind == "i32":
+            out += uvarint(first)
+        else:
+            out += first.to_bytes(w // 8, "big")
+        out += pack_msb(res, width)
+        i += 9
+    tail = ws[i:]
+    if tail:
+        out.append(0x80 | len(tail))
+        if kind in ("i32", "i64"):
+            out += rle_block(tail, w, runs=tail_runs)
+        else:
+            out += gorilla_encode(tail, w, 0x7FC00000 if w == 32 else 0x7FF8000000000000)
+    return bytes(out)
