@@ -1,0 +1,212 @@
+/*
+ * alp_neon.h: NEON kernels for ALP pages (AArch64; see alp_scalar.h for the rules and
+ * alp_avx2.h for the unpacking scheme, which is the same here with 128-bit registers).
+ *
+ * Decode: eight values take exactly `width` bytes, so each register's lanes sit at fixed byte
+ * offsets and bit shifts within the group: one 16-byte load per register, `tbl` moves the bytes
+ * of each lane into place, `ushl` by a negative count shifts right, a mask clears the neighbours.
+ * int64 -> double uses vcvtq_f64_s64 (exact rounding like the scalar cast), then two multiplies.
+ * Encode: two multiplies, |x| range check, vcvtn (round half-even), the decoder's multiplies and a
+ * bitwise compare, exactly as alp_classify_*.
+ */
+#ifndef TSFILE_ALP_NEON_H
+#define TSFILE_ALP_NEON_H
+
+#include "alp_scalar.h"
+
+#if TSFILE_ISA_NEON
+
+/* DOUBLE, 1 <= width <= 51 (the driver's alp_f64_simd_safe() range, shared with AVX2). */
+static void alp_decode_f64_neon(const uint8_t *body, size_t count, int width, int64_t base,
+                                double P, double Ie, double *out)
+{
+    if (width == 0 || !alp_f64_simd_safe(width, base)) {
+        alp_decode_f64_scalar(body, count, width, base, P, Ie, out);
+        return;
+    }
+    uint8_t tb[4][16];
+    int64_t sh[4][2];
+    size_t half[4];
+    for (int h = 0; h < 4; h++) {
+        size_t first = ((size_t)(2 * h) * (size_t)width) >> 3;
+        half[h] = first;
+        for (int j = 0; j < 2; j++) {
+            size_t bit = (size_t)(2 * h + j) * (size_t)width;
+            int rel = (int)((bit >> 3) - first);
+            for (int b = 0; b < 8; b++) tb[h][j * 8 + b] = (uint8_t)(rel + b);
+            sh[h][j] = -(int64_t)(bit & 7);
+        }
+    }
+    uint8x16_t vt[4];
+    int64x2_t vs[4];
+    for (int h = 0; h < 4; h++) {
+        vt[h] = vld1q_u8(tb[h]);
+        vs[h] = vld1q_s64(sh[h]);
+    }
+    const uint64x2_t mask = vdupq_n_u64((UINT64_C(1) << width) - 1);
+    const int64x2_t vb = vdupq_n_s64(base);
+    const float64x2_t vp = vdupq_n_f64(P), vi = vdupq_n_f64(Ie);
+    size_t groups = count / 8;
+    const uint8_t *g = body;
+    for (size_t k = 0; k < groups; k++, g += width) {
+        for (int h = 0; h < 4; h++) {
+            uint8x16_t w = vqtbl1q_u8(vld1q_u8(g + half[h]), vt[h]);
+            uint64x2_t u = vandq_u64(vshlq_u64(vreinterpretq_u64_u8(w), vs[h]), mask);
+            int64x2_t n = vaddq_s64(vreinterpretq_s64_u64(u), vb);
+            float64x2_t d = vmulq_f64(vmulq_f64(vcvtq_f64_s64(n), vp), vi);
+            vst1q_f64(out + 8 * k + 2 * h, d);
+        }
+    }
+    for (size_t i = groups * 8; i < count; i++) {
+        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
+        out[i] = (double)n * P * Ie;
+    }
+}
+
+/* FLOAT, 1 <= width <= 32. */
+static void alp_decode_f32_neon(const uint8_t *body, size_t count, int width, int32_t base,
+                                float P, float Ie, float *out)
+{
+    if (width == 0) {
+        alp_decode_f32_scalar(body, count, width, base, P, Ie, out);
+        return;
+    }
+    uint8_t lo_m[2][16], hi_m[2][16];
+    int32_t sr[2][4], sl[2][4];
+    size_t half[2];
+    for (int h = 0; h < 2; h++) {
+        size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
+        half[h] = first;
+        for (int j = 0; j < 4; j++) {
+            size_t bit = (size_t)(4 * h + j) * (size_t)width;
+            int rel = (int)((bit >> 3) - first);
+            int s = (int)(bit & 7);
+            for (int b = 0; b < 4; b++) lo_m[h][j * 4 + b] = (uint8_t)(rel + b);
+            hi_m[h][j * 4] = (s + width > 32) ? (uint8_t)(rel + 4) : 0xff;
+            hi_m[h][j * 4 + 1] = hi_m[h][j * 4 + 2] = hi_m[h][j * 4 + 3] = 0xff;
+            sr[h][j] = -s;
+            sl[h][j] = 32 - s; /* a shift by 32 gives 0: ushl of a 32-bit lane */
+        }
+    }
+    uint8x16_t vlo[2], vhi[2];
+    int32x4_t vsr[2], vsl[2];
+    for (int h = 0; h < 2; h++) {
+        vlo[h] = vld1q_u8(lo_m[h]);
+        vhi[h] = vld1q_u8(hi_m[h]);
+        vsr[h] = vld1q_s32(sr[h]);
+        vsl[h] = vld1q_s32(sl[h]);
+    }
+    const uint32x4_t mask = vdupq_n_u32(width == 32 ? 0xffffffffu : ((1u << width) - 1));
+    const int32x4_t vb = vdupq_n_s32(base);
+    const float32x4_t vp = vdupq_n_f32(P), vi = vdupq_n_f32(Ie);
+    size_t groups = count / 8;
+    const uint8_t *g = body;
+    for (size_t k = 0; k < groups; k++, g += width) {
+        for (int h = 0; h < 2; h++) {
+            uint8x16_t w = vld1q_u8(g + half[h]);
+            uint32x4_t lo = vshlq_u32(vreinterpretq_u32_u8(vqtbl1q_u8(w, vlo[h])), vsr[h]);
+            uint32x4_t hi = vshlq_u32(vreinterpretq_u32_u8(vqtbl1q_u8(w, vhi[h])), vsl[h]);
+            uint32x4_t u = vandq_u32(vorrq_u32(lo, hi), mask);
+            int32x4_t n = vaddq_s32(vreinterpretq_s32_u32(u), vb);
+            float32x4_t d = vmulq_f32(vmulq_f32(vcvtq_f32_s32(n), vp), vi);
+            vst1q_f32(out + 8 * k + 4 * h, d);
+        }
+    }
+    for (size_t i = groups * 8; i < count; i++) {
+        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
+        out[i] = (float)n * P * Ie;
+    }
+}
+
+static size_t alp_analyze_f64_neon(const double *v, size_t count, double E, double F, double P,
+                                   double Ie, int64_t *ints, uint8_t *bitmap, int64_t *mn, int64_t *mx)
+{
+    const float64x2_t vE = vdupq_n_f64(E), vF = vdupq_n_f64(F);
+    const float64x2_t vP = vdupq_n_f64(P), vI = vdupq_n_f64(Ie);
+    const float64x2_t lim = vdupq_n_f64(ALP_LIMIT_F64);
+    const int64x2_t imax = vdupq_n_s64(INT64_MAX), imin = vdupq_n_s64(INT64_MIN);
+    int64x2_t vmin = imax, vmax = imin;
+    size_t exc = 0, i = 0;
+    for (; i + 8 <= count; i += 8) {
+        unsigned keep = 0;
+        for (int r = 0; r < 4; r++) {
+            float64x2_t x = vld1q_f64(v + i + 2 * r);
+            float64x2_t y = vmulq_f64(vmulq_f64(x, vE), vF);
+            uint64x2_t inr = vcaleq_f64(y, lim); /* |y| <= 2^49, false for NaN */
+            int64x2_t n = vcvtnq_s64_f64(y);
+            float64x2_t d = vmulq_f64(vmulq_f64(vcvtq_f64_s64(n), vP), vI);
+            uint64x2_t ok = vandq_u64(vceqq_u64(vreinterpretq_u64_f64(d), vreinterpretq_u64_f64(x)), inr);
+            vst1q_s64(ints + i + 2 * r, n);
+            int64x2_t lo = vbslq_s64(ok, n, imax);
+            int64x2_t hi = vbslq_s64(ok, n, imin);
+            vmin = vbslq_s64(vcgtq_s64(vmin, lo), lo, vmin);
+            vmax = vbslq_s64(vcgtq_s64(hi, vmax), hi, vmax);
+            keep |= (unsigned)(vgetq_lane_u64(ok, 0) & 1) << (2 * r);
+            keep |= (unsigned)(vgetq_lane_u64(ok, 1) & 1) << (2 * r + 1);
+        }
+        uint8_t b = (uint8_t)(~keep & 0xff);
+        bitmap[i >> 3] = b;
+        exc += (size_t)__builtin_popcount(b);
+    }
+    int64_t lo = vgetq_lane_s64(vmin, 0), hi = vgetq_lane_s64(vmax, 0);
+    if (vgetq_lane_s64(vmin, 1) < lo) lo = vgetq_lane_s64(vmin, 1);
+    if (vgetq_lane_s64(vmax, 1) > hi) hi = vgetq_lane_s64(vmax, 1);
+    if (i < count) {
+        int64_t tl, th;
+        uint8_t tb[1];
+        size_t te = alp_analyze_f64_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
+        bitmap[i >> 3] = tb[0];
+        exc += te;
+        lo = tl < lo ? tl : lo;
+        hi = th > hi ? th : hi;
+    }
+    *mn = lo;
+    *mx = hi;
+    return exc;
+}
+
+static size_t alp_analyze_f32_neon(const float *v, size_t count, float E, float F, float P,
+                                   float Ie, int32_t *ints, uint8_t *bitmap, int32_t *mn, int32_t *mx)
+{
+    const float32x4_t vE = vdupq_n_f32(E), vF = vdupq_n_f32(F);
+    const float32x4_t vP = vdupq_n_f32(P), vI = vdupq_n_f32(Ie);
+    const float32x4_t lim = vdupq_n_f32(ALP_LIMIT_F32);
+    const int32x4_t imax = vdupq_n_s32(INT32_MAX), imin = vdupq_n_s32(INT32_MIN);
+    static const uint32_t bitw[2][4] = {{1, 2, 4, 8}, {16, 32, 64, 128}};
+    int32x4_t vmin = imax, vmax = imin;
+    size_t exc = 0, i = 0;
+    for (; i + 8 <= count; i += 8) {
+        unsigned keep = 0;
+        for (int r = 0; r < 2; r++) {
+            float32x4_t x = vld1q_f32(v + i + 4 * r);
+            float32x4_t y = vmulq_f32(vmulq_f32(x, vE), vF);
+            uint32x4_t inr = vcaleq_f32(y, lim);
+            int32x4_t n = vcvtnq_s32_f32(y);
+            float32x4_t d = vmulq_f32(vmulq_f32(vcvtq_f32_s32(n), vP), vI);
+            uint32x4_t ok = vandq_u32(vceqq_u32(vreinterpretq_u32_f32(d), vreinterpretq_u32_f32(x)), inr);
+            vst1q_s32(ints + i + 4 * r, n);
+            vmin = vminq_s32(vmin, vbslq_s32(ok, n, imax));
+            vmax = vmaxq_s32(vmax, vbslq_s32(ok, n, imin));
+            keep |= vaddvq_u32(vandq_u32(ok, vld1q_u32(bitw[r])));
+        }
+        uint8_t b = (uint8_t)(~keep & 0xff);
+        bitmap[i >> 3] = b;
+        exc += (size_t)__builtin_popcount(b);
+    }
+    int32_t lo = vminvq_s32(vmin), hi = vmaxvq_s32(vmax);
+    if (i < count) {
+        int32_t tl, th;
+        uint8_t tb[1];
+        size_t te = alp_analyze_f32_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
+        bitmap[i >> 3] = tb[0];
+        exc += te;
+        lo = tl < lo ? tl : lo;
+        hi = th > hi ? th : hi;
+    }
+    *mn = lo;
+    *mx = hi;
+    return exc;
+}
+
+#endif /* TSFILE_ISA_NEON */
+#endif /* TSFILE_ALP_NEON_H */
