@@ -63,6 +63,10 @@ def _series(name, rs, categories):
 def read_file(path: str) -> dict:
     import tsfile
 
+    # The project's own package has the same name; never let it stand in for the official one.
+    if "site-packages" not in (tsfile.__file__ or ""):
+        raise RuntimeError(f"imported {tsfile.__file__}, not the official package")
+
     out = {"format": typed_json.FORMAT, "file": os.path.basename(path), "tables": [], "devices": []}
     with tsfile.TsFileReader(path) as reader:
         schemas = reader.get_all_table_schemas()
