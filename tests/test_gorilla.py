@@ -212,7 +212,7 @@ def test_truncated_pages(path, dtype):
 @pytest.mark.parametrize("path", PATHS)
 def test_random_bytes_never_crash(path):
     rng = np.random.default_rng(11)
-    for i in range(400):
+    for _ in range(400):
         data = rng.integers(0, 256, int(rng.integers(0, 80)), dtype=np.uint8).tobytes()
         for dtype in DTYPES:
             try:
