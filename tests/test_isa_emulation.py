@@ -1,0 +1,146 @@
+"""The C kernels on every ISA configuration, and the package on a CPU without AVX2.
+
+(a) Every ``tests/c/*_check.c`` (a standalone C program that includes the kernel headers it needs
+    and exits non-zero on failure) is cross-compiled for aarch64 and run under qemu-user, so the
+    NEON kernels are checked against the scalar ones on every CI run.
+(b) The same programs are compiled natively twice: as the package builds them (AVX2 kernels with
+    target attributes, used when the CPU has AVX2) and with -DTSFILE_NO_SIMD (the SIMD OFF build).
+(c) tests/test_ts2diff.py runs under ``qemu-x86_64 -cpu <model without AVX2>`` with the current
+    Python: simd_info() must report SIMD unavailable and everything must pass on the scalar path.
+
+Missing tools skip these tests, unless TSFILE_REQUIRE_QEMU=1 (CI), where they fail.
+"""
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INCLUDE = ROOT / "include"
+CHECKS = sorted((ROOT / "tests" / "c").glob("*_check.c"))
+REQUIRE = os.environ.get("TSFILE_REQUIRE_QEMU", "") == "1"
+AARCH64_SYSROOT = "/usr/aarch64-linux-gnu"
+IS_X86_64 = platform.machine().lower() in ("x86_64", "amd64")
+# CPU models without AVX2, in order of preference. Nehalem and Westmere are the classic choice,
+# but recent numpy wheels can execute instructions those models lack while importing (seen here:
+# SIGILL in numpy's import-time sanity check), so the first model that can import numpy is used;
+# SandyBridge has AVX but neither AVX2 nor BMI2.
+NO_AVX2_MODELS = ["Nehalem", "Westmere", "SandyBridge", "IvyBridge"]
+
+
+def _tool(name):
+    path = shutil.which(name)
+    if path is None:
+        if REQUIRE:
+            pytest.fail(f"{name} is not installed and TSFILE_REQUIRE_QEMU=1")
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+def _native_cc():
+    for name in (os.environ.get("CC", ""), "cc", "gcc", "clang"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    pytest.skip("no C compiler")
+
+
+def _compile(cc, src, out, *flags):
+    cmd = [cc, "-O2", "-std=gnu11", "-Wall", f"-I{INCLUDE}", *flags, str(src), "-o", str(out)]
+    proc = subprocess.run(cmd + ["-lm"], capture_output=True, text=True)
+    assert proc.returncode == 0, f"compile failed: {' '.join(cmd)}\n{proc.stderr}"
+
+
+def _run(cmd, timeout=240, env=None):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("src", CHECKS, ids=[p.stem for p in CHECKS])
+def test_c_checks_aarch64_neon_under_qemu(src, tmp_path):
+    cc = _tool("aarch64-linux-gnu-gcc")
+    qemu = _tool("qemu-aarch64")
+    exe = tmp_path / (src.stem + "_aarch64")
+    _compile(cc, src, exe)
+    rc, out = _run([qemu, "-L", AARCH64_SYSROOT, str(exe)])
+    assert rc == 0, out
+    if src.stem == "ts2diff_check":
+        assert "[neon]" in out, out  # the NEON kernels were compiled in and checked
+
+
+@pytest.mark.parametrize("simd", [True, False], ids=["native-simd", "native-simd-off"])
+@pytest.mark.parametrize("src", CHECKS, ids=[p.stem for p in CHECKS])
+def test_c_checks_native(src, simd, tmp_path):
+    cc = _native_cc()
+    exe = tmp_path / (src.stem + ("_simd" if simd else "_nosimd"))
+    _compile(cc, src, exe, *([] if simd else ["-DTSFILE_NO_SIMD"]))
+    rc, out = _run([str(exe)])
+    assert rc == 0, out
+    if src.stem == "ts2diff_check":
+        if not simd:
+            assert "[none" in out, out
+        elif IS_X86_64:
+            from tsfile import simd_available
+
+            assert "[avx2" in out, out
+            # the AVX2 kernels ran whenever this CPU can run them
+            assert ("no SIMD kernel" in out) == (not simd_available()), out
+
+
+def _python_under(qemu, model, code, env):
+    return _run([qemu, "-cpu", model, sys.executable, "-c", code], timeout=120, env=env)
+
+
+def test_scalar_fallback_on_cpu_without_avx2():
+    if not IS_X86_64:
+        pytest.skip("the AVX2 fallback concerns x86-64 builds")
+    qemu = _tool("qemu-x86_64")
+    env = {**os.environ, "TSFILE_TEST_QUICK": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("TSFILE_SIMD", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
+    model = None
+    for candidate in NO_AVX2_MODELS:
+        rc, _ = _python_under(qemu, candidate, "import numpy", env)
+        if rc == 0:
+            model = candidate
+            break
+    if model is None:
+        msg = f"numpy does not import under any of {NO_AVX2_MODELS}"
+        if REQUIRE:
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+    rc, out = _python_under(
+        qemu, model, "import json, tsfile; print(json.dumps(tsfile.simd_info()))", env
+    )
+    assert rc == 0, out
+    # (qemu prints warnings about CPUID bits it cannot emulate; the JSON line is ours)
+    info = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    assert info["available"] is False and info["active"] == "none", info
+    assert "avx2" not in info["cpu"], info
+
+    rc, out = _run(
+        [
+            qemu,
+            "-cpu",
+            model,
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(ROOT / "tests" / "test_ts2diff.py"),
+        ],
+        timeout=300,
+        env=env,
+    )
+    assert rc == 0, f"under -cpu {model}:\n{out[-4000:]}"
+    assert " passed" in out and " failed" not in out, out[-2000:]
