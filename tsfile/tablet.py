@@ -139,7 +139,7 @@ class Tablet:
         if types is None:
             types = {}
         elif not isinstance(types, dict):
-            types = dict(zip(names, types))
+            types = dict(zip(names, types, strict=False))
         types = {str(k).lower(): TSDataType(v) for k, v in types.items()}
         masks = {str(k).lower(): v for k, v in (null_masks or {}).items()}
         resolved = []
@@ -180,7 +180,7 @@ class Tablet:
         tab._present = []
         tab._constant = {}
         tab._index = {c: i for i, c in enumerate(tab.column_name_list)}
-        for name, dt, item in zip(tab.column_name_list, resolved, arrays):
+        for name, dt, item in zip(tab.column_name_list, resolved, arrays, strict=False):
             if item[0] == "const":
                 value = item[1]
                 tab._constant[name] = None if value is None else _check_value(dt, value)
@@ -291,7 +291,7 @@ class Tablet:
         ts = self._timestamps.tolist()
         if self._ts_set is None:
             return ts
-        return [t if s else None for t, s in zip(ts, self._ts_set.tolist())]
+        return [t if s else None for t, s in zip(ts, self._ts_set.tolist(), strict=False)]
 
     def _py_value(self, col, row):
         name = self.column_name_list[col]

@@ -11,11 +11,11 @@ null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsf
 
 Options (keyword-only, all optional; defaults are the official writer's, format notes 14):
 ``page_size`` points per page (10,000), ``compression`` (LZ4) for value chunks whose ColumnSchema
-names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSEncoding} overriding
-the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text), ``time_encoding``
-(TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the header says),
-``index_degree`` (256), ``bloom_error_rate`` (0.05). ColumnSchema.encoding / .compression override
-the defaults per column.
+names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSEncoding}
+overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
+``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
+header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05). ColumnSchema.encoding /
+.compression override the defaults per column.
 
 What a file holds (format notes section 12): rows are buffered per device (a device = one
 combination of tag values); on flush() / close() / when the buffered data exceed
@@ -33,10 +33,10 @@ import os
 import numpy as np
 
 from tsfile._write import encoders
+from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
 from tsfile._write.serial import device_id, device_sort_key
-from tsfile._write.bloom import DEFAULT_ERROR_RATE
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.schema import TableSchema
 from tsfile.tablet import Tablet, _check_value, _dates_to_int, storage_dtype
@@ -126,6 +126,8 @@ class TsFileWriter:
         self._buffers: dict[tuple, list] = {}
         self._buffered_bytes = 0
         self._devices: dict[tuple, dict] = {}
+        self._chunk_path_count = 0  # C++'s bloom filter entry count (bloom.cpp_path_count)
+        self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
         self._path = os.fspath(path)
         self._file = open(self._path, "wb", buffering=1 << 20)
@@ -182,8 +184,11 @@ class TsFileWriter:
         if rows is not None:
             times = times[rows]
             columns = {
-                k: (v if not isinstance(v, tuple) else (v[0][rows], None if v[1] is None
-                                                           else v[1][rows]))
+                k: (
+                    v
+                    if not isinstance(v, tuple)
+                    else (v[0][rows], None if v[1] is None else v[1][rows])
+                )
                 for k, v in columns.items()
             }
         self._add(table, times, columns)
@@ -274,7 +279,7 @@ class TsFileWriter:
             raise ValueError(f"time column {tname!r} not found in the Arrow schema")
         cols = {}
         ts = None
-        for name, col in zip(names, data.columns):
+        for name, col in zip(names, data.columns, strict=False):
             if name == tname:
                 ts = np.asarray(col.to_numpy(zero_copy_only=False))
                 continue
@@ -290,7 +295,7 @@ class TsFileWriter:
             ts = ts.view(np.int64)
         self._add(table, np.ascontiguousarray(ts, dtype=np.int64), cols)
 
-    # -- internals ----------------------------------------------------------------------------------
+    # -- internals ------------------------------------------------------------------------------
 
     def _check_open(self):
         if self._closed:
@@ -338,7 +343,6 @@ class TsFileWriter:
 
     def _add(self, table: _Table, times, columns) -> None:
         n = times.shape[0]
-        tag_values = []
         tag_arrays = []
         fields = {}
         for name, item in columns.items():
@@ -398,7 +402,7 @@ class TsFileWriter:
         for name, arr, present in tag_arrays:
             vals = arr.tolist()
             if present is not None:
-                vals = [v if p else None for v, p in zip(vals, present.tolist())]
+                vals = [v if p else None for v, p in zip(vals, present.tolist(), strict=False)]
             index = {}
             code = np.empty(n, dtype=np.int64)
             for i, v in enumerate(vals):
@@ -420,7 +424,7 @@ class TsFileWriter:
         starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
         ends = np.r_[starts[1:], n]
         names = [t[0] for t in tag_arrays]
-        for a, b in zip(starts.tolist(), ends.tolist()):
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=False):
             idx = order[a:b]
             first = int(idx[0])
             seg = dict(const_tags)
@@ -432,10 +436,7 @@ class TsFileWriter:
             else:
                 piece = _Piece(
                     times[idx],
-                    {
-                        k: (v[idx], None if p is None else p[idx])
-                        for k, (v, p) in fields.items()
-                    },
+                    {k: (v[idx], None if p is None else p[idx]) for k, (v, p) in fields.items()},
                 )
             self._append(dev, piece)
 
@@ -501,6 +502,9 @@ class TsFileWriter:
             pos += chunk.size
         self._file.writelines(out)
         self._pos = pos
+        names = ["", *(c.column_name for c in table.fields)]
+        self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
+        self._last_chunk_name = names[-1]
 
     def close(self) -> None:
         """Flush, write the metadata and the tail, close the file."""
@@ -522,6 +526,7 @@ class TsFileWriter:
                 list(self._properties.items()),
                 self._degree,
                 self._bloom_error_rate,
+                self._chunk_path_count,
             )
             self._file.write(tail)
         finally:
@@ -571,7 +576,10 @@ def _concat(table, pieces):
         present = None
         if any_null:
             present = np.concatenate(
-                [np.ones(v.shape[0], dtype=bool) if pr is None else pr for v, pr in zip(vals, pres)]
+                [
+                    np.ones(v.shape[0], dtype=bool) if pr is None else pr
+                    for v, pr in zip(vals, pres, strict=False)
+                ]
             )
         fields[name] = (np.concatenate(vals), present)
     return times, fields

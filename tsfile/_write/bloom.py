@@ -1,5 +1,7 @@
 """The TsFile bloom filter (format notes section 10): Java's BitSet layout, Murmur3 x64 128 hashes
-reduced as Java's Murmur128Hash does, sizes as the C++ 2.5 writer chooses them."""
+reduced as Java's Murmur128Hash does, sizes as the C++ 2.5 writer chooses them (its entry count is
+the number of chunks in the file minus one, see cpp_path_count; Java uses the number of series;
+readers accept any size)."""
 
 from __future__ import annotations
 
@@ -28,9 +30,11 @@ def _fmix(k):
     return k
 
 
-def murmur128_java(data: bytes, seed: int) -> int:
-    """Java Murmur128Hash.hash: Murmur3 x64 128 where the tail bytes are sign-extended (Java
-    `(long) byte`), the result is `(int)(h1 + h2)` as a signed 32-bit int."""
+def murmur128_java(data: bytes, seed: int, signed_tail: bool = False) -> int:
+    """Murmur128Hash.hash of TsFile: Murmur3 x64 128, reduced to `(int)(h1 + h2)` (a signed 32-bit
+    int). The tail bytes (the last len % 16) are unsigned in the C++ 2.5 library, which wrote the
+    official package's files (verified on non-ASCII names); Java (and older C++) sign-extend them
+    (`(long) byte`): signed_tail=True gives that variant. Both agree on ASCII."""
     length = len(data)
     nblocks = length >> 4
     h1 = h2 = seed & _M64
@@ -49,14 +53,15 @@ def murmur128_java(data: bytes, seed: int) -> int:
     rest = len(tail)
     k1 = k2 = 0
     # Java ORs (long) key[i] << shift: a byte >= 0x80 is sign-extended to 64 bits before the shift.
+    sx = 256 if signed_tail else 0
     for i in range(rest - 1, 7, -1):
-        b = tail[i] - 256 if tail[i] >= 0x80 else tail[i]
+        b = tail[i] - sx if tail[i] >= 0x80 else tail[i]
         k2 ^= (b << ((i - 8) * 8)) & _M64
     if rest > 8:
         k2 = (_rotl((k2 * _C2) & _M64, 33) * _C1) & _M64
         h2 ^= k2
     for i in range(min(rest, 8) - 1, -1, -1):
-        b = tail[i] - 256 if tail[i] >= 0x80 else tail[i]
+        b = tail[i] - sx if tail[i] >= 0x80 else tail[i]
         k1 ^= (b << (i * 8)) & _M64
     if rest > 0:
         k1 = (_rotl((k1 * _C1) & _M64, 31) * _C2) & _M64
@@ -73,14 +78,29 @@ def murmur128_java(data: bytes, seed: int) -> int:
     return low - (1 << 32) if low >= (1 << 31) else low
 
 
-def filter_size(n_entries: int, error_rate: float = DEFAULT_ERROR_RATE):
-    """(m, k) as C++ 2.5 computes them: Java's formula applied to n - 1 entries (observed: 600
-    series -> m = 3735), p clamped to [0.01, 0.1], m at least 256, k at most 8."""
+def filter_size(entry_count: int, error_rate: float = DEFAULT_ERROR_RATE):
+    """(m, k) for entry_count entries, as C++ 2.5 BloomFilter::init computes them (the same formula
+    as Java, with the same operation order): p clamped to [0.01, 0.1], m at least 256, k at most
+    8. Note the C++ writer's entry count is its path count (see cpp_path_count), not the number
+    of series Java uses."""
     p = min(max(error_rate, 0.01), 0.1)
-    n = max(n_entries - 1, 0)
-    m = max(MIN_SIZE, int(n * -math.log(p) / (math.log(2) ** 2)) + 1)
-    k = min(len(SEEDS), int(-math.log(p) / math.log(2)) + 1)
-    return m, k
+    ln2 = 0.6931471805599453
+    log_p = math.log(p)
+    m = -int(entry_count * log_p / ln2 / ln2) + 1  # int() truncates toward zero, like C's cast
+    k = int(-1 * (log_p / ln2) + 1)
+    return max(m, MIN_SIZE), min(k, len(SEEDS))
+
+
+def cpp_path_count(chunk_names, prev: str = "") -> int:
+    """The entry count the C++ 2.5 writer sizes its filter with: walking all chunks of the file in
+    write order, count each chunk whose measurement differs from the previous chunk's, starting
+    from "" (so the very first time chunk is not counted: 600 chunks -> 599)."""
+    count = 0
+    for name in chunk_names:
+        if name != prev:
+            count += 1
+            prev = name
+    return count
 
 
 class BloomFilter:
@@ -90,9 +110,11 @@ class BloomFilter:
         self.bits = bytearray((size + 7) // 8)
 
     @classmethod
-    def for_entries(cls, entries, error_rate: float = DEFAULT_ERROR_RATE):
+    def for_entries(cls, entries, error_rate: float = DEFAULT_ERROR_RATE, entry_count=None):
+        """A filter holding entries, sized for entry_count (default: the number of entries)."""
         entries = list(entries)
-        bloom = cls(*filter_size(len(entries), error_rate))
+        count = len(entries) if entry_count is None else entry_count
+        bloom = cls(*filter_size(count, error_rate))
         for entry in entries:
             bloom.add(entry)
         return bloom

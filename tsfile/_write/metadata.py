@@ -123,12 +123,14 @@ def build_metadata(
     properties=(),
     degree: int = DEFAULT_DEGREE,
     bloom_error_rate: float = DEFAULT_ERROR_RATE,
+    bloom_entry_count=None,
 ) -> bytes:
     """Everything after the SEPARATOR: returns the bytes to write at position `base`.
 
     devices: {segments tuple: {measurement: Series}} (table model: segments[0] = table name);
     schemas: {table name: serialized-schema bytes} (tables registered, with or without data);
-    properties: extra (key, bytes or None) pairs appended after the default ones."""
+    properties: extra (key, bytes or None) pairs appended after the default ones;
+    bloom_entry_count: what the bloom filter is sized for (default: the number of series)."""
     if degree < 2:
         raise ValueError("index degree must be at least 2")
     area = _Area(base)
@@ -181,7 +183,8 @@ def build_metadata(
         meta += varstr(table) + schemas[table]
     meta += i64(meta_offset)
     if bloom_entries:
-        meta += BloomFilter.for_entries(bloom_entries, bloom_error_rate).serialize()
+        bloom = BloomFilter.for_entries(bloom_entries, bloom_error_rate, bloom_entry_count)
+        meta += bloom.serialize()
     else:
         meta += b"\x00"
     props = list(DEFAULT_PROPERTIES) + list(properties)

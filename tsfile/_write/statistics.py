@@ -38,8 +38,18 @@ _ZERO = {T.BOOLEAN: 0, T.TEXT: b"", T.STRING: b"", T.BLOB: None, T.VECTOR: None}
 class Statistics:
     __slots__ = ("data_type", "count", "start", "end", "min", "max", "first", "last", "sum")
 
-    def __init__(self, data_type, count=0, start=0, end=0, mn=None, mx=None, first=None,
-                 last=None, total=None):
+    def __init__(
+        self,
+        data_type,
+        count=0,
+        start=0,
+        end=0,
+        mn=None,
+        mx=None,
+        first=None,
+        last=None,
+        total=None,
+    ):
         self.data_type = data_type
         self.count = count
         self.start = start
@@ -83,28 +93,32 @@ class Statistics:
         if fmt is not None:
             if fmt is _I32 or fmt is _I64:
                 s = self.sum if fmt is _I32 else float(self.sum)
-                return head + fmt.pack(int(self.min), int(self.max), int(self.first),
-                                       int(self.last), s)
+                return head + fmt.pack(
+                    int(self.min), int(self.max), int(self.first), int(self.last), s
+                )
             return head + fmt.pack(self.min, self.max, self.first, self.last, float(self.sum))
         if dt == T.BOOLEAN:
             return head + _BOOL.pack(int(self.first), int(self.last), int(self.sum))
         if dt == T.TEXT:
             return head + binstr(self.first) + binstr(self.last)
         if dt == T.STRING:
-            return head + binstr(self.first) + binstr(self.last) + binstr(self.min) + binstr(
-                self.max)
+            return (
+                head + binstr(self.first) + binstr(self.last) + binstr(self.min) + binstr(self.max)
+            )
         return head  # BLOB and the VECTOR time column: no typed part
 
     def __repr__(self):
-        return (f"Statistics({self.data_type.name}, count={self.count}, start={self.start}, "
-                f"end={self.end}, min={self.min!r}, max={self.max!r}, first={self.first!r}, "
-                f"last={self.last!r}, sum={self.sum!r})")
+        return (
+            f"Statistics({self.data_type.name}, count={self.count}, start={self.start}, "
+            f"end={self.end}, min={self.min!r}, max={self.max!r}, first={self.first!r}, "
+            f"last={self.last!r}, sum={self.sum!r})"
+        )
 
 
 def time_page_statistics(times: np.ndarray, bounds) -> list[Statistics]:
     """Statistics of the time pages of an aligned chunk: bounds = row index boundaries."""
     out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in zip(bounds[:-1], bounds[1:], strict=False):
         out.append(Statistics(T.VECTOR, b - a, int(times[a]), int(times[b - 1])))
     return out
 
@@ -139,8 +153,19 @@ def value_page_statistics(data_type, values, times, offsets) -> list[Statistics]
             if b <= a:
                 out.append(Statistics(dt))
                 continue
-            out.append(Statistics(dt, b - a, int(times[a]), int(times[b - 1]), mins[p], maxs[p],
-                                  vals[a].item(), vals[b - 1].item(), sums[p]))
+            out.append(
+                Statistics(
+                    dt,
+                    b - a,
+                    int(times[a]),
+                    int(times[b - 1]),
+                    mins[p],
+                    maxs[p],
+                    vals[a].item(),
+                    vals[b - 1].item(),
+                    sums[p],
+                )
+            )
         return out
     for p in range(npages):
         a, b = int(offsets[p]), int(offsets[p + 1])
@@ -149,11 +174,24 @@ def value_page_statistics(data_type, values, times, offsets) -> list[Statistics]
             continue
         page = values[a:b]
         if dt == T.STRING:
-            out.append(Statistics(dt, b - a, int(times[a]), int(times[b - 1]), min(page),
-                                  max(page), page[0], page[-1]))
+            out.append(
+                Statistics(
+                    dt,
+                    b - a,
+                    int(times[a]),
+                    int(times[b - 1]),
+                    min(page),
+                    max(page),
+                    page[0],
+                    page[-1],
+                )
+            )
         elif dt == T.TEXT:
-            out.append(Statistics(dt, b - a, int(times[a]), int(times[b - 1]), first=page[0],
-                                  last=page[-1]))
+            out.append(
+                Statistics(
+                    dt, b - a, int(times[a]), int(times[b - 1]), first=page[0], last=page[-1]
+                )
+            )
         else:
             out.append(Statistics(dt, b - a, int(times[a]), int(times[b - 1])))
     return out
