@@ -15,8 +15,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from interop import (  # noqa: E402
+    chunk_scan,
+    official,  # noqa: E402
+    typed_json,
+)
 from interop import expected as ex  # noqa: E402
-from interop import official  # noqa: E402
 
 README = ex.FIXTURE_DIR / "README.md"
 
@@ -47,6 +51,8 @@ def test_fixture_file_and_expected(name):
     assert 0 < meta_size < len(data) - 17
     exp = ex.load_expected(name)
     assert exp.meta["name"] == name
+    # Every chunk header is where and what it was when the fixture was made.
+    assert chunk_scan.scan_chunks(data) == exp.meta["chunks"]
     assert exp.meta["file_size"] == len(data)
     assert exp.meta["model"] in ("table", "tree")
     assert (exp.tables if exp.meta["model"] == "table" else exp.devices) or name == "empty_table"
@@ -114,3 +120,61 @@ def test_loader_types_and_masks():
         if t in dtypes:
             assert s.values[c].dtype == dtypes[t]
             assert s.values[c].tolist() == s.cells[c]
+
+
+def test_typed_json_round_trip():
+    cases = {
+        "BOOLEAN": [True, False],
+        "INT32": [-(2**31), 2**31 - 1],
+        "INT64": [-(2**63), 2**63 - 1],
+        "TIMESTAMP": [0, -1],
+        "DATE": [10000101, 99991231],
+        "TEXT": ["", "é東😀"],
+        "STRING": ["a"],
+        "BLOB": [b"", b"\x00\xff"],
+    }
+    for t, vals in cases.items():
+        for v in vals:
+            cell = typed_json.encode_value(t, v)
+            back = typed_json.decode_value(t, cell)
+            if t == "DATE":
+                back = typed_json.encode_value(t, back)
+            assert back == v and type(back) is type(v)
+    for bits in (0x7FF8000000000001, 0xFFF8000000000000, 0x8000000000000000, 0x1):
+        v = typed_json.float64_from_bits(bits)
+        assert typed_json.encode_value("DOUBLE", v) == f"0x{bits:016x}"
+        assert (
+            typed_json.encode_value("DOUBLE", typed_json.decode_value("DOUBLE", f"0x{bits:016x}"))
+            == f"0x{bits:016x}"
+        )
+    for bits in (0x7FC00001, 0xFFC00000, 0x80000000, 0x1, 0x7F800000):
+        cell = f"0x{bits:08x}"
+        assert typed_json.encode_value("FLOAT", typed_json.decode_value("FLOAT", cell)) == cell
+        vals, nulls = ex.column_array("FLOAT", [cell, None])
+        assert vals.view(np.uint32)[0] == bits and nulls.tolist() == [False, True]
+
+
+def test_official_order_restores_fixture_row_order():
+    # unicode: devices with non-ASCII, "", null and supplementary-plane tags; the expected rows
+    # are in the official reader's order, which official_order() must reproduce from a shuffle.
+    s = ex.load_expected("unicode").tables["mesures_é"]
+    rng = np.random.default_rng(1)
+    perm = rng.permutation(s.num_rows)
+    tags = [s.values[c][perm] for c, k in zip(s.columns, s.categories, strict=True) if k == "TAG"]
+    idx = ex.official_order(s.values["time"][perm], *tags)
+    assert (perm[idx] == np.arange(s.num_rows)).all()
+
+
+def test_assert_official_table_equals_on_fixture():
+    official.skip_unless_official()
+    s = ex.load_expected("allnull_single_page").tables["t"]
+    cols = {c: s.values[c] for c in s.columns}
+    official.assert_official_table_equals(
+        ex.fixture_path("allnull_single_page"), "t", cols, nulls=s.nulls
+    )
+    bad = dict(cols, y=s.values["y"].copy())
+    bad["y"][0] += 1.0
+    with pytest.raises(AssertionError):
+        official.assert_official_table_equals(
+            ex.fixture_path("allnull_single_page"), "t", bad, nulls=s.nulls
+        )

@@ -194,3 +194,25 @@ def assert_column_equal(values, nulls, exp_values, exp_nulls, what: str = "colum
             f"{what}: {int(diff.sum())} cells differ; first at row {i}: "
             f"{values[i]!r} != expected {exp_values[i]!r}"
         )
+
+
+def device_order_key(segments) -> list:
+    """Sort key of a DeviceID in index order (format notes 4.2): segment by segment, null before
+    any string, strings by UTF-8 bytes, a prefix before its extensions."""
+    return [(0, b"") if x is None else (1, str(x).encode("utf-8")) for x in segments]
+
+
+def official_order(times, *tag_columns) -> np.ndarray:
+    """Permutation that puts rows in the official reader's order: devices (the tuple of tag
+    values of each row, None = null) in index order, then time. Stable for equal keys.
+
+        idx = official_order(times, tags_a, tags_b); sorted_col = col[idx]
+    """
+    times = np.asarray(times, dtype=np.int64)
+    keys = (
+        [device_order_key(tags) for tags in zip(*tag_columns, strict=True)] if tag_columns else []
+    )
+    if not keys:
+        return np.argsort(times, kind="stable")
+    order = sorted(range(len(times)), key=lambda i: (keys[i], int(times[i])))
+    return np.asarray(order, dtype=np.intp)

@@ -7,6 +7,7 @@ runs as a subprocess (`python -I`, so neither PYTHONPATH nor the project tree ca
     read_with_official(path)          -> {"tables": {...}, "devices": {...}} of Python values
     read_with_official_arrays(path)   -> expected.Dataset (numpy arrays + null masks)
     official_table(path, table)       -> {column: [values]} for one table (None = null)
+    assert_official_table_equals(path, table, columns)  -> checks what the official reader returns
     skip_unless_official()            -> the python path, or pytest.skip()
 
 Python values: int, float (FLOAT widened exactly), bool, str, bytes, datetime.date, None.
@@ -26,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from . import typed_json
-from .expected import Dataset, dataset_from_json
+from .expected import Dataset, assert_column_equal, column_array, dataset_from_json
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_VENV = "/tmp/tsfile-official-venv"
@@ -154,3 +155,45 @@ def blob_as_official(value: bytes | None) -> bytes | None:
         return None
     i = value.find(b"\x00")
     return value if i < 0 else value[:i]
+
+
+def assert_official_table_equals(
+    path, table: str, columns: dict, nulls: dict | None = None
+) -> None:
+    """Assert that the official reader returns exactly COLUMNS for TABLE of the file at PATH.
+
+    COLUMNS: {column: values} in the official reader's row order (`expected.official_order`
+    sorts rows that way), including "time" and the tag columns. Values are numpy arrays or lists;
+    None in a list, or True in NULLS[column], marks a null. Comparison is bit-exact (floats by
+    their bits; FLOAT columns compared as float32). BLOB values are truncated at their first 0x00
+    before comparing, because the official 2.5.0 reader does that (format notes 15.10).
+    Columns of the table that are not in COLUMNS are not checked.
+    """
+    got = read_with_official_arrays(path).tables
+    if table.lower() not in got:
+        raise AssertionError(f"official reader found no table {table!r} (has {sorted(got)})")
+    s = got[table.lower()]
+    for name, vals in columns.items():
+        col = name.lower()
+        if col not in s.values:
+            raise AssertionError(f"official reader returned no column {name!r} (has {s.columns})")
+        t = s.type_of(col)
+        if isinstance(vals, list) and (nulls is None or name not in nulls):
+            cells = [typed_json.encode_value(t, v) for v in vals]
+            if t == "BLOB":
+                cells = [typed_json.encode_value(t, blob_as_official(v)) for v in vals]
+            exp_vals, exp_nulls = column_array(t, cells)
+        else:
+            import numpy as np
+
+            exp_vals = np.asarray(vals)
+            exp_nulls = (
+                np.zeros(len(exp_vals), np.bool_)
+                if nulls is None or name not in nulls
+                else np.asarray(nulls[name], np.bool_)
+            )
+            if t == "BLOB":
+                exp_vals = np.array([blob_as_official(v) for v in exp_vals], dtype=object)
+            elif t in ("FLOAT", "DOUBLE"):
+                exp_vals = exp_vals.astype(np.float32 if t == "FLOAT" else np.float64)
+        assert_column_equal(s.values[col], s.nulls[col], exp_vals, exp_nulls, f"{table}.{name}")
