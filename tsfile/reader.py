@@ -48,6 +48,7 @@ class _Group:
     time_chunk: object  # engine.Chunk
     rows: int  # capacity: the time chunk's statistics count (validated)
     values: list  # per requested field column: engine.Chunk offset or None
+    inside: bool = False  # the time chunk's statistics lie inside the query range
 
 
 @dataclass
@@ -285,7 +286,8 @@ class TsFileReader:
             if s.count == 0 or s.end_time < t1 or s.start_time > t2:
                 continue
             chunk = self._chunk(tc.offset)
-            task.groups.append(_Group(chunk, self._time_chunk_rows(chunk, s.count), vals))
+            inside = t1 <= s.start_time and s.end_time <= t2
+            task.groups.append(_Group(chunk, self._time_chunk_rows(chunk, s.count), vals, inside))
         return task
 
     def _plan_table(self, table_name, column_names, t1, t2):
@@ -324,7 +326,9 @@ class TsFileReader:
         fv, s = self._fv, self._scratch
         start = pos
         for g in task.groups:
-            rows, sel = engine.read_time_chunk(fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s)
+            rows, sel = engine.read_time_chunk(
+                fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside
+            )
             for j in range(len(fields)):
                 off = g.values[j]
                 if off is None:

@@ -16,7 +16,7 @@ without the GIL; every other encoding goes through its codec module's ``decode``
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 
 import importlib
 
@@ -51,9 +51,31 @@ cdef extern from "read_snappy.h":
 
 cdef extern from *:
     """
-    static inline int tsfile_popcount8(unsigned x) { return __builtin_popcount(x); }
+    /* Present rows in a not-null bitmap of n rows: whole 0xFF words first (the no-null case
+     * costs one compare per 64 rows), a byte table for the rest (no popcnt instruction needed). */
+    static const unsigned char tsfile_pop8[256] = {
+    #define B2(n) n, n + 1, n + 1, n + 2
+    #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+    #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+        B6(0), B6(1), B6(1), B6(2)
+    #undef B2
+    #undef B4
+    #undef B6
+    };
+    static Py_ssize_t tsfile_bitmap_count(const unsigned char *bm, Py_ssize_t n) {
+        Py_ssize_t full = n >> 3, i = 0, k = 0;
+        for (; i + 8 <= full; i += 8) {
+            unsigned long long w;
+            memcpy(&w, bm + i, 8);
+            if (w == ~0ull) { k += 64; continue; }
+            for (int j = 0; j < 8; j++) k += tsfile_pop8[bm[i + j]];
+        }
+        for (; i < full; i++) k += tsfile_pop8[bm[i]];
+        if (n & 7) k += tsfile_pop8[bm[full] & (0xFF00 >> (n & 7)) & 0xFF];
+        return k;
+    }
     """
-    int tsfile_popcount8(unsigned x) nogil
+    Py_ssize_t tsfile_bitmap_count(const uint8_t *bm, Py_ssize_t n) nogil
 
 # data types, encodings, compressions, decode paths
 cdef enum:
@@ -80,6 +102,9 @@ cdef enum:
 
 
 
+
+cdef int64_t INT64_MIN_ = -0x7FFFFFFFFFFFFFFF - 1
+cdef int64_t INT64_MAX_ = 0x7FFFFFFFFFFFFFFF
 
 PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto": P_AUTO}
 _PATH_NAMES = ("per_value", "batch", "simd", "auto")
@@ -654,16 +679,21 @@ cdef inline Py_ssize_t upper_bound(const int64_t *a, Py_ssize_t n, int64_t x) no
 
 
 def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                    Py_ssize_t pos, Scratch s):
+                    Py_ssize_t pos, Scratch s, bint chunk_inside=False):
     """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:].
 
-    Returns (rows, selection) where selection is an int64 array (n_pages, 3) of
-    [first row, end row, page rows] per page; first row -1 for a page that was skipped.
+    ``chunk_inside``: the chunk's statistics lie inside [t1, t2] (then pages without statistics
+    are decoded straight into the result). Returns (rows, selection) where selection is an int64
+    array (n_pages, 3) of [first row, end row, page rows] per page; first row -1 for a page that
+    was skipped.
     """
     cdef Py_ssize_t cap = len(out_ts), i, c, lo, hi, rows = 0
     cdef int64_t *out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    cdef int64_t *dst
     cdef Page *pg
     cdef const uint8_t *body
+    cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
+    cdef bint inside
     sel_arr = np.empty((ch.n_pages, 3), np.int64)
     cdef int64_t[:, ::1] sel = sel_arr
     if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
@@ -678,21 +708,42 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
         if pg.usize == 0:
             raise corrupt(fv, "empty page in a time chunk", pg.body)
         body = page_body(fv, ch, pg, s)
-        c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body)
+        inside = everything or (pg.has_stats and pg.start >= t1 and pg.end <= t2) or (
+            not pg.has_stats and chunk_inside)
+        c = time_count(fv, body, pg.usize, ch.encoding, pg.body) if inside else -1
+        if c >= 0:
+            # the whole page is wanted: decode straight into the result
+            if pos + rows + c > cap:
+                raise corrupt(fv, "time chunk holds more rows than its statistics say",
+                              ch.offset)
+            dst = out + pos + rows
+            decode_values(fv, body, pg.usize, T_INT64, ch.encoding, c, <uint8_t *>dst, None, 0,
+                          path, pg.body)
+            lo = 0
+            hi = c
+            if c and (dst[0] < t1 or dst[c - 1] > t2):  # statistics that lied: trim anyway
+                lo = lower_bound(dst, c, t1)
+                hi = upper_bound(dst, c, t2)
+                if hi < lo:
+                    hi = lo
+                memmove(dst, dst + lo, (hi - lo) * 8)
+        else:
+            c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body)
+            lo = 0
+            hi = c
+            if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
+                lo = lower_bound(s.ts, c, t1)
+                hi = upper_bound(s.ts, c, t2)
+                if hi < lo:
+                    hi = lo
+            if pos + rows + (hi - lo) > cap:
+                raise corrupt(fv, "time chunk holds more rows than its statistics say",
+                              ch.offset)
+            memcpy(out + pos + rows, s.ts + lo, (hi - lo) * 8)
         if pg.has_stats and pg.count != c:
             raise corrupt(fv, f"time page holds {c} timestamps, its statistics say {pg.count}",
                           pg.body)
         sel[i, 2] = c
-        lo = 0
-        hi = c
-        if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
-            lo = lower_bound(s.ts, c, t1)
-            hi = upper_bound(s.ts, c, t2)
-            if hi < lo:
-                hi = lo
-        if pos + rows + (hi - lo) > cap:
-            raise corrupt(fv, "time chunk holds more rows than its statistics say", ch.offset)
-        memcpy(out + pos + rows, s.ts + lo, (hi - lo) * 8)
         rows += hi - lo
         sel[i, 0] = lo
         sel[i, 1] = hi
@@ -768,12 +819,7 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
         if 4 + bm_bytes > pg.usize:
             raise corrupt(fv, "value page bitmap runs past the page", pg.body)
         bitmap = body + 4
-        k = 0
-        with nogil:
-            for r in range(n >> 3):
-                k += tsfile_popcount8(bitmap[r])
-            if n & 7:
-                k += tsfile_popcount8(bitmap[n >> 3] & (0xFF00 >> (n & 7)) & 0xFF)
+        k = tsfile_bitmap_count(bitmap, n)
         if k == n and lo == 0 and hi == n:
             decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, n,
                           NULL if binary else out + pos * size, out_vals, pos, path, pg.body)

@@ -1,0 +1,413 @@
+"""``python -m tsfile bench read``: the E5-2 end-to-end read benchmark (issue 3, section 4).
+
+The file: table ``bench``, TAG ``device`` (10 devices), 8 INT64 FIELDs ``f0..f7``, timestamps
+1 ms apart with small jitter (5 % of the steps are 2 ms), values random walks with integer steps
+uniform in [-100, 100] (numpy ``default_rng(42)``), TS_2DIFF + SNAPPY for time and values. It is
+written once by the official package (in its virtualenv, a subprocess) and, where our writer
+exists, once by ours; both are cached in ``~/.cache/tsfile-bench`` (``--cache-dir``).
+
+Measured here (medians of ``--repeat`` runs, one process, single thread):
+
+* ours: time-range queries of 1, 10, 50, 90 and 100 % selectivity, each read row by row on
+  per-value decoders (``next()`` + ``get_value_by_index`` for all 10 columns), batch on batch
+  decoders and batch on SIMD decoders (``get_next_tsblock`` until None), plus ``read_table``
+  (whole result into one set of arrays) and ``to_dataframe``; the peak memory of a full
+  ``read_table`` against the size of its result arrays (tracemalloc).
+* the official package on the same file, in a subprocess in the same run: ``read_arrow_batch``
+  (batch_size 1,000,000) for every selectivity, and on the first ``--official-rows`` rows the
+  row-by-row loop and ``to_dataframe`` (which run at ~0.1 M rows/s: the whole file would take
+  minutes; the rate is what is compared).
+
+``--rows`` sets the total row count (default 20,000,000 = 10 x 2 M); smaller values make quick runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEVICES = 10
+FIELDS = 8
+SELECTIVITIES = (1, 10, 50, 90, 100)
+
+# Runs inside the official package's virtualenv: writes the benchmark file.
+_GEN_SCRIPT = r"""
+import sys, numpy as np, pyarrow as pa
+import tsfile
+from tsfile import (TsFileWriter, TableSchema, ColumnSchema, TSDataType, ColumnCategory,
+                    TSEncoding, Compressor, set_tsfile_config)
+path, per_dev = sys.argv[1], int(sys.argv[2])
+w = TsFileWriter(path)
+set_tsfile_config({"int64_encoding_type_": TSEncoding.TS_2DIFF,
+                   "time_encoding_type_": TSEncoding.TS_2DIFF,
+                   "default_compression_type_": Compressor.SNAPPY,
+                   "time_compress_type_": Compressor.SNAPPY})
+cols = [ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG)]
+cols += [ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD) for i in range(%(fields)d)]
+w.register_table(TableSchema("bench", cols))
+rng = np.random.default_rng(42)
+step = 1_000_000
+for d in range(%(devices)d):
+    steps = np.where(rng.random(per_dev) < 0.05, 2, 1).astype(np.int64)
+    ts = np.cumsum(steps) - steps[0]
+    vals = [np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64) for _ in range(%(fields)d)]
+    for a in range(0, per_dev, step):
+        b = min(per_dev, a + step)
+        arrays = [pa.array(ts[a:b], pa.int64()), pa.array([f"d{d:02d}"] * (b - a), pa.string())]
+        arrays += [pa.array(v[a:b], pa.int64()) for v in vals]
+        names = ["time", "device"] + [f"f{i}" for i in range(%(fields)d)]
+        w.write_arrow_batch("bench", pa.RecordBatch.from_arrays(arrays, names=names), 0)
+w.close()
+""" % {"fields": FIELDS, "devices": DEVICES}
+
+# Runs inside the official package's virtualenv: times its read paths, prints JSON.
+_OFFICIAL_SCRIPT = r"""
+import json, sys, time, statistics
+import tsfile
+from tsfile import TsFileReader, to_dataframe
+path, repeat, row_cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ranges = json.loads(sys.argv[4])
+cols = ["device"] + [f"f{i}" for i in range(%(fields)d)]
+out = {"arrow": {}, "rows": None, "to_dataframe": None}
+def arrow(t1, t2):
+    n = 0
+    with TsFileReader(path) as r:
+        rs = r.query_table("bench", cols, t1, t2, batch_size=1_000_000)
+        while True:
+            t = rs.read_arrow_batch()
+            if t is None:
+                break
+            n += t.num_rows
+        rs.close()
+    return n
+for sel, (t1, t2) in ranges.items():
+    times, n = [], 0
+    for _ in range(repeat):
+        t0 = time.perf_counter(); n = arrow(t1, t2); times.append(time.perf_counter() - t0)
+    out["arrow"][sel] = [statistics.median(times), n]
+# row by row on the first row_cap rows
+times = []
+for _ in range(max(1, repeat // 2)):
+    with TsFileReader(path) as r:
+        rs = r.query_table("bench", cols)
+        t0 = time.perf_counter(); n = 0
+        while n < row_cap and rs.next():
+            for i in range(1, 11):
+                rs.get_value_by_index(i)
+            n += 1
+        times.append(time.perf_counter() - t0)
+        rs.close()
+out["rows"] = [statistics.median(times), n]
+times = []
+for _ in range(max(1, repeat // 2)):
+    t0 = time.perf_counter()
+    df = to_dataframe(path, "bench", max_row_num=row_cap)
+    times.append(time.perf_counter() - t0)
+out["to_dataframe"] = [statistics.median(times), len(df)]
+print(json.dumps(out))
+""" % {"fields": FIELDS}
+
+
+def official_python():
+    env = os.environ.get("TSFILE_OFFICIAL_PYTHON")
+    if env and Path(env).exists():
+        return env
+    venv = os.environ.get("TSFILE_OFFICIAL_VENV", "/tmp/tsfile-official-venv")
+    py = Path(venv) / "bin" / "python"
+    return str(py) if py.exists() else None
+
+
+def _run_script(py, script, args, timeout):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+        name = f.name
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        proc = subprocess.run(
+            [py, "-I", name, *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
+    finally:
+        os.unlink(name)
+    if proc.returncode != 0:
+        raise RuntimeError(f"official script failed:\n{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def make_official_file(cache: Path, rows: int) -> Path | None:
+    per_dev = rows // DEVICES
+    path = cache / f"e52_official_{per_dev * DEVICES}.tsfile"
+    if path.exists():
+        return path
+    py = official_python()
+    if py is None:
+        return None
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    print(f"[bench read] writing {path} with the official package ...", file=sys.stderr)
+    _run_script(py, _GEN_SCRIPT, [tmp, per_dev], timeout=3600)
+    tmp.rename(path)
+    return path
+
+
+def bench_data(rows: int):
+    """The same data as _GEN_SCRIPT, as numpy arrays (for our writer)."""
+    import numpy as np
+
+    per_dev = rows // DEVICES
+    rng = np.random.default_rng(42)
+    ts_all, dev_all, vals_all = [], [], [[] for _ in range(FIELDS)]
+    for d in range(DEVICES):
+        steps = np.where(rng.random(per_dev) < 0.05, 2, 1).astype(np.int64)
+        ts_all.append(np.cumsum(steps) - steps[0])
+        dev_all.append(np.full(per_dev, f"d{d:02d}", dtype=object))
+        for i in range(FIELDS):
+            vals_all[i].append(np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64))
+    return (
+        np.concatenate(ts_all),
+        np.concatenate(dev_all),
+        [np.concatenate(v) for v in vals_all],
+    )
+
+
+def make_our_file(cache: Path, rows: int) -> Path | None:
+    per_dev = rows // DEVICES
+    path = cache / f"e52_ours_{per_dev * DEVICES}.tsfile"
+    if path.exists():
+        return path
+    try:
+        from tsfile.writer import TsFileTableWriter  # noqa: F401
+        import tsfile
+    except ImportError:
+        return None
+    try:
+        ts, dev, vals = bench_data(rows)
+        cols = [tsfile.ColumnSchema("device", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG)]
+        cols += [
+            tsfile.ColumnSchema(
+                f"f{i}",
+                tsfile.TSDataType.INT64,
+                tsfile.ColumnCategory.FIELD,
+                tsfile.TSEncoding.TS_2DIFF,
+                tsfile.Compressor.SNAPPY,
+            )
+            for i in range(FIELDS)
+        ]
+        schema = tsfile.TableSchema("bench", cols)
+        tmp = path.with_suffix(".tmp")
+        import pandas as pd
+
+        df = pd.DataFrame({"time": ts, "device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+        with tsfile.TsFileTableWriter(str(tmp), schema) as w:
+            w.write_dataframe(df)
+        tmp.rename(path)
+        return path
+    except Exception as exc:  # our writer is another module; report, do not fail the bench
+        print(f"[bench read] our writer could not write the file: {exc!r}", file=sys.stderr)
+        return None
+
+
+def time_ranges(path):
+    """Selectivity (%) -> [t1, t2] over the common time span of the devices."""
+    import tsfile
+
+    with tsfile.TsFileReader(path) as r:
+        names, _, ts, _, _ = r.read_columns("bench", ["device"], path="batch")
+    lo, hi = int(ts.min()), int(ts.max())
+    return {s: [lo, lo + (hi - lo) * s // 100] for s in SELECTIVITIES}, len(ts)
+
+
+def _median(fn, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+COLS = ["device"] + [f"f{i}" for i in range(FIELDS)]
+
+
+def ours_rows(path, t1, t2, cap=None):
+    import tsfile
+
+    n = 0
+    with tsfile.TsFileReader(path) as r, r.query_table("bench", COLS, t1, t2, "per_value") as rs:
+        get = rs.get_value_by_index
+        nxt = rs.next
+        while nxt():
+            get(1), get(2), get(3), get(4), get(5), get(6), get(7), get(8), get(9), get(10)
+            n += 1
+            if cap is not None and n >= cap:
+                break
+    return n
+
+
+def ours_blocks(path, t1, t2, dpath):
+    import tsfile
+
+    n = 0
+    with tsfile.TsFileReader(path) as r, r.query_table("bench", COLS, t1, t2, dpath) as rs:
+        while (blk := rs.get_next_tsblock()) is not None:
+            n += len(blk)
+    return n
+
+
+def ours_read_table(path, t1, t2, dpath="auto"):
+    import tsfile
+
+    res = tsfile.read_table(path, "bench", COLS, t1, t2)
+    return len(res["time"])
+
+
+def peak_memory(path):
+    """Peak traced allocation of a full read_table, against the bytes of its result arrays."""
+    import tracemalloc
+
+    import tsfile
+
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    res = tsfile.read_table(path, "bench", COLS)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    size = sum(a.nbytes for a in res.values())
+    return peak, size
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tsfile bench read", description=__doc__)
+    ap.add_argument("--rows", type=int, default=20_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/tsfile-bench"))
+    ap.add_argument("--official-rows", type=int, default=300_000)
+    ap.add_argument("--row-cap", type=int, default=None, help="stop row-by-row reads early")
+    ap.add_argument("--no-official", action="store_true")
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args(argv)
+
+    import numpy as np
+
+    import tsfile
+
+    cache = Path(args.cache_dir)
+    files = {}
+    off = make_official_file(cache, args.rows)
+    if off is not None:
+        files["official-written"] = off
+    ours = make_our_file(cache, args.rows)
+    if ours is not None:
+        files["ours-written"] = ours
+    if not files:
+        print("[bench read] no benchmark file: neither the official venv nor our writer exists")
+        return 1
+    cpu = _cpu_model()
+    print(f"# E5-2 read benchmark: {args.rows:,} rows, {cpu}, Python {platform.python_version()}")
+    print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs")
+    results = {"cpu": cpu, "rows": args.rows, "files": {}}
+    for label, path in files.items():
+        ranges, total = time_ranges(path)
+        print(f"\n## file written by {label[:-8]}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        res = {}
+        rows_hdr = f"{'sel %':>6} {'rows':>11} | {'row/per_value':>14} {'batch':>10} "
+        rows_hdr += f"{'simd':>10} {'read_table':>11}"
+        off_res = None
+        if label == "official-written" and not args.no_official and official_python():
+            out = _run_script(
+                official_python(),
+                _OFFICIAL_SCRIPT,
+                [path, args.repeat, args.official_rows, json.dumps(ranges)],
+                timeout=3600,
+            )
+            off_res = json.loads(out)
+            rows_hdr += f" | {'official arrow':>14} {'simd/off':>9}"
+        print("M rows/s:")
+        print(rows_hdr)
+        for sel in SELECTIVITIES:
+            t1, t2 = ranges[sel]
+            cap = args.row_cap
+            t_rows, n_rows = _median(lambda: ours_rows(path, t1, t2, cap), max(1, args.repeat))
+            t_b, n = _median(lambda: ours_blocks(path, t1, t2, "batch"), args.repeat)
+            t_s, n_s = _median(lambda: ours_blocks(path, t1, t2, "simd"), args.repeat)
+            t_rt, n_rt = _median(lambda: ours_read_table(path, t1, t2), args.repeat)
+            assert n == n_s == n_rt, (n, n_s, n_rt)
+            line = (
+                f"{sel:>6} {n:>11,} | {n_rows / t_rows / 1e6:>14.2f} {n / t_b / 1e6:>10.1f} "
+                f"{n / t_s / 1e6:>10.1f} {n / t_rt / 1e6:>11.1f}"
+            )
+            entry = {
+                "rows": n,
+                "row_by_row_s": t_rows,
+                "row_by_row_rows": n_rows,
+                "batch_s": t_b,
+                "simd_s": t_s,
+                "read_table_s": t_rt,
+            }
+            if off_res is not None:
+                ta, na = off_res["arrow"][str(sel)]
+                assert na == n, (na, n)
+                line += f" | {na / ta / 1e6:>14.1f} {ta / t_s:>8.1f}x"
+                entry["official_arrow_s"] = ta
+            print(line)
+            res[sel] = entry
+        full = res[100]
+        print(
+            f"1 % query / full scan (simd): {res[1]['simd_s'] / full['simd_s'] * 100:.1f} % of the time"
+        )
+        # to_dataframe on the same row prefix as the official one, plus the whole file
+        t_df, df_n = _median(lambda: len(tsfile.to_dataframe(str(path), "bench")), args.repeat)
+        print(f"to_dataframe (ours, whole file): {df_n / t_df / 1e6:.2f} M rows/s")
+        res["to_dataframe_s"] = t_df
+        if off_res is not None:
+            tr, nr = off_res["rows"]
+            td, nd = off_res["to_dataframe"]
+            t_ours_r, n_ours_r = _median(lambda: ours_rows(path, None, None, nr), args.repeat)
+            print(
+                f"row by row, first {nr:,} rows: ours {n_ours_r / t_ours_r / 1e6:.2f} M rows/s, "
+                f"official {nr / tr / 1e6:.3f} M rows/s ({(n_ours_r / t_ours_r) / (nr / tr):.1f}x)"
+            )
+            print(
+                f"to_dataframe: ours {df_n / t_df / 1e6:.2f} M rows/s (whole file), official "
+                f"{nd / td / 1e6:.3f} M rows/s (first {nd:,} rows): "
+                f"{(df_n / t_df) / (nd / td):.0f}x"
+            )
+            res["official"] = off_res
+        peak, size = peak_memory(path)
+        print(
+            f"peak traced memory of a full read_table: {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB "
+            f"of result arrays ({peak / size:.2f}x)"
+        )
+        res["peak_bytes"], res["result_bytes"] = peak, size
+        results["files"][label] = res
+        del np
+        import numpy as np  # noqa: F401
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+def _cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Whole-result conveniences: ``read_table`` (numpy), ``to_dataframe`` (pandas, the official
+function's signature and result) and ``read_arrow`` / ResultSet.read_arrow_batch (pyarrow, only
+imported when asked for)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tsfile.errors import ColumnNotExistError, TableNotExistError
+from tsfile.types import ColumnCategory, TSDataType
+
+_OFFICIAL_ITER_ROWS = 1024  # the official read_data_frame() default batch
+
+
+def _open(path):
+    from tsfile.reader import TsFileReader
+
+    return TsFileReader(path)
+
+
+def _resolve_table(reader, table_name):
+    schemas = reader.get_all_table_schemas()
+    if table_name is None:
+        if not schemas:
+            raise TableNotExistError(f"{reader._path} holds no table (a tree-model file?)")
+        return next(iter(schemas))
+    name = table_name.lower()
+    if name not in schemas:
+        raise TableNotExistError(f"Table '{name}' does not exist")
+    return name
+
+
+def read_table(
+    path, table_name=None, column_names=None, start_time=None, end_time=None, decode_path="auto"
+):
+    """The whole query result as ``{"time": int64 array, column: array, ...}``.
+
+    Columns come in the order asked for (all non-time columns of the schema by default). Columns
+    with nulls are ``numpy.ma.MaskedArray`` (mask True = null); TEXT/STRING are object arrays of
+    str (None for null), BLOB of bytes, DATE int32 ``yyyyMMdd``, BOOLEAN bool. The arrays are
+    decoded in place: no per-block copies.
+    """
+    with _open(path) as r:
+        table = _resolve_table(r, table_name)
+        names, types, ts, cols, nulls = r.read_columns(
+            table, column_names, start_time, end_time, decode_path
+        )
+    out = {"time": ts}
+    for n in names[1:]:
+        v = cols[n]
+        m = nulls.get(n)
+        if m is not None and v.dtype != object:
+            v = np.ma.MaskedArray(v, mask=m)
+        out[n] = v
+    return out
+
+
+# -- pandas --------------------------------------------------------------------------------------
+
+
+def _date_objects(ints, mask):
+    """int32 yyyyMMdd -> object array of datetime.date (None where masked)."""
+    from tsfile.types import int_to_date
+
+    out = np.empty(len(ints), dtype=object)
+    if len(ints) == 0:
+        return out
+    uniq, inv = np.unique(ints, return_inverse=True)
+    objs = np.empty(len(uniq), dtype=object)
+    for i, u in enumerate(uniq.tolist()):
+        objs[i] = None if u == 0 else int_to_date(u)
+    out[:] = objs[inv]
+    if mask is not None:
+        out[mask] = None
+    return out
+
+
+def _pandas_column(values, mask, dtype):
+    """A nullable pandas array as the official to_dataframe makes them (Int32/Int64/Float32/
+    Float64/boolean, object for text, blobs and dates), built without copying the values."""
+    import pandas as pd
+
+    t = TSDataType(dtype)
+    n = len(values)
+    m = np.zeros(n, np.bool_) if mask is None else mask
+    if t in (TSDataType.INT32, TSDataType.INT64, TSDataType.TIMESTAMP, TSDataType.VECTOR):
+        return pd.arrays.IntegerArray(values, m)
+    if t in (TSDataType.FLOAT, TSDataType.DOUBLE):
+        return pd.arrays.FloatingArray(values, m)
+    if t == TSDataType.BOOLEAN:
+        return pd.arrays.BooleanArray(values, m)
+    if t == TSDataType.DATE:
+        values = _date_objects(values, mask)
+    # object columns stay object (pandas 3 would infer its string dtype; the official gives object)
+    return pd.Series(values, dtype=object, copy=False)
+
+
+def _frame(names, types, ts, cols, nulls, rename_time=None):
+    import pandas as pd
+
+    data = {"time": _pandas_column(ts, None, TSDataType.INT64)}
+    for n, t in zip(names[1:], types[1:], strict=True):
+        data[n] = _pandas_column(cols[n], nulls.get(n), t)
+    index = pd.RangeIndex(len(ts))
+    data = {
+        k: (v if isinstance(v, pd.Series) else pd.Series(v, index=index, copy=False))
+        for k, v in data.items()
+    }
+    df = pd.DataFrame(data, copy=False)
+    if rename_time:
+        df = df.rename(columns={"time": rename_time})
+    return df
+
+
+def to_dataframe(
+    file_path,
+    table_name=None,
+    column_names=None,
+    start_time=None,
+    end_time=None,
+    max_row_num=None,
+    as_iterator=False,
+):
+    """The official ``tsfile.to_dataframe``: a DataFrame of a table (the first table when
+    ``table_name`` is None) with ``time`` first, then the columns (all by default), nullable
+    pandas dtypes; or, with ``as_iterator``, an iterator of DataFrames of ``max_row_num`` rows
+    (1024 by default, like the official reader's batches)."""
+    with _open(file_path) as r:
+        table = _resolve_table(r, table_name)
+        schema = r.get_table_schema(table)
+        time_col = None
+        in_file = []
+        for c in schema.columns:
+            if c.category == ColumnCategory.TIME:
+                time_col = c.column_name
+            else:
+                in_file.append(c.column_name)
+        req = None if column_names is None else [c.lower() for c in column_names]
+        if req is not None:
+            for c in req:
+                if c not in in_file and c != time_col:
+                    raise ColumnNotExistError(f"Column '{c}' does not exist")
+        query = [c for c in req if c != time_col] if req is not None else in_file
+        names, types, ts, cols, nulls = r.read_columns(table, query, start_time, end_time)
+    rename = time_col if (time_col is not None and (req is None or time_col not in req)) else None
+    if req is not None and time_col is not None and time_col in req:
+        rename = None
+    df = _frame(names, types, ts, cols, nulls, rename)
+    if req is not None:
+        has_field = any(schema.get_column(c).category == ColumnCategory.FIELD for c in req)
+        if not has_field:
+            # the official function then queries every column and keeps time + the asked ones
+            df = df[["time", *[c for c in req if c != "time"]]] if "time" in df else df
+    if as_iterator:
+        step = _OFFICIAL_ITER_ROWS if max_row_num is None else int(max_row_num)
+        return (df.iloc[i : i + step].reset_index(drop=True) for i in range(0, len(df), step))
+    if len(df) == 0:
+        import pandas as pd
+
+        return pd.DataFrame()
+    if max_row_num is not None and len(df) > max_row_num:
+        df = df.iloc[:max_row_num]
+    return df
+
+
+# -- arrow ---------------------------------------------------------------------------------------
+
+
+def _arrow_array(values, mask, dtype):
+    import pyarrow as pa
+
+    t = TSDataType(dtype)
+    if t == TSDataType.DATE:
+        v = values.astype(np.int64)
+        y, mo, d = v // 10000, v // 100 % 100, v % 100
+        ok = (mo >= 1) & (mo <= 12) & (d >= 1) & (d <= 31)
+        if mask is not None:
+            ok &= ~mask
+        y, mo, d = np.where(ok, y, 1970), np.where(ok, mo, 1), np.where(ok, d, 1)
+        days = ((y - 1970).astype("datetime64[Y]").astype("datetime64[M]") + (mo - 1)).astype(
+            "datetime64[D]"
+        ) + (d - 1)
+        return pa.array(days, pa.date32(), mask=None if mask is None else mask)
+    if t in (TSDataType.TEXT, TSDataType.STRING):
+        return pa.array(values, pa.string(), from_pandas=True)
+    if t == TSDataType.BLOB:
+        return pa.array(values, pa.binary(), from_pandas=True)
+    if mask is not None:
+        return pa.array(values, mask=mask)
+    return pa.array(values)
+
+
+def block_to_arrow(blk, names, types):
+    """A TsBlock as a pyarrow.Table (time int64, then the columns)."""
+    import pyarrow as pa
+
+    arrays = [pa.array(blk.timestamps)]
+    for n, t in zip(names[1:], types[1:], strict=True):
+        arrays.append(_arrow_array(blk.columns[n], blk.nulls.get(n), t))
+    return pa.Table.from_arrays(arrays, names=list(names))
+
+
+def read_arrow(path, table_name=None, column_names=None, start_time=None, end_time=None):
+    """The whole query result as one pyarrow.Table (needs pyarrow)."""
+    import pyarrow as pa
+
+    with _open(path) as r:
+        table = _resolve_table(r, table_name)
+        names, types, ts, cols, nulls = r.read_columns(table, column_names, start_time, end_time)
+    arrays = [pa.array(ts)]
+    for n, t in zip(names[1:], types[1:], strict=True):
+        arrays.append(_arrow_array(cols[n], nulls.get(n), t))
+    return pa.Table.from_arrays(arrays, names=list(names))
+
+
+__all__ = ["read_table", "to_dataframe", "read_arrow", "block_to_arrow"]
