@@ -364,3 +364,146 @@ def sprintz_encode(ws: list[int], kind: str, tail_runs: bool = False, strict: bo
         else:
             out += gorilla_encode(tail, w, 0x7FC00000 if w == 32 else 0x7FF8000000000000)
     return bytes(out)
+
+
+# ----------------------------------------------------------------------------- CAMEL (8.11)
+
+_CANON = 0x7FF8000000000000
+
+
+def f64_bits(x: float) -> int:
+    return struct.unpack(">Q", struct.pack(">d", x))[0]
+
+
+def bits_f64(b: int) -> float:
+    return struct.unpack(">d", struct.pack(">Q", b & 0xFFFFFFFFFFFFFFFF))[0]
+
+
+def java_bits(x: float) -> int:
+    return _CANON if math.isnan(x) else f64_bits(x)
+
+
+def java_long(x: float) -> int:
+    if math.isnan(x):
+        return 0
+    if x >= 2.0**63:
+        return (1 << 63) - 1
+    if x <= -(2.0**63):
+        return -(1 << 63)
+    return int(x)  # truncation toward zero
+
+
+def java_round(x: float) -> int:
+    return 0 if math.isnan(x) else java_long(math.floor(x + 0.5))
+
+
+def _c_floor_log10_gt10(a: float) -> bool:
+    """C's fabs(floor(log10(a))) > 10, NaN comparing false."""
+    if math.isnan(a):
+        return False
+    if math.isinf(a):
+        return True
+    return abs(math.floor(math.log10(a))) > 10
+
+
+def camel_encode(values: list[float]) -> tuple[bytes, list[int]]:
+    """One CAMEL block of the values. Returns (page bytes, the IEEE bits a decoder must return),
+    the latter derived from the format's decimal reconstruction formula."""
+    bw = BitWriter()
+    expected: list[int] = []
+    stored = 0
+    prev = 0  # the writer's previous value (java bits of the value given)
+    prev_dec = 0  # the decoder's (java bits of the value it reconstructs; differs when lossy)
+    lead, trail = None, 0
+
+    def varlong(v: int) -> None:
+        u = ((v << 1) ^ (v >> 63)) & 0xFFFFFFFFFFFFFFFF
+        while u & ~0x7F:
+            bw.write(u & 0x7F, 7)
+            bw.bit(1)
+            u >>= 7
+        bw.write(u, 7)
+        bw.bit(0)
+
+    def gorilla(a: float) -> int:
+        """Writes the GORILLA step; returns the bits the decoder gets (its prev XOR the xor)."""
+        nonlocal lead, trail
+        cur = java_bits(a)
+        x = cur ^ prev
+        if x == 0:
+            bw.bit(0)
+        else:
+            bw.bit(1)
+            ld, tr = clz(x, 64), ctz(x, 64)
+            if lead is not None and ld >= lead and tr >= trail:
+                bw.bit(0)
+                bw.write(x >> trail, 64 - lead - trail)
+            else:
+                sig = 64 - ld - tr
+                bw.bit(1)
+                bw.write(ld, 6)
+                bw.write(sig - 1, 6)
+                bw.write(x >> tr, sig)
+                lead, trail = ld, tr
+        return prev_dec ^ x
+
+    for idx, v in enumerate(values):
+        if idx == 0:
+            bw.write(f64_bits(v), 64)
+            stored = java_long(v)
+            expected.append(f64_bits(v))
+            prev = prev_dec = java_bits(v)
+            continue
+        sign = java_bits(v) >> 63
+        bw.bit(sign)
+        a = math.fabs(v)
+        if a > 9.223372036854775807e18 or a == 0 or _c_floor_log10_gt10(a):
+            bw.bit(0)
+            out = bits_f64(gorilla(a))
+            dec_value = out if math.isnan(out) else (-out if sign else out)
+        else:
+            int_part = java_long(a)
+            digits = len(str(abs(int_part)))
+            factor, c = 1.0, 0
+            while abs(a * factor - float(java_round(a * factor))) > 0:
+                factor *= 10.0
+                c += 1
+                if digits + c > 10:
+                    break
+            c = max(c, 1)
+            if c + digits <= 10:
+                pw = 10**c
+                dv = java_round(a * float(pw)) % pw
+                bw.bit(1)
+                varlong(int_part - stored)
+                stored = int_part
+                bw.write(c - 1, 4)
+                thr = 5**c
+                m = dv
+                if dv >= thr:
+                    bw.bit(1)
+                    m = dv % thr
+                    xb = java_bits(dv / pw + 1) ^ java_bits(m / pw + 1)
+                    bw.write(xb >> (52 - c), c)
+                else:
+                    bw.bit(0)
+                varlong(m)
+                # what the format's reconstruction yields
+                if dv >= thr:
+                    xv = ((java_bits(dv / pw + 1) ^ java_bits(m / pw + 1)) >> (52 - c)) << (52 - c)
+                    frac = bits_f64(xv ^ java_bits(m / pw + 1)) - 1
+                else:
+                    frac = m / pw
+                dec = float(java_round(frac * pw))
+                t = float(int_part) * pw + dec
+                r = t / pw if int_part >= 0 else -t / pw
+                dec_value = -r if sign else r
+            else:
+                bw.bit(0)
+                out = bits_f64(gorilla(a))
+                dec_value = out if math.isnan(out) else (-out if sign else out)
+        expected.append(f64_bits(dec_value))
+        prev = java_bits(v)
+        prev_dec = java_bits(dec_value)
+    nbits = bw.nbits
+    return svarint32(nbits) + bw.to_bytes(), expected
