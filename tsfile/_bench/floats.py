@@ -1,0 +1,295 @@
+"""``python -m tsfile bench floats``: ALP vs GORILLA on float data, with zstd-3 and pcodec as
+size/speed references from the same run.
+
+For every data set: bits per value, encode and decode speed per path, on cache-resident chunks
+(medians of repeated timings); then one large array decoded with ALP next to a plain numpy copy
+of the same output, and the issue's targets with the figures measured here.
+
+Options: ``--n N`` values per synthetic chunk (default 65536), ``--repeat R`` timing samples
+(default 15), ``--large N`` values of the large case (default 8,000,000; 0 skips it),
+``--only NAME[,NAME]`` data sets to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.resources
+import platform
+import time
+
+import numpy as np
+
+REAL_DATA = (
+    "seattle_temps",
+    "vega_datasets (MIT licence), file _data/seattle-temps.csv: hourly Seattle temperatures "
+    "of 2010 in degrees F, 1 decimal, 8759 values (NOAA data)",
+)
+
+
+def _seattle_temps():
+    """The real data set: shipped inside the vega_datasets wheel (no download at run time)."""
+    try:
+        ref = importlib.resources.files("vega_datasets") / "_data" / "seattle-temps.csv"
+        with ref.open("r", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+    return np.array([float(r["temp"]) for r in rows], dtype=np.float64)
+
+
+def datasets(n: int = 65536, seed: int = 42) -> dict[str, np.ndarray]:
+    """The benchmark data sets (name -> 1-D float array); reproducible for a given seed."""
+    rng = np.random.default_rng(seed)
+    out = {
+        "prices_2dp": np.round(100.0 + np.cumsum(rng.normal(0, 0.5, n)), 2),
+        "temps_1dp": np.round(15.0 + 8 * np.sin(np.arange(n) / 500) + rng.normal(0, 0.3, n), 1),
+        "prices_2dp_f32": np.round(100.0 + np.cumsum(rng.normal(0, 0.5, n)), 2).astype(np.float32),
+        "temps_1dp_f32": np.round(15.0 + np.cumsum(rng.normal(0, 0.1, n)), 1).astype(np.float32),
+        "w0_double_5": np.cumsum(rng.uniform(-5, 5, n)),
+        "w0_double_0.5": np.cumsum(rng.uniform(-0.5, 0.5, n)),
+        "w0_float_5": np.cumsum(rng.uniform(-5, 5, n)).astype(np.float32),
+        "w0_float_0.5": np.cumsum(rng.uniform(-0.5, 0.5, n)).astype(np.float32),
+        "sine": np.sin(np.arange(n) * 0.001),
+        "random": rng.random(n),
+        "constant": np.full(n, 21.5),
+    }
+    real = _seattle_temps()
+    if real is not None:
+        out[REAL_DATA[0]] = real
+    return out
+
+
+def _median_rate(fn, n_values, repeat, min_time=2e-3):
+    """Median values/s over `repeat` samples; each sample loops fn until min_time has passed."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - t0, 1e-7)
+    loops = max(1, int(min_time / once))
+    rates = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        rates.append(n_values * loops / (time.perf_counter() - t0))
+    return float(np.median(rates))
+
+
+def _zstd_codec():
+    try:
+        import zstandard
+    except ImportError:
+        return None
+    c = zstandard.ZstdCompressor(level=3)
+    d = zstandard.ZstdDecompressor()
+    return lambda b: c.compress(b), lambda z, size: d.decompress(z, max_output_size=size)
+
+
+def _pcodec_codec():
+    try:
+        from pcodec import ChunkConfig, standalone
+    except ImportError:
+        return None
+    cfg = ChunkConfig()
+    return lambda a: standalone.simple_compress(a, cfg), standalone.simple_decompress
+
+
+def measure(name, arr, repeat):
+    """All figures for one data set -> dict."""
+    from tsfile.codecs import alp, gorilla
+
+    n = len(arr)
+    res = {"name": name, "dtype": str(arr.dtype), "n": n}
+    page = alp.encode(arr)
+    res["alp_bits"] = len(page) * 8 / n
+    paths = ["per_value", "batch"] + (["simd"] if alp.HAS_SIMD and _simd_on() else [])
+    out = np.empty_like(arr)
+    for p in paths:
+        res[f"alp_dec_{p}"] = _median_rate(
+            lambda p=p: alp.decode_into(page, out, path=p), n, repeat
+        )
+    for p in ["batch"] + (["simd"] if "simd" in paths else []):
+        res[f"alp_enc_{p}"] = _median_rate(lambda p=p: alp.encode(arr, path=p), n, repeat)
+    try:
+        g = gorilla.encode(arr)
+    except Exception:  # the data hold GORILLA's end marker
+        g = None
+    if g is not None:
+        res["gor_bits"] = len(g) * 8 / n
+        for p in ("per_value", "batch"):
+            res[f"gor_dec_{p}"] = _median_rate(
+                lambda p=p: gorilla.decode_into(g, out, path=p), n, repeat
+            )
+        res["gor_enc"] = _median_rate(lambda: gorilla.encode(arr), n, repeat)
+    raw = arr.tobytes()
+    z = _zstd_codec()
+    if z is not None:
+        comp, decomp = z
+        zb = comp(raw)
+        res["zstd_bits"] = len(zb) * 8 / n
+        res["zstd_dec"] = _median_rate(lambda: decomp(zb, len(raw)), n, repeat)
+    pc = _pcodec_codec()
+    if pc is not None:
+        comp, decomp = pc
+        pb = comp(arr)
+        res["pco_bits"] = len(pb) * 8 / n
+        res["pco_dec"] = _median_rate(lambda: decomp(pb), n, repeat)
+    return res
+
+
+def _simd_on():
+    from tsfile._simd import is_simd_enabled
+
+    return is_simd_enabled()
+
+
+def _fmt(v, width=7, prec=0):
+    if v is None:
+        return "-".rjust(width)
+    return f"{v:{width}.{prec}f}"
+
+
+def large_case(n, repeat):
+    """ALP decode of a large array (store-bandwidth bound) vs numpy copying the same output."""
+    from tsfile.codecs import alp
+
+    rng = np.random.default_rng(7)
+    arr = np.round(100.0 + np.cumsum(rng.normal(0, 0.5, n)), 2)
+    # ALP pages of the TsFile page size class, decoded back to back into one output
+    per = 65536
+    pages = [alp.encode(arr[i : i + per]) for i in range(0, n, per)]
+    out = np.empty_like(arr)
+    src = arr.copy()
+    path = "simd" if alp.HAS_SIMD and _simd_on() else "batch"
+
+    def dec():
+        o = 0
+        for pg in pages:
+            k = min(per, n - o)
+            alp.decode_into(pg, out[o : o + k], path=path)
+            o += k
+
+    r_alp = _median_rate(dec, n, max(3, repeat // 3), min_time=0)
+    r_copy = _median_rate(lambda: np.copyto(out, src), n, max(3, repeat // 3), min_time=0)
+    return path, r_alp, r_copy
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tsfile bench floats")
+    ap.add_argument("--n", type=int, default=65536)
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--large", type=int, default=8_000_000)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args(argv or [])
+
+    from tsfile._simd import simd_info
+
+    print(
+        f"# floats: ALP vs GORILLA ({platform.machine()}, SIMD {simd_info()['active']}); "
+        f"{args.n} values per synthetic chunk, medians of {args.repeat} samples; M values/s"
+    )
+    print(f"# real data: {REAL_DATA[1]}")
+    data = datasets(args.n)
+    only = set(filter(None, args.only.split(",")))
+    cols = (
+        "data set",
+        "dtype",
+        "ALP b/v",
+        "GOR b/v",
+        "zstd3",
+        "pcodec",
+        "A.dec/pv",
+        "A.dec/bt",
+        "A.dec/simd",
+        "A.enc/bt",
+        "A.enc/simd",
+        "G.dec/pv",
+        "G.dec/bt",
+        "G.enc",
+        "zstd.dec",
+        "pco.dec",
+    )
+    print(" | ".join(cols))
+    results = {}
+    for name, arr in data.items():
+        if only and name not in only:
+            continue
+        r = measure(name, arr, args.repeat)
+        results[name] = r
+        m = 1e6
+        row = [
+            name.ljust(14),
+            r["dtype"].ljust(7),
+            _fmt(r["alp_bits"], 6, 2),
+            _fmt(r.get("gor_bits"), 6, 2),
+            _fmt(r.get("zstd_bits"), 6, 2),
+            _fmt(r.get("pco_bits"), 6, 2),
+        ]
+        for key in (
+            "alp_dec_per_value",
+            "alp_dec_batch",
+            "alp_dec_simd",
+            "alp_enc_batch",
+            "alp_enc_simd",
+            "gor_dec_per_value",
+            "gor_dec_batch",
+            "gor_enc",
+            "zstd_dec",
+            "pco_dec",
+        ):
+            v = r.get(key)
+            row.append(_fmt(None if v is None else v / m))
+        print(" | ".join(row))
+
+    if args.large and not only:
+        path, ra, rc = large_case(args.large, args.repeat)
+        print(
+            f"# large array: {args.large} doubles (2-decimal prices, 64K-value pages): ALP {path} "
+            f"{ra / 1e6:.0f} M/s vs numpy copyto {rc / 1e6:.0f} M/s of the same output "
+            f"= {ra / rc:.2f}x of a plain copy"
+        )
+    _targets(results)
+
+
+def _targets(res):
+    """The issue's section 4 targets against this run's figures."""
+
+    def get(name, key):
+        return res.get(name, {}).get(key)
+
+    p, f32 = "prices_2dp", "prices_2dp_f32"
+    lines = []
+    v = get(p, "alp_dec_simd")
+    lines.append(
+        ("ALP double decode, simd (prices)", v and v / 1e6, ">= 2500 M/s", v and v >= 2.5e9)
+    )
+    v = get(f32, "alp_dec_simd")
+    lines.append(
+        ("ALP float decode, simd (prices f32)", v and v / 1e6, ">= 4000 M/s", v and v >= 4e9)
+    )
+    v = get("temps_1dp_f32", "alp_dec_simd")
+    lines.append(
+        ("ALP float decode, simd (temps f32)", v and v / 1e6, ">= 4000 M/s", v and v >= 4e9)
+    )
+    v = get(p, "alp_enc_simd") or get(p, "alp_enc_batch")
+    lines.append(("ALP double encode (prices)", v and v / 1e6, ">= 400 M/s", v and v >= 4e8))
+    v = get(p, "gor_dec_batch")
+    lines.append(("GORILLA double decode, batch", v and v / 1e6, ">= 250 M/s", v and v >= 2.5e8))
+    v = get(p, "gor_enc")
+    lines.append(("GORILLA double encode", v and v / 1e6, ">= 150 M/s", v and v >= 1.5e8))
+    for name in (p, "temps_1dp"):
+        a, g, z = get(name, "alp_bits"), get(name, "gor_bits"), get(name, "zstd_bits")
+        if a and g:
+            lines.append((f"ALP/GORILLA bits, {name}", a / g, "<= 0.5", a / g <= 0.5))
+        if a and z:
+            lines.append((f"ALP/zstd-3 bits, {name}", a / z, "<= 1.10", a / z <= 1.10))
+    a, g = get(p, "alp_dec_simd") or get(p, "alp_dec_batch"), get(p, "gor_dec_batch")
+    if a and g:
+        lines.append(("ALP decode / GORILLA decode, prices", a / g, ">= 8x", a / g >= 8))
+    print("# targets (section 4)")
+    for what, val, target, ok in lines:
+        if val is None:
+            print(f"  {what:40s}      n/a  {target}")
+        else:
+            print(f"  {what:40s} {val:8.2f}  {target:12s} {'met' if ok else 'NOT met'}")
