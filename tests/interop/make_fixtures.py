@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import gzip
 import json
+import struct
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ sys.path.insert(0, str(HERE))
 
 import chunk_scan  # noqa: E402
 import official_read  # noqa: E402
+import sprintz_ref  # noqa: E402
 import typed_json  # noqa: E402
 
 OUT_DIR = HERE.parent / "fixtures" / "official"
@@ -153,7 +155,8 @@ class Fixture:
     truth_fn: dict = field(default_factory=dict)
     # tree model: device -> measurement -> (type, encoding, compression, times, values)
     tree: dict = field(default_factory=dict)
-    register_only: list[str] = field(default_factory=list)  # tables registered, never written
+    # extra independent checks of the file against the ground truth: fn(fx, data, chunks, truth)
+    verify: list = field(default_factory=list)
 
     def table(self, name: str, cols: list[Col], config: dict | None = None) -> None:
         self.tables[name] = cols
@@ -473,6 +476,8 @@ def build(fx: Fixture) -> None:
     chunks = chunk_scan.scan_chunks(path.read_bytes())
     encodings = column_encodings(fx, cfgs)
     check_chunks(fx, chunks, encodings)
+    for check in fx.verify:
+        check(fx, path.read_bytes(), chunks, truth_tables + truth_devices)
     official = official_read.read_file(str(path))
     disagreements = compare(fx, truth_tables, official["tables"], "tables")
     disagreements += compare(fx, truth_devices, official["devices"], "devices")
@@ -1113,6 +1118,49 @@ def camel_floats(rng, n: int, single: bool) -> list[float]:
     return out
 
 
+def sprintz_floats(rng, n: int, single: bool) -> list[float]:
+    """mixed_floats without the special values: many of them differ from each other by exactly
+    the sign bit, which makes a SPRINTZ residual of exactly MIN_VALUE; the C++ writer's wrapped
+    residual is then 0 and the value is lost (README). The independent check below would fail."""
+    special = set(F32_SPECIAL_BITS if single else F64_SPECIAL_BITS)
+    fmt, ifmt = ("<f", "<I") if single else ("<d", "<Q")
+    out = []
+    for x in mixed_floats(rng, n, single):
+        bits = struct.unpack(ifmt, struct.pack(fmt, x))[0]
+        out.append(2.25 if bits in special else x)
+    return out
+
+
+def verify_sprintz(fx: Fixture, data: bytes, chunks: list, truth: list) -> None:
+    """Decode every SPRINTZ value chunk with the independent decoder (sprintz_ref.py, from format
+    notes 8.9) and require exactly the ground truth (chunks in file order = devices in order)."""
+    by_col: dict[str, list] = {}
+    for ch in chunks:
+        if ch["encoding"] == "SPRINTZ":
+            by_col.setdefault(ch["measurement"], []).extend(
+                sprintz_ref.decode_value_chunk(data, ch)
+            )
+    if not by_col:
+        raise SystemExit(f"{fx.name}: no SPRINTZ chunks to verify")
+    (series,) = truth
+    for col, got in by_col.items():
+        t = series["types"][series["columns"].index(col)]
+        width = 32 if t in ("INT32", "FLOAT") else 64
+        want = []
+        for cell in series["data"][col]:
+            if cell is None or t in ("INT32", "INT64"):
+                want.append(cell)
+            else:
+                v = int(cell, 16)
+                want.append(v - (1 << width) if v >> (width - 1) else v)
+        if got != want:
+            bad = [i for i, (a, b) in enumerate(zip(got, want, strict=True)) if a != b]
+            raise SystemExit(
+                f"{fx.name}: SPRINTZ {col}: independent decoder differs at rows {bad[:10]}"
+            )
+    print(f"  {fx.name}: independent SPRINTZ decoder reproduces {sorted(by_col)}", flush=True)
+
+
 def _enc_fixture(enc: str) -> Fixture:
     name = f"enc_{enc.lower()}"
     rng = rng_for(name)
@@ -1145,6 +1193,8 @@ def _enc_fixture(enc: str) -> Fixture:
             "overflows; the written values are not kept."
         )
     if enc == "SPRINTZ":
+        kw["floats"] = sprintz_floats
+        fx.verify.append(verify_sprintz)
         fx.known.append(Known(SPRINTZ_INT, type_name="INT32"))
         fx.known.append(Known(SPRINTZ_INT, type_name="INT64"))
         fx.known.append(Known(SPRINTZ_FLOAT, type_name="FLOAT"))
