@@ -1161,6 +1161,24 @@ def verify_sprintz(fx: Fixture, data: bytes, chunks: list, truth: list) -> None:
     print(f"  {fx.name}: independent SPRINTZ decoder reproduces {sorted(by_col)}", flush=True)
 
 
+def verify_tree_sprintz(fx: Fixture, data: bytes, chunks: list, truth: list) -> None:
+    """The tree fixture's SPRINTZ series, decoded independently, must equal the ground truth."""
+    series = {s["name"]: s for s in truth}
+    n = 0
+    for ch in chunks:
+        if ch["encoding"] != "SPRINTZ":
+            continue
+        dev = ".".join(ch["device"])
+        got = sprintz_ref.decode_nonaligned_chunk(data, ch)
+        want = [c for c in series[dev]["data"][f"{dev}.{ch['measurement']}"] if c is not None]
+        if got != want:
+            raise SystemExit(f"{fx.name}: SPRINTZ {dev}.{ch['measurement']} differs")
+        n += 1
+    if not n:
+        raise SystemExit(f"{fx.name}: no SPRINTZ chunk to verify")
+    print(f"  {fx.name}: independent SPRINTZ decoder reproduces {n} chunk(s)", flush=True)
+
+
 def _enc_fixture(enc: str) -> Fixture:
     name = f"enc_{enc.lower()}"
     rng = rng_for(name)
@@ -1384,6 +1402,7 @@ def fx_tree_nonaligned() -> Fixture:
         config={"page_writer_max_point_num_": 300},
         known=[BLOB_TRUNCATION, Known(SPRINTZ_INT, series="root.a.b.c.d", type_name="INT32")],
     )
+    fx.verify.append(verify_tree_sprintz)
     for dev, m, ty, enc, comp in TREE_SERIES:
         n = int(rng.integers(50, 1200))
         step = int(rng.integers(1, 4))

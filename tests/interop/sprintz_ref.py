@@ -145,3 +145,38 @@ def decode_value_chunk(data: bytes, chunk: dict) -> list:
         vals = iter(decode_values(_Buf(data, body + 4 + len(bitmap)), sum(present), chunk["type"]))
         rows += [next(vals) if p else None for p in present]
     return rows
+
+
+def _ts2diff_count(data: bytes, pos: int, end: int) -> int:
+    """Number of INT64 TS_2DIFF values in data[pos:end] (block headers only, format notes 8.3)."""
+    count = 0
+    while pos < end:
+        n, width = struct.unpack_from(">ii", data, pos)
+        pos += 24 + (n * width + 7) // 8
+        count += n + 1
+    return count
+
+
+def decode_nonaligned_chunk(data: bytes, chunk: dict) -> list[int]:
+    """All values of an UNCOMPRESSED non-aligned (tree-model) SPRINTZ chunk, in time order."""
+    if chunk["compression"] != "UNCOMPRESSED" or chunk["kind"] != "nonaligned":
+        raise ValueError("only uncompressed non-aligned chunks")
+    b = _Buf(data, chunk["offset"])
+    marker = b.u8()
+    b.varstr()
+    size = b.uvarint()
+    b.skip(3)
+    end = b.p + size
+    out: list[int] = []
+    while b.p < end:
+        b.uvarint()
+        csize = b.uvarint()
+        if marker & 0x3F == 0x01:
+            _skip_statistics(b, chunk["type"])
+        body_end = b.p + csize
+        tlen = b.uvarint()
+        count = _ts2diff_count(data, b.p, b.p + tlen)
+        b.skip(tlen)
+        out += decode_values(b, count, chunk["type"])
+        b.p = body_end
+    return out
