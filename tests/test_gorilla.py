@@ -241,132 +241,116 @@ def test_paths_identical_on_corrupt_data():
         assert results[0] == results[1]
 
 
-def test_official_fixture_pages():
-    """GORILLA pages of the official sample file: decode == expected, encode == page bytes."""
-    from pathlib import Path
+# ---------------------------------------------------------------- official sample files
 
-    fixture = Path(__file__).parent / "fixtures" / "official" / "gorilla_uncompressed.tsfile"
-    if not fixture.exists():
-        pytest.skip("official GORILLA fixture not present")
-    from tests.interop import expected as expected_mod
-
-    pages = list(_gorilla_pages(fixture.read_bytes()))
-    assert pages, "no GORILLA pages found"
-    exp = expected_mod.load(fixture)
-    checked = 0
-    for measurement, dtype_code, values_bytes, count in pages:
-        dtype = {1: np.int32, 2: np.int64, 3: np.float32, 4: np.float64, 8: np.int64, 9: np.int32}[
-            dtype_code
-        ]
-        got = gorilla.decode(values_bytes, dtype)
-        assert len(got) == count
-        assert gorilla.encode(got) == values_bytes
-        want = _expected_values(exp, measurement)
-        if want is not None:
-            checked += 1
-            assert len(want) >= len(got)
-    assert checked or True
+_TYPES = {1: np.int32, 2: np.int64, 3: np.float32, 4: np.float64, 8: np.int64, 9: np.int32}
 
 
-def _uvarint(buf, pos):
-    shift = result = 0
+def _gorilla_value_pages(name):
+    """Minimal sequential walk (notes 13.5, 5.1-5.3) of an UNCOMPRESSED table-model file:
+    {(device tag, measurement, type code): [(value bytes, present count), ...]} (GORILLA)."""
+    from tests.interop.chunk_scan import TYPE_NAMES, _Buf, _skip_statistics
+    from tests.interop.expected import fixture_path
+
+    data = fixture_path(name).read_bytes()
+    assert data[:7] == b"TsFile\x04"
+    b = _Buf(data, 7)
+    device = None
+    pages = {}
     while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+        m = b.u8()
+        if m == 0x02:
+            return pages
+        if m == 0x00:
+            device = [b.varstr() for _ in range(b.uvarint())]
+            continue
+        if m == 0x04:
+            b.skip(16)
+            continue
+        assert m & 0x3F in (0x01, 0x05), m
+        meas = b.varstr()
+        size = b.uvarint()
+        dtype, comp, enc = b.u8(), b.u8(), b.u8()
+        end = b.p + size
+        if not (enc == 8 and m & 0xC0 == 0x40):
+            b.skip(size)
+            continue
+        assert comp == 0
+        while b.p < end:
+            usize = b.uvarint()
+            if usize == 0:
+                continue
+            csize = b.uvarint()
+            if m & 0x3F == 0x01:
+                _skip_statistics(b, TYPE_NAMES[dtype])
+            body = data[b.p : b.p + csize]
+            b.skip(csize)
+            rows = struct.unpack(">i", body[:4])[0]
+            bitmap = body[4 : 4 + (rows + 7) // 8]
+            present = sum(bin(x).count("1") for x in bitmap)
+            key = (device[-1], meas, dtype)
+            pages.setdefault(key, []).append((bytes(body[4 + len(bitmap) :]), present))
 
 
-def _varstr(buf, pos):
-    u, pos = _uvarint(buf, pos)
-    n = (u >> 1) ^ -(u & 1)
-    if n < 0:
-        return None, pos
-    return buf[pos : pos + n].decode(), pos + n
+def _fixture_or_skip(name):
+    from tests.interop.expected import fixture_path
+
+    if not fixture_path(name).exists():
+        pytest.skip(f"official fixture {name} not present")
 
 
-def _gorilla_pages(buf):
-    """Minimal sequential walk (notes 13.5, 5.1-5.3): yield GORILLA value pages (uncompressed)."""
-    pos = 7
-    while pos < len(buf):
-        marker = buf[pos]
-        pos += 1
-        if marker == 0x00:
-            # DeviceID (notes 4.2): uvarint segment count, then varstr segments
-            nseg, pos = _uvarint(buf, pos)
-            for _ in range(nseg):
-                _, pos = _varstr(buf, pos)
-        elif marker == 0x04:
-            pos += 16
-        elif marker == 0x02:
-            return
-        elif marker & 0x3F in (0x01, 0x05):
-            name, pos = _varstr(buf, pos)
-            size, pos = _uvarint(buf, pos)
-            dtype, comp, enc = buf[pos], buf[pos + 1], buf[pos + 2]
-            pos += 3
-            end = pos + size
-            if enc == 8 and comp == 0 and marker & 0x80 == 0:
-                p = pos
-                while p < end:
-                    usize, p = _uvarint(buf, p)
-                    if usize == 0:
-                        continue
-                    csize, p = _uvarint(buf, p)
-                    if marker & 0x3F == 0x01:
-                        p = _skip_statistics(buf, p, dtype)
-                    body = buf[p : p + csize]
-                    p += csize
-                    yield from _page_values(name, dtype, marker, body)
-            pos = end
-        else:
-            raise AssertionError(f"unexpected marker {marker:#x} at {pos - 1}")
+def test_official_gorilla_pages_decode_and_reencode_byte_identical():
+    """GORILLA pages written by the official TsFile 2.5: decode == expected data, and our encoder
+    reproduces every page byte for byte."""
+    _fixture_or_skip("gorilla_uncompressed")
+    from tests.interop.expected import load_expected
+
+    table = load_expected("gorilla_uncompressed").tables["gorilla"]
+    pages = _gorilla_value_pages("gorilla_uncompressed")
+    assert len(pages) >= 2 * 8
+    for (dev, meas, code), plist in pages.items():
+        dtype = _TYPES[code]
+        rows = table.values["device"] == dev
+        assert not table.nulls[meas][rows].any()
+        want = table.values[meas][rows].astype(dtype)
+        got = []
+        for body, present in plist:
+            for path in PATHS:
+                vals = gorilla.decode(body, dtype, path=path)
+                assert len(vals) == present, (dev, meas)
+                out = np.empty(present, dtype)
+                assert gorilla.decode_into(body, out, path=path) == len(body)
+                assert out.tobytes() == vals.tobytes()
+            assert gorilla.encode(vals) == body, (dev, meas)
+            got.append(vals)
+        got = np.concatenate(got)
+        assert got.tobytes() == want.tobytes(), (dev, meas)
 
 
-def _page_values(name, dtype, marker, body):
-    if marker & 0x40:  # aligned value page: row count, not-null bitmap, values
-        rows = struct.unpack(">i", body[:4])[0]
-        bitmap = body[4 : 4 + (rows + 7) // 8]
-        count = sum(bin(b).count("1") for b in bitmap)
-        yield name, dtype, bytes(body[4 + len(bitmap) :]), count
-    else:  # non-aligned: uvarint time length, time bytes, values
-        tlen, p = _uvarint(body, 0)
-        values = bytes(body[p + tlen :])
-        yield (
-            name,
-            dtype,
-            values,
-            len(
-                gorilla.decode(
-                    values,
-                    {
-                        1: np.int32,
-                        2: np.int64,
-                        3: np.float32,
-                        4: np.float64,
-                        8: np.int64,
-                        9: np.int32,
-                    }[dtype],
-                )
-            ),
-        )
+def test_official_pages_with_end_markers_are_truncated_and_refused():
+    """The official writer stores end-marker values anyway: its page then ends early on read. Our
+    decoder stops at the first marker the same way; our encoder refuses such values."""
+    _fixture_or_skip("gorilla_end_markers")
+    from tests.interop.expected import load_expected
 
-
-def _skip_statistics(buf, p, dtype):
-    _, p = _uvarint(buf, p)
-    p += 16
-    typed = {
-        1: 4 * 2 + 4 + 8,
-        9: 4 * 2 + 4 + 8,
-        2: 8 * 4 + 8,
-        8: 8 * 4 + 8,
-        3: 4 * 4 + 8,
-        4: 8 * 4 + 8,
-    }
-    return p + typed[dtype]
-
-
-def _expected_values(exp, measurement):
-    return None
+    table = load_expected("gorilla_end_markers").tables["gorilla"]
+    pages = _gorilla_value_pages("gorilla_end_markers")
+    assert pages
+    for (_dev, meas, code), plist in pages.items():
+        dtype = np.dtype(_TYPES[code])
+        u = np.uint32 if dtype.itemsize == 4 else np.uint64
+        want = table.values[meas].astype(dtype)
+        start = 0
+        for body, present in plist:
+            page_vals = want[start : start + present]
+            start += present
+            marks = np.flatnonzero(page_vals.view(u) == END[dtype])
+            assert len(marks), "every page of this fixture holds a marker"
+            first = int(marks[0])
+            for path in PATHS:
+                got = gorilla.decode(body, dtype, path=path)
+                assert got.tobytes() == page_vals[:first].tobytes()
+                with pytest.raises(CorruptDataError):
+                    gorilla.decode(body, dtype, count=present, path=path)
+            with pytest.raises(EncodeError, match=f"value {first} "):
+                gorilla.encode(page_vals)
