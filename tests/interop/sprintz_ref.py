@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import struct
 
-from chunk_scan import _Buf, _skip_statistics
+try:  # as tests/interop/… package module (tests) or top-level (make_fixtures.py in the venv)
+    from .chunk_scan import _Buf, _skip_statistics
+except ImportError:
+    from chunk_scan import _Buf, _skip_statistics
 
 
 def _wrap(x: int, w: int) -> int:
