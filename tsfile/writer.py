@@ -400,20 +400,9 @@ class TsFileWriter:
         codes = []
         uniques = {}
         for name, arr, present in tag_arrays:
-            vals = arr.tolist()
-            if present is not None:
-                vals = [v if p else None for v, p in zip(vals, present.tolist(), strict=False)]
-            index = {}
-            code = np.empty(n, dtype=np.int64)
-            for i, v in enumerate(vals):
-                if v is not None and not isinstance(v, str):
-                    raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
-                c = index.get(v)
-                if c is None:
-                    c = index[v] = len(index)
-                code[i] = c
+            code, values = _factorize(name, arr, present)
             codes.append(code)
-            uniques[name] = list(index)
+            uniques[name] = values
         if len(codes) == 1:
             dev_code = codes[0]
         else:
@@ -538,6 +527,42 @@ class TsFileWriter:
 
     def __exit__(self, exc_type, exc, tb):
         self.close()
+
+
+def _factorize(name, arr, present):
+    """Codes 0..k-1 of the distinct tag values of arr (None / masked rows: a code for None) and
+    the list of those values. pandas.factorize (hashing in C) when pandas is there."""
+    n = arr.shape[0]
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        code, values = pd.factorize(arr, use_na_sentinel=True)
+        code = np.asarray(code, dtype=np.int64)
+        values = list(values)
+        nulls = code < 0
+        if present is not None:
+            nulls |= ~present
+        if nulls.any():
+            code = np.where(nulls, len(values), code)
+            values.append(None)
+    else:
+        vals = arr.tolist()
+        if present is not None:
+            vals = [v if p else None for v, p in zip(vals, present.tolist(), strict=True)]
+        index = {}
+        code = np.empty(n, dtype=np.int64)
+        for i, v in enumerate(vals):
+            c = index.get(v)
+            if c is None:
+                c = index[v] = len(index)
+            code[i] = c
+        values = list(index)
+    for v in values:
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
+    return code, values
 
 
 def _binary_values(arr) -> list:

@@ -11,7 +11,8 @@ is not the first value never becomes min or max.
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 cnp.import_array()
 
@@ -85,3 +86,164 @@ def page_min_max_sum(num_t[::1] values, const int64_t[::1] offsets):
             else:
                 dsums[p] = dsum
     return mins_a, maxs_a, sums_a
+
+
+cdef inline Py_ssize_t _put_uvarint(unsigned char* p, uint32_t v) noexcept nogil:
+    cdef Py_ssize_t n = 0
+    while v >= 0x80:
+        p[n] = <unsigned char>((v & 0x7F) | 0x80)
+        v >>= 7
+        n += 1
+    p[n] = <unsigned char>v
+    return n + 1
+
+
+cdef inline void _put_be64(unsigned char* p, uint64_t v) noexcept nogil:
+    cdef int k
+    for k in range(8):
+        p[k] = <unsigned char>(v >> (56 - 8 * k))
+
+
+cdef inline void _put_be32(unsigned char* p, uint32_t v) noexcept nogil:
+    cdef int k
+    for k in range(4):
+        p[k] = <unsigned char>(v >> (24 - 8 * k))
+
+
+cdef union _F64:
+    double d
+    uint64_t u
+
+
+cdef union _F32:
+    float f
+    uint32_t u
+
+
+cdef inline uint64_t _dbits(double d) noexcept nogil:
+    cdef _F64 x
+    x.d = d
+    return x.u
+
+
+cdef inline uint32_t _fbits(float f) noexcept nogil:
+    cdef _F32 x
+    x.f = f
+    return x.u
+
+
+cdef Py_ssize_t _serialize_one(num_t* dummy, unsigned char* out, Py_ssize_t count, int64_t start,
+                               int64_t end, num_t lo, num_t hi, num_t first, num_t last,
+                               double dsum, int64_t isum) noexcept nogil:
+    """count, start, end and the typed part (format notes 6) at out; returns the bytes written."""
+    cdef Py_ssize_t n = _put_uvarint(out, <uint32_t>count)
+    _put_be64(out + n, <uint64_t>start)
+    _put_be64(out + n + 8, <uint64_t>end)
+    n += 16
+    if num_t is uint8_t:
+        out[n] = first
+        out[n + 1] = last
+        _put_be64(out + n + 2, <uint64_t>isum)
+        return n + 10
+    elif num_t is int32_t:
+        _put_be32(out + n, <uint32_t>lo)
+        _put_be32(out + n + 4, <uint32_t>hi)
+        _put_be32(out + n + 8, <uint32_t>first)
+        _put_be32(out + n + 12, <uint32_t>last)
+        _put_be64(out + n + 16, <uint64_t>isum)
+        return n + 24
+    elif num_t is int64_t:
+        _put_be64(out + n, <uint64_t>lo)
+        _put_be64(out + n + 8, <uint64_t>hi)
+        _put_be64(out + n + 16, <uint64_t>first)
+        _put_be64(out + n + 24, <uint64_t>last)
+        _put_be64(out + n + 32, _dbits(dsum))
+        return n + 40
+    elif num_t is float:
+        _put_be32(out + n, _fbits(lo))
+        _put_be32(out + n + 4, _fbits(hi))
+        _put_be32(out + n + 8, _fbits(first))
+        _put_be32(out + n + 12, _fbits(last))
+        _put_be64(out + n + 16, _dbits(dsum))
+        return n + 24
+    else:
+        _put_be64(out + n, _dbits(lo))
+        _put_be64(out + n + 8, _dbits(hi))
+        _put_be64(out + n + 16, _dbits(first))
+        _put_be64(out + n + 24, _dbits(last))
+        _put_be64(out + n + 32, _dbits(dsum))
+        return n + 40
+
+
+def numeric_chunk_stats(num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
+                        bint page_bytes):
+    """Statistics of the pages of a numeric (or BOOLEAN as uint8) value chunk in one pass.
+
+    values / times: the non-null values of the chunk and their timestamps; offsets: P + 1 indexes
+    delimiting the pages. Returns (pages, chunk): pages = a list of the serialized statistics of
+    each page (None for an empty page) when page_bytes, else None; chunk = (count, start, end,
+    min, max, first, last, sum) merged over the pages as the official writers merge them (sums
+    added page by page), or None when every page is empty."""
+    cdef Py_ssize_t npages = offsets.shape[0] - 1
+    cdef Py_ssize_t p, i, a, b, n
+    cdef num_t lo, hi, v, clo, chi, cfirst, clast
+    cdef double dsum, cdsum = 0.0
+    cdef int64_t isum, cisum = 0, cstart = 0, cend = 0
+    cdef Py_ssize_t ccount = 0
+    cdef unsigned char buf[64]
+    cdef num_t* tag = NULL
+    clo = chi = cfirst = clast = 0
+    if npages < 0:
+        raise ValueError("offsets must hold at least one entry")
+    if npages > 0 and (offsets[0] < 0 or offsets[npages] > values.shape[0]
+                       or offsets[npages] > times.shape[0]):
+        raise ValueError("offsets out of range")
+    pages = [] if page_bytes else None
+    for p in range(npages):
+        a = offsets[p]
+        b = offsets[p + 1]
+        if b <= a:
+            if page_bytes:
+                pages.append(None)
+            continue
+        with nogil:
+            lo = values[a]
+            hi = lo
+            isum = 0
+            dsum = 0.0
+            for i in range(a, b):
+                v = values[i]
+                if v < lo:
+                    lo = v
+                if v > hi:
+                    hi = v
+                if num_t is uint8_t or num_t is int32_t:
+                    isum += v
+                else:
+                    dsum += <double>v
+            if ccount == 0:
+                clo = lo
+                chi = hi
+                cfirst = values[a]
+                cstart = times[a]
+            else:
+                if lo < clo:
+                    clo = lo
+                if hi > chi:
+                    chi = hi
+            clast = values[b - 1]
+            cend = times[b - 1]
+            ccount += b - a
+            cisum += isum
+            cdsum += dsum
+        if page_bytes:
+            n = _serialize_one(tag, buf, b - a, times[a], times[b - 1], lo, hi, values[a],
+                               values[b - 1], dsum, isum)
+            pages.append(PyBytes_FromStringAndSize(<char*>buf, n))
+    if ccount == 0:
+        return pages, None
+    if num_t is uint8_t or num_t is int32_t:
+        total = cisum
+    else:
+        total = cdsum
+    return pages, (ccount, cstart, cend, clo, chi, cfirst, clast, total)

@@ -15,7 +15,9 @@ from tsfile._write import encoders
 from tsfile._write.serial import i32, uvarint, varstr
 from tsfile._write.statistics import (
     Statistics,
+    is_numeric,
     merged,
+    numeric_value_statistics,
     time_page_statistics,
     value_page_statistics,
 )
@@ -132,7 +134,14 @@ def value_chunk(
         # chunk header has one encoding for all its pages, so the whole chunk falls back to PLAIN.
         encoding = TSEncoding.PLAIN
     encode = encoders.value_encoder(encoding, data_type)
-    page_stats = value_page_statistics(data_type, values, value_times, offsets)
+    if is_numeric(data_type):
+        page_stat_bytes, stats = numeric_value_statistics(
+            data_type, values, value_times, offsets, multi
+        )
+    else:
+        page_stats = value_page_statistics(data_type, values, value_times, offsets)
+        stats = merged(data_type, page_stats)
+        page_stat_bytes = [None if s.count == 0 else s.serialize() for s in page_stats]
     parts = [b""]
     size = 0
     for p in range(npages):
@@ -151,11 +160,10 @@ def value_chunk(
         stored = compress(compressor, body)
         head = _page_header(len(body), len(stored))
         if multi:
-            head += page_stats[p].serialize()
+            head += page_stat_bytes[p]
         parts.append(head)
         parts.append(stored)
         size += len(head) + len(stored)
-    stats = merged(data_type, page_stats)
     marker = VALUE_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
     parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
     return Chunk(measurement, data_type, parts, stats, encoding)

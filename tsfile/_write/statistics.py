@@ -13,7 +13,7 @@ import struct
 
 import numpy as np
 
-from tsfile._write._stats import page_min_max_sum
+from tsfile._write._stats import numeric_chunk_stats, page_min_max_sum
 from tsfile._write.serial import binstr, uvarint
 from tsfile.types import TSDataType
 
@@ -132,6 +132,25 @@ _STAT_VIEW = {
     T.FLOAT: np.float32,
     T.DOUBLE: np.float64,
 }
+
+
+def numeric_value_statistics(data_type, values, times, offsets, page_bytes: bool):
+    """(serialized statistics of each page or None, chunk Statistics) of a numeric or BOOLEAN
+    value chunk, computed in C (see _stats.numeric_chunk_stats)."""
+    dt = TSDataType(data_type)
+    view = _STAT_VIEW[dt]
+    arr = np.ascontiguousarray(values)
+    arr = arr.view(np.uint8) if dt == T.BOOLEAN else arr.astype(view, copy=False)
+    off = np.asarray(offsets, dtype=np.int64)
+    pages, chunk = numeric_chunk_stats(arr, np.ascontiguousarray(times), off, page_bytes)
+    if chunk is None:
+        return pages, Statistics(dt)
+    count, start, end, mn, mx, first, last, total = chunk
+    return pages, Statistics(dt, count, start, end, mn, mx, first, last, total)
+
+
+def is_numeric(data_type) -> bool:
+    return TSDataType(data_type) in _STAT_VIEW
 
 
 def value_page_statistics(data_type, values, times, offsets) -> list[Statistics]:

@@ -1,0 +1,300 @@
+"""``python -m tsfile bench write``: write speed and file size, ours against the official writer
+(issue 3, section 4), on the E5-2 file shape.
+
+The data: table ``bench``, TAG ``device`` (10 devices), 8 INT64 FIELDs ``f0..f7``, timestamps 1 ms
+apart with small jitter (5 % of the steps are 2 ms), values random walks with integer steps uniform
+in [-100, 100] (numpy ``default_rng(42)``), TS_2DIFF + SNAPPY for time and values: the same
+generator as ``bench read``. ``--rows`` is the total (default 20,000,000 = 10 x 2 M).
+
+Timed (single thread; the data are made before the clock starts, the file is closed before it
+stops; medians of ``--repeat`` runs):
+
+* ours, numpy fast path: ``TsFileTableWriter.write_arrays(ts, {"device": "dNN", f0..f7})`` once per
+  device, then ``close()``.
+* ours, ``write_dataframe`` of one DataFrame holding all devices (grouping by tag included).
+* the official package (tsfile 2.5.0, in its own virtualenv, a subprocess; timed inside it):
+  ``write_arrow_batch`` of one prebuilt pyarrow RecordBatch per device (1 M rows each, the
+  official API's fast path; building the batches is not timed), then ``close()``. Skipped when the
+  venv is absent (``tests/interop/official_env.py`` makes it).
+* on ``--row-api-rows`` rows (default 100,000, one device): the row-by-row Tablet API of both
+  (``add_timestamp`` + ``add_value_by_index`` per cell, then ``write_table``), as rows/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DEVICES = 10
+FIELDS = 8
+
+# Shared by both processes (exec'd here, embedded in the official script) so the data are the same.
+_DATA_CODE = r"""
+import numpy as np
+def e52_data(rows, devices=10, fields=8, seed=42):
+    per_dev = rows // devices
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in range(devices):
+        steps = np.where(rng.random(per_dev) < 0.05, 2, 1).astype(np.int64)
+        ts = np.cumsum(steps) - steps[0]
+        vals = [np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64) for _ in range(fields)]
+        out.append((f"d{d:02d}", ts, vals))
+    return out
+"""
+
+_OFFICIAL_SCRIPT = (
+    _DATA_CODE
+    + r"""
+import json, os, sys, time, statistics
+import pyarrow as pa
+import tsfile
+from tsfile import (TsFileWriter, TableSchema, ColumnSchema, TSDataType, ColumnCategory,
+                    TSEncoding, Compressor, Tablet, set_tsfile_config)
+rows, repeat, row_api_rows, out_dir = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+data = e52_data(rows)
+names = ["time", "device"] + [f"f{i}" for i in range(8)]
+batches = []
+for dev, ts, vals in data:
+    for a in range(0, len(ts), 1_000_000):
+        b = min(len(ts), a + 1_000_000)
+        arrays = [pa.array(ts[a:b]), pa.array([dev] * (b - a), pa.string())]
+        arrays += [pa.array(v[a:b]) for v in vals]
+        batches.append(pa.RecordBatch.from_arrays(arrays, names=names))
+cols = [ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG)]
+cols += [ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD) for i in range(8)]
+
+def new_writer(path):
+    if os.path.exists(path):
+        os.remove(path)
+    w = TsFileWriter(path)
+    set_tsfile_config({"int64_encoding_type_": TSEncoding.TS_2DIFF,
+                       "time_encoding_type_": TSEncoding.TS_2DIFF,
+                       "default_compression_type_": Compressor.SNAPPY,
+                       "time_compress_type_": Compressor.SNAPPY})
+    w.register_table(TableSchema("bench", cols))
+    return w
+
+path = os.path.join(out_dir, "official.tsfile")
+times = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    w = new_writer(path)
+    for batch in batches:
+        w.write_arrow_batch("bench", batch, 0)
+    w.close()
+    times.append(time.perf_counter() - t0)
+result = {"arrow": statistics.median(times), "size": os.path.getsize(path)}
+dev, ts, vals = data[0]
+n = min(row_api_rows, len(ts))
+times = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    w = new_writer(path)
+    for a in range(0, n, 10_000):
+        b = min(n, a + 10_000)
+        tab = Tablet(["device"] + [f"f{i}" for i in range(8)], [TSDataType.STRING] + [TSDataType.INT64] * 8, b - a)
+        tab.set_table_name("bench")
+        cols_py = [v[a:b].tolist() for v in vals]
+        tsl = ts[a:b].tolist()
+        for r in range(b - a):
+            tab.add_timestamp(r, tsl[r])
+            tab.add_value_by_index(0, r, dev)
+            for c in range(8):
+                tab.add_value_by_index(c + 1, r, cols_py[c][r])
+        w.write_table(tab)
+    w.close()
+    times.append(time.perf_counter() - t0)
+result["row_api"] = [statistics.median(times), n]
+print(json.dumps(result))
+"""
+)
+
+
+def official_python():
+    env = os.environ.get("TSFILE_OFFICIAL_PYTHON")
+    if env and os.path.exists(env):
+        return env
+    venv = os.environ.get("TSFILE_OFFICIAL_VENV", "/tmp/tsfile-official-venv")
+    py = os.path.join(venv, "bin", "python")
+    return py if os.path.exists(py) else None
+
+
+def _schema():
+    from tsfile.schema import ColumnSchema, TableSchema
+    from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+
+    cols = [ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG)]
+    cols += [
+        ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD, TSEncoding.TS_2DIFF)
+        for i in range(FIELDS)
+    ]
+    return TableSchema("bench", cols), Compressor.SNAPPY
+
+
+def _median(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def run_ours(data, out_dir, repeat, row_api_rows):
+    from tsfile.tablet import Tablet
+    from tsfile.types import TSDataType
+    from tsfile.writer import TsFileTableWriter
+
+    schema, comp = _schema()
+    path = os.path.join(out_dir, "ours.tsfile")
+
+    def arrays():
+        with TsFileTableWriter(path, schema, compression=comp) as w:
+            for dev, ts, vals in data:
+                w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+
+    res = {"arrays": _median(arrays, repeat), "size": os.path.getsize(path)}
+
+    try:
+        import numpy as np
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        df = pd.DataFrame(
+            {
+                "time": np.concatenate([d[1] for d in data]),
+                "device": np.concatenate([np.full(len(d[1]), d[0], dtype=object) for d in data]),
+                **{f"f{i}": np.concatenate([d[2][i] for d in data]) for i in range(FIELDS)},
+            }
+        )
+        path_df = os.path.join(out_dir, "ours_df.tsfile")
+
+        def dataframe():
+            with TsFileTableWriter(path_df, schema, compression=comp) as w:
+                w.write_dataframe(df)
+
+        res["dataframe"] = _median(dataframe, repeat)
+        del df
+
+    dev, ts, vals = data[0]
+    n = min(row_api_rows, len(ts))
+    names = ["device"] + [f"f{i}" for i in range(FIELDS)]
+    types = [TSDataType.STRING] + [TSDataType.INT64] * FIELDS
+
+    def row_api():
+        with TsFileTableWriter(path, schema, compression=comp) as w:
+            for a in range(0, n, 10_000):
+                b = min(n, a + 10_000)
+                tab = Tablet(names, types, b - a)
+                cols_py = [v[a:b].tolist() for v in vals]
+                tsl = ts[a:b].tolist()
+                for r in range(b - a):
+                    tab.add_timestamp(r, tsl[r])
+                    tab.add_value_by_index(0, r, dev)
+                    for c in range(FIELDS):
+                        tab.add_value_by_index(c + 1, r, cols_py[c][r])
+                w.write_table(tab)
+
+    res["row_api"] = [_median(row_api, repeat), n]
+    return res
+
+
+def run_official(py, rows, out_dir, repeat, row_api_rows):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(_OFFICIAL_SCRIPT)
+        name = f.name
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        proc = subprocess.run(
+            [py, "-I", name, str(rows), str(repeat), str(row_api_rows), out_dir],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            env=env,
+        )
+    finally:
+        os.unlink(name)
+    if proc.returncode != 0:
+        raise RuntimeError(f"official writer script failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tsfile bench write")
+    parser.add_argument("--rows", type=int, default=20_000_000, help="total rows (10 devices)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--official-repeat", type=int, default=None, help="default: --repeat")
+    parser.add_argument("--row-api-rows", type=int, default=100_000)
+    parser.add_argument("--no-official", action="store_true")
+    parser.add_argument("--dir", default=None, help="where the files go (default: a temp dir)")
+    args = parser.parse_args(argv)
+
+    ns = {}
+    exec(_DATA_CODE, ns)
+    rows = args.rows // DEVICES * DEVICES
+    print(
+        f"[bench write] {rows:,} rows = {DEVICES} devices x {rows // DEVICES:,}, {FIELDS} INT64 "
+        f"fields, TS_2DIFF + SNAPPY; CPU: {_cpu_model()}; medians of {args.repeat}"
+    )
+    with tempfile.TemporaryDirectory(prefix="tsfile-bench-write-", dir=args.dir) as out_dir:
+        data = ns["e52_data"](rows)
+        ours = run_ours(data, out_dir, args.repeat, args.row_api_rows)
+        del data
+        official = None
+        py = None if args.no_official else official_python()
+        if py is not None:
+            official = run_official(
+                py, rows, out_dir, args.official_repeat or args.repeat, args.row_api_rows
+            )
+        elif not args.no_official:
+            print(
+                "[bench write] official venv not found: official figures skipped", file=sys.stderr
+            )
+
+    def line(name, seconds, nrows, size=None, base=None):
+        rate = nrows / seconds / 1e6
+        ratio = "" if base is None else f"{base / seconds:8.2f}x"
+        mb = "" if size is None else f"{size / 1e6:9.1f}"
+        print(f"  {name:<44} {seconds:9.3f} {rate:10.2f} {mb:>9} {ratio:>9}")
+
+    print(f"  {'writer':<44} {'median s':>9} {'M rows/s':>10} {'file MB':>9} {'vs off.':>9}")
+    base = official["arrow"] if official else None
+    line("ours write_arrays (numpy)", ours["arrays"], rows, ours["size"], base)
+    if "dataframe" in ours:
+        line("ours write_dataframe (all devices)", ours["dataframe"], rows, None, base)
+    if official:
+        line("official write_arrow_batch", official["arrow"], rows, official["size"])
+    sec, n = ours["row_api"]
+    obase = None
+    if official:
+        osec, on = official["row_api"]
+        obase = osec * n / on
+    line(f"ours Tablet row API ({n:,} rows)", sec, n, None, obase)
+    if official:
+        line(f"official Tablet row API ({on:,} rows)", osec, on)
+        print(f"  file size ours / official: {ours['size'] / official['size']:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
