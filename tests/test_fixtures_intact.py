@@ -178,3 +178,16 @@ def test_assert_official_table_equals_on_fixture():
         official.assert_official_table_equals(
             ex.fixture_path("allnull_single_page"), "t", bad, nulls=s.nulls
         )
+
+
+def test_official_to_dataframe_matches_recorded_summary():
+    official.skip_unless_official()
+    for name in ("time_column", "alltypes_multipage"):
+        exp = ex.load_expected(name)
+        (table,) = exp.tables
+        got = official.official_to_dataframe(ex.fixture_path(name), table_name=table)
+        rec = exp.meta["official_to_dataframe"][table]
+        assert {k: got.get(k) for k in rec} == rec
+    got = official.official_to_dataframe(ex.fixture_path("time_column"), table_name="tc")
+    s = ex.load_expected("time_column").tables["tc"]
+    assert got["data"]["ts"] == s.cells["time"] and got["data"]["v"] == s.cells["v"]

@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import chunk_scan  # noqa: E402
+import official_dataframe  # noqa: E402
 import official_read  # noqa: E402
 import sprintz_ref  # noqa: E402
 import typed_json  # noqa: E402
@@ -481,6 +482,11 @@ def build(fx: Fixture) -> None:
     official = official_read.read_file(str(path))
     disagreements = compare(fx, truth_tables, official["tables"], "tables")
     disagreements += compare(fx, truth_devices, official["devices"], "devices")
+    # What the official to_dataframe makes of the file (shape, names, dtypes, or its error).
+    frames = {}
+    for tname in list(fx.tables) or [None]:
+        d = official_dataframe.dump(str(path), {"table_name": tname} if tname else {})
+        frames[tname or ""] = {k: d.get(k) for k in ("columns", "dtypes", "num_rows", "error")}
     doc = {
         "format": typed_json.FORMAT,
         "file": path.name,
@@ -495,6 +501,7 @@ def build(fx: Fixture) -> None:
             "chunks": chunks,
             "notes": fx.notes,
             "official_reader_disagreements": disagreements,
+            "official_to_dataframe": frames,
         },
         "tables": truth_tables,
         "devices": truth_devices,

@@ -8,6 +8,7 @@ runs as a subprocess (`python -I`, so neither PYTHONPATH nor the project tree ca
     read_with_official_arrays(path)   -> expected.Dataset (numpy arrays + null masks)
     official_table(path, table)       -> {column: [values]} for one table (None = null)
     assert_official_table_equals(path, table, columns)  -> checks what the official reader returns
+    official_to_dataframe(path, **kw) -> columns, dtypes and values of the official to_dataframe
     skip_unless_official()            -> the python path, or pytest.skip()
 
 Python values: int, float (FLOAT widened exactly), bool, str, bytes, datetime.date, None.
@@ -147,6 +148,18 @@ def official_table(path, table: str) -> dict[str, list]:
 def official_device(path, device: str) -> dict[str, list]:
     """{column: [Python values]} of one tree-model device ('time', '<device>.<sensor>', ...)."""
     return read_with_official(path)["devices"][device]["values"]
+
+
+def official_to_dataframe(path, **kwargs) -> dict:
+    """The official `tsfile.to_dataframe(path, **kwargs)` result as a dict: "columns", "dtypes"
+    (str), "index" (class name), "num_rows", "data" ({column: cells}, see official_dataframe.py)
+    and "error" (None, or "Type: message" when the official function raised)."""
+    path = os.path.abspath(os.fspath(path))
+    with tempfile.TemporaryDirectory(prefix="tsfile-official-df-") as d:
+        out = os.path.join(d, "out.json")
+        run_official_script("official_dataframe.py", path, out, json.dumps(kwargs))
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
 
 
 def blob_as_official(value: bytes | None) -> bytes | None:
