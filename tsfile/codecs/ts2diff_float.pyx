@@ -1,0 +1,422 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""FLOAT/DOUBLE TS_2DIFF: the lossy fixed-point form of TS_2DIFF (format notes 8.3).
+
+A page is a prefix, then INT32 (FLOAT) or INT64 (DOUBLE) TS_2DIFF blocks of scaled integers:
+
+* form 1: ``uvarint p`` — every value is ``x / 10**p``;
+* form 2: ``uvarint 0x7FFFFFFF, uvarint n, scaled bitmap[n // 8 + 1], uvarint p`` — value i is
+  ``x / 10**p`` when its scaled bit is set, else ``x`` (the value was only rounded);
+* form 3: ``uvarint 0x7FFFFFFE, uvarint n, scaled bitmap, raw bitmap (same size), uvarint p`` —
+  additionally, a set raw bit means ``x`` holds the value's IEEE bits (NaN, huge magnitudes).
+
+Bitmaps are LSB-first. Division is in double precision, then rounded to float32 for FLOAT (as the
+official decoders do). The integer blocks are decoded by :mod:`tsfile.codecs.ts2diff` on the
+requested path; the scaling is one scalar pass over the output.
+"""
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport pow
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from tsfile.codecs._common cimport PATH_PER_VALUE, as_byte_view, check_count, resolve_path
+from tsfile.codecs._serial cimport (
+    SK_F32,
+    SK_F64,
+    serial_dtype,
+    serial_kind,
+    serial_kind_name,
+    serial_kind_of_out,
+)
+from tsfile.codecs.ts2diff cimport (
+    ts2diff_count_values,
+    ts2diff_decode_into_i32,
+    ts2diff_decode_into_i64,
+)
+
+from tsfile.codecs import ts2diff as _ts2diff
+from tsfile.errors import CorruptDataError, EncodeError
+
+cnp.import_array()
+
+# The integer blocks are the only vectorisable part; the scaling pass is scalar.
+HAS_SIMD = bool(_ts2diff.HAS_SIMD)
+DEFAULT_MAX_POINT_NUMBER = 2
+
+cdef enum:
+    _ALLOWED = (1 << SK_F32) | (1 << SK_F64)
+    _MARK_SCALED = 0x7FFFFFFF  # form 2: scaled bitmap only
+    _MARK_RAW = 0x7FFFFFFE     # form 3: scaled and raw bitmaps
+
+ctypedef struct _prefix:
+    int form                   # 1, 2 or 3
+    uint32_t n                 # forms 2/3: the values the bitmaps describe
+    Py_ssize_t scaled_at       # byte offset of the scaled bitmap
+    Py_ssize_t raw_at          # byte offset of the raw bitmap (form 3)
+    Py_ssize_t blocks_at       # byte offset of the first TS_2DIFF block
+    double divisor             # 10 ** p (1 when p == 0 or p does not fit an int, as C++ does)
+
+
+cdef enum:
+    _E_TRUNC = 0
+    _E_VARINT = 1
+    _E_BITMAPS = 2
+    _E_MISMATCH = 3
+
+
+cdef int _raise(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
+                int kind) except -1 with gil:
+    if what == _E_TRUNC:
+        msg = "prefix truncated"
+    elif what == _E_VARINT:
+        msg = "malformed varint in the prefix"
+    elif what == _E_BITMAPS:
+        msg = f"bitmaps of {a} values truncated"
+    else:
+        msg = f"the bitmaps describe {a} values but the blocks hold {b}"
+    raise CorruptDataError(
+        f"TS_2DIFF {serial_kind_name(kind)}: {msg} at byte offset {at} (of {n})"
+    )
+
+
+cdef int _uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
+                  int kind) except -1 nogil:
+    cdef uint32_t v = 0
+    cdef Py_ssize_t at = pos[0]
+    cdef int i
+    cdef uint8_t b
+    for i in range(5):
+        if pos[0] >= n:
+            _raise(_E_TRUNC, 0, 0, at, n, kind)
+        b = p[pos[0]]
+        pos[0] += 1
+        v |= <uint32_t>(b & 0x7F) << (7 * i)
+        if not (b & 0x80):
+            out[0] = v
+            return 0
+    _raise(_E_VARINT, 0, 0, at, n, kind)
+    return -1
+
+
+cdef int _parse(const uint8_t *p, Py_ssize_t n, _prefix *h, int kind) except -1 nogil:
+    cdef Py_ssize_t pos = 0
+    cdef uint32_t tag, pnum
+    cdef Py_ssize_t bm
+    _uvarint(p, n, &pos, &tag, kind)
+    h.form = 1
+    h.n = 0
+    h.scaled_at = h.raw_at = 0
+    if tag == _MARK_SCALED or tag == _MARK_RAW:
+        h.form = 2 if tag == _MARK_SCALED else 3
+        _uvarint(p, n, &pos, &h.n, kind)
+        bm = h.n // 8 + 1
+        if bm * (2 if h.form == 3 else 1) > n - pos:
+            _raise(_E_BITMAPS, h.n, 0, pos, n, kind)
+        h.scaled_at = pos
+        pos += bm
+        if h.form == 3:
+            h.raw_at = pos
+            pos += bm
+        _uvarint(p, n, &pos, &pnum, kind)
+    else:
+        pnum = tag
+    h.blocks_at = pos
+    # C++ reads p as a signed int and uses 1 for p <= 0
+    h.divisor = 1.0 if (pnum == 0 or pnum > 0x7FFFFFFF) else pow(10.0, <double>pnum)
+    return 0
+
+
+cdef inline bint _bit(const uint8_t *bm, Py_ssize_t i) noexcept nogil:
+    return (bm[i >> 3] >> (i & 7)) & 1
+
+
+cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbytes,
+                                           int kind) except -1 nogil:
+    cdef _prefix h
+    cdef Py_ssize_t total
+    if nbytes <= 0:
+        return 0
+    _parse(data, nbytes, &h, kind)
+    total = ts2diff_count_values(data + h.blocks_at, nbytes - h.blocks_at, kind == SK_F64)
+    if h.form != 1 and total != <Py_ssize_t>h.n:
+        _raise(_E_MISMATCH, h.n, total, 0, nbytes, kind)
+    return total
+
+
+cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
+                                         Py_ssize_t cap, int kind, int path,
+                                         Py_ssize_t *consumed) except -1 nogil:
+    cdef _prefix h
+    cdef Py_ssize_t total, m, i, used
+    cdef int64_t *o64 = <int64_t *>out
+    cdef int32_t *o32 = <int32_t *>out
+    cdef double *d64 = <double *>out
+    cdef float *f32 = <float *>out
+    cdef const uint8_t *sbm
+    cdef const uint8_t *rbm
+    cdef double div
+    cdef int64_t x64
+    cdef int32_t x32
+    if consumed != NULL:
+        consumed[0] = 0
+    if nbytes <= 0:
+        return 0
+    _parse(data, nbytes, &h, kind)
+    total = ts2diff_count_values(data + h.blocks_at, nbytes - h.blocks_at, kind == SK_F64)
+    if h.form != 1 and total != <Py_ssize_t>h.n:
+        _raise(_E_MISMATCH, h.n, total, 0, nbytes, kind)
+    m = cap if cap < total else total
+    if m <= 0:
+        if consumed != NULL:
+            consumed[0] = h.blocks_at
+        return 0
+    div = h.divisor
+    sbm = data + h.scaled_at
+    rbm = data + h.raw_at
+    # Integers first (in place), then each slot is rewritten as its value; the float slot has
+    # the integer slot's size, and slot i is read before it is written.
+    if kind == SK_F64:
+        used = ts2diff_decode_into_i64(data + h.blocks_at, nbytes - h.blocks_at, o64, m, path)
+        if h.form == 1:
+            for i in range(m):
+                d64[i] = <double>o64[i] / div
+        else:
+            for i in range(m):
+                x64 = o64[i]
+                if h.form == 3 and _bit(rbm, i):
+                    pass  # the slot already holds the value's bits
+                elif _bit(sbm, i):
+                    d64[i] = <double>x64 / div
+                else:
+                    d64[i] = <double>x64
+    else:
+        used = ts2diff_decode_into_i32(data + h.blocks_at, nbytes - h.blocks_at, o32, m, path)
+        if h.form == 1:
+            for i in range(m):
+                f32[i] = <float>(<double>o32[i] / div)
+        else:
+            for i in range(m):
+                x32 = o32[i]
+                if h.form == 3 and _bit(rbm, i):
+                    pass
+                elif _bit(sbm, i):
+                    f32[i] = <float>(<double>x32 / div)
+                else:
+                    f32[i] = <float>(<double>x32)
+    if consumed != NULL:
+        consumed[0] = h.blocks_at + used
+    return m
+
+
+cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept nogil:
+    return &buf[0] if buf.shape[0] > 0 else NULL
+
+
+def count_values(data, dtype):
+    """The number of values in a FLOAT/DOUBLE TS_2DIFF page."""
+    cdef int kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef Py_ssize_t n
+    cdef const uint8_t *src = _ptr(buf)
+    with nogil:
+        n = ts2diff_float_count_values(src, buf.shape[0], kind)
+    return n
+
+
+def decode(data, dtype, count=None, path="auto"):
+    """Decode a FLOAT (float32) or DOUBLE (float64) TS_2DIFF page (any of the three forms).
+
+    ``count``: the number of values, None = all. ``path``: that of the integer blocks.
+    """
+    cdef int kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
+    cdef int p = resolve_path(path, HAS_SIMD, "TS_2DIFF")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef Py_ssize_t want = check_count(count)
+    cdef Py_ssize_t nb = buf.shape[0]
+    cdef Py_ssize_t total, got
+    cdef const uint8_t *src = _ptr(buf)
+    cdef void *dst
+    with nogil:
+        total = ts2diff_float_count_values(src, nb, kind)
+    if want > total:
+        raise CorruptDataError(
+            f"TS_2DIFF {serial_kind_name(kind)}: the page holds {total} values, {want} requested"
+        )
+    n = total if want < 0 else want
+    out = np.empty(n, dtype=serial_dtype(kind))
+    dst = cnp.PyArray_DATA(<cnp.ndarray>out)
+    with nogil:
+        got = ts2diff_float_decode_raw(src, nb, dst, n, kind, p, NULL)
+    return out
+
+
+def decode_into(data, out, path="auto"):
+    """Decode exactly ``len(out)`` values into a float32/float64 array; return the bytes used."""
+    cdef int kind = serial_kind_of_out(out, _ALLOWED, "TS_2DIFF (lossy float)")
+    cdef int p = resolve_path(path, HAS_SIMD, "TS_2DIFF")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef Py_ssize_t nb = buf.shape[0]
+    cdef Py_ssize_t want = out.shape[0]
+    cdef Py_ssize_t got, used = 0
+    cdef const uint8_t *src = _ptr(buf)
+    cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
+    with nogil:
+        got = ts2diff_float_decode_raw(src, nb, dst, want, kind, p, &used)
+    if got < want:
+        raise CorruptDataError(
+            f"TS_2DIFF {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
+        )
+    return used
+
+
+# ---- encoding (Java FloatEncoder rules) ----------------------------------------------------------
+
+def _java_round(x):
+    """Java Math.round on float64 values: floor(x + 1/2) computed exactly (not x + 0.5 in floating
+    point), saturating at the int64 range; NaN -> 0."""
+    fl = np.floor(x)
+    r = fl + ((x - fl) >= 0.5)
+    r = np.where(np.isnan(r), 0.0, r)
+    lo, hi = -(2.0**63), 2.0**63
+    out = np.empty(x.shape, dtype=np.int64)
+    big = r >= hi
+    small = r <= lo
+    mid = ~(big | small)
+    out[mid] = r[mid].astype(np.int64)
+    out[big] = np.iinfo(np.int64).max
+    out[small] = np.iinfo(np.int64).min
+    return out
+
+
+def _java_round_f32(v):
+    """Java Math.round(float): floor(v + 1/2) in float arithmetic terms, saturating at int32."""
+    x = v.astype(np.float64)  # exact widening; floor(x + 1/2) is exact in double for floats
+    fl = np.floor(x)
+    r = fl + ((x - fl) >= 0.5)
+    r = np.where(np.isnan(r), 0.0, r)
+    return np.clip(r, -(2.0**31), 2.0**31 - 1).astype(np.int64).astype(np.int32)
+
+
+def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128):
+    """Encode FLOAT (float32) or DOUBLE (float64) values as a lossy TS_2DIFF page, as the official
+    writers do: values * 10**p rounded (Java Math.round); form 2/3 when scaling overflows the
+    integer type or a value is NaN/huge. Returns the page bytes."""
+    arr = np.asarray(values)
+    if dtype is None:
+        if arr.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise TypeError("pass dtype= (FLOAT or DOUBLE) for values that are not float32/64")
+        kind = SK_F32 if arr.dtype == np.float32 else SK_F64
+    else:
+        kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
+    if arr.ndim != 1:
+        raise TypeError("values must be a 1-D sequence")
+    if isinstance(max_point_number, bool) or not isinstance(max_point_number, (int, np.integer)):
+        raise TypeError("max_point_number must be an int")
+    pnum = max(int(max_point_number), 0)
+    if pnum > 0x7FFFFFFD:
+        raise EncodeError("max_point_number too large")
+    scale = 10.0**pnum if pnum > 0 else 1.0
+    if kind == SK_F32:
+        v = arr.astype(np.float32)
+        s = v.astype(np.float64) * scale
+        lim_hi, lim_lo = 2147483647.0, -2147483648.0
+        vf = v.astype(np.float64)
+        over = (s > lim_hi) | (s < lim_lo)
+        raw = (over & ((vf > 2147483648.0) | (vf < lim_lo))) | np.isnan(v)
+        rounded = over & ~raw
+        ints = np.empty(v.shape, dtype=np.int32)
+        ok = ~(over | raw)
+        ints[ok] = _java_round(s[ok]).astype(np.int32)
+        ints[rounded] = _java_round_f32(v[rounded])
+        ints[raw] = v[raw].view(np.int32)
+        ints[np.isnan(v)] = 0x7FC00000  # Float.floatToIntBits: canonical NaN
+    else:
+        v = arr.astype(np.float64)
+        s = v * scale
+        lim = 9.223372036854775807e18
+        over = (s > lim) | (s < -lim)
+        raw = (over & ((v > lim) | (v < -lim))) | np.isnan(v)
+        rounded = over & ~raw
+        ints = np.empty(v.shape, dtype=np.int64)
+        ok = ~(over | raw)
+        ints[ok] = _java_round(s[ok])
+        ints[rounded] = _java_round(v[rounded])
+        ints[raw] = v[raw].view(np.int64)
+        ints[np.isnan(v)] = 0x7FF8000000000000  # Double.doubleToLongBits: canonical NaN
+    blocks = _ts2diff.encode(ints, block_size)
+    head = _uvarint_bytes(pnum)
+    if not (raw.any() or rounded.any()):
+        return head + blocks
+    n = len(v)
+    scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    out = bytearray()
+    if raw.any():
+        out += _uvarint_bytes(_MARK_RAW) + _uvarint_bytes(n) + scaled_bm
+        out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    else:
+        out += _uvarint_bytes(_MARK_SCALED) + _uvarint_bytes(n) + scaled_bm
+    return bytes(out) + head + blocks
+
+
+def _uvarint_bytes(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+class Ts2DiffFloatDecoder:
+    """Streaming decoder over :class:`tsfile.codecs.ts2diff.Ts2DiffDecoder` (one integer block
+    value at a time), scaling each value as it is read. ``has_next()`` / ``next()``."""
+
+    def __init__(self, data, dtype):
+        cdef int kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
+        cdef const unsigned char[::1] buf = as_byte_view(data)
+        cdef _prefix h
+        self._f32 = kind == SK_F32
+        ts2diff_float_count_values(_ptr(buf), buf.shape[0], kind)  # validates prefix and blocks
+        raw = bytes(buf)
+        if buf.shape[0] == 0:
+            h.form = 1
+            h.blocks_at = 0
+            h.divisor = 1.0
+        else:
+            _parse(_ptr(buf), buf.shape[0], &h, kind)
+        self._form = h.form
+        self._div = h.divisor
+        bm = (h.n // 8 + 1) if h.form != 1 else 0
+        self._scaled = raw[h.scaled_at : h.scaled_at + bm]
+        self._raw = raw[h.raw_at : h.raw_at + bm] if h.form == 3 else b""
+        self._ints = _ts2diff.Ts2DiffDecoder(raw[h.blocks_at :], "int64" if not self._f32 else "int32")
+        self._i = 0
+
+    def has_next(self):
+        return self._ints.has_next()
+
+    def next(self):
+        x = self._ints.next()
+        i = self._i
+        self._i += 1
+        if self._form == 3 and (self._raw[i >> 3] >> (i & 7)) & 1:
+            if self._f32:
+                return np.array([x], dtype=np.int32).view(np.float32)[0]
+            return float(np.array([x], dtype=np.int64).view(np.float64)[0])
+        if self._form == 1 or (self._scaled[i >> 3] >> (i & 7)) & 1:
+            r = x / self._div
+        else:
+            r = float(x)
+        return np.float32(r) if self._f32 else r
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.has_next():
+            raise StopIteration
+        return self.next()
