@@ -105,7 +105,10 @@ class Tablet:
         n = self.max_row_num
         self._timestamps = np.zeros(n, dtype=np.int64)
         self._ts_set = np.zeros(n, dtype=bool)
-        self._values = [np.zeros(n, dtype=storage_dtype(t)) for t in self.type_list]
+        self._values = [
+            np.full(n, None, dtype=object) if t.is_binary else np.zeros(n, dtype=storage_dtype(t))
+            for t in self.type_list
+        ]
         self._present = [np.zeros(n, dtype=bool) for _ in self.type_list]
         # A column given as one scalar for all rows (from_arrays): name -> value; avoids a column
         # of n identical strings for the tag of a one-device batch.
@@ -188,15 +191,15 @@ class Tablet:
                 tab._present.append(None)
                 continue
             _, arr, mask = item
-            if arr.dtype.kind == "M":
-                arr = arr.view(np.int64)
-            if dt == T.DATE and arr.dtype.kind in "OM":
-                arr = _dates_to_int(arr)
             present = None if mask is None else ~np.asarray(mask, dtype=bool)
             if arr.dtype == object:
                 isnone = np.equal(arr, None)
                 if isnone.any():
                     present = ~isnone if present is None else present & ~isnone
+            if dt == T.DATE and arr.dtype.kind in "OM":
+                arr = _dates_to_int(arr)
+            elif arr.dtype.kind == "M":
+                arr = arr.view(np.int64)
             if present is not None and present.shape[0] != n:
                 raise ValueError(f"null mask of {name!r} must have {n} values")
             tab._values.append(arr)

@@ -283,10 +283,14 @@ class TsFileWriter:
             if name == tname:
                 ts = np.asarray(col.to_numpy(zero_copy_only=False))
                 continue
-            nulls = col.null_count
-            if nulls:
+            if col.null_count:
+                import pyarrow as pa
+
                 mask = np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-                col = col.fill_null(False) if col.type == "bool" else col
+                if pa.types.is_boolean(col.type):
+                    col = col.fill_null(False)
+                elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+                    col = col.fill_null(pa.scalar(0, col.type))  # else to_numpy gives floats
             else:
                 mask = None
             arr = np.asarray(col.to_numpy(zero_copy_only=False))
@@ -538,6 +542,8 @@ def _factorize(name, arr, present):
     except ImportError:
         pd = None
     if pd is not None:
+        if present is not None:
+            arr = np.where(present, arr, None)
         code, values = pd.factorize(arr, use_na_sentinel=True)
         code = np.asarray(code, dtype=np.int64)
         values = list(values)
