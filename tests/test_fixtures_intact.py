@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from interop import (  # noqa: E402
     chunk_scan,
     official,  # noqa: E402
+    pages,
     typed_json,
 )
 from interop import expected as ex  # noqa: E402
@@ -182,12 +183,47 @@ def test_assert_official_table_equals_on_fixture():
 
 def test_official_to_dataframe_matches_recorded_summary():
     official.skip_unless_official()
-    for name in ("time_column", "alltypes_multipage"):
+    got = {}
+    for name in ("time_column", "alltypes_multipage"):  # a result and an official error
         exp = ex.load_expected(name)
         (table,) = exp.tables
-        got = official.official_to_dataframe(ex.fixture_path(name), table_name=table)
+        got[name] = official.official_to_dataframe(ex.fixture_path(name), table_name=table)
         rec = exp.meta["official_to_dataframe"][table]
-        assert {k: got.get(k) for k in rec} == rec
-    got = official.official_to_dataframe(ex.fixture_path("time_column"), table_name="tc")
+        assert {k: got[name].get(k) for k in rec} == rec
     s = ex.load_expected("time_column").tables["tc"]
-    assert got["data"]["ts"] == s.cells["time"] and got["data"]["v"] == s.cells["v"]
+    data = got["time_column"]["data"]
+    assert data["ts"] == s.cells["time"] and data["v"] == s.cells["v"]
+
+
+UNCOMPRESSED_TABLE_FIXTURES = [
+    "ts2diff_uncompressed",
+    "gorilla_uncompressed",
+    "gorilla_end_markers",
+    "comp_uncompressed",
+] + [n for n in ex.list_fixtures() if n.startswith("enc_")]
+
+
+@pytest.mark.parametrize("name", UNCOMPRESSED_TABLE_FIXTURES)
+def test_page_helpers_cover_every_row(name):
+    # value_pages() checks each page's row count and null bitmap against the expected nulls;
+    # here every FIELD column's pages must together hold exactly its non-null values.
+    exp = ex.load_expected(name)
+    for tname, s in exp.tables.items():
+        tp = pages.time_pages(name, tname)
+        assert sum(p.row_count for p in tp) == s.num_rows
+        for c, k in zip(s.columns, s.categories, strict=True):
+            if k != "FIELD":
+                continue
+            vp = pages.value_pages(name, tname, c)
+            assert sum(p.row_count for p in vp) == s.num_rows
+            assert sum(len(p.values) for p in vp) == int((~s.nulls[c]).sum())
+            assert all(p.value_bytes for p in vp if len(p.values))
+
+
+def test_tree_page_helper():
+    s = ex.load_expected("tree_nonaligned").devices["root.sg1.d2"]
+    pg = pages.tree_pages("tree_nonaligned", "root.sg1.d2", "s_ts")
+    assert sum(p.row_count for p in pg) == int((~s.nulls["root.sg1.d2.s_ts"]).sum())
+    assert pg[0].time_bytes and pg[0].value_bytes and pg[0].encoding == "GORILLA"
+    with pytest.raises(ValueError):
+        pages.value_pages("two_tables_flushed", "alpha", "i64")  # LZ4 and several chunk groups

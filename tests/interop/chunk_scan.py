@@ -174,3 +174,38 @@ def scan_chunks(data: bytes) -> list[dict]:
                 "data_size": size,
             }
         )
+
+
+def iter_pages(data: bytes, chunk: dict):
+    """The pages of one chunk (a scan_chunks record): dicts with "index", "empty",
+    "uncompressed_size", "compressed_size" and "body" (the stored, possibly compressed, bytes)."""
+    b = _Buf(data, chunk["offset"])
+    marker = b.u8()
+    b.varstr()
+    size = b.uvarint()
+    b.skip(3)
+    end = b.p + size
+    index = 0
+    while b.p < end:
+        usize = b.uvarint()
+        if usize == 0:
+            yield {
+                "index": index,
+                "empty": True,
+                "uncompressed_size": 0,
+                "compressed_size": 0,
+                "body": b"",
+            }
+        else:
+            csize = b.uvarint()
+            if marker & 0x3F == 0x01:
+                _skip_statistics(b, chunk["type"])
+            yield {
+                "index": index,
+                "empty": False,
+                "uncompressed_size": usize,
+                "compressed_size": csize,
+                "body": data[b.p : b.p + csize],
+            }
+            b.skip(csize)
+        index += 1
