@@ -51,7 +51,8 @@ cdef extern from "alp_scalar.h":
         int64_t base
         size_t size
     ctypedef struct alp_stream_t:
-        pass
+        size_t off
+        uint32_t vc
     const char *alp_error_text(int code) nogil
     int alp_parse_page_header(const uint8_t *d, size_t nbytes, int is64, uint32_t *vc,
                               uint32_t *bc, alp_err_t *err) nogil
@@ -62,6 +63,7 @@ cdef extern from "alp_scalar.h":
                                   alp_decode_f32_fn kernel, alp_err_t *err) nogil
     int alp_stream_init(alp_stream_t *s, const uint8_t *d, size_t nbytes, int is64,
                         alp_err_t *err) nogil
+    int alp_stream_ready(alp_stream_t *s, alp_err_t *err) nogil
     int alp_stream_next_f64(alp_stream_t *s, double *out, alp_err_t *err) nogil
     int alp_stream_next_f32(alp_stream_t *s, float *out, alp_err_t *err) nogil
     size_t alp_encode_bound(size_t n, int is64) nogil
@@ -145,6 +147,15 @@ cdef Py_ssize_t alp_page_value_count(const uint8_t* data, Py_ssize_t nbytes,
     return vc
 
 
+cdef Py_ssize_t _stream_consumed(alp_stream_t *s, Py_ssize_t count) except -1 nogil:
+    """Bytes used by a stream after `count` values: through the last block opened; at the page's
+    value count, also check that no block is left over (as the batch driver does)."""
+    cdef alp_err_t err
+    if <size_t>count == s.vc and alp_stream_ready(s, &err) < 0:
+        _raise_corrupt(&err)
+    return <Py_ssize_t>s.off
+
+
 cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, double* out,
                                     Py_ssize_t count, int path) except -1 nogil:
     cdef alp_err_t err
@@ -164,8 +175,7 @@ cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, doub
             if r != 1:
                 _raise_corrupt(&err)
             k += 1
-        # bytes consumed = through the last block opened (the whole page at the end)
-        r = alp_decode_page_f64(data, <size_t>nbytes, out, <size_t>count, NULL, &err)
+        return _stream_consumed(&s, count)
     else:
         r = alp_decode_page_f64(data, <size_t>nbytes, out, <size_t>count,
                                 alp_simd_dec64 if (path == PATH_SIMD and simd_active()) else NULL,
@@ -194,7 +204,7 @@ cdef Py_ssize_t alp_decode_into_f32(const uint8_t* data, Py_ssize_t nbytes, floa
             if r != 1:
                 _raise_corrupt(&err)
             k += 1
-        r = alp_decode_page_f32(data, <size_t>nbytes, out, <size_t>count, NULL, &err)
+        return _stream_consumed(&s, count)
     else:
         r = alp_decode_page_f32(data, <size_t>nbytes, out, <size_t>count,
                                 alp_simd_dec32 if (path == PATH_SIMD and simd_active()) else NULL,
