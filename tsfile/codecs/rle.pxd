@@ -5,7 +5,26 @@
 # (up to the end of the RLE block holding the last value); on truncated or malformed data they
 # raise CorruptDataError (taking the GIL only then). INT32/DATE and BOOLEAN run values are read
 # little-endian, INT64/TIMESTAMP run values big-endian (as Java writes them).
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+
+cdef extern from "rle_scalar.h" nogil:
+    ctypedef struct rle_stream:
+        size_t pos
+        size_t block_end
+        size_t err_at
+
+
+# The streaming decoder (the "per_value" path). Cython callers: d = RleDecoder.__new__(RleDecoder);
+# d._setup(byte_view, kind) with kind from tsfile.codecs._kinds (KIND_BOOL / KIND_I32 / KIND_I64);
+# then d.next_u64(&v) per value: 1 = a value (the type's bit pattern), 0 = end of data; raises
+# CorruptDataError. d._s.block_end after the last value = bytes consumed.
+cdef class RleDecoder:
+    cdef const unsigned char[::1] _buf
+    cdef rle_stream _s
+    cdef int _kind
+    cdef int _setup(self, const unsigned char[::1] buf, int kind) except -1
+    cdef int next_u64(self, uint64_t *v) except -1 nogil
+    cpdef bint has_next(self) except -1
 
 cdef Py_ssize_t rle_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
                                  Py_ssize_t count) except -1 nogil

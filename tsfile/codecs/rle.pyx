@@ -51,10 +51,6 @@ MAX_IMPLICIT_VALUES = 1 << 22
 cdef extern from "rle_scalar.h" nogil:
     enum:
         TSC_ERR_TRUNCATED
-    ctypedef struct rle_stream:
-        size_t pos
-        size_t block_end
-        size_t err_at
     void rle_stream_init(rle_stream *s, const uint8_t *src, size_t n, int is64)
     int rle_stream_fill(rle_stream *s)
     int rle_stream_next(rle_stream *s, uint64_t *v)
@@ -187,10 +183,6 @@ cdef class RleDecoder:
     ``data`` (BOOLEAN, INT32/DATE or INT64/TIMESTAMP). ``next()`` raises StopIteration at the end,
     CorruptDataError on malformed data (``has_next()`` too, when the next header is bad)."""
 
-    cdef const unsigned char[::1] _buf
-    cdef rle_stream _s
-    cdef int _kind
-
     def __init__(self, data, dtype):
         cdef int kind = resolve_kind(dtype)
         _check_kind(kind)
@@ -204,7 +196,7 @@ cdef class RleDecoder:
         return 0
 
     # 1: a value in *v; 0: end of data; raises on corrupt data.
-    cdef inline int next_u64(self, uint64_t *v) except -1 nogil:
+    cdef int next_u64(self, uint64_t *v) except -1 nogil:
         cdef int r = rle_stream_next(&self._s, v)
         if r < 0:
             raise_kernel_error_nogil(-r, self._s.err_at, <size_t>self._buf.shape[0],
