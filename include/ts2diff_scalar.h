@@ -488,39 +488,51 @@ TSFILE_INLINE int ts2diff_bits_u64(uint64_t x)
 #endif
 }
 
-/*
- * Encode one block of m >= 1 values (m - 1 deltas) at `o`; returns the end of the written bytes.
- * *prev_width / *prev_min carry the previous block's width and min_delta: Apache TsFile's C++
- * writer (2.5) leaves them in the header of a block that has no delta, and byte-exact output
- * needs the same (they are 0 before the first block).
- */
-static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint8_t *o,
-                                                int *prev_width, uint64_t *prev_min)
+/* What the encoder decided for one block: its delta count, width and min_delta. */
+typedef struct {
+    uint64_t min_delta;
+    int32_t n;
+    int32_t width;
+} ts2diff_blockinfo;
+
+/* Width and min_delta of a block of m >= 2 values (signed minimum, as the format notes say). */
+TSFILE_INLINE void ts2diff_stats_i64(const int64_t *v, size_t m, int *w, uint64_t *min)
 {
-    const size_t n = m - 1;
-    if (n == 0) {
-        ts2diff_store_be32(o, 0);
-        ts2diff_store_be32(o + 4, (uint32_t)*prev_width);
-        ts2diff_store_be64(o + 8, *prev_min);
-        ts2diff_store_be64(o + 16, (uint64_t)v[0]);
-        return o + 24;
-    }
     int64_t dmin = (int64_t)((uint64_t)v[1] - (uint64_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 1; i + 1 < m; i++) {
         const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
         dmin = d < dmin ? d : dmin;
         dmax = d > dmax ? d : dmax;
     }
-    const uint64_t umin = (uint64_t)dmin;
-    const int w = ts2diff_bits_u64((uint64_t)dmax - umin);
+    *min = (uint64_t)dmin;
+    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
+}
+
+TSFILE_INLINE void ts2diff_stats_i32(const int32_t *v, size_t m, int *w, uint64_t *min)
+{
+    int32_t dmin = (int32_t)((uint32_t)v[1] - (uint32_t)v[0]), dmax = dmin;
+    for (size_t i = 1; i + 1 < m; i++) {
+        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
+        dmin = d < dmin ? d : dmin;
+        dmax = d > dmax ? d : dmax;
+    }
+    *min = (uint32_t)dmin;
+    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
+}
+
+/* Header + packed deltas of one block of m = b->n + 1 values; returns the end of the bytes. */
+TSFILE_INLINE uint8_t *ts2diff_write_block_i64(const int64_t *v, const ts2diff_blockinfo *b,
+                                               uint8_t *o)
+{
+    const size_t n = (size_t)b->n;
+    const int w = b->width;
+    const uint64_t umin = b->min_delta;
     ts2diff_store_be32(o, (uint32_t)n);
     ts2diff_store_be32(o + 4, (uint32_t)w);
     ts2diff_store_be64(o + 8, umin);
     ts2diff_store_be64(o + 16, (uint64_t)v[0]);
     o += 24;
-    *prev_width = w;
-    *prev_min = umin;
-    if (w == 0) return o;
+    if (n == 0 || w == 0) return o;
     ts2diff_bitw bw = {o, 0, 0};
     if (w <= 32) {
         for (size_t i = 0; i < n; i++)
@@ -537,33 +549,18 @@ static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint
     return bw.o;
 }
 
-static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint8_t *o,
-                                                int *prev_width, uint64_t *prev_min)
+TSFILE_INLINE uint8_t *ts2diff_write_block_i32(const int32_t *v, const ts2diff_blockinfo *b,
+                                               uint8_t *o)
 {
-    const size_t n = m - 1;
-    if (n == 0) {
-        ts2diff_store_be32(o, 0);
-        ts2diff_store_be32(o + 4, (uint32_t)*prev_width);
-        ts2diff_store_be32(o + 8, (uint32_t)*prev_min);
-        ts2diff_store_be32(o + 12, (uint32_t)v[0]);
-        return o + 16;
-    }
-    int32_t dmin = (int32_t)((uint32_t)v[1] - (uint32_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i < n; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    const uint32_t umin = (uint32_t)dmin;
-    const int w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - umin));
+    const size_t n = (size_t)b->n;
+    const int w = b->width;
+    const uint32_t umin = (uint32_t)b->min_delta;
     ts2diff_store_be32(o, (uint32_t)n);
     ts2diff_store_be32(o + 4, (uint32_t)w);
     ts2diff_store_be32(o + 8, umin);
     ts2diff_store_be32(o + 12, (uint32_t)v[0]);
     o += 16;
-    *prev_width = w;
-    *prev_min = umin;
-    if (w == 0) return o;
+    if (n == 0 || w == 0) return o;
     ts2diff_bitw bw = {o, 0, 0};
     for (size_t i = 0; i < n; i++)
         ts2diff_bitw_put(&bw, (uint32_t)((uint32_t)v[i + 1] - (uint32_t)v[i] - umin), (unsigned)w);
@@ -571,16 +568,81 @@ static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint
     return bw.o;
 }
 
-/* Encode `len` values in blocks of up to `bs` deltas; `out` holds ts2diff_encode_bound() bytes.
- * Returns the number of bytes written. */
+/* Decide one block of m >= 1 values. A block without deltas keeps the previous block's width and
+ * min_delta (*prev; {0, 0} before the first block): Apache TsFile's C++ writer (2.5) leaves them in
+ * such a header, and byte-exact output needs the same. */
+#define TS2DIFF_DEFINE_BLOCKINFO(SUFFIX, T)                                                        \
+    TSFILE_INLINE ts2diff_blockinfo ts2diff_blockinfo_##SUFFIX(const T *v, size_t m,              \
+                                                               ts2diff_blockinfo *prev)           \
+    {                                                                                              \
+        ts2diff_blockinfo b = *prev;                                                               \
+        b.n = (int32_t)(m - 1);                                                                    \
+        if (m >= 2) {                                                                              \
+            int w;                                                                                 \
+            ts2diff_stats_##SUFFIX(v, m, &w, &b.min_delta);                                        \
+            b.width = w;                                                                           \
+            *prev = b;                                                                             \
+        }                                                                                          \
+        return b;                                                                                  \
+    }
+TS2DIFF_DEFINE_BLOCKINFO(i64, int64_t)
+TS2DIFF_DEFINE_BLOCKINFO(i32, int32_t)
+
+/* One block (streaming encoder): decide and write. */
+static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint8_t *o,
+                                                ts2diff_blockinfo *prev)
+{
+    const ts2diff_blockinfo b = ts2diff_blockinfo_i64(v, m, prev);
+    return ts2diff_write_block_i64(v, &b, o);
+}
+
+static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint8_t *o,
+                                                ts2diff_blockinfo *prev)
+{
+    const ts2diff_blockinfo b = ts2diff_blockinfo_i32(v, m, prev);
+    return ts2diff_write_block_i32(v, &b, o);
+}
+
+/* Number of blocks of `len` values with block size `bs`. */
+static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + bs) / (bs + 1); }
+
+/*
+ * Two-pass batch encoding: ts2diff_plan_* decides every block (into info[ts2diff_block_count()])
+ * and returns the exact encoded size; ts2diff_write_* then writes exactly that many bytes. (The
+ * exact size lets the caller allocate the result once, without an over-sized buffer.)
+ */
+#define TS2DIFF_DEFINE_PLAN_WRITE(SUFFIX, T, HDR)                                                  \
+    static inline size_t ts2diff_plan_##SUFFIX(const T *v, size_t len, size_t bs,                        \
+                                        ts2diff_blockinfo *info)                                   \
+    {                                                                                              \
+        ts2diff_blockinfo prev = {0, 0, 0};                                                        \
+        size_t total = 0, k = 0;                                                                   \
+        for (size_t s = 0; s < len; s += bs + 1, k++) {                                            \
+            const size_t m = len - s < bs + 1 ? len - s : bs + 1;                                  \
+            info[k] = ts2diff_blockinfo_##SUFFIX(v + s, m, &prev);                                 \
+            total += HDR + (((size_t)(m - 1) * (size_t)info[k].width + 7) >> 3);                   \
+        }                                                                                          \
+        return total;                                                                              \
+    }                                                                                              \
+    static inline size_t ts2diff_write_##SUFFIX(const T *v, size_t len, size_t bs,                       \
+                                         const ts2diff_blockinfo *info, uint8_t *out)             \
+    {                                                                                              \
+        uint8_t *o = out;                                                                          \
+        size_t k = 0;                                                                              \
+        for (size_t s = 0; s < len; s += bs + 1, k++) o = ts2diff_write_block_##SUFFIX(v + s, &info[k], o); \
+        return (size_t)(o - out);                                                                  \
+    }
+TS2DIFF_DEFINE_PLAN_WRITE(i64, int64_t, 24)
+TS2DIFF_DEFINE_PLAN_WRITE(i32, int32_t, 16)
+
+/* Single-pass convenience (tests, C callers): `out` holds ts2diff_encode_bound() bytes. */
 static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs, uint8_t *out)
 {
     uint8_t *o = out;
-    int pw = 0;
-    uint64_t pm = 0;
+    ts2diff_blockinfo prev = {0, 0, 0};
     for (size_t s = 0; s < len; s += bs + 1) {
         const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i64(v + s, m, o, &pw, &pm);
+        o = ts2diff_encode_block_i64(v + s, m, o, &prev);
     }
     return (size_t)(o - out);
 }
@@ -588,11 +650,10 @@ static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs,
 static inline size_t ts2diff_encode_i32(const int32_t *v, size_t len, size_t bs, uint8_t *out)
 {
     uint8_t *o = out;
-    int pw = 0;
-    uint64_t pm = 0;
+    ts2diff_blockinfo prev = {0, 0, 0};
     for (size_t s = 0; s < len; s += bs + 1) {
         const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i32(v + s, m, o, &pw, &pm);
+        o = ts2diff_encode_block_i32(v + s, m, o, &prev);
     }
     return (size_t)(o - out);
 }

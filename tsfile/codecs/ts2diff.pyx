@@ -36,7 +36,6 @@ cnp.import_array()
 cdef extern from "Python.h":
     PyObject* PyBytes_FromStringAndSize(const char *v, Py_ssize_t len) except NULL
     char* PyBytes_AS_STRING(PyObject *o)
-    int _PyBytes_Resize(PyObject **o, Py_ssize_t newsize) except -1
 
 cdef extern from "ts2diff_scalar.h" nogil:
     int TS2DIFF_MAX_BLOCK_DELTAS
@@ -74,13 +73,22 @@ cdef extern from "ts2diff_scalar.h" nogil:
     int ts2diff_stream_next_i64(ts2diff_stream* d, int64_t* v)
     int ts2diff_stream_next_i32(ts2diff_stream* d, int32_t* v)
 
-    size_t ts2diff_encode_bound(size_t length, size_t bs, int is64)
-    size_t ts2diff_encode_i64(const int64_t* v, size_t length, size_t bs, uint8_t* out)
-    size_t ts2diff_encode_i32(const int32_t* v, size_t length, size_t bs, uint8_t* out)
-    uint8_t* ts2diff_encode_block_i64(const int64_t* v, size_t m, uint8_t* o, int* prev_width,
-                                      uint64_t* prev_min)
-    uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o, int* prev_width,
-                                      uint64_t* prev_min)
+    ctypedef struct ts2diff_blockinfo:
+        uint64_t min_delta
+        int32_t n
+        int32_t width
+
+    size_t ts2diff_block_count(size_t length, size_t bs)
+    size_t ts2diff_plan_i64(const int64_t* v, size_t length, size_t bs, ts2diff_blockinfo* info)
+    size_t ts2diff_plan_i32(const int32_t* v, size_t length, size_t bs, ts2diff_blockinfo* info)
+    size_t ts2diff_write_i64(const int64_t* v, size_t length, size_t bs,
+                             const ts2diff_blockinfo* info, uint8_t* out)
+    size_t ts2diff_write_i32(const int32_t* v, size_t length, size_t bs,
+                             const ts2diff_blockinfo* info, uint8_t* out)
+    uint8_t* ts2diff_encode_block_i64(const int64_t* v, size_t m, uint8_t* o,
+                                      ts2diff_blockinfo* prev)
+    uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o,
+                                      ts2diff_blockinfo* prev)
 
 # The build's SIMD family under one name (AVX2, NEON, or none: then the scalar kernel).
 cdef extern from *:
@@ -363,19 +371,35 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE):
     cdef cnp.ndarray arr = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
     cdef size_t length = <size_t>cnp.PyArray_DIM(arr, 0)
     cdef size_t bs = <size_t>block_size
-    cdef size_t bound = ts2diff_encode_bound(length, bs, is64)
-    cdef PyObject* res = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>bound)
-    cdef uint8_t* o = <uint8_t*>PyBytes_AS_STRING(res)
     cdef const void* src = cnp.PyArray_DATA(arr)
-    cdef size_t n
-    with nogil:
-        if is64:
-            n = ts2diff_encode_i64(<const int64_t*>src, length, bs, o)
-        else:
-            n = ts2diff_encode_i32(<const int32_t*>src, length, bs, o)
-    _PyBytes_Resize(&res, <Py_ssize_t>n)  # on failure it frees res and raises
-    result = <object>res
-    Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us; `result` keeps one
+    cdef size_t nblocks = ts2diff_block_count(length, bs)
+    cdef ts2diff_blockinfo* info = <ts2diff_blockinfo*>malloc(
+        (nblocks if nblocks else 1) * sizeof(ts2diff_blockinfo))
+    if info == NULL:
+        raise MemoryError()
+    cdef size_t total, written
+    cdef PyObject* res
+    cdef uint8_t* dst
+    try:
+        # pass 1 decides every block and gives the exact size: the result is allocated once
+        with nogil:
+            if is64:
+                total = ts2diff_plan_i64(<const int64_t*>src, length, bs, info)
+            else:
+                total = ts2diff_plan_i32(<const int32_t*>src, length, bs, info)
+        res = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>total)
+        result = <object>res
+        Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us
+        dst = <uint8_t*>PyBytes_AS_STRING(res)
+        with nogil:
+            if is64:
+                written = ts2diff_write_i64(<const int64_t*>src, length, bs, info, dst)
+            else:
+                written = ts2diff_write_i32(<const int32_t*>src, length, bs, info, dst)
+    finally:
+        free(info)
+    if written != total:  # cannot happen: both passes use the same block decisions
+        raise AssertionError(f"TS_2DIFF encoder wrote {written} bytes, planned {total}")
     return result
 
 
@@ -390,8 +414,7 @@ cdef class Ts2DiffEncoder:
     cdef size_t _bs
     cdef size_t _n
     cdef bint _is64
-    cdef int _prev_width
-    cdef uint64_t _prev_min
+    cdef ts2diff_blockinfo _prev
     cdef bytearray _out
     cdef object _dtype
 
@@ -414,8 +437,8 @@ cdef class Ts2DiffEncoder:
         if self._buf == NULL or self._scratch == NULL:
             raise MemoryError()
         self._n = 0
-        self._prev_width = 0
-        self._prev_min = 0
+        self._prev.n = self._prev.width = 0
+        self._prev.min_delta = 0
         self._out = bytearray()
 
     def __dealloc__(self):
@@ -434,14 +457,12 @@ cdef class Ts2DiffEncoder:
         if self._n == 0:
             return
         if self._is64:
-            end = ts2diff_encode_block_i64(self._buf, self._n, tmp, &self._prev_width,
-                                           &self._prev_min)
+            end = ts2diff_encode_block_i64(self._buf, self._n, tmp, &self._prev)
         else:
             v32 = <int32_t*>self._buf  # narrow in place: slot i (4 bytes) never passes slot i (8)
             for i in range(self._n):
                 v32[i] = <int32_t>self._buf[i]
-            end = ts2diff_encode_block_i32(v32, self._n, tmp, &self._prev_width,
-                                           &self._prev_min)
+            end = ts2diff_encode_block_i32(v32, self._n, tmp, &self._prev)
         self._out += (<char*>tmp)[:end - tmp]
         self._n = 0
 
@@ -464,8 +485,8 @@ cdef class Ts2DiffEncoder:
         self._emit_block()
         out = bytes(self._out)
         self._out = bytearray()
-        self._prev_width = 0
-        self._prev_min = 0
+        self._prev.n = self._prev.width = 0
+        self._prev.min_delta = 0
         return out
 
 

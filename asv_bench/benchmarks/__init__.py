@@ -1,0 +1,1 @@
+"""asv benchmarks of tsfile-turbo (see asv_bench/README.md)."""

@@ -1,0 +1,155 @@
+"""E5-1 micro-benchmarks of the TS_2DIFF codec (the TsFile batch-read study).
+
+Workload W0: a random walk with integer steps uniform in [-100, 100],
+``numpy.random.default_rng(42)``, 20 M values. Every benchmark imports the codec in ``setup`` and
+raises NotImplementedError there when the commit under test lacks what it needs (asv runs this
+suite from the working tree against older commits too), or when a path does not exist (no SIMD
+kernel on this build/CPU, no SIMD encoder).
+"""
+
+import numpy as np
+
+LARGE = 20_000_000
+CACHE_RESIDENT = 64 * 1024
+SWEEP = 1 << 20
+DTYPES = ["int32", "int64"]
+PATHS = ["per_value", "batch", "simd"]
+
+
+def _codec(*names):
+    """The ts2diff module, or NotImplementedError if it (or one of `names`) is missing."""
+    try:
+        from tsfile.codecs import ts2diff
+    except ImportError as exc:
+        raise NotImplementedError(f"tsfile.codecs.ts2diff not available: {exc}") from None
+    for name in names:
+        if not hasattr(ts2diff, name):
+            raise NotImplementedError(f"ts2diff.{name} not available")
+    return ts2diff
+
+
+def _require_path(ts2diff, path):
+    if path == "simd":
+        import tsfile
+
+        if not (ts2diff.HAS_SIMD and tsfile.simd_available()):
+            raise NotImplementedError("no SIMD kernels on this build/CPU")
+        tsfile.set_simd_enabled(True)
+
+
+def w0(count, dtype):
+    steps = np.random.default_rng(42).integers(-100, 101, size=count, dtype=np.int64)
+    return np.cumsum(steps).astype(dtype)
+
+
+def of_width(count, dtype, width):
+    """Values whose deltas span exactly `width` bits in every block (random in [0, 2^width))."""
+    rng = np.random.default_rng(width)
+    if width == 0:
+        deltas = np.full(count, 3, dtype=np.uint64)
+    elif width == 64:
+        deltas = rng.integers(0, 1 << 63, size=count, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    else:
+        deltas = rng.integers(0, 1 << width, size=count, dtype=np.uint64)
+        deltas[1::129] = (1 << width) - 1
+        deltas[2::129] = 0
+    return np.cumsum(deltas, dtype=np.uint64).view(np.int64).astype(dtype)
+
+
+class DecodeW0:
+    """Decode 20 M W0 values into a preallocated array."""
+
+    params = (DTYPES, PATHS)
+    param_names = ["dtype", "path"]
+    timeout = 300
+
+    def setup(self, dtype, path):
+        self.ts2diff = _codec("decode_into", "encode")
+        _require_path(self.ts2diff, path)
+        self.data = self.ts2diff.encode(w0(LARGE, dtype))
+        self.out = np.empty(LARGE, dtype=dtype)
+
+    def time_decode(self, dtype, path):
+        self.ts2diff.decode_into(self.data, self.out, path)
+
+
+class DecodeCacheResident:
+    """Decode 64 Ki W0 values again and again into the same (cache-resident) buffer."""
+
+    params = (DTYPES, PATHS)
+    param_names = ["dtype", "path"]
+
+    def setup(self, dtype, path):
+        self.ts2diff = _codec("decode_into", "encode")
+        _require_path(self.ts2diff, path)
+        self.data = self.ts2diff.encode(w0(CACHE_RESIDENT, dtype))
+        self.out = np.empty(CACHE_RESIDENT, dtype=dtype)
+
+    def time_decode(self, dtype, path):
+        self.ts2diff.decode_into(self.data, self.out, path)
+
+
+class DecodeWidthSweep:
+    """Decode 1 Mi values whose blocks all have the given delta bit width."""
+
+    params = (DTYPES, [0, 1, 4, 8, 12, 16, 24, 32, 48, 64], PATHS)
+    param_names = ["dtype", "width", "path"]
+
+    def setup(self, dtype, width, path):
+        if dtype == "int32" and width > 32:
+            raise NotImplementedError("int32 widths stop at 32")
+        self.ts2diff = _codec("decode_into", "encode")
+        _require_path(self.ts2diff, path)
+        self.data = self.ts2diff.encode(of_width(SWEEP, dtype, width))
+        self.out = np.empty(SWEEP, dtype=dtype)
+
+    def time_decode(self, dtype, width, path):
+        self.ts2diff.decode_into(self.data, self.out, path)
+
+    def track_bytes_per_value(self, dtype, width, path):
+        return len(self.data) / SWEEP
+
+    track_bytes_per_value.unit = "bytes/value"
+
+
+class EncodeW0:
+    """Encode 20 M W0 values: batch (`encode`), per_value (`Ts2DiffEncoder.encode` per value,
+    driven from Python), simd (no SIMD encoder exists: skipped)."""
+
+    params = (DTYPES, PATHS)
+    param_names = ["dtype", "path"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, dtype, path):
+        self.ts2diff = _codec("encode", "Ts2DiffEncoder")
+        if path == "simd":
+            raise NotImplementedError("TS_2DIFF has no SIMD encoder")
+        self.values = w0(LARGE, dtype)
+        if path == "per_value":
+            self.items = self.values.tolist()
+
+    def time_encode(self, dtype, path):
+        if path == "batch":
+            self.ts2diff.encode(self.values)
+        else:
+            enc = self.ts2diff.Ts2DiffEncoder(dtype)
+            for v in self.items:
+                enc.encode(v)
+            enc.flush()
+
+
+class SizeW0:
+    """Encoded size of W0 (20 M values)."""
+
+    params = DTYPES
+    param_names = ["dtype"]
+
+    def setup(self, dtype):
+        self.ts2diff = _codec("encode")
+
+    def track_bytes_per_value(self, dtype):
+        return len(self.ts2diff.encode(w0(LARGE, dtype))) / LARGE
+
+    track_bytes_per_value.unit = "bytes/value"
