@@ -76,6 +76,17 @@ def _median_rate(fn, n_values, repeat, min_time=2e-3):
     return float(np.median(rates))
 
 
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def _zstd_codec():
     try:
         import zstandard
