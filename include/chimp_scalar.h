@@ -36,6 +36,7 @@ typedef struct {
     int lead;             /* stored leading-zero class for flag '10'; -1 = none yet */
     int started;          /* first value read */
     int done;             /* end marker read */
+    int stop_at_end;      /* 1: the end value ends the page; 0: it is data (the count is known) */
     uint64_t stored[128]; /* ring of previous values (64 used for W = 32) */
 } chimp_state;
 
@@ -48,7 +49,17 @@ static inline void chimp_init(chimp_state *s, const uint8_t *src, size_t len, ui
     s->lead = -1;
     s->started = 0;
     s->done = 0;
+    s->stop_at_end = 1;
     memset(s->stored, 0, sizeof(s->stored));
+}
+
+/* Whether an end-value word just read ends the page. With stop_at_end, always. Otherwise (the
+ * count is known) only when it is the stream's last field: its byte, padded, ends the buffer (a
+ * stored MIN_VALUE / canonical NaN is followed by more values and the real end marker). */
+TSFILE_INLINE int chimp_is_end(const chimp_state *s)
+{
+    if (s->stop_at_end) return 1;
+    return (tsf_msb_bit_pos(&s->r) >> 3) + 1 >= (size_t)(s->r.end - s->r.base);
 }
 
 /*
@@ -68,7 +79,7 @@ TSFILE_INLINE int chimp_step(chimp_state *s, const int W, uint64_t *out)
     if (TSFILE_UNLIKELY(!s->started)) {
         if (tsf_msb_read(r, W, &v)) return TSF_E_TRUNCATED;
         s->started = 1;
-        if (v == s->endv) { s->done = 1; return 0; }
+        if (v == s->endv && chimp_is_end(s)) { s->done = 1; return 0; }
         s->last = v;
         s->stored[0] = v;
         s->current = 0;
@@ -138,7 +149,7 @@ TSFILE_INLINE int chimp_step(chimp_state *s, const int W, uint64_t *out)
         break;
     }
     }
-    if (TSFILE_UNLIKELY(v == s->endv)) { s->done = 1; return 0; }
+    if (TSFILE_UNLIKELY(v == s->endv) && chimp_is_end(s)) { s->done = 1; return 0; }
     s->last = v;
     s->current = (s->current + 1) & (PREV - 1);
     s->stored[s->current] = v;
@@ -166,20 +177,27 @@ static inline void chimp_try_end(chimp_state *s, const int W)
     uint64_t v;
     if (s->done) return;
     memcpy(&probe, s, sizeof(probe));
-    if (chimp_step(&probe, W, &v) == 0) memcpy(s, &probe, sizeof(probe));
+    probe.stop_at_end = 1;
+    if (chimp_step(&probe, W, &v) == 0) {
+        probe.stop_at_end = s->stop_at_end;
+        memcpy(s, &probe, sizeof(probe));
+    }
 }
 
 /*
  * Batch decode of a whole page: up to `cap` values into out (uint32_t slots for W = 32, uint64_t
- * for W = 64). Stops at the end marker or after `cap` values. Returns the number of values
+ * for W = 64). With stop_at_end, stops at the end marker or after `cap` values; without it, the
+ * end value is data and exactly `cap` values are read (the official readers know each page's
+ * value count and decode end-marker values that the writer stored). Returns the number of values
  * written, or a TSF_E_* code; *pos receives the bytes consumed (the end marker included once it
  * was read), or the byte offset of the error.
  */
 TSFILE_INLINE int64_t chimp_decode_generic(const uint8_t *src, size_t len, const int W, uint64_t endv,
-                                           void *out, int64_t cap, size_t *pos)
+                                           int stop_at_end, void *out, int64_t cap, size_t *pos)
 {
     chimp_state st;
     chimp_init(&st, src, len, endv);
+    st.stop_at_end = stop_at_end;
     int64_t n = 0;
     while (n < cap) {
         uint64_t v;
@@ -197,16 +215,16 @@ TSFILE_INLINE int64_t chimp_decode_generic(const uint8_t *src, size_t len, const
     return n;
 }
 
-static int64_t chimp_decode_u32(const uint8_t *src, size_t len, uint64_t endv, void *out,
-                                int64_t cap, size_t *pos)
+static int64_t chimp_decode_u32(const uint8_t *src, size_t len, uint64_t endv, int stop_at_end,
+                                void *out, int64_t cap, size_t *pos)
 {
-    return chimp_decode_generic(src, len, 32, endv, out, cap, pos);
+    return chimp_decode_generic(src, len, 32, endv, stop_at_end, out, cap, pos);
 }
 
-static int64_t chimp_decode_u64(const uint8_t *src, size_t len, uint64_t endv, void *out,
-                                int64_t cap, size_t *pos)
+static int64_t chimp_decode_u64(const uint8_t *src, size_t len, uint64_t endv, int stop_at_end,
+                                void *out, int64_t cap, size_t *pos)
 {
-    return chimp_decode_generic(src, len, 64, endv, out, cap, pos);
+    return chimp_decode_generic(src, len, 64, endv, stop_at_end, out, cap, pos);
 }
 
 /* Per-value entry points: one value per (non-inlined) call, the streaming baseline. */

@@ -129,3 +129,13 @@ def test_random_bytes_never_crash(data, path):
         return
     other = "batch" if path == "per_value" else "per_value"
     assert a.tobytes() == camel.decode(data, path=other).tobytes()
+
+
+def _decode_page(body, dt, count, path):
+    return camel.decode(body, dt, count=count, path=path)
+
+
+def test_official_fixture():
+    from fixture_pages import check_fixture
+
+    assert check_fixture("enc_camel", "CAMEL", _decode_page) > 1000

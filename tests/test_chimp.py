@@ -103,6 +103,23 @@ def test_end_marker_value_truncates_page():
     assert chimp.decode(data, np.float64).tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_end_marker_values_decode_with_a_known_count(dtype):
+    # the writer stores MIN_VALUE / canonical NaN like any value; readers that know the page's
+    # value count (the official one does) return them
+    endv = END[np.dtype(dtype)]
+    ws = words(shapes(dtype, 20, seed=8)["walk"])
+    ws[0] = ws[7] = ws[19] = endv
+    data = chimp_encode(ws, np.dtype(dtype).itemsize * 8, endv)
+    exp = from_words(ws, dtype)
+    for path in PATHS:
+        assert same_bits(chimp.decode(data, dtype, count=20, path=path), exp)
+        out = np.empty(20, dtype=dtype)
+        assert chimp.decode_into(data, out, path=path) == len(data)
+        assert same_bits(out, exp)
+    assert chimp.decode(data, dtype).size == 0  # without a count the first one ends the page
+
+
 def test_streaming_decoder():
     v = shapes(np.float32, 300)["specials"]
     dec = chimp.ChimpDecoder(enc(v), TSDataType.FLOAT)
@@ -148,3 +165,21 @@ def test_random_bytes_never_crash(data, dtype, path):
 def test_from_words_helper_consistency():
     v = np.array([1.5, -2.25], dtype=np.float64)
     assert same_bits(from_words(words(v), np.float64), v)
+
+
+def _decode_page(body, dt, count, path):
+    return chimp.decode(body, dt, count=count, path=path)
+
+
+def test_official_fixture_enc_chimp():
+    from fixture_pages import check_fixture
+
+    assert check_fixture("enc_chimp", "CHIMP", _decode_page) > 5000
+
+
+def test_official_fixture_end_marker_values():
+    # table `chimp` holds MIN_VALUE / canonical NaN at page starts, middles and ends
+    from fixture_pages import check_fixture
+
+    n = check_fixture("gorilla_end_markers", "CHIMP", _decode_page, without_count=False)
+    assert n == 4 * 300

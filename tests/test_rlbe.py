@@ -133,3 +133,13 @@ def test_random_bytes_never_crash(data, dtype, path):
         return
     other = "batch" if path == "per_value" else "per_value"
     assert same_bits(a, rlbe.decode(data, dtype, path=other))
+
+
+def _decode_page(body, dt, count, path):
+    return rlbe.decode(body, dt, count=count, path=path)
+
+
+def test_official_fixture():
+    from fixture_pages import check_fixture
+
+    assert check_fixture("enc_rlbe", "RLBE", _decode_page) > 1000

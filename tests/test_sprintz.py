@@ -160,3 +160,13 @@ def test_random_bytes_never_crash(data, dtype, path):
         return
     other = "batch" if path == "per_value" else "per_value"
     assert same_bits(a, sprintz.decode(data, dtype, path=other))
+
+
+def _decode_page(body, dt, count, path):
+    return sprintz.decode(body, dt, count=count, path=path)
+
+
+def test_official_fixture():
+    from fixture_pages import check_fixture
+
+    assert check_fixture("enc_sprintz", "SPRINTZ", _decode_page) > 1000

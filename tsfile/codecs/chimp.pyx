@@ -71,7 +71,8 @@ cdef Py_ssize_t chimp_max_values_of(Py_ssize_t nbytes, int kind) noexcept nogil:
 
 
 cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,
-                                 int kind, int path, Py_ssize_t *consumed) except -1 nogil:
+                                 int kind, int path, bint exact,
+                                 Py_ssize_t *consumed) except -1 nogil:
     cdef size_t pos = 0
     cdef int64_t n = 0
     cdef int rc
@@ -83,6 +84,7 @@ cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
         nbytes = 0
     if path == PATH_PER_VALUE:
         chimp_init(&st, data, <size_t>nbytes, _endv(kind))
+        st.stop_at_end = not exact
         while n < cap:
             rc = chimp_next64(&st, &v) if wide else chimp_next32(&st, &v)
             if rc != 1:
@@ -101,11 +103,13 @@ cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
         pos = chimp_consumed(&st)
     else:
         if wide:
-            n = chimp_decode_u64(data, <size_t>nbytes, _endv(kind), out, cap, &pos)
+            n = chimp_decode_u64(data, <size_t>nbytes, _endv(kind), not exact, out, cap, &pos)
         else:
-            n = chimp_decode_u32(data, <size_t>nbytes, _endv(kind), out, cap, &pos)
+            n = chimp_decode_u32(data, <size_t>nbytes, _endv(kind), not exact, out, cap, &pos)
         if n < 0:
             serial_raise_nogil(<int>n, pos, nbytes, "CHIMP", kind)
+    if exact and n < cap:
+        serial_raise_nogil(-1, pos, nbytes, "CHIMP", kind)
     if consumed != NULL:
         consumed[0] = <Py_ssize_t>pos
     return <Py_ssize_t>n
@@ -119,7 +123,10 @@ def decode(data, dtype, count=None, path="auto"):
     """Decode a CHIMP page into a numpy array (int32, int64, float32 or float64).
 
     ``dtype``: a :class:`~tsfile.types.TSDataType` (INT32, DATE, INT64, TIMESTAMP, FLOAT, DOUBLE) or
-    a numpy dtype. ``count``: the number of values to decode, None = up to the end marker.
+    a numpy dtype. ``count``: the number of values to decode, None = up to the end marker. With a
+    count, values equal to the end marker (MIN_VALUE, canonical NaN) are decoded as data, as the
+    official reader does (it knows each page's count); without one the first such value ends the
+    page.
     """
     cdef int kind = serial_kind(dtype, 15, "CHIMP")
     cdef int p = resolve_path(path, False, "CHIMP")
@@ -138,7 +145,7 @@ def decode(data, dtype, count=None, path="auto"):
     out = np.empty(cap, dtype=serial_dtype(kind))
     dst = cnp.PyArray_DATA(<cnp.ndarray>out)
     with nogil:
-        got = chimp_decode_raw(src, nb, dst, cap, kind, p, NULL)
+        got = chimp_decode_raw(src, nb, dst, cap, kind, p, want >= 0, NULL)
     if want >= 0 and got < want:
         raise CorruptDataError(
             f"CHIMP {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
@@ -165,7 +172,7 @@ def decode_into(data, out, path="auto"):
     cdef const uint8_t *src = _ptr(buf)
     cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
     with nogil:
-        got = chimp_decode_raw(src, nb, dst, want, kind, p, &used)
+        got = chimp_decode_raw(src, nb, dst, want, kind, p, True, &used)
     if got < want:
         raise CorruptDataError(
             f"CHIMP {serial_kind_name(kind)}: the page holds {got} values, {want} requested"

@@ -1,0 +1,112 @@
+"""A minimal sequential walk over the value pages of the official UNCOMPRESSED fixtures, for codec
+tests (independent of the library's reader): chunk offsets come from the fixture's metadata, page
+headers and bodies are parsed here from format notes 5.1-5.3 and 6."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from interop.expected import fixture_path, load_expected
+
+_TYPED_STATS = {"INT32": 24, "DATE": 24, "INT64": 40, "TIMESTAMP": 40, "FLOAT": 24, "DOUBLE": 40}
+_DTYPES = {
+    "INT32": np.int32,
+    "DATE": np.int32,
+    "INT64": np.int64,
+    "TIMESTAMP": np.int64,
+    "FLOAT": np.float32,
+    "DOUBLE": np.float64,
+}
+
+
+def _uvarint(b: bytes, pos: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        x = b[pos]
+        pos += 1
+        v |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return v, pos
+
+
+def _varstr(b: bytes, pos: int) -> tuple[bytes, int]:
+    u, pos = _uvarint(b, pos)
+    n = (u >> 1) ^ -(u & 1)
+    if n < 0:
+        return b"", pos
+    return b[pos : pos + n], pos + n
+
+
+def value_pages(name: str, encoding: str):
+    """Yield (device segments, measurement, type name, [(count, value bytes), ...]) for every
+    UNCOMPRESSED value chunk of the fixture written with `encoding`."""
+    exp = load_expected(name)
+    data = Path(fixture_path(name)).read_bytes()
+    for ch in exp.meta["chunks"]:
+        if ch["kind"] != "value" or ch["encoding"] != encoding:
+            continue
+        assert ch["compression"] == "UNCOMPRESSED"
+        pos = ch["offset"]
+        marker = data[pos]
+        _, pos = _varstr(data, pos + 1)
+        size, pos = _uvarint(data, pos)
+        pos += 3  # data type, compression, encoding
+        end = pos + size
+        multi = (marker & 0x3F) == 0x01
+        pages = []
+        while pos < end:
+            unc, pos = _uvarint(data, pos)
+            if unc == 0:
+                pages.append((0, b""))
+                continue
+            comp, pos = _uvarint(data, pos)
+            if multi:
+                _, pos = _uvarint(data, pos)
+                pos += 16 + _TYPED_STATS[ch["type"]]
+            body = data[pos : pos + comp]
+            pos += comp
+            rows = int.from_bytes(body[:4], "big")
+            nb = (rows + 7) // 8
+            bitmap = np.frombuffer(body[4 : 4 + nb], dtype=np.uint8)
+            count = int(np.unpackbits(bitmap)[:rows].sum())
+            pages.append((count, body[4 + nb :]))
+        assert pos == end
+        yield ch["device"], ch["measurement"], ch["type"], pages
+
+
+def expected_values(name: str, device: list[str], column: str) -> np.ndarray:
+    """The non-null written values of one device's column, in time order."""
+    exp = load_expected(name)
+    table = device[0]
+    s = exp.tables[table]
+    rows = np.ones(len(s.values["time"]), dtype=bool)
+    tags = [c for c, cat in zip(s.columns, s.categories, strict=True) if cat == "TAG"]
+    for tag, seg in zip(tags, device[1:], strict=False):
+        rows &= s.values[tag] == seg
+    keep = rows & ~s.nulls[column]
+    return np.ascontiguousarray(s.values[column][keep])
+
+
+def check_fixture(
+    name: str, encoding: str, decode, paths=("per_value", "batch"), without_count=True
+) -> int:
+    """Decode every page of the fixture's `encoding` chunks with decode(bytes, dtype, count, path)
+    and compare with the written values bit by bit; with `without_count`, count=None must find
+    each page's value count by itself. Returns the number of values checked."""
+    checked = 0
+    for device, meas, tname, pages in value_pages(name, encoding):
+        dt = _DTYPES[tname]
+        exp = expected_values(name, device, meas)
+        for path in paths:
+            parts = [decode(body, dt, count, path) for count, body in pages if count]
+            if without_count:
+                alone = [decode(body, dt, None, path) for count, body in pages if count]
+                assert [len(a) for a in alone] == [len(p) for p in parts]
+                assert all(a.tobytes() == p.tobytes() for a, p in zip(alone, parts, strict=True))
+            got = np.concatenate(parts) if parts else np.empty(0, dtype=dt)
+            assert got.dtype == np.dtype(dt)
+            assert got.tobytes() == exp.astype(dt).tobytes(), (name, device, meas, path)
+        checked += len(exp)
+    return checked
