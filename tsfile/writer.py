@@ -258,6 +258,11 @@ class TsFileWriter:
             if column is None:
                 raise ColumnNotExistError(f"{key!r} is not a column of table {table.name!r}")
             series = dataframe[orig]
+            if column.category == ColumnCategory.TAG:
+                # Factorize on the pandas side: no object array of the whole column is built.
+                codes, uniques = series.factorize(use_na_sentinel=True)
+                cols[key] = _Codes(np.asarray(codes, dtype=np.int64), list(uniques))
+                continue
             isna = series.isna().to_numpy()
             dt = column.data_type
             if dt in (T.TEXT, T.STRING, T.BLOB, T.DATE) or column.category == ColumnCategory.TAG:
@@ -359,6 +364,11 @@ class TsFileWriter:
                 continue
             if column.category == ColumnCategory.ATTRIBUTE:
                 continue  # attributes are not stored in TsFile chunks
+            if isinstance(item, _Codes):
+                if column.category != ColumnCategory.TAG or item.codes.shape[0] != n:
+                    raise ValueError(f"column {name!r}: bad factorized tag column")
+                tag_arrays.append((name, item, None))
+                continue
             if isinstance(item, tuple):
                 arr, present = item
                 if arr.ndim != 1 or arr.shape[0] != n:
@@ -386,7 +396,7 @@ class TsFileWriter:
         const_tags = {}
         for name in table.tags:
             item = columns.get(name)
-            if item is not None and not isinstance(item, tuple):
+            if item is not None and not isinstance(item, (tuple, _Codes)):
                 if not isinstance(item, str):
                     raise TypeError(f"TAG {name!r} values must be str, got {type(item).__name__}")
                 const_tags[name] = item
@@ -404,7 +414,10 @@ class TsFileWriter:
         codes = []
         uniques = {}
         for name, arr, present in tag_arrays:
-            code, values = _factorize(name, arr, present)
+            if isinstance(arr, _Codes):
+                code, values = _codes_with_null(name, arr)
+            else:
+                code, values = _factorize(name, arr, present)
             codes.append(code)
             uniques[name] = values
         if len(codes) == 1:
@@ -426,6 +439,13 @@ class TsFileWriter:
             dev = (table.name, *(seg.get(t) for t in table.tags))
             if a == 0 and b == n:
                 piece = _Piece(times, fields)
+            elif int(idx[-1]) - first == b - a - 1:
+                # The group's rows are contiguous (idx is increasing): views, no copies.
+                sl = slice(first, first + b - a)
+                piece = _Piece(
+                    times[sl],
+                    {k: (v[sl], None if p is None else p[sl]) for k, (v, p) in fields.items()},
+                )
             else:
                 piece = _Piece(
                     times[idx],
@@ -531,6 +551,28 @@ class TsFileWriter:
 
     def __exit__(self, exc_type, exc, tb):
         self.close()
+
+
+class _Codes:
+    """A tag column already factorized (write_dataframe): codes (-1 = null) and the values."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes, values):
+        self.codes = codes
+        self.values = values
+
+
+def _codes_with_null(name, item):
+    code, values = item.codes, list(item.values)
+    nulls = code < 0
+    if nulls.any():
+        code = np.where(nulls, len(values), code)
+        values.append(None)
+    for v in values:
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
+    return code, values
 
 
 def _factorize(name, arr, present):

@@ -24,7 +24,7 @@ ctypedef fused num_t:
     double
 
 
-def page_min_max_sum(num_t[::1] values, const int64_t[::1] offsets):
+def page_min_max_sum(const num_t[::1] values, const int64_t[::1] offsets):
     """values: the non-null values of a chunk, in row order; offsets: P + 1 increasing indexes
     into values, page p = values[offsets[p]:offsets[p+1]]. Returns (mins, maxs, sums) arrays of
     length P; an empty page has zeros."""
@@ -175,7 +175,7 @@ cdef Py_ssize_t _serialize_one(num_t* dummy, unsigned char* out, Py_ssize_t coun
         return n + 40
 
 
-def numeric_chunk_stats(num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
+def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
                         bint page_bytes):
     """Statistics of the pages of a numeric (or BOOLEAN as uint8) value chunk in one pass.
 
