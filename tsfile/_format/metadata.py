@@ -209,7 +209,10 @@ def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
         col.encoding = TSEncoding(encoding) if encoding in _ENCODINGS else None
         col.compression = Compressor(compression) if compression in _COMPRESSORS else None
         columns.append(col)
-    return TableSchema(table_name, columns)
+    try:
+        return TableSchema(table_name, columns)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise cur.error(f"bad table schema {table_name!r}: {exc}", at) from None
 
 
 @dataclass(slots=True)

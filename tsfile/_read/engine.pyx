@@ -612,7 +612,7 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
-                           Py_ssize_t file_at) except -1:
+                           Py_ssize_t file_at) except -2:
     cdef Py_ssize_t c
     if enc == E_TS_2DIFF:
         try:

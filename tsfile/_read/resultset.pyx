@@ -261,7 +261,11 @@ cdef class ResultSet:
         if k == K_BOOL:
             return (<uint8_t *>self._ptrs[c])[r] != 0
         if k == K_DATE:
-            return make_date((<int32_t *>self._ptrs[c])[r])
+            try:
+                return make_date((<int32_t *>self._ptrs[c])[r])
+            except CorruptDataError as exc:
+                raise CorruptDataError(
+                    f"{exc} (column {self._names[c]!r}, row {r} of the current block)") from None
         return <object>(<PyObject **>self._ptrs[c])[r]
 
     def get_value_by_index(self, int i):
