@@ -6,7 +6,7 @@ For every data set: bits per value, encode and decode speed per path, on cache-r
 of the same output, and the issue's targets with the figures measured here.
 
 Options: ``--n N`` values per synthetic chunk (default 65536), ``--repeat R`` timing samples
-(default 15), ``--large N`` values of the large case (default 8,000,000; 0 skips it),
+(default 41), ``--large N`` values of the large case (default 8,000,000; 0 skips it),
 ``--only NAME[,NAME]`` data sets to run.
 """
 
@@ -60,20 +60,30 @@ def datasets(n: int = 65536, seed: int = 42) -> dict[str, np.ndarray]:
     return out
 
 
-def _median_rate(fn, n_values, repeat, min_time=2e-3):
-    """Median values/s over `repeat` samples; each sample loops fn until min_time has passed."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - t0, 1e-7)
-    loops = max(1, int(min_time / once))
-    rates = []
-    for _ in range(repeat):
+class _Timer:
+    """Collects timing tasks, then samples them round-robin: on a shared machine a burst of load
+    then hits every measurement alike instead of spoiling a few; medians per task. Samples are
+    short (0.3 ms by default) so that few of them span a time slice given to another process."""
+
+    def __init__(self, min_time=3e-4):
+        self.tasks = []
+        self.min_time = min_time
+
+    def add(self, key, fn, n_values):
+        fn()
         t0 = time.perf_counter()
-        for _ in range(loops):
-            fn()
-        rates.append(n_values * loops / (time.perf_counter() - t0))
-    return float(np.median(rates))
+        fn()
+        once = max(time.perf_counter() - t0, 1e-7)
+        self.tasks.append((key, fn, n_values, max(1, int(self.min_time / once)), []))
+
+    def run(self, repeat):
+        for _ in range(repeat):
+            for _key, fn, _n, loops, rates in self.tasks:
+                t0 = time.perf_counter()
+                for _ in range(loops):
+                    fn()
+                rates.append(loops / (time.perf_counter() - t0))
+        return {key: n * float(np.median(rates)) for key, _fn, n, _l, rates in self.tasks}
 
 
 def _cpu_model():
@@ -106,8 +116,8 @@ def _pcodec_codec():
     return lambda a: standalone.simple_compress(a, cfg), standalone.simple_decompress
 
 
-def measure(name, arr, repeat):
-    """All figures for one data set -> dict."""
+def measure(name, arr, timer):
+    """Sizes now, speed tasks added to `timer` (keys (name, what)) -> dict of sizes."""
     from tsfile.codecs import alp, gorilla
 
     n = len(arr)
@@ -117,35 +127,32 @@ def measure(name, arr, repeat):
     paths = ["per_value", "batch"] + (["simd"] if alp.HAS_SIMD and _simd_on() else [])
     out = np.empty_like(arr)
     for p in paths:
-        res[f"alp_dec_{p}"] = _median_rate(
-            lambda p=p: alp.decode_into(page, out, path=p), n, repeat
-        )
+        timer.add((name, f"alp_dec_{p}"), lambda p=p: alp.decode_into(page, out, path=p), n)
     for p in ["batch"] + (["simd"] if "simd" in paths else []):
-        res[f"alp_enc_{p}"] = _median_rate(lambda p=p: alp.encode(arr, path=p), n, repeat)
+        timer.add((name, f"alp_enc_{p}"), lambda p=p: alp.encode(arr, path=p), n)
     try:
         g = gorilla.encode(arr)
-    except Exception:  # the data hold GORILLA's end marker
+    except ValueError:  # the data hold GORILLA's end marker
         g = None
     if g is not None:
         res["gor_bits"] = len(g) * 8 / n
         for p in ("per_value", "batch"):
-            res[f"gor_dec_{p}"] = _median_rate(
-                lambda p=p: gorilla.decode_into(g, out, path=p), n, repeat
-            )
-        res["gor_enc"] = _median_rate(lambda: gorilla.encode(arr), n, repeat)
+            timer.add((name, f"gor_dec_{p}"), lambda p=p: gorilla.decode_into(g, out, path=p), n)
+        timer.add((name, "gor_enc"), lambda: gorilla.encode(arr), n)
     raw = arr.tobytes()
     z = _zstd_codec()
     if z is not None:
         comp, decomp = z
         zb = comp(raw)
         res["zstd_bits"] = len(zb) * 8 / n
-        res["zstd_dec"] = _median_rate(lambda: decomp(zb, len(raw)), n, repeat)
+        size = len(raw)
+        timer.add((name, "zstd_dec"), lambda d=decomp, z=zb, k=size: d(z, k), n)
     pc = _pcodec_codec()
     if pc is not None:
         comp, decomp = pc
         pb = comp(arr)
         res["pco_bits"] = len(pb) * 8 / n
-        res["pco_dec"] = _median_rate(lambda: decomp(pb), n, repeat)
+        timer.add((name, "pco_dec"), lambda d=decomp, b=pb: d(b), n)
     return res
 
 
@@ -162,12 +169,13 @@ def _fmt(v, width=7, prec=0):
 
 
 def large_case(n, repeat):
-    """ALP decode of a large array (store-bandwidth bound) vs numpy copying the same output."""
+    """ALP decode of a large array (store-bandwidth bound) vs numpy copying the same output,
+    sampled alternately."""
     from tsfile.codecs import alp
 
     rng = np.random.default_rng(7)
     arr = np.round(100.0 + np.cumsum(rng.normal(0, 0.5, n)), 2)
-    # ALP pages of the TsFile page size class, decoded back to back into one output
+    # ALP pages of 64K values, decoded back to back into one output array
     per = 65536
     pages = [alp.encode(arr[i : i + per]) for i in range(0, n, per)]
     out = np.empty_like(arr)
@@ -181,15 +189,17 @@ def large_case(n, repeat):
             alp.decode_into(pg, out[o : o + k], path=path)
             o += k
 
-    r_alp = _median_rate(dec, n, max(3, repeat // 3), min_time=0)
-    r_copy = _median_rate(lambda: np.copyto(out, src), n, max(3, repeat // 3), min_time=0)
-    return path, r_alp, r_copy
+    timer = _Timer(min_time=0)
+    timer.add("alp", dec, n)
+    timer.add("copy", lambda: np.copyto(out, src), n)
+    rates = timer.run(max(5, repeat // 2))
+    return path, rates["alp"], rates["copy"]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tsfile bench floats")
     ap.add_argument("--n", type=int, default=65536)
-    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--repeat", type=int, default=41)
     ap.add_argument("--large", type=int, default=8_000_000)
     ap.add_argument("--only", default="")
     args = ap.parse_args(argv or [])
@@ -197,7 +207,7 @@ def main(argv=None):
     from tsfile._simd import simd_info
 
     print(
-        f"# floats: ALP vs GORILLA ({platform.machine()}, SIMD {simd_info()['active']}); "
+        f"# floats: ALP vs GORILLA ({_cpu_model()}, SIMD {simd_info()['active']}); "
         f"{args.n} values per synthetic chunk, medians of {args.repeat} samples; M values/s"
     )
     print(f"# real data: {REAL_DATA[1]}")
@@ -223,11 +233,14 @@ def main(argv=None):
     )
     print(" | ".join(cols))
     results = {}
+    timer = _Timer()
     for name, arr in data.items():
         if only and name not in only:
             continue
-        r = measure(name, arr, args.repeat)
-        results[name] = r
+        results[name] = measure(name, arr, timer)
+    for (name, key), rate in timer.run(args.repeat).items():
+        results[name][key] = rate
+    for name, r in results.items():
         m = 1e6
         row = [
             name.ljust(14),
