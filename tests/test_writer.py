@@ -473,3 +473,31 @@ def test_memory_threshold_flushes(tmp_path):
             w.write_arrays(np.arange(k * 10_000, (k + 1) * 10_000), {"v": np.arange(10_000)})
     chunks = scan_chunks(path.read_bytes())
     assert len([c for c in chunks if c["kind"] == "time"]) == 5
+
+
+def test_buffered_rows_do_not_alias_inputs(tmp_path):
+    schema = TableSchema(
+        "t", [ColumnSchema("id", T.STRING, ColumnCategory.TAG), ColumnSchema("v", T.INT64)]
+    )
+    ref = tmp_path / "ref.tsfile"
+    with TsFileTableWriter(ref, schema) as w:
+        w.write_arrays(np.array([1, 2, 3, 4]), {"id": "a", "v": np.array([10, 20, 30, 40])})
+    # The same rows from one reused tablet and one reused array, all before the flush.
+    p = tmp_path / "reuse.tsfile"
+    with TsFileTableWriter(p, schema) as w:
+        tab = Tablet(["id", "v"], [T.STRING, T.INT64], 2)
+        for start in (0, 2):
+            for r in range(2):
+                tab.add_timestamp(r, start + r + 1)
+                tab.add_value_by_index(0, r, "a")
+                tab.add_value_by_index(1, r, (start + r + 1) * 10)
+            w.write_table(tab)
+    assert p.read_bytes() == ref.read_bytes()
+    p = tmp_path / "reuse2.tsfile"
+    with TsFileTableWriter(p, schema) as w:
+        ts, v = np.array([1, 2]), np.array([10, 20])
+        w.write_arrays(ts, {"id": "a", "v": v})
+        ts[:] = [3, 4]
+        v[:] = [30, 40]
+        w.write_arrays(ts, {"id": "a", "v": v})
+    assert p.read_bytes() == ref.read_bytes()

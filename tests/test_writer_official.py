@@ -231,3 +231,58 @@ def test_official_reads_fast_path_and_end_markers(tmp_path):
     assert got["i"] == i64.tolist()
     assert got["f"] == [None if nulls[k] else float(f[k]) for k in range(n)]
     assert got["day"] == days
+
+
+def test_official_reads_deep_index(tmp_path):
+    # index_degree 4: INTERNAL_DEVICE levels and INTERNAL_MEASUREMENT levels (21 series > 4 * 4),
+    # which degree 256 only produces beyond 65,536 series per device.
+    spec = random_spec(
+        19, 300, devices=tuple(f"d{i:02d}" for i in range(20)), types=[T.INT32, T.DOUBLE] * 10
+    )
+    path = tmp_path / "deep.tsfile"
+    spec.write_ours(path, index_degree=4)
+    _check_values(path, spec)
+
+
+def test_official_reads_two_tables_and_time_column(tmp_path):
+    from tsfile.schema import ColumnSchema, TableSchema
+    from tsfile.writer import TsFileWriter
+
+    path = tmp_path / "two.tsfile"
+    a = TableSchema(
+        "alpha", [ColumnSchema("k", T.STRING, ColumnCategory.TAG), ColumnSchema("v", T.INT64)]
+    )
+    b = TableSchema(
+        "beta", [ColumnSchema("ts", T.TIMESTAMP, ColumnCategory.TIME), ColumnSchema("x", T.DOUBLE)]
+    )
+    pd = pytest.importorskip("pandas")
+    with TsFileWriter(path) as w:
+        w.register_table(b)
+        w.register_table(a)
+        w.write_arrays(
+            "alpha",
+            np.array([5, 1, 3]),
+            {"k": np.array(["q", "p", "q"], dtype=object), "v": np.array([50, 10, 30])},
+        )
+        w.write_dataframe("beta", pd.DataFrame({"TS": [2, 1], "x": [0.5, None]}))
+    got = read_with_official(path)["tables"]
+    assert got["alpha"]["values"] == {"time": [1, 3, 5], "k": ["p", "q", "q"], "v": [10, 30, 50]}
+    assert got["beta"]["values"]["time"] == [1, 2]
+    assert got["beta"]["values"]["x"] == [None, 0.5]
+
+
+def test_official_reads_million_point_page(tmp_path):
+    from tsfile.schema import ColumnSchema, TableSchema
+    from tsfile.writer import TsFileTableWriter
+
+    n = 1_000_000
+    rng = np.random.default_rng(8)
+    v = np.cumsum(rng.integers(-1000, 1001, n))
+    path = tmp_path / "big.tsfile"
+    with TsFileTableWriter(
+        path, TableSchema("big", [ColumnSchema("v", T.INT64)]), page_size=n
+    ) as w:
+        w.write_arrays(np.arange(n, dtype=np.int64) * 3, {"v": v})
+    got = read_with_official(path)["tables"]["big"]["values"]
+    assert got["time"] == (np.arange(n) * 3).tolist()
+    assert got["v"] == v.tolist()

@@ -90,6 +90,20 @@ class _Piece:
         self.times = times
         self.fields = fields
 
+    def detach(self, inputs):
+        """Copy every array that may share memory with one of `inputs`."""
+
+        def own(arr):
+            if arr is None:
+                return None
+            for x in inputs:
+                if np.may_share_memory(arr, x):
+                    return arr.copy()
+            return arr
+
+        self.times = own(self.times)
+        self.fields = {k: (own(v), own(p)) for k, (v, p) in self.fields.items()}
+
 
 class TsFileWriter:
     """Low-level writer: register tables, then write tablets / arrays / DataFrames into them."""
@@ -134,6 +148,7 @@ class TsFileWriter:
         self._file.write(HEADER)
         self._pos = len(HEADER)
         self._closed = False
+        self._fresh = []
 
     # -- schema -----------------------------------------------------------------------------------
 
@@ -351,6 +366,22 @@ class TsFileWriter:
         return arr.astype(target), present
 
     def _add(self, table: _Table, times, columns) -> None:
+        self._fresh = []
+        self._add_rows(table, times, columns)
+        if self._buffered_bytes >= self._memory_threshold:
+            self.flush()
+        else:
+            # The rows stay buffered: they must not alias the caller's arrays (a Tablet refilled
+            # and written again, an array reused), so views of them are copied now.
+            inputs = [times]
+            for item in columns.values():
+                if isinstance(item, tuple):
+                    inputs.extend(x for x in item if isinstance(x, np.ndarray))
+            for piece in self._fresh:
+                piece.detach(inputs)
+        self._fresh = []
+
+    def _add_rows(self, table: _Table, times, columns) -> None:
         n = times.shape[0]
         tag_arrays = []
         fields = {}
@@ -405,8 +436,6 @@ class TsFileWriter:
             self._append(dev, _Piece(times, fields))
         else:
             self._add_grouped(table, times, fields, const_tags, tag_arrays)
-        if self._buffered_bytes >= self._memory_threshold:
-            self.flush()
 
     def _add_grouped(self, table, times, fields, const_tags, tag_arrays):
         """Rows of several devices: group them by their tag values."""
@@ -455,6 +484,7 @@ class TsFileWriter:
 
     def _append(self, dev, piece):
         self._buffers.setdefault(dev, []).append(piece)
+        self._fresh.append(piece)
         size = piece.times.nbytes
         for values, present in piece.fields.values():
             size += values.nbytes * (4 if values.dtype == object else 1)
