@@ -158,7 +158,10 @@ static inline int zigzag_stream_next(zigzag_stream *s, uint64_t *v)
         s->err_at = s->pos;
         return -(e == TSC_ERR_TRUNCATED ? TSC_ERR_BLOCK : e);
     }
-    s->left--;
+    if (--s->left == 0 && s->pos != s->block_end) { /* the block's varints end early */
+        s->err_at = s->pos;
+        return -TSC_ERR_TRAILING;
+    }
     return 1;
 }
 
