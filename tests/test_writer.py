@@ -501,3 +501,17 @@ def test_buffered_rows_do_not_alias_inputs(tmp_path):
         v[:] = [30, 40]
         w.write_arrays(ts, {"id": "a", "v": v})
     assert p.read_bytes() == ref.read_bytes()
+
+
+@pytest.mark.parametrize("bits", [20, 50, 62])
+def test_int64_sum_is_the_sequential_double_sum(bits):
+    # Small values take an exact integer shortcut, large ones the double additions: both must
+    # give the double that adding the values one by one gives.
+    rng = np.random.default_rng(bits)
+    vals = rng.integers(-(2**bits), 2**bits, 5001)
+    _, chunk = numeric_value_statistics(T.INT64, vals, np.arange(5001), [0, 5001], False)
+    seq = 0.0
+    for x in vals.tolist():
+        seq += float(x)
+    assert chunk.sum == seq
+    assert chunk.min == vals.min() and chunk.max == vals.max()

@@ -175,6 +175,52 @@ cdef Py_ssize_t _serialize_one(num_t* dummy, unsigned char* out, Py_ssize_t coun
         return n + 40
 
 
+cdef inline double _abs_bound(int64_t lo, int64_t hi) noexcept nogil:
+    cdef double a = -(<double>lo)
+    cdef double b = <double>hi
+    if a < 0:
+        a = -a
+    if b < 0:
+        b = -b
+    return a if a > b else b
+
+
+cdef void _min_max_sum_i64(const int64_t* v, Py_ssize_t n, int64_t* lo, int64_t* hi,
+                           int64_t* total) noexcept nogil:
+    """min, max and the wrapping integer sum; four independent lanes so the compiler can keep
+    them in vector registers (the result does not depend on the lane split)."""
+    cdef int64_t l0 = v[0], l1 = v[0], l2 = v[0], l3 = v[0]
+    cdef int64_t h0 = v[0], h1 = v[0], h2 = v[0], h3 = v[0]
+    cdef uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0
+    cdef Py_ssize_t i = 0
+    while i + 4 <= n:
+        l0 = v[i] if v[i] < l0 else l0
+        h0 = v[i] if v[i] > h0 else h0
+        l1 = v[i + 1] if v[i + 1] < l1 else l1
+        h1 = v[i + 1] if v[i + 1] > h1 else h1
+        l2 = v[i + 2] if v[i + 2] < l2 else l2
+        h2 = v[i + 2] if v[i + 2] > h2 else h2
+        l3 = v[i + 3] if v[i + 3] < l3 else l3
+        h3 = v[i + 3] if v[i + 3] > h3 else h3
+        s0 += <uint64_t>v[i]
+        s1 += <uint64_t>v[i + 1]
+        s2 += <uint64_t>v[i + 2]
+        s3 += <uint64_t>v[i + 3]
+        i += 4
+    while i < n:
+        l0 = v[i] if v[i] < l0 else l0
+        h0 = v[i] if v[i] > h0 else h0
+        s0 += <uint64_t>v[i]
+        i += 1
+    l0 = l1 if l1 < l0 else l0
+    l2 = l3 if l3 < l2 else l2
+    h0 = h1 if h1 > h0 else h0
+    h2 = h3 if h3 > h2 else h2
+    lo[0] = l2 if l2 < l0 else l0
+    hi[0] = h2 if h2 > h0 else h0
+    total[0] = <int64_t>(s0 + s1 + s2 + s3)
+
+
 def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
                         bint page_bytes):
     """Statistics of the pages of a numeric (or BOOLEAN as uint8) value chunk in one pass.
@@ -211,16 +257,27 @@ def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const
             hi = lo
             isum = 0
             dsum = 0.0
-            for i in range(a, b):
-                v = values[i]
-                if v < lo:
-                    lo = v
-                if v > hi:
-                    hi = v
-                if num_t is uint8_t or num_t is int32_t:
-                    isum += v
+            if num_t is int64_t:
+                _min_max_sum_i64(&values[a], b - a, &lo, &hi, &isum)
+                # The format stores INT64 sums as the double that sequential double additions
+                # give. When count * max|v| < 2^53 every partial sum is an integer a double holds
+                # exactly, so the exact integer sum is that double; otherwise add as doubles.
+                if _abs_bound(lo, hi) < (<double>9007199254740992.0) / <double>(b - a):
+                    dsum = <double>isum
                 else:
-                    dsum += <double>v
+                    for i in range(a, b):
+                        dsum += <double>values[i]
+            else:
+                for i in range(a, b):
+                    v = values[i]
+                    if v < lo:
+                        lo = v
+                    if v > hi:
+                        hi = v
+                    if num_t is uint8_t or num_t is int32_t:
+                        isum += v
+                    else:
+                        dsum += <double>v
             if ccount == 0:
                 clo = lo
                 chi = hi
