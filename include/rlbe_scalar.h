@@ -20,6 +20,10 @@
 
 #define RLBE_MAX_BLOCK 10000
 
+/* F_1.. of the Fibonacci code: 1, 2, 3, 5, 8, ... (21 terms cover every run of a block). */
+static const uint32_t rlbe_fib[21] = {1,    2,    3,    5,    8,    13,   21,    34,   55,   89,  144,
+                                      233,  377,  610,  987,  1597, 2584, 4181,  6765, 10946, 17711};
+
 typedef struct {
     tsf_msb_reader r;
     uint64_t prev;      /* last value of the current block */
@@ -55,6 +59,27 @@ TSFILE_INLINE int rlbe_segment(rlbe_state *s, const int W)
         if (c == 0 || c > RLBE_MAX_BLOCK) return TSF_E_COUNT;
         s->remaining = (int32_t)c;
         s->in_block = 0;
+    }
+    if (TSFILE_LIKELY(tsf_msb_need(r, LENW + 22))) {
+        /* Fast path: a run of at most 10000 values has a code of at most 21 bits (F_20 = 10946),
+         * so the length field and the whole code are in the reservoir. The code ends at the
+         * first pair of consecutive 1 bits. */
+        int L = (int)(r->buf >> (64 - LENW));
+        uint64_t x = r->buf << LENW;
+        uint64_t pairs = x & (x << 1);
+        int i = pairs ? __builtin_clzll(pairs) : 64;
+        if (L >= 1 && L <= W && i <= 20) {
+            uint32_t k = 0;
+            uint64_t code = x >> (63 - i); /* the i + 1 value bits, first bit lowest weight... */
+            for (int j = 0; j <= i; j++)   /* ...bit j (from the first) selects F_{j+1} */
+                if ((code >> (i - j)) & 1) k += rlbe_fib[j];
+            if (k > (uint32_t)s->remaining) return TSF_E_COUNT;
+            tsf_msb_take(r, LENW + i + 2);
+            s->seg_left = (int32_t)k;
+            s->seg_len = L;
+            return 1;
+        }
+        /* otherwise let the careful path below report the problem */
     }
     if (!tsf_msb_need(r, LENW + 2)) return TSF_E_TRUNCATED;
     int L = (int)tsf_msb_take(r, LENW);
