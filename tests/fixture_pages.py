@@ -110,3 +110,75 @@ def check_fixture(
             assert got.tobytes() == exp.astype(dt).tobytes(), (name, device, meas, path)
         checked += len(exp)
     return checked
+
+
+def _decompress(body: bytes, comp: str, size: int) -> bytes:
+    import gzip
+
+    import cramjam
+
+    if comp == "UNCOMPRESSED":
+        return body
+    if comp == "SNAPPY":
+        return bytes(cramjam.snappy.decompress_raw(body))
+    if comp == "LZ4":
+        return bytes(cramjam.lz4.decompress_block(body, output_len=size))
+    if comp == "GZIP":
+        return gzip.decompress(body)
+    if comp == "ZSTD":
+        return bytes(cramjam.zstd.decompress(body))
+    if comp == "LZO":
+        import lzo
+
+        return lzo.decompress(body, False, size)
+    raise NotImplementedError(comp)
+
+
+def nonaligned_pages(name: str, encoding: str):
+    """Yield (device name, column name, type name, [(count, value bytes), ...]) for every
+    non-aligned (tree-model) chunk of the fixture written with `encoding`; pages decompressed,
+    the value count taken from the page's TS_2DIFF timestamps."""
+    from tsfile.codecs import ts2diff
+
+    exp = load_expected(name)
+    data = Path(fixture_path(name)).read_bytes()
+    for ch in exp.meta["chunks"]:
+        if ch["kind"] != "nonaligned" or ch["encoding"] != encoding:
+            continue
+        pos = ch["offset"]
+        marker = data[pos]
+        _, pos = _varstr(data, pos + 1)
+        size, pos = _uvarint(data, pos)
+        pos += 3
+        end = pos + size
+        multi = (marker & 0x3F) == 0x01
+        pages = []
+        while pos < end:
+            unc, pos = _uvarint(data, pos)
+            comp, pos = _uvarint(data, pos)
+            if multi:
+                _, pos = _uvarint(data, pos)
+                pos += 16 + _TYPED_STATS[ch["type"]]
+            body = _decompress(data[pos : pos + comp], ch["compression"], unc)
+            pos += comp
+            tlen, tpos = _uvarint(body, 0)
+            count = ts2diff.count_values(body[tpos : tpos + tlen], "int64")
+            pages.append((count, body[tpos + tlen :]))
+        assert pos == end
+        dev = ".".join(ch["device"])
+        yield dev, f"{dev}.{ch['measurement']}", ch["type"], pages
+
+
+def check_nonaligned(name: str, encoding: str, decode, paths=("per_value", "batch")) -> int:
+    """As check_fixture, for the non-aligned chunks of a tree-model fixture."""
+    exp = load_expected(name)
+    checked = 0
+    for dev, col, tname, pages in nonaligned_pages(name, encoding):
+        dt = _DTYPES[tname]
+        s = exp.devices[dev]
+        want = np.ascontiguousarray(s.values[col][~s.nulls[col]]).astype(dt)
+        for path in paths:
+            got = np.concatenate([decode(body, dt, count, path) for count, body in pages])
+            assert got.tobytes() == want.tobytes(), (name, col, path)
+        checked += len(want)
+    return checked

@@ -183,3 +183,9 @@ def test_official_fixture_end_marker_values():
 
     n = check_fixture("gorilla_end_markers", "CHIMP", _decode_page, without_count=False)
     assert n == 4 * 300
+
+
+def test_official_tree_fixture_compressed_pages():
+    from fixture_pages import check_nonaligned
+
+    assert check_nonaligned("tree_nonaligned", "CHIMP", _decode_page) >= 50

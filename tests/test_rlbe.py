@@ -143,3 +143,9 @@ def test_official_fixture():
     from fixture_pages import check_fixture
 
     assert check_fixture("enc_rlbe", "RLBE", _decode_page) > 1000
+
+
+def test_official_tree_fixture_compressed_pages():
+    from fixture_pages import check_nonaligned
+
+    assert check_nonaligned("tree_nonaligned", "RLBE", _decode_page) >= 50

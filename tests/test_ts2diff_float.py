@@ -218,3 +218,9 @@ def _decode_page_if_float(body, dt, count, path):
 
         return ts2diff.decode(body, dt, count=count, path=path)
     return tf.decode(body, dt, count=count, path=path)
+
+
+def test_official_tree_fixture_compressed_pages():
+    from fixture_pages import check_nonaligned
+
+    assert check_nonaligned("tree_nonaligned", "TS_2DIFF", _decode_page_if_float) >= 50
