@@ -231,15 +231,21 @@ class TsFileReader:
     def _chunk(self, offset):
         return engine.read_chunk(self._fv, offset)
 
-    def _time_chunk_rows(self, chunk, stats_count):
-        """Validate a time chunk's statistics count against the bytes of its pages."""
+    def _time_chunk_rows(self, chunk, stats_count, t1, t2):
+        """Rows to allocate for a time chunk: its statistics count, validated against the bytes
+        of its pages, or (multi-page chunks) the counts of the pages that overlap [t1, t2]."""
+        info = chunk.page_info()
         per_byte = _ROWS_PER_BYTE.get(chunk.encoding, _ROWS_PER_BYTE_OTHER)
-        usize = sum(p[1] for p in chunk.page_info())
+        usize = sum(p[1] for p in info)
         if stats_count > usize * per_byte:
             raise CorruptDataError(
                 f"{self._path}: time chunk statistics count {stats_count} is impossible for "
                 f"{usize} bytes of pages at file offset {chunk.offset}"
             )
+        if info and all(p[3] for p in info):
+            wanted = sum(p[4] for p in info if not (p[6] < t1 or p[5] > t2))
+            if wanted <= stats_count:
+                return wanted
         return stats_count
 
     def _plan_aligned(self, dev_id, series, fields, t1, t2):
@@ -287,7 +293,9 @@ class TsFileReader:
                 continue
             chunk = self._chunk(tc.offset)
             inside = t1 <= s.start_time and s.end_time <= t2
-            task.groups.append(_Group(chunk, self._time_chunk_rows(chunk, s.count), vals, inside))
+            task.groups.append(
+                _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
+            )
         return task
 
     def _plan_table(self, table_name, column_names, t1, t2):

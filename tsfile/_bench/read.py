@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 DEVICES = 10
@@ -51,22 +52,22 @@ set_tsfile_config({"int64_encoding_type_": TSEncoding.TS_2DIFF,
                    "default_compression_type_": Compressor.SNAPPY,
                    "time_compress_type_": Compressor.SNAPPY})
 cols = [ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG)]
-cols += [ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD) for i in range(%(fields)d)]
+cols += [ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD) for i in range(@FIELDS@)]
 w.register_table(TableSchema("bench", cols))
 rng = np.random.default_rng(42)
 step = 1_000_000
-for d in range(%(devices)d):
+for d in range(@DEVICES@):
     steps = np.where(rng.random(per_dev) < 0.05, 2, 1).astype(np.int64)
     ts = np.cumsum(steps) - steps[0]
-    vals = [np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64) for _ in range(%(fields)d)]
+    vals = [np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64) for _ in range(@FIELDS@)]
     for a in range(0, per_dev, step):
         b = min(per_dev, a + step)
         arrays = [pa.array(ts[a:b], pa.int64()), pa.array([f"d{d:02d}"] * (b - a), pa.string())]
         arrays += [pa.array(v[a:b], pa.int64()) for v in vals]
-        names = ["time", "device"] + [f"f{i}" for i in range(%(fields)d)]
+        names = ["time", "device"] + [f"f{i}" for i in range(@FIELDS@)]
         w.write_arrow_batch("bench", pa.RecordBatch.from_arrays(arrays, names=names), 0)
 w.close()
-""" % {"fields": FIELDS, "devices": DEVICES}
+""".replace("@FIELDS@", str(FIELDS)).replace("@DEVICES@", str(DEVICES))
 
 # Runs inside the official package's virtualenv: times its read paths, prints JSON.
 _OFFICIAL_SCRIPT = r"""
@@ -75,7 +76,7 @@ import tsfile
 from tsfile import TsFileReader, to_dataframe
 path, repeat, row_cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ranges = json.loads(sys.argv[4])
-cols = ["device"] + [f"f{i}" for i in range(%(fields)d)]
+cols = ["device"] + [f"f{i}" for i in range(@FIELDS@)]
 out = {"arrow": {}, "rows": None, "to_dataframe": None}
 def arrow(t1, t2):
     n = 0
@@ -113,7 +114,7 @@ for _ in range(max(1, repeat // 2)):
     times.append(time.perf_counter() - t0)
 out["to_dataframe"] = [statistics.median(times), len(df)]
 print(json.dumps(out))
-""" % {"fields": FIELDS}
+""".replace("@FIELDS@", str(FIELDS))
 
 
 def official_python():
@@ -161,24 +162,16 @@ def make_official_file(cache: Path, rows: int) -> Path | None:
     return path
 
 
-def bench_data(rows: int):
-    """The same data as _GEN_SCRIPT, as numpy arrays (for our writer)."""
+def bench_device_data(per_dev: int):
+    """The same data as _GEN_SCRIPT, one device at a time: (timestamps, [f0..f7])."""
     import numpy as np
 
-    per_dev = rows // DEVICES
     rng = np.random.default_rng(42)
-    ts_all, dev_all, vals_all = [], [], [[] for _ in range(FIELDS)]
-    for d in range(DEVICES):
+    for _ in range(DEVICES):
         steps = np.where(rng.random(per_dev) < 0.05, 2, 1).astype(np.int64)
-        ts_all.append(np.cumsum(steps) - steps[0])
-        dev_all.append(np.full(per_dev, f"d{d:02d}", dtype=object))
-        for i in range(FIELDS):
-            vals_all[i].append(np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64))
-    return (
-        np.concatenate(ts_all),
-        np.concatenate(dev_all),
-        [np.concatenate(v) for v in vals_all],
-    )
+        ts = np.cumsum(steps) - steps[0]
+        vals = [np.cumsum(rng.integers(-100, 101, per_dev)).astype(np.int64) for _ in range(FIELDS)]
+        yield ts, vals
 
 
 def make_our_file(cache: Path, rows: int) -> Path | None:
@@ -187,30 +180,28 @@ def make_our_file(cache: Path, rows: int) -> Path | None:
     if path.exists():
         return path
     try:
-        from tsfile.writer import TsFileTableWriter  # noqa: F401
         import tsfile
+        from tsfile.writer import TsFileWriter
     except ImportError:
         return None
     try:
-        ts, dev, vals = bench_data(rows)
         cols = [tsfile.ColumnSchema("device", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG)]
         cols += [
-            tsfile.ColumnSchema(
-                f"f{i}",
-                tsfile.TSDataType.INT64,
-                tsfile.ColumnCategory.FIELD,
-                tsfile.TSEncoding.TS_2DIFF,
-                tsfile.Compressor.SNAPPY,
-            )
+            tsfile.ColumnSchema(f"f{i}", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD)
             for i in range(FIELDS)
         ]
-        schema = tsfile.TableSchema("bench", cols)
+        cache.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        import pandas as pd
-
-        df = pd.DataFrame({"time": ts, "device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
-        with tsfile.TsFileTableWriter(str(tmp), schema) as w:
-            w.write_dataframe(df)
+        w = TsFileWriter(
+            str(tmp),
+            compression=tsfile.Compressor.SNAPPY,
+            encodings={tsfile.TSDataType.INT64: tsfile.TSEncoding.TS_2DIFF},
+        )
+        w.register_table(tsfile.TableSchema("bench", cols))
+        for d, (ts, vals) in enumerate(bench_device_data(per_dev)):
+            columns = {"device": f"d{d:02d}", **{f"f{i}": v for i, v in enumerate(vals)}}
+            w.write_arrays("bench", ts, columns)
+        w.close()
         tmp.rename(path)
         return path
     except Exception as exc:  # our writer is another module; report, do not fail the bench
@@ -265,11 +256,17 @@ def ours_blocks(path, t1, t2, dpath):
     return n
 
 
-def ours_read_table(path, t1, t2, dpath="auto"):
+def ours_read_table(path, t1, t2):
     import tsfile
 
     res = tsfile.read_table(path, "bench", COLS, t1, t2)
     return len(res["time"])
+
+
+def ours_to_dataframe(path):
+    import tsfile
+
+    return len(tsfile.to_dataframe(str(path), "bench"))
 
 
 def peak_memory(path):
@@ -297,8 +294,6 @@ def main(argv=None):
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args(argv)
-
-    import numpy as np
 
     import tsfile
 
@@ -337,11 +332,11 @@ def main(argv=None):
         print(rows_hdr)
         for sel in SELECTIVITIES:
             t1, t2 = ranges[sel]
-            cap = args.row_cap
-            t_rows, n_rows = _median(lambda: ours_rows(path, t1, t2, cap), max(1, args.repeat))
-            t_b, n = _median(lambda: ours_blocks(path, t1, t2, "batch"), args.repeat)
-            t_s, n_s = _median(lambda: ours_blocks(path, t1, t2, "simd"), args.repeat)
-            t_rt, n_rt = _median(lambda: ours_read_table(path, t1, t2), args.repeat)
+            reps = max(1, args.repeat)
+            t_rows, n_rows = _median(partial(ours_rows, path, t1, t2, args.row_cap), reps)
+            t_b, n = _median(partial(ours_blocks, path, t1, t2, "batch"), reps)
+            t_s, n_s = _median(partial(ours_blocks, path, t1, t2, "simd"), reps)
+            t_rt, n_rt = _median(partial(ours_read_table, path, t1, t2), reps)
             assert n == n_s == n_rt, (n, n_s, n_rt)
             line = (
                 f"{sel:>6} {n:>11,} | {n_rows / t_rows / 1e6:>14.2f} {n / t_b / 1e6:>10.1f} "
@@ -360,23 +355,22 @@ def main(argv=None):
                 assert na == n, (na, n)
                 line += f" | {na / ta / 1e6:>14.1f} {ta / t_s:>8.1f}x"
                 entry["official_arrow_s"] = ta
-            print(line)
+            print(line, flush=True)
             res[sel] = entry
         full = res[100]
-        print(
-            f"1 % query / full scan (simd): {res[1]['simd_s'] / full['simd_s'] * 100:.1f} % of the time"
-        )
-        # to_dataframe on the same row prefix as the official one, plus the whole file
-        t_df, df_n = _median(lambda: len(tsfile.to_dataframe(str(path), "bench")), args.repeat)
+        pct = res[1]["simd_s"] / full["simd_s"] * 100
+        print(f"1 % query / full scan (batch + simd): {pct:.1f} % of the time")
+        t_df, df_n = _median(partial(ours_to_dataframe, path), args.repeat)
         print(f"to_dataframe (ours, whole file): {df_n / t_df / 1e6:.2f} M rows/s")
         res["to_dataframe_s"] = t_df
         if off_res is not None:
             tr, nr = off_res["rows"]
             td, nd = off_res["to_dataframe"]
-            t_ours_r, n_ours_r = _median(lambda: ours_rows(path, None, None, nr), args.repeat)
+            t_our_r, n_our_r = _median(partial(ours_rows, path, None, None, nr), args.repeat)
+            ours_rate, off_rate = n_our_r / t_our_r, nr / tr
             print(
-                f"row by row, first {nr:,} rows: ours {n_ours_r / t_ours_r / 1e6:.2f} M rows/s, "
-                f"official {nr / tr / 1e6:.3f} M rows/s ({(n_ours_r / t_ours_r) / (nr / tr):.1f}x)"
+                f"row by row, first {nr:,} rows: ours {ours_rate / 1e6:.2f} M rows/s, official "
+                f"{off_rate / 1e6:.3f} M rows/s ({ours_rate / off_rate:.1f}x)"
             )
             print(
                 f"to_dataframe: ours {df_n / t_df / 1e6:.2f} M rows/s (whole file), official "
@@ -391,8 +385,6 @@ def main(argv=None):
         )
         res["peak_bytes"], res["result_bytes"] = peak, size
         results["files"][label] = res
-        del np
-        import numpy as np  # noqa: F401
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     return 0
