@@ -383,6 +383,9 @@ static inline int alp_parse_block(const uint8_t *p, size_t avail, int is64, alp_
     if (b->scheme == 1) {
         size_t need = (size_t)b->count * vsize;
         if (need > rest) return ALP_E_BLOCK_SHORT;
+        /* the other header fields mean nothing for PLAIN: never let them index a table */
+        b->factor = b->exponent = b->width = 0;
+        b->base = 0;
         b->bitmap = NULL;
         b->exc = NULL;
         b->exc_count = 0;
@@ -596,7 +599,7 @@ static inline int alp_stream_ready(alp_stream_t *s, alp_err_t *err)
     s->i = 0;
     s->k = 0;
     s->open = 1;
-    s->P64 = ALP_POW10_F64[s->b.factor];
+    s->P64 = ALP_POW10_F64[s->b.factor % (ALP_MAX_E64 + 1)];
     s->I64 = ALP_INV10_F64[s->b.exponent % (ALP_MAX_E64 + 1)];
     s->P32 = ALP_POW10_F32[s->b.factor % (ALP_MAX_E32 + 1)];
     s->I32 = ALP_INV10_F32[s->b.exponent % (ALP_MAX_E32 + 1)];

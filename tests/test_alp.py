@@ -457,3 +457,17 @@ def test_float_base_outside_int32():
     for path in _paths():
         with pytest.raises(CorruptDataError, match="int32"):
             alp.decode(_page(0, 2, [bytes(blk)]), np.float32, path=path)
+
+
+def test_plain_block_ignores_its_other_header_fields():
+    # garbage factor/exponent/width/base in a PLAIN block must not be used (nor index a table)
+    plain = struct.pack("<BBBBIIIqB3x", 1, 200, 250, 0, 2, 0, 0, -5, 99)
+    page = _page(1, 2, [plain + struct.pack("<2d", 0.1, -7.25)])
+    for path in _paths():
+        assert alp.decode(page, np.float64, path=path).tolist() == [0.1, -7.25]
+        assert list(alp.ALPDecoder(page)) == [0.1, -7.25]
+
+
+def test_plain_block_header_written_by_this_encoder():
+    page = alp.encode(np.random.default_rng(9).random(10))
+    assert page[16:44] == struct.pack("<BBBBIIIqB3x", 1, 0, 0, 0, 10, 0, 80, 0, 0)
