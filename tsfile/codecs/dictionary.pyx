@@ -61,6 +61,12 @@ cdef int _check_kind(int kind) except -1:
     return 0
 
 
+cdef int _check_out(int kind) except -1:
+    if kind != KIND_BIN:
+        raise TypeError(f"DICTIONARY: out must be an object array, not {kind_name(kind)} values")
+    return 0
+
+
 cdef object _read_entries(const uint8_t *src, size_t n, size_t *pos):
     """The dictionary: an object array of bytes; *pos moves past it."""
     cdef int32_t cnt = 0
@@ -197,7 +203,7 @@ def decode_indices(data, count=None):
 
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into the object array ``out``; return bytes consumed."""
-    _check_kind(kind_of_out(out))
+    _check_out(kind_of_out(out))
     cdef int p = resolve_path(path, False, "DICTIONARY")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef Py_ssize_t n = buf.shape[0]

@@ -87,6 +87,12 @@ cdef inline const char *_what(int kind) noexcept nogil:
     return "RLE INT64"
 
 
+cdef int _check_out(int kind) except -1:
+    if kind == KIND_F32 or kind == KIND_F64 or kind == KIND_BIN:
+        raise TypeError(f"RLE: cannot decode into an array of {kind_name(kind)} values")
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # C-level entry points (rle.pxd)
 
@@ -325,7 +331,7 @@ def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into ``out`` (bool / int32 / int64); return the bytes
     consumed (through the end of the block holding the last value)."""
     cdef int kind = kind_of_out(out)
-    _check_kind(kind)
+    _check_out(kind)
     cdef int p = resolve_path(path, False, "RLE")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     return _decode_into_kind(kind, buf, out, p)

@@ -61,6 +61,12 @@ cdef int _check_kind(int kind) except -1:
     return 0
 
 
+cdef int _check_out(int kind) except -1:
+    if kind != KIND_I32 and kind != KIND_I64:
+        raise TypeError(f"ZIGZAG: cannot decode into an array of {kind_name(kind)} values")
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # C-level entry points (zigzag.pxd)
 
@@ -250,7 +256,7 @@ def decode(data, dtype, count=None, path="auto"):
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into ``out`` (int32 / int64); return bytes consumed."""
     cdef int kind = kind_of_out(out)
-    _check_kind(kind)
+    _check_out(kind)
     cdef int p = resolve_path(path, False, "ZIGZAG")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     return _decode_into_kind(kind, buf, out, p)
