@@ -302,7 +302,7 @@ def _targets(res):
     lines.append(("GORILLA double decode, batch", v and v / 1e6, ">= 250 M/s", v and v >= 2.5e8))
     v = get(p, "gor_enc")
     lines.append(("GORILLA double encode", v and v / 1e6, ">= 150 M/s", v and v >= 1.5e8))
-    for name in (p, "temps_1dp"):
+    for name in (p, "temps_1dp", "seattle_temps", f32, "temps_1dp_f32"):
         a, g, z = get(name, "alp_bits"), get(name, "gor_bits"), get(name, "zstd_bits")
         if a and g:
             lines.append((f"ALP/GORILLA bits, {name}", a / g, "<= 0.5", a / g <= 0.5))
