@@ -22,10 +22,6 @@ CODEC_GAPS = {
         "decoding by count (the official writer stores such values; see the fixtures README)",
         tsfile.CorruptDataError,
     ),
-    "enc_sprintz": (
-        "tsfile.codecs.sprintz returns wrong FLOAT values for 7 cells (sign of +-MAX)",
-        AssertionError,
-    ),
 }
 FIXTURES = [
     pytest.param(n, marks=pytest.mark.xfail(reason=CODEC_GAPS[n][0], raises=CODEC_GAPS[n][1]))
