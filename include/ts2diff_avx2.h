@@ -116,15 +116,22 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i64_avx2(const uint8_t *packed, co
         const __m256i minv = _mm256_set1_epi64x((long long)min);
         __m256i carry = _mm256_set1_epi64x((long long)first);
         const int split = pl->kind == BITPACK_MSB_SPLIT64;
+        /* the plan in locals: stores to `out` could alias it as far as the compiler knows */
+        const __m256i m0 = ts2diff_avx2_ld(pl->mask[0]), m1 = ts2diff_avx2_ld(pl->mask[2]);
+        const __m256i s0 = ts2diff_avx2_ld(pl->shl64[0]), s1 = ts2diff_avx2_ld(pl->shl64[2]);
+        const size_t o0 = (size_t)pl->off[0], o1 = (size_t)pl->off[1];
+        const size_t o2 = (size_t)pl->off[2], o3 = (size_t)pl->off[3];
         for (size_t g = 0; g < ng; g++) {
             const uint8_t *p = packed + g * (size_t)w;
             __m256i a, b;
-            if (split) {
+            if (split) { /* widths 59, 61, 62, 63 */
                 a = ts2diff_avx2_split64x4(p, pl, 0, cnt);
                 b = ts2diff_avx2_split64x4(p, pl, 4, cnt);
             } else {
-                a = ts2diff_avx2_lanes64(p, pl, 0, cnt);
-                b = ts2diff_avx2_lanes64(p, pl, 1, cnt);
+                a = ts2diff_avx2_load2(p + o0, p + o1);
+                b = ts2diff_avx2_load2(p + o2, p + o3);
+                a = _mm256_srl_epi64(_mm256_sllv_epi64(_mm256_shuffle_epi8(a, m0), s0), cnt);
+                b = _mm256_srl_epi64(_mm256_sllv_epi64(_mm256_shuffle_epi8(b, m1), s1), cnt);
             }
             a = ts2diff_avx2_scan64(_mm256_add_epi64(a, minv));
             b = ts2diff_avx2_scan64(_mm256_add_epi64(b, minv));
@@ -181,10 +188,18 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i32_avx2(const uint8_t *packed, co
         } else { /* widths 27, 29..31: a delta can span 5 bytes, unpack in 64-bit lanes */
             const __m128i cnt = _mm_cvtsi32_si128(64 - w);
             const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+            const __m256i m0 = ts2diff_avx2_ld(pl->mask[0]), m1 = ts2diff_avx2_ld(pl->mask[2]);
+            const __m256i s0 = ts2diff_avx2_ld(pl->shl64[0]), s1 = ts2diff_avx2_ld(pl->shl64[2]);
+            const size_t o0 = (size_t)pl->off[0], o1 = (size_t)pl->off[1];
+            const size_t o2 = (size_t)pl->off[2], o3 = (size_t)pl->off[3];
             for (size_t g = 0; g < ng; g++) {
                 const uint8_t *p = packed + g * (size_t)w;
-                const __m256i a = _mm256_permutevar8x32_epi32(ts2diff_avx2_lanes64(p, pl, 0, cnt), even);
-                const __m256i b = _mm256_permutevar8x32_epi32(ts2diff_avx2_lanes64(p, pl, 1, cnt), even);
+                __m256i a = ts2diff_avx2_load2(p + o0, p + o1);
+                __m256i b = ts2diff_avx2_load2(p + o2, p + o3);
+                a = _mm256_srl_epi64(_mm256_sllv_epi64(_mm256_shuffle_epi8(a, m0), s0), cnt);
+                b = _mm256_srl_epi64(_mm256_sllv_epi64(_mm256_shuffle_epi8(b, m1), s1), cnt);
+                a = _mm256_permutevar8x32_epi32(a, even);
+                b = _mm256_permutevar8x32_epi32(b, even);
                 __m256i x = _mm256_permute2x128_si256(a, b, 0x20);
                 x = ts2diff_avx2_scan32(_mm256_add_epi32(x, minv));
                 const __m256i t = _mm256_permutevar8x32_epi32(x, last);

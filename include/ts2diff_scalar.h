@@ -298,18 +298,102 @@ typedef void (*ts2diff_block_fn_i64)(const uint8_t *packed, const uint8_t *end, 
 typedef void (*ts2diff_block_fn_i32)(const uint8_t *packed, const uint8_t *end, int w,
                                      uint32_t min, uint32_t first, int32_t *out, size_t nd);
 
+/*
+ * The scalar block kernels specialise the unpack per width: a group of 8 deltas is w bytes, so
+ * with w a compile-time constant every byte offset and shift of the group is an immediate and the
+ * group unrolls to 8 x (load, byte swap, two shifts, two adds, store). Groups whose loads would
+ * pass `end`, and the last < 8 deltas, go through ts2diff_run_*.
+ */
+#define TS2DIFF_G64(J, W)                                                                          \
+    do {                                                                                           \
+        const unsigned bit_ = (J) * (W), s_ = bit_ & 7;                                            \
+        uint64_t x_ = ts2diff_load_be64(p + (bit_ >> 3)) << s_;                                    \
+        if ((W) > 56 && s_ + (W) > 64) x_ |= (uint64_t)p[(bit_ >> 3) + 8] >> (8 - s_);             \
+        acc += min + (x_ >> (64 - (W)));                                                           \
+        o[J] = (int64_t)acc;                                                                       \
+    } while (0)
+#define TS2DIFF_G32(J, W)                                                                          \
+    do {                                                                                           \
+        const unsigned bit_ = (J) * (W);                                                           \
+        const uint64_t x_ = ts2diff_load_be64(p + (bit_ >> 3)) << (bit_ & 7);                     \
+        acc += min + (uint32_t)(x_ >> (64 - (W)));                                                 \
+        o[J] = (int32_t)acc;                                                                       \
+    } while (0)
+#define TS2DIFF_GROUPS(G, W)                                                                       \
+    case W:                                                                                        \
+        for (size_t g = 0; g < ng; g++) {                                                          \
+            const uint8_t *p = packed + g * (W);                                                   \
+            T_ *o = out + 1 + 8 * g;                                                               \
+            G(0, W); G(1, W); G(2, W); G(3, W); G(4, W); G(5, W); G(6, W); G(7, W);                \
+        }                                                                                          \
+        break;
+#define TS2DIFF_CASES_1_32(G)                                                                      \
+    TS2DIFF_GROUPS(G, 1) TS2DIFF_GROUPS(G, 2) TS2DIFF_GROUPS(G, 3) TS2DIFF_GROUPS(G, 4)            \
+    TS2DIFF_GROUPS(G, 5) TS2DIFF_GROUPS(G, 6) TS2DIFF_GROUPS(G, 7) TS2DIFF_GROUPS(G, 8)            \
+    TS2DIFF_GROUPS(G, 9) TS2DIFF_GROUPS(G, 10) TS2DIFF_GROUPS(G, 11) TS2DIFF_GROUPS(G, 12)         \
+    TS2DIFF_GROUPS(G, 13) TS2DIFF_GROUPS(G, 14) TS2DIFF_GROUPS(G, 15) TS2DIFF_GROUPS(G, 16)        \
+    TS2DIFF_GROUPS(G, 17) TS2DIFF_GROUPS(G, 18) TS2DIFF_GROUPS(G, 19) TS2DIFF_GROUPS(G, 20)        \
+    TS2DIFF_GROUPS(G, 21) TS2DIFF_GROUPS(G, 22) TS2DIFF_GROUPS(G, 23) TS2DIFF_GROUPS(G, 24)        \
+    TS2DIFF_GROUPS(G, 25) TS2DIFF_GROUPS(G, 26) TS2DIFF_GROUPS(G, 27) TS2DIFF_GROUPS(G, 28)        \
+    TS2DIFF_GROUPS(G, 29) TS2DIFF_GROUPS(G, 30) TS2DIFF_GROUPS(G, 31) TS2DIFF_GROUPS(G, 32)
+#define TS2DIFF_CASES_33_64(G)                                                                     \
+    TS2DIFF_GROUPS(G, 33) TS2DIFF_GROUPS(G, 34) TS2DIFF_GROUPS(G, 35) TS2DIFF_GROUPS(G, 36)        \
+    TS2DIFF_GROUPS(G, 37) TS2DIFF_GROUPS(G, 38) TS2DIFF_GROUPS(G, 39) TS2DIFF_GROUPS(G, 40)        \
+    TS2DIFF_GROUPS(G, 41) TS2DIFF_GROUPS(G, 42) TS2DIFF_GROUPS(G, 43) TS2DIFF_GROUPS(G, 44)        \
+    TS2DIFF_GROUPS(G, 45) TS2DIFF_GROUPS(G, 46) TS2DIFF_GROUPS(G, 47) TS2DIFF_GROUPS(G, 48)        \
+    TS2DIFF_GROUPS(G, 49) TS2DIFF_GROUPS(G, 50) TS2DIFF_GROUPS(G, 51) TS2DIFF_GROUPS(G, 52)        \
+    TS2DIFF_GROUPS(G, 53) TS2DIFF_GROUPS(G, 54) TS2DIFF_GROUPS(G, 55) TS2DIFF_GROUPS(G, 56)        \
+    TS2DIFF_GROUPS(G, 57) TS2DIFF_GROUPS(G, 58) TS2DIFF_GROUPS(G, 59) TS2DIFF_GROUPS(G, 60)        \
+    TS2DIFF_GROUPS(G, 61) TS2DIFF_GROUPS(G, 62) TS2DIFF_GROUPS(G, 63) TS2DIFF_GROUPS(G, 64)
+
+/* Whole groups of 8 deltas (of nd) whose loads stay inside `end`: group g reads bytes
+ * g*w .. g*w + w + 8 (a ninth byte after the last delta's first byte at most). */
+TSFILE_INLINE size_t ts2diff_scalar_groups(const uint8_t *packed, const uint8_t *end, int w,
+                                           size_t nd)
+{
+    const size_t avail = (size_t)(end - packed), reach = (size_t)w + 9;
+    size_t ng = nd / 8;
+    const size_t gmax = avail >= reach ? (avail - reach) / (size_t)w + 1 : 0;
+    return ng < gmax ? ng : gmax;
+}
+
 static void ts2diff_decode_i64_scalar(const uint8_t *packed, const uint8_t *end, int w,
                                       uint64_t min, uint64_t first, int64_t *out, size_t nd)
 {
+    typedef int64_t T_;
     out[0] = (int64_t)first;
-    ts2diff_run_u64(packed, end, w, min, first, out, 0, nd);
+    uint64_t acc = first;
+    size_t ng = 0;
+    if (w > 0) {
+        ng = ts2diff_scalar_groups(packed, end, w, nd);
+        switch (w) {
+            TS2DIFF_CASES_1_32(TS2DIFF_G64)
+            TS2DIFF_CASES_33_64(TS2DIFF_G64)
+        default:
+            ng = 0;
+        }
+        if (ng) acc = (uint64_t)out[8 * ng];
+    }
+    ts2diff_run_u64(packed, end, w, min, acc, out, 8 * ng, nd);
 }
 
 static void ts2diff_decode_i32_scalar(const uint8_t *packed, const uint8_t *end, int w,
                                       uint32_t min, uint32_t first, int32_t *out, size_t nd)
 {
+    typedef int32_t T_;
     out[0] = (int32_t)first;
-    ts2diff_run_u32(packed, end, w, min, first, out, 0, nd);
+    uint32_t acc = first;
+    size_t ng = 0;
+    if (w > 0) {
+        ng = ts2diff_scalar_groups(packed, end, w, nd);
+        switch (w) {
+            TS2DIFF_CASES_1_32(TS2DIFF_G32)
+        default:
+            ng = 0;
+        }
+        if (ng) acc = (uint32_t)out[8 * ng];
+    }
+    ts2diff_run_u32(packed, end, w, min, acc, out, 8 * ng, nd);
 }
 
 /*
