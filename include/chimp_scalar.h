@@ -248,3 +248,109 @@ static inline int64_t chimp_max_values(size_t len, int W)
 }
 
 #endif /* TSFILE_CHIMP_SCALAR_H */
+
+/* ------------------------------------------------------------------ encoder */
+
+#include <stdlib.h>
+#include "bitwriter_msb.h"
+
+/* Bytes enough for n values plus the end value and the final byte. */
+static inline size_t chimp_encode_bound(size_t n, int W)
+{
+    return (n + 1) * (size_t)(W == 64 ? 11 : 6) + 2;
+}
+
+TSFILE_INLINE int chimp_lead_code(int lz)
+{
+    /* the largest class <= lz: classes 0, 8, 12, 16, 18, 20, 22, 24 */
+    if (lz >= 24) return 7;
+    if (lz >= 22) return 6;
+    if (lz >= 20) return 5;
+    if (lz >= 18) return 4;
+    if (lz >= 16) return 3;
+    if (lz >= 12) return 2;
+    if (lz >= 8) return 1;
+    return 0;
+}
+
+TSFILE_INLINE int chimp_clz(uint64_t x, int W) { return x ? __builtin_clzll(x) - (64 - W) : W; }
+TSFILE_INLINE int chimp_ctz(uint64_t x, int W) { return x ? __builtin_ctzll(x) : W; }
+
+/*
+ * Encode n words (values[i] as uint32_t for W = 32, uint64_t for W = 64) followed by the end
+ * value, as the official writers do (format notes 8.8; the index table starts zeroed, like their
+ * int array). `out` must hold chimp_encode_bound(n, W) bytes. Returns the size, or -1 when the
+ * working memory cannot be allocated.
+ */
+static ptrdiff_t chimp_encode_generic(const void *values, size_t n, int W, uint64_t endv, uint8_t *out)
+{
+    const int LOG = (W == 64) ? 7 : 6;
+    const int PREV = 1 << LOG;
+    const int TH = (W == 64) ? 13 : 11;
+    const int SIGW = (W == 64) ? 6 : 5;
+    const uint64_t KEYMASK = (UINT64_C(1) << (TH + 1)) - 1;
+    uint64_t stored[128];
+    int64_t *indices = (int64_t *)calloc((size_t)KEYMASK + 1, sizeof(int64_t));
+    if (!indices) return -1;
+    tsf_msb_writer w;
+    tsf_msbw_init(&w, out);
+    int64_t index = 0;
+    int current = 0;
+    int stored_lead = W + 1;
+    for (size_t i = 0; i <= n; i++) {
+        uint64_t v = i < n ? (W == 64 ? ((const uint64_t *)values)[i] : ((const uint32_t *)values)[i])
+                           : endv;
+        if (i == 0) {
+            tsf_msbw_put_wide(&w, v, W);
+            stored[0] = v;
+            indices[v & KEYMASK] = 0;
+            continue;
+        }
+        uint64_t key = v & KEYMASK;
+        int64_t cand = indices[key];
+        int ref;
+        uint64_t x;
+        if (index - cand < PREV) {
+            uint64_t t = v ^ stored[cand % PREV];
+            if (chimp_ctz(t, W) > TH) {
+                ref = (int)(cand % PREV);
+                x = t;
+            } else {
+                ref = (int)(index % PREV);
+                x = v ^ stored[ref];
+            }
+        } else {
+            ref = (int)(index % PREV);
+            x = v ^ stored[ref];
+        }
+        if (x == 0) {
+            tsf_msbw_put(&w, (uint64_t)ref, 2 + LOG); /* '00' + ref */
+            stored_lead = W + 1;
+        } else if (chimp_ctz(x, W) > TH) {
+            int tz = chimp_ctz(x, W);
+            int code = chimp_lead_code(chimp_clz(x, W));
+            int lz = chimp_lead_class[code];
+            int sig = W - lz - tz;
+            tsf_msbw_put(&w, ((uint64_t)(PREV + ref) << (3 + SIGW)) | ((uint64_t)code << SIGW) |
+                                 (uint64_t)sig, 2 + LOG + 3 + SIGW); /* '01' ref lead sig */
+            tsf_msbw_put_wide(&w, x >> tz, sig);
+            stored_lead = W + 1;
+        } else {
+            int code = chimp_lead_code(chimp_clz(x, W));
+            int lz = chimp_lead_class[code];
+            if (lz == stored_lead) {
+                tsf_msbw_put(&w, 2, 2);
+            } else {
+                tsf_msbw_put(&w, (uint64_t)(0x18 | code), 5); /* '11' + lead code */
+                stored_lead = lz;
+            }
+            tsf_msbw_put_wide(&w, x, W - lz);
+        }
+        current = (current + 1) % PREV;
+        stored[current] = v;
+        index++;
+        indices[key] = index;
+    }
+    free(indices);
+    return (ptrdiff_t)tsf_msbw_finish(&w, 1);
+}

@@ -189,3 +189,33 @@ def test_official_tree_fixture_compressed_pages():
     from fixture_pages import check_nonaligned
 
     assert check_nonaligned("tree_nonaligned", "CHIMP", _decode_page) >= 50
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_encoder_matches_reference(dtype):
+    for n in (0, 1, 2, 65, 129, 3000):
+        for name, values in shapes(dtype, n, seed=n + 1).items():
+            assert chimp.encode(values) == enc(values), (name, n)
+    ws = words(shapes(dtype, 50)["walk"])
+    ws[3] = END[np.dtype(dtype)]
+    v = from_words(ws, dtype)
+    data = chimp.encode(v)
+    assert same_bits(chimp.decode(data, dtype, count=50), v)
+
+
+def test_encoder_args_and_streaming():
+    assert chimp.encode([1, 2, 3], TSDataType.INT32) == enc(np.array([1, 2, 3], dtype=np.int32))
+    assert chimp.encode([1.5, 2.5], TSDataType.FLOAT) == enc(np.array([1.5, 2.5], np.float32))
+    with pytest.raises(TypeError):
+        chimp.encode([1.5], TSDataType.INT64)
+    with pytest.raises(TypeError):
+        chimp.encode(np.array([1, 2], dtype=np.uint8))
+    from tsfile.errors import EncodeError
+
+    with pytest.raises(EncodeError):
+        chimp.encode([2**40], TSDataType.INT32)
+    e = chimp.ChimpEncoder(TSDataType.DOUBLE)
+    for x in (1.0, 2.0, 2.5):
+        e.encode(x)
+    assert chimp.decode(e.flush(), np.float64).tolist() == [1.0, 2.0, 2.5]
+    assert chimp.decode(e.flush(), np.float64).size == 0

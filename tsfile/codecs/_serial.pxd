@@ -23,3 +23,8 @@ cdef int serial_raise(int status, size_t at, size_t n, str what) except -1
 # Same, callable without the GIL (takes it to raise). `codec` is an ASCII C string.
 cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
                             int kind) except -1 nogil
+
+# Values to encode as a contiguous array of the kind's dtype, and the kind: from `dtype` when
+# given, else from the values' numpy dtype. TypeError for float<->int or non-numeric conversions,
+# EncodeError for integers out of range.
+cdef tuple serial_values(object values, object dtype, int allowed, str codec)

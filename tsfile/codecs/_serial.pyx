@@ -77,3 +77,43 @@ cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
     with gil:
         serial_raise(status, at, n, f"{codec.decode('ascii')} {_NAMES[kind]}")
     return -1
+
+
+cdef tuple serial_values(object values, object dtype, int allowed, str codec):
+    from tsfile.errors import EncodeError
+
+    cdef int k
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if arr.ndim != 1:
+        raise TypeError(f"values must be 1-D, got shape {arr.shape}")
+    if dtype is None:
+        if arr.dtype not in _NP:
+            raise TypeError(f"{codec}: pass dtype= for values of numpy dtype {arr.dtype}")
+        k = _check_allowed(_NP[arr.dtype], allowed, codec)
+    else:
+        k = serial_kind(dtype, allowed, codec)
+    target = _DTYPES[k]
+    if arr.dtype == target:
+        return np.ascontiguousarray(arr), k
+    if arr.size == 0:
+        return np.empty(0, dtype=target), k
+    src = arr.dtype.kind
+    if target.kind == "i":
+        if src == "O":
+            try:
+                arr = np.asarray(values, dtype=np.int64)
+            except (OverflowError, TypeError, ValueError):
+                raise TypeError(f"{codec}: cannot encode these objects as {_NAMES[k]}") from None
+            src = "i"
+        if src not in "biu":
+            raise TypeError(f"{codec}: cannot encode {arr.dtype} values as {_NAMES[k]}")
+        info = np.iinfo(target)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise EncodeError(f"{codec}: a value is outside the {_NAMES[k]} range")
+        return np.ascontiguousarray(arr.astype(target)), k
+    if src not in "biufO":
+        raise TypeError(f"{codec}: cannot encode {arr.dtype} values as {_NAMES[k]}")
+    try:
+        return np.ascontiguousarray(arr.astype(target)), k
+    except (TypeError, ValueError):
+        raise TypeError(f"{codec}: cannot encode these objects as {_NAMES[k]}") from None

@@ -20,6 +20,7 @@
 #
 # chimp_max_values_of(nbytes, kind)
 #     Upper bound of the values nbytes of CHIMP data can hold (about 7 per byte for W = 64).
+from libc.stddef cimport ptrdiff_t
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
@@ -38,6 +39,9 @@ cdef extern from "chimp_scalar.h" nogil:
     int64_t chimp_decode_u64(const uint8_t *src, size_t len, uint64_t endv, int stop_at_end,
                              void *out, int64_t cap, size_t *pos)
     int64_t chimp_max_values(size_t len, int W)
+    size_t chimp_encode_bound(size_t n, int W)
+    ptrdiff_t chimp_encode_generic(const void *values, size_t n, int W, uint64_t endv,
+                                   uint8_t *out)
 
 
 cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,

@@ -35,6 +35,7 @@ from tsfile.codecs._serial cimport (
     serial_kind_of_out,
     serial_raise,
     serial_raise_nogil,
+    serial_values,
 )
 
 from tsfile.errors import CorruptDataError
@@ -238,3 +239,46 @@ cdef class ChimpDecoder:
     def bytes_consumed(self):
         """Bytes of the page used so far (after the end marker: including its padded byte)."""
         return chimp_consumed(&self.st)
+
+
+def encode(values, dtype=None):
+    """Encode a page of values as CHIMP, exactly as the official writers do (the end value is
+    appended). ``dtype``: as for :func:`decode`; None = from the values' numpy dtype.
+
+    Values equal to the end marker (MIN_VALUE, canonical NaN) are stored like any other; readers
+    that know the page's value count (file readers do) decode them, a count-less decode stops there.
+    """
+    arr, kind = serial_values(values, dtype, 15, "CHIMP")
+    cdef int W = 64 if _wide(kind) else 32
+    cdef size_t n = arr.shape[0]
+    cdef uint64_t endv = _endv(kind)
+    out = np.empty(chimp_encode_bound(n, W), dtype=np.uint8)
+    cdef const void *src = cnp.PyArray_DATA(<cnp.ndarray>arr)
+    cdef uint8_t *dst = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef ptrdiff_t size
+    with nogil:
+        size = chimp_encode_generic(src, n, W, endv, dst)
+    if size < 0:
+        raise MemoryError
+    return out[:size].tobytes()
+
+
+cdef class ChimpEncoder:
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
+
+    cdef object _dtype
+    cdef list _values
+
+    def __init__(self, dtype):
+        serial_kind(dtype, 15, "CHIMP")
+        self._dtype = dtype
+        self._values = []
+
+    def encode(self, value):
+        self._values.append(value)
+
+    def flush(self):
+        data = encode(np.asarray(self._values), self._dtype)
+        self._values = []
+        return data
