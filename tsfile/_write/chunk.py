@@ -116,6 +116,8 @@ def value_chunk(
     data_type = TSDataType(data_type)
     encoding = TSEncoding(encoding)
     compressor = Compressor(compressor)
+    if isinstance(values, np.ndarray):
+        values = np.ascontiguousarray(values)  # DataFrame columns can be strided views
     npages = len(bounds) - 1
     multi = npages > 1
     if present is None:
