@@ -81,33 +81,37 @@ static ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *
                                          size_t *err_at)
 {
     size_t pos = 0, i = 0;
-    /* Fast loop while at least 5 bytes remain: a varint cannot run past the end there. */
+    /* Fast loop while at least 5 bytes remain: a varint cannot run past the end there. The
+     * byte-by-byte unrolling keeps the common 1- and 2-byte values on short, predictable paths. */
     while (i < count && n - pos >= 5) {
-        uint32_t b = src[pos];
-        if (TSFILE_LIKELY(b < 0x80u)) {
-            out[i++] = tsc_zigzag_dec32(b);
+        const uint8_t *q = src + pos;
+        uint32_t v = q[0];
+        if (TSFILE_LIKELY(v < 0x80u)) {
             pos += 1;
-            continue;
-        }
-        uint32_t v = b & 0x7fu;
-        int k = 1;
-        for (;;) {
-            b = src[pos + (size_t)k];
-            if (k == 4) {
-                if (b & 0xf0u) {
-                    *err_at = pos;
-                    return -TSC_ERR_VARINT;
+        } else {
+            v = (v & 0x7fu) | ((uint32_t)q[1] << 7);
+            if (q[1] < 0x80u) {
+                pos += 2;
+            } else {
+                v = (v & 0x3fffu) | ((uint32_t)q[2] << 14);
+                if (q[2] < 0x80u) {
+                    pos += 3;
+                } else {
+                    v = (v & 0x1fffffu) | ((uint32_t)q[3] << 21);
+                    if (q[3] < 0x80u) {
+                        pos += 4;
+                    } else {
+                        if (q[4] & 0xf0u) { /* a 6th byte or bits beyond 32 */
+                            *err_at = pos;
+                            return -TSC_ERR_VARINT;
+                        }
+                        v = (v & 0xfffffffu) | ((uint32_t)q[4] << 28);
+                        pos += 5;
+                    }
                 }
-                v |= b << 28;
-                k++;
-                break;
             }
-            v |= (b & 0x7fu) << (7 * k);
-            k++;
-            if (!(b & 0x80u)) break;
         }
         out[i++] = tsc_zigzag_dec32(v);
-        pos += (size_t)k;
     }
     for (; i < count; i++) {
         int e = tsc_read_svarint32(src, n, &pos, &out[i]);

@@ -246,32 +246,33 @@ cdef class PlainDecoder:
     cdef int _fail(self, int code) except -1 nogil:
         return raise_kernel_error_nogil(code, self._pos, self._n, "PLAIN")
 
-    # One value per call into *out (the honest per-value baseline of the "per_value" path).
-    cdef inline int next_bool(self, uint8_t *out) except -1 nogil:
+    # One value per call into *out: the per-value baseline of the "per_value" path. Not inline, so
+    # every value is a real (vtable) call, like a classic decoder's read_int64().
+    cdef int next_bool(self, uint8_t *out) except -1 nogil:
         cdef int e = plain_next_bool(self._p, self._n, &self._pos, out)
         if e:
             self._fail(e)
         return 0
 
-    cdef inline int next_i32(self, int32_t *out) except -1 nogil:
+    cdef int next_i32(self, int32_t *out) except -1 nogil:
         cdef int e = plain_next_i32(self._p, self._n, &self._pos, out)
         if e:
             self._fail(e)
         return 0
 
-    cdef inline int next_i64(self, int64_t *out) except -1 nogil:
+    cdef int next_i64(self, int64_t *out) except -1 nogil:
         cdef int e = plain_next_i64(self._p, self._n, &self._pos, out)
         if e:
             self._fail(e)
         return 0
 
-    cdef inline int next_u32bits(self, uint32_t *out) except -1 nogil:
+    cdef int next_u32bits(self, uint32_t *out) except -1 nogil:
         cdef int e = plain_next_u32bits(self._p, self._n, &self._pos, out)
         if e:
             self._fail(e)
         return 0
 
-    cdef inline int next_binary(self, size_t *start, size_t *length) except -1 nogil:
+    cdef int next_binary(self, size_t *start, size_t *length) except -1 nogil:
         cdef int e = plain_next_binary(self._p, self._n, &self._pos, start, length)
         if e:
             self._fail(e)

@@ -144,7 +144,7 @@ cdef class ZigzagDecoder:
         return 0
 
     # 1: a value in *v; 0: end of data; raises on corrupt data.
-    cdef inline int next_u64(self, uint64_t *v) except -1 nogil:
+    cdef int next_u64(self, uint64_t *v) except -1 nogil:
         cdef int r = zigzag_stream_next(&self._s, v)
         if r < 0:
             raise_kernel_error_nogil(-r, self._s.err_at, <size_t>self._buf.shape[0], "ZIGZAG")
