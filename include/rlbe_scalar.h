@@ -244,3 +244,74 @@ static int64_t rlbe_count(const uint8_t *src, size_t len, int W, size_t *pos)
 }
 
 #endif /* TSFILE_RLBE_SCALAR_H */
+
+/* ------------------------------------------------------------------ encoder */
+
+#include "bitwriter_msb.h"
+
+/* Bytes enough for n values: per value at most W bits plus a segment header (length field and a
+ * Fibonacci code of at most 22 bits), per block 4 bytes of count and 1 of padding. */
+static inline size_t rlbe_encode_bound(size_t n, int W)
+{
+    size_t blocks = (n + RLBE_MAX_BLOCK - 1) / RLBE_MAX_BLOCK;
+    return n * (size_t)((W + 7 + 22 + 7) / 8) + blocks * 5 + 8;
+}
+
+TSFILE_INLINE int rlbe_bitlen(uint64_t d, int W)
+{
+    (void)W;
+    return d ? 64 - __builtin_clzll(d) : 1;
+}
+
+/*
+ * Encode n words (uint32_t slots for W = 32, uint64_t for W = 64) as RLBE blocks of up to 10,000
+ * values (format notes 8.10; a width-W value is stored with its top bit cleared). `out` must hold
+ * rlbe_encode_bound(n, W) bytes. Returns the size.
+ */
+static size_t rlbe_encode_generic(const void *values, size_t n, int W, uint8_t *out)
+{
+    const int LENW = (W == 64) ? 7 : 6;
+    const uint64_t MASK = (W == 64) ? ~UINT64_C(0) : UINT64_C(0xffffffff);
+    tsf_msb_writer w;
+    tsf_msbw_init(&w, out);
+#define RLBE_WORD(i) (W == 64 ? ((const uint64_t *)values)[i] : (uint64_t)((const uint32_t *)values)[i])
+    for (size_t start = 0; start < n; start += RLBE_MAX_BLOCK) {
+        size_t cnt = n - start < RLBE_MAX_BLOCK ? n - start : RLBE_MAX_BLOCK;
+        tsf_msbw_put(&w, (uint64_t)cnt, 32);
+        size_t i = 0;
+        while (i < cnt) {
+            /* a segment: the values from i on with the same bit length */
+            uint64_t d0 = i ? ((RLBE_WORD(start + i) - RLBE_WORD(start + i - 1)) & MASK)
+                            : RLBE_WORD(start);
+            int L = rlbe_bitlen(d0, W);
+            size_t j = i + 1;
+            while (j < cnt && rlbe_bitlen((RLBE_WORD(start + j) - RLBE_WORD(start + j - 1)) & MASK, W) == L)
+                j++;
+            uint32_t k = (uint32_t)(j - i);
+            tsf_msbw_put(&w, (uint64_t)L, LENW);
+            /* Zeckendorf code of k, smallest term first, then the terminating 1 */
+            uint32_t used = 0;
+            int top = 0;
+            uint32_t rest = k;
+            for (int t = 20; t >= 0; t--) {
+                if (rlbe_fib[t] <= rest) {
+                    rest -= rlbe_fib[t];
+                    used |= UINT32_C(1) << t;
+                    if (!top) top = t + 1;
+                }
+            }
+            for (int t = 0; t < top; t++) tsf_msbw_put(&w, (used >> t) & 1, 1);
+            tsf_msbw_put(&w, 1, 1);
+            const uint64_t keep = (L == W) ? (MASK >> 1) : MASK;
+            for (size_t q = i; q < j; q++) {
+                uint64_t d = q ? ((RLBE_WORD(start + q) - RLBE_WORD(start + q - 1)) & MASK)
+                               : RLBE_WORD(start);
+                tsf_msbw_put_wide(&w, d & keep, L);
+            }
+            i = j;
+        }
+        tsf_msbw_finish(&w, 0);
+    }
+#undef RLBE_WORD
+    return w.pos;
+}

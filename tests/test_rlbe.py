@@ -149,3 +149,21 @@ def test_official_tree_fixture_compressed_pages():
     from fixture_pages import check_nonaligned
 
     assert check_nonaligned("tree_nonaligned", "RLBE", _decode_page) >= 50
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_encoder_matches_reference(dtype):
+    for n in (0, 1, 9, 10, 17, 10000, 10001):
+        for name, values in shapes(dtype, n, seed=n + 2).items():
+            assert rlbe.encode(values) == enc(values), (name, n)
+
+
+def test_encoder_streaming_and_args():
+    e = rlbe.RlbeEncoder(TSDataType.INT64)
+    for x in (5, 6, 7, -100):
+        e.encode(x)
+    data = e.flush()
+    assert data == enc(np.array([5, 6, 7, -100], dtype=np.int64))
+    assert rlbe.decode(data, np.int64).tolist() == [5, 6, 7, -100]
+    with pytest.raises(TypeError):
+        rlbe.encode([1.5], TSDataType.INT32)

@@ -28,6 +28,8 @@ cdef extern from "rlbe_scalar.h" nogil:
     int64_t rlbe_decode_u32(const uint8_t *src, size_t len, void *out, int64_t cap, size_t *pos)
     int64_t rlbe_decode_u64(const uint8_t *src, size_t len, void *out, int64_t cap, size_t *pos)
     int64_t rlbe_count(const uint8_t *src, size_t len, int W, size_t *pos)
+    size_t rlbe_encode_bound(size_t n, int W)
+    size_t rlbe_encode_generic(const void *values, size_t n, int W, uint8_t *out)
 
 
 cdef Py_ssize_t rlbe_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,

@@ -30,6 +30,7 @@ from tsfile.codecs._serial cimport (
     serial_kind_of_out,
     serial_raise,
     serial_raise_nogil,
+    serial_values,
 )
 
 from tsfile.errors import CorruptDataError
@@ -202,3 +203,39 @@ cdef class RlbeDecoder:
 
     def __next__(self):
         return self.next()
+
+
+def encode(values, dtype=None):
+    """Encode a page of values as RLBE (blocks of up to 10,000 values), as the official writers
+    do. ``dtype``: as for :func:`decode`; None = from the values' numpy dtype."""
+    arr, kind = serial_values(values, dtype, 15, "RLBE")
+    cdef int W = 64 if _wide(kind) else 32
+    cdef size_t n = arr.shape[0]
+    out = np.empty(rlbe_encode_bound(n, W), dtype=np.uint8)
+    cdef const void *src = cnp.PyArray_DATA(<cnp.ndarray>arr)
+    cdef uint8_t *dst = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef size_t size
+    with nogil:
+        size = rlbe_encode_generic(src, n, W, dst)
+    return out[:size].tobytes()
+
+
+cdef class RlbeEncoder:
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
+
+    cdef object _dtype
+    cdef list _values
+
+    def __init__(self, dtype):
+        serial_kind(dtype, 15, "RLBE")
+        self._dtype = dtype
+        self._values = []
+
+    def encode(self, value):
+        self._values.append(value)
+
+    def flush(self):
+        data = encode(np.asarray(self._values), self._dtype)
+        self._values = []
+        return data
