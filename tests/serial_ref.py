@@ -507,3 +507,28 @@ def camel_encode(values: list[float]) -> tuple[bytes, list[int]]:
         prev_dec = java_bits(dec_value)
     nbits = bw.nbits
     return svarint32(nbits) + bw.to_bytes(), expected
+
+
+def mutations(data: bytes, n: int, seed: int):
+    """n corrupted variants of a valid page: flipped bits, changed bytes, cuts and splices."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        b = bytearray(data)
+        kind = rng.integers(0, 4)
+        if kind == 0 and b:
+            for _ in range(int(rng.integers(1, 4))):
+                i = int(rng.integers(0, len(b)))
+                b[i] ^= 1 << int(rng.integers(0, 8))
+        elif kind == 1 and b:
+            i = int(rng.integers(0, len(b)))
+            b[i] = int(rng.integers(0, 256))
+        elif kind == 2:
+            b = b[: int(rng.integers(0, len(b) + 1))]
+        else:
+            i = int(rng.integers(0, len(b) + 1))
+            b = (
+                b[:i]
+                + bytes(rng.integers(0, 256, int(rng.integers(1, 16)), dtype=np.uint8))
+                + b[i:]
+            )
+        yield bytes(b)

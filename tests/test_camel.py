@@ -145,3 +145,19 @@ def test_official_tree_fixture_compressed_pages():
     from fixture_pages import check_nonaligned
 
     assert check_nonaligned("tree_nonaligned", "CAMEL", _decode_page) >= 50
+
+
+def test_mutated_pages_never_crash():
+    from serial_ref import mutations
+
+    data = camel_encode(
+        [float(x) for x in np.round(np.linspace(-50, 50, 300), 2)] + [math.pi, 1e300]
+    )[0]
+    for b in mutations(data, 400, seed=1):
+        res = []
+        for p in PATHS:
+            try:
+                res.append(camel.decode(b, path=p).tobytes())
+            except CorruptDataError:
+                res.append("error")
+        assert res[0] == res[1]

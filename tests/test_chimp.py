@@ -219,3 +219,18 @@ def test_encoder_args_and_streaming():
         e.encode(x)
     assert chimp.decode(e.flush(), np.float64).tolist() == [1.0, 2.0, 2.5]
     assert chimp.decode(e.flush(), np.float64).size == 0
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_mutated_pages_never_crash(dt):
+    from serial_ref import mutations
+
+    data = enc(shapes(dt, 300, seed=6)["walk"])
+    for b in mutations(data, 150, seed=1):
+        res = []
+        for p in PATHS:
+            try:
+                res.append(chimp.decode(b, dt, path=p).tobytes())
+            except CorruptDataError:
+                res.append("error")
+        assert res[0] == res[1]

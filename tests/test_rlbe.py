@@ -167,3 +167,18 @@ def test_encoder_streaming_and_args():
     assert rlbe.decode(data, np.int64).tolist() == [5, 6, 7, -100]
     with pytest.raises(TypeError):
         rlbe.encode([1.5], TSDataType.INT32)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_mutated_pages_never_crash(dt):
+    from serial_ref import mutations
+
+    data = enc(shapes(dt, 300, seed=6)["walk"])
+    for b in mutations(data, 150, seed=1):
+        res = []
+        for p in PATHS:
+            try:
+                res.append(rlbe.decode(b, dt, path=p).tobytes())
+            except CorruptDataError:
+                res.append("error")
+        assert res[0] == res[1]

@@ -176,3 +176,18 @@ def test_official_tree_fixture_compressed_pages():
     from fixture_pages import check_nonaligned
 
     assert check_nonaligned("tree_nonaligned", "SPRINTZ", _decode_page) >= 50
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_mutated_pages_never_crash(dt):
+    from serial_ref import mutations
+
+    data = enc(shapes(dt, 300, seed=6)["walk"])
+    for b in mutations(data, 150, seed=1):
+        res = []
+        for p in PATHS:
+            try:
+                res.append(sprintz.decode(b, dt, path=p).tobytes())
+            except CorruptDataError:
+                res.append("error")
+        assert res[0] == res[1]
