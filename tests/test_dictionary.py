@@ -159,6 +159,7 @@ def test_hostile():
     for cut in range(1, len(good)):
         _all_paths_raise(good[:cut], count=4)
     _all_paths_raise(good, count=5)
+    _all_paths_raise(good, count=10**13)  # refused before allocating
     _all_paths_raise(svarint(-1) + bitpacked_block([0], 1))  # negative entry count
     _all_paths_raise(svarint(1000) + varstr(b"a"))  # more entries than bytes
     _all_paths_raise(svarint(1) + b"\x01" + bitpacked_block([0], 1))  # null entry

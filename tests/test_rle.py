@@ -298,8 +298,9 @@ def test_truncated_anywhere():
     for cut in range(1, len(data)):
         _all_paths_raise(data[:cut], T.INT32)
         _all_paths_raise(data[:cut], T.INT32, count=100)
-    # fewer values than asked for
+    # fewer values than asked for; a huge count is refused before anything is allocated
     _all_paths_raise(data, T.INT32, count=101)
+    _all_paths_raise(data, T.INT32, count=10**13)
     out = np.empty(101, np.int32)
     for p in PATHS:
         with pytest.raises(CorruptDataError):

@@ -16,6 +16,7 @@ call) and ``batch`` (the RLE batch kernel, then one gather); no SIMD path.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
 import numpy as np
 
@@ -109,9 +110,19 @@ cdef Py_ssize_t _decode(const unsigned char[::1] buf, Py_ssize_t count, int path
     cdef Py_ssize_t rest = n - <Py_ssize_t>pos
     cdef Py_ssize_t used = 0, i
     cdef Py_ssize_t limit = MAX_IMPLICIT_VALUES + 8 * rest
+    cdef Py_ssize_t total
     if count < 0:
         with nogil:
             count = rle_count_c(isrc, rest, False, limit)
+    elif count > 8 * rest:
+        # check a large count against the index runs before allocating for it
+        with nogil:
+            total = rle_count_c(isrc, rest, False, PY_SSIZE_T_MAX)
+        if total < count:
+            raise CorruptDataError(
+                f"DICTIONARY: data hold {total} values, fewer than the {count} asked for "
+                f"(data truncated at byte offset {n})"
+            )
     indices = np.empty(count, dtype=np.int32)
     cdef int32_t[::1] ix = indices
     cdef object[::1] ent = entries

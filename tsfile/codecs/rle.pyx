@@ -22,6 +22,7 @@ kernels of ``include/rle_scalar.h``); no SIMD path yet (``HAS_SIMD = False``).
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
 import numpy as np
 
@@ -319,9 +320,20 @@ def decode(data, dtype, count=None, path="auto"):
     cdef Py_ssize_t c = check_count(count)
     cdef Py_ssize_t n = buf.shape[0]
     cdef Py_ssize_t limit = MAX_IMPLICIT_VALUES + 8 * n
+    cdef Py_ssize_t total
     if c < 0:
         with nogil:
             c = rle_count_c(&buf[0] if n else NULL, n, kind == KIND_I64, limit)
+    elif c > 8 * n:
+        # more values than bit-packing can hold: only RLE runs can supply them, which the header
+        # walk (no allocation) confirms before the output array is made
+        with nogil:
+            total = rle_count_c(&buf[0] if n else NULL, n, kind == KIND_I64, PY_SSIZE_T_MAX)
+        if total < c:
+            raise CorruptDataError(
+                f"{_what(kind).decode()}: data hold {total} values, fewer than the {c} asked for "
+                f"(data truncated at byte offset {n})"
+            )
     out = np.empty(c, dtype=kind_dtype(kind))
     _decode_into_kind(kind, buf, out, p)
     return out
