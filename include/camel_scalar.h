@@ -257,3 +257,142 @@ static CAMEL_NOINLINE int camel_next(camel_state *s, uint64_t *out) { return cam
 static inline int64_t camel_max_values(size_t len) { return (int64_t)(len * 8 / 3) + 1; }
 
 #endif /* TSFILE_CAMEL_SCALAR_H */
+
+/* ------------------------------------------------------------------ encoder */
+
+#include "bitwriter_msb.h"
+
+static const int64_t camel_thresholds[10] = {
+    INT64_C(5), INT64_C(25), INT64_C(125), INT64_C(625), INT64_C(3125), INT64_C(15625),
+    INT64_C(78125), INT64_C(390625), INT64_C(1953125), INT64_C(9765625),
+};
+
+/* Java Math.round as the official C++ writer computes it: java_long(floor(x + 0.5)), NaN -> 0. */
+TSFILE_INLINE int64_t camel_java_round(double x)
+{
+    if (x != x) return 0;
+    return camel_java_long(floor(x + 0.5));
+}
+
+/* Values per block: a value takes at most 137 bits, so 2^20 values keep nbits below 2^31. */
+#define CAMEL_BLOCK_VALUES (1u << 20)
+
+/* Bytes enough for n values (at most 18 bytes each, plus 5 header bytes and padding per block). */
+static inline size_t camel_encode_bound(size_t n)
+{
+    return n * 18 + (n / CAMEL_BLOCK_VALUES + 1) * 8;
+}
+
+typedef struct {
+    tsf_msb_writer w;
+    int64_t stored;
+    uint64_t prev;
+    int lead, trail; /* lead < 0: no GORILLA window yet */
+} camel_enc;
+
+TSFILE_INLINE void camel_put_varlong(camel_enc *e, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (v < 0 ? ~UINT64_C(0) : 0);
+    while (u & ~UINT64_C(0x7f)) {
+        tsf_msbw_put(&e->w, ((u & 0x7f) << 1) | 1, 8);
+        u >>= 7;
+    }
+    tsf_msbw_put(&e->w, (u & 0x7f) << 1, 8);
+}
+
+TSFILE_INLINE void camel_put_gorilla(camel_enc *e, double a)
+{
+    uint64_t x = camel_java_bits(a) ^ e->prev;
+    if (x == 0) {
+        tsf_msbw_put(&e->w, 0, 1);
+        return;
+    }
+    int lead = __builtin_clzll(x), trail = __builtin_ctzll(x);
+    if (e->lead >= 0 && lead >= e->lead && trail >= e->trail) {
+        tsf_msbw_put(&e->w, 2, 2);
+        tsf_msbw_put_wide(&e->w, x >> e->trail, 64 - e->lead - e->trail);
+    } else {
+        int sig = 64 - lead - trail;
+        tsf_msbw_put(&e->w, (UINT64_C(3) << 12) | ((uint64_t)lead << 6) | (uint64_t)(sig - 1), 14);
+        tsf_msbw_put_wide(&e->w, x >> trail, sig);
+        e->lead = lead;
+        e->trail = trail;
+    }
+}
+
+/* Encode one value after a block's first (format notes 8.11, the official writer's choices). */
+static void camel_put_value(camel_enc *e, double v)
+{
+    tsf_msbw_put(&e->w, camel_java_bits(v) >> 63, 1);
+    double a = fabs(v);
+    if (a > 9223372036854775807.0 || a == 0 || fabs(floor(log10(a))) > 10) {
+        tsf_msbw_put(&e->w, 0, 1);
+        camel_put_gorilla(e, a);
+        return;
+    }
+    int64_t int_part = camel_java_long(a);
+    int digits = 1;
+    for (int64_t t = int_part < 0 ? -int_part : int_part; t >= 10; t /= 10) digits++;
+    double factor = 1;
+    int c = 0;
+    for (;;) {
+        double x = camel_mul(a, factor);
+        if (!(fabs(x - (double)camel_java_round(x)) > 0)) break;
+        factor *= 10.0;
+        c++;
+        if (digits + c > 10) break;
+    }
+    if (c < 1) c = 1;
+    if (c + digits > 10) {
+        tsf_msbw_put(&e->w, 0, 1);
+        camel_put_gorilla(e, a);
+        return;
+    }
+    int64_t pw = camel_pow10[c - 1];
+    int64_t dv = camel_java_round(camel_mul(a, (double)pw)) % pw;
+    tsf_msbw_put(&e->w, 1, 1);
+    camel_put_varlong(e, (int64_t)((uint64_t)int_part - (uint64_t)e->stored));
+    e->stored = int_part;
+    tsf_msbw_put(&e->w, (uint64_t)(c - 1), 4);
+    int64_t thr = camel_thresholds[c - 1];
+    int64_t m = (int64_t)(int32_t)(uint32_t)dv;
+    if (dv >= thr) {
+        tsf_msbw_put(&e->w, 1, 1);
+        m = (int64_t)(int32_t)(uint32_t)(dv % thr);
+        uint64_t xb = camel_java_bits((double)dv / (double)pw + 1) ^
+                      camel_java_bits((double)m / (double)pw + 1);
+        tsf_msbw_put(&e->w, xb >> (52 - c), c);
+    } else {
+        tsf_msbw_put(&e->w, 0, 1);
+    }
+    camel_put_varlong(e, m);
+}
+
+/* Encode n doubles (one block per CAMEL_BLOCK_VALUES values; pages normally hold one block).
+ * `out` must hold camel_encode_bound(n) bytes; `scratch` as many. Returns the size. */
+static size_t camel_encode(const double *values, size_t n, uint8_t *out, uint8_t *scratch)
+{
+    size_t pos = 0;
+    for (size_t start = 0; start < n; start += CAMEL_BLOCK_VALUES) {
+        size_t end = n - start < CAMEL_BLOCK_VALUES ? n : start + CAMEL_BLOCK_VALUES;
+        camel_enc e;
+        tsf_msbw_init(&e.w, scratch);
+        e.lead = -1;
+        e.trail = 0;
+        tsf_msbw_put_wide(&e.w, camel_raw_bits(values[start]), 64);
+        e.stored = camel_java_long(values[start]);
+        e.prev = camel_java_bits(values[start]);
+        for (size_t i = start + 1; i < end; i++) {
+            camel_put_value(&e, values[i]);
+            e.prev = camel_java_bits(values[i]);
+        }
+        uint32_t nbits = (uint32_t)tsf_msbw_bits(&e.w);
+        size_t nbytes = tsf_msbw_finish(&e.w, 0);
+        uint32_t u = (nbits << 1) ^ 0; /* svarint of a positive int32 */
+        while (u >= 0x80) { out[pos++] = (uint8_t)(u | 0x80); u >>= 7; }
+        out[pos++] = (uint8_t)u;
+        memcpy(out + pos, scratch, nbytes);
+        pos += nbytes;
+    }
+    return pos;
+}

@@ -161,3 +161,31 @@ def test_mutated_pages_never_crash():
             except CorruptDataError:
                 res.append("error")
         assert res[0] == res[1]
+
+
+def test_encoder_matches_reference():
+    rng = np.random.default_rng(12)
+    cases = [
+        [1.5, 2.5],
+        list(np.round(rng.uniform(-1000, 1000, 500), 2)),
+        list(rng.normal(0, 1, 300)),
+        [0.0, -0.0, 1e300, -1e-300, np.inf, -np.inf, 5e-324, 123456789.5, 1e10, 12345.678, np.nan],
+        [12.5, 7.25, -3.125, 99.99, -0.01, 0.001, 1e-9, 2.0**62, 9.9e18, 2.675, 0.1 + 0.2],
+        list(rng.uniform(0, 1, 500) * 10.0 ** rng.integers(-3, 6, 500)),
+    ]
+    for vals in cases:
+        data, exp = camel_encode([float(x) for x in vals])
+        assert camel.encode(np.array(vals, dtype=np.float64)) == data
+        assert camel.decode(data).tobytes() == np.array(exp, dtype=np.uint64).tobytes()
+    e = camel.CamelEncoder()
+    for x in (1.25, -7.5, 3.0):
+        e.encode(x)
+    assert camel.decode(e.flush()).tolist() == [1.25, -7.5, 3.0]
+    assert camel.encode([]) == b""
+
+
+def test_encoder_splits_huge_pages_into_blocks():
+    # more than 2**20 values: several blocks, each below 2**31 bits
+    v = np.round(np.random.default_rng(1).uniform(-100, 100, (1 << 20) + 5), 2)
+    data = camel.encode(v)
+    assert camel.decode(data).tobytes() == v.tobytes()

@@ -25,6 +25,8 @@ cdef extern from "camel_scalar.h" nogil:
     size_t camel_error_offset(const camel_state *s, int at_header)
     int64_t camel_decode(const uint8_t *src, size_t len, uint64_t *out, int64_t cap, size_t *pos)
     int64_t camel_max_values(size_t len)
+    size_t camel_encode_bound(size_t n)
+    size_t camel_encode(const double *values, size_t n, uint8_t *out, uint8_t *scratch)
 
 
 cdef Py_ssize_t camel_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,

@@ -22,7 +22,13 @@ from tsfile.codecs._common cimport (
     check_count,
     resolve_path,
 )
-from tsfile.codecs._serial cimport SK_F64, serial_kind, serial_kind_of_out, serial_raise
+from tsfile.codecs._serial cimport (
+    SK_F64,
+    serial_kind,
+    serial_kind_of_out,
+    serial_raise,
+    serial_values,
+)
 
 from tsfile.errors import CorruptDataError
 
@@ -158,3 +164,41 @@ cdef class CamelDecoder:
 
     def __next__(self):
         return self.next()
+
+
+def encode(values, dtype=None):
+    """Encode a page of doubles as CAMEL, making the official C++ writer's choices (decimal or
+    GORILLA per value). ``dtype``: DOUBLE / float64 or None."""
+    arr, _ = serial_values(values, dtype, 1 << SK_F64, "CAMEL")
+    cdef size_t n = arr.shape[0]
+    if n == 0:
+        return b""
+    cdef size_t bound = camel_encode_bound(n)
+    out = np.empty(bound, dtype=np.uint8)
+    scratch = np.empty(bound, dtype=np.uint8)
+    cdef const double *src = <const double *>cnp.PyArray_DATA(<cnp.ndarray>arr)
+    cdef uint8_t *dst = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef uint8_t *tmp = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>scratch)
+    cdef size_t size
+    with nogil:
+        size = camel_encode(src, n, dst, tmp)
+    return out[:size].tobytes()
+
+
+cdef class CamelEncoder:
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
+
+    cdef list _values
+
+    def __init__(self, dtype=np.float64):
+        serial_kind(dtype, 1 << SK_F64, "CAMEL")
+        self._values = []
+
+    def encode(self, value):
+        self._values.append(value)
+
+    def flush(self):
+        data = encode(np.asarray(self._values, dtype=np.float64))
+        self._values = []
+        return data
