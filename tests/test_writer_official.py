@@ -86,6 +86,7 @@ def test_plain_everything_byte_identical(tmp_path):
 @pytest.mark.parametrize(
     "encoding, types",
     [
+        (TSEncoding.TS_2DIFF, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
         (TSEncoding.RLE, (T.INT32, T.INT64)),
         (TSEncoding.ZIGZAG, (T.INT32, T.INT64)),
         (TSEncoding.GORILLA, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),

@@ -23,7 +23,7 @@ _BINARY = (T.TEXT, T.STRING, T.BLOB)
 # What the official C++ 2.5 reader can read back (format notes 8.1) and our codecs can write.
 SUPPORTED = {
     E.PLAIN: (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY),
-    E.TS_2DIFF: _INTS,
+    E.TS_2DIFF: (*_INTS, *_FLOATS),  # FLOAT/DOUBLE: lossy, 2 decimals (format notes 8.3)
     E.GORILLA: (*_INTS, *_FLOATS),
     E.RLE: _INTS,
     E.ZIGZAG: (T.INT32, T.INT64),
@@ -82,8 +82,10 @@ def check_supported(encoding, data_type) -> None:
         )
 
 
-def _codec(encoding):
+def _codec(encoding, data_type=None):
     name = _MODULES[encoding]
+    if encoding == E.TS_2DIFF and data_type in _FLOATS:
+        name = "ts2diff_float"
     try:
         return importlib.import_module(f"tsfile.codecs.{name}")
     except ImportError as exc:
@@ -96,11 +98,14 @@ def value_encoder(encoding, data_type):
     """The function values -> bytes that encodes one page of data_type values with encoding."""
     encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
     check_supported(encoding, data_type)
-    mod = _codec(encoding)
+    mod = _codec(encoding, data_type)
     if not hasattr(mod, "encode"):
-        raise UnsupportedError(f"tsfile.codecs.{_MODULES[encoding]} has no encoder")
+        raise UnsupportedError(f"{mod.__name__} has no encoder")
     if encoding == E.PLAIN:
         return lambda values: mod.encode(values, data_type)
+    if encoding == E.TS_2DIFF and data_type in _FLOATS:
+        # The official writers' fixed-point form with 2 decimals (lossy, as C++/Java write it).
+        return lambda values: mod.encode(values, _NP[data_type])
     if encoding == E.TS_2DIFF:
         return lambda values: mod.encode(values)
     return _generic(mod, data_type)
