@@ -515,3 +515,16 @@ def test_int64_sum_is_the_sequential_double_sum(bits):
         seq += float(x)
     assert chunk.sum == seq
     assert chunk.min == vals.min() and chunk.max == vals.max()
+
+
+def test_properties_and_low_level_dataframe(tmp_path):
+    pd = pytest.importorskip("pandas")
+    schema = TableSchema("t", [ColumnSchema("v", T.DOUBLE)])
+    path = tmp_path / "p.tsfile"
+    with TsFileWriter(path) as w:
+        w.add_tsfile_property("owner", b"me")
+        w.write_dataframe("t", pd.DataFrame({"time": [1, 2], "v": [0.5, 1.5]}), schema)
+    data = path.read_bytes()
+    tail = data[-10 - struct.unpack(">i", data[-10:-6])[0] : -10]
+    assert b"\x08\x14encryptKey\x01" in tail  # 4 properties (svarint 4 = 0x08), C++ ones first
+    assert tail.endswith(b"\x0aowner\x04me")

@@ -240,11 +240,14 @@ class TsFileWriter:
             cols[key] = (np.asarray(data), None if mask is None else ~mask)
         self._add(table, ts, cols)
 
-    def write_dataframe(self, table_name, dataframe) -> None:
+    def write_dataframe(self, table_name, dataframe, table_schema=None) -> None:
         """Write a pandas DataFrame: a time column (the schema's TIME column, else `time`), the
         other columns matched to the schema case-insensitively; missing values (None, NaN, NA)
-        are nulls, as in the official package."""
+        are nulls, as in the official package. table_schema (the official signature's third
+        argument) registers the table first if it is not registered yet."""
         self._check_open()
+        if table_schema is not None and table_schema.get_table_name() not in self._tables:
+            self.register_table(table_schema)
         table = self._table(table_name)
         if dataframe is None or len(dataframe) == 0:
             raise ValueError("DataFrame cannot be None or empty")

@@ -187,7 +187,9 @@ def build_metadata(
         meta += bloom.serialize()
     else:
         meta += b"\x00"
-    props = list(DEFAULT_PROPERTIES) + list(properties)
+    merged_props = dict(DEFAULT_PROPERTIES)
+    merged_props.update(properties)  # a user property replaces a default one of the same key
+    props = list(merged_props.items())
     meta += svarint(len(props))
     for key, value in props:
         meta += varstr(key) + varstr(value)
