@@ -90,6 +90,14 @@ cdef extern from "ts2diff_scalar.h" nogil:
     uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o,
                                       ts2diff_blockinfo* prev)
 
+# Named so that cythonize tracks them as dependencies (a changed kernel header rebuilds the module).
+cdef extern from "bitpack_msb_plan.h":
+    pass
+cdef extern from "ts2diff_avx2.h":
+    pass
+cdef extern from "ts2diff_neon.h":
+    pass
+
 # The build's SIMD family under one name (AVX2, NEON, or none: then the scalar kernel).
 cdef extern from *:
     """
