@@ -66,7 +66,7 @@ TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, siz
 
 /* ---- batch decoders ---- */
 
-static ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t *out, size_t count,
+static inline ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t *out, size_t count,
                                           size_t *err_at)
 {
     if (count > n) {
@@ -77,7 +77,7 @@ static ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t 
     return (ptrdiff_t)count;
 }
 
-static ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
+static inline ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
                                          size_t *err_at)
 {
     size_t pos = 0, i = 0;
@@ -123,7 +123,7 @@ static ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *
     return (ptrdiff_t)pos;
 }
 
-static ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
+static inline ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
                                          size_t *err_at)
 {
     if (count > n / 8) {
@@ -135,7 +135,7 @@ static ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *
 }
 
 /* FLOAT: the IEEE bits as uint32 (the caller's float32 buffer), so NaN payloads survive. */
-static ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
+static inline ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
                                          size_t *err_at)
 {
     if (count > n / 4) {
@@ -148,7 +148,7 @@ static ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t 
 
 /* Number of svarints in the whole buffer (for count=None); rejects a varint cut by the end and
  * over-long varints, so the following decode of that many values cannot fail on them. */
-static ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
+static inline ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
 {
     size_t pos = 0, c = 0;
     while (pos < n) {
@@ -167,7 +167,7 @@ static ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *co
 /* Binary values: the start offset and length of `count` values (count == SIZE_MAX: until the end
  * of the data; then *count_out receives the number found). starts/lens may be NULL to only count
  * and validate. */
-static ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count,
+static inline ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count,
                                           int64_t *starts, int64_t *lens, size_t *count_out,
                                           size_t *err_at)
 {
@@ -193,26 +193,26 @@ static ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t c
 
 TSFILE_INLINE size_t plain_encoded_bound_i32(size_t count) { return count * 5; }
 
-static size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
+static inline size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
 {
     size_t k = 0;
     for (size_t i = 0; i < count; i++) k += tsc_write_uvarint32(dst + k, tsc_zigzag_enc32(v[i]));
     return k;
 }
 
-static size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
+static inline size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
 {
     for (size_t i = 0; i < count; i++) tsc_store_be64(dst + 8 * i, (uint64_t)v[i]);
     return count * 8;
 }
 
-static size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
+static inline size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
 {
     for (size_t i = 0; i < count; i++) tsc_store_be32(dst + 4 * i, v[i]);
     return count * 4;
 }
 
-static size_t plain_encode_bool_scalar(const uint8_t *v, size_t count, uint8_t *dst)
+static inline size_t plain_encode_bool_scalar(const uint8_t *v, size_t count, uint8_t *dst)
 {
     for (size_t i = 0; i < count; i++) dst[i] = v[i] != 0;
     return count;

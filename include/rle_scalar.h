@@ -177,7 +177,7 @@ TSFILE_INLINE int rle_parse_block(const uint8_t *src, size_t n, size_t pos, int 
 
 /* Number of values in the whole buffer (walks and checks every block and run header). Fails with
  * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
-static ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
+static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
                                   uint64_t *total, size_t *err_at)
 {
     size_t pos = 0;
@@ -210,7 +210,7 @@ static ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64
  * the last value) or -code with *err_at. */
 
 #define RLE_DEFINE_DECODE(NAME, T, IS64, CONV)                                                    \
-    static ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
+    static inline ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
     {                                                                                            \
         size_t pos = 0, done = 0;                                                                \
         if (count == 0) return 0;                                                                \
@@ -389,7 +389,7 @@ TSFILE_INLINE int rle_bitlen64(uint64_t x)
  * pattern: an int32 -1 is 0xffffffff) as one block; returns the bytes written. count == 0 writes
  * nothing (like the C++ writer). dst needs rle_encode_bound(count) bytes. */
 #define RLE_DEFINE_ENCODE(NAME, T, TOU64)                                                         \
-    static size_t NAME(const T *vals, size_t count, int w, uint8_t *dst)                         \
+    static inline size_t NAME(const T *vals, size_t count, int w, uint8_t *dst)                         \
     {                                                                                            \
         if (count == 0) return 0;                                                                \
         size_t groups = (count + 7) / 8;                                                         \
@@ -430,7 +430,7 @@ RLE_DEFINE_ENCODE(rle_encode_i64_scalar, int64_t, RLE_TOU64_I64)
 RLE_DEFINE_ENCODE(rle_encode_bool_scalar, uint8_t, RLE_TOU64_BOOL)
 
 /* The C++ writer's width: max(1, bit length); a negative int32 needs 32, a negative int64 64. */
-static int rle_width_i32(const int32_t *v, size_t count)
+static inline int rle_width_i32(const int32_t *v, size_t count)
 {
     uint32_t orv = 0;
     for (size_t i = 0; i < count; i++) orv |= (uint32_t)v[i];
@@ -438,14 +438,14 @@ static int rle_width_i32(const int32_t *v, size_t count)
     return w < 1 ? 1 : w;
 }
 
-static int rle_width_bool(const uint8_t *v, size_t count)
+static inline int rle_width_bool(const uint8_t *v, size_t count)
 {
     (void)v;
     (void)count;
     return 1; /* 0/1 values: max(1, bit length) is always 1 */
 }
 
-static int rle_width_i64(const int64_t *v, size_t count)
+static inline int rle_width_i64(const int64_t *v, size_t count)
 {
     uint64_t orv = 0;
     for (size_t i = 0; i < count; i++) orv |= (uint64_t)v[i];

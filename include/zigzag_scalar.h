@@ -39,7 +39,7 @@ TSFILE_INLINE int zigzag_parse_block(const uint8_t *src, size_t n, size_t pos, s
     return TSC_OK;
 }
 
-static ptrdiff_t zigzag_count_scalar(const uint8_t *src, size_t n, size_t *total, size_t *err_at)
+static inline ptrdiff_t zigzag_count_scalar(const uint8_t *src, size_t n, size_t *total, size_t *err_at)
 {
     size_t pos = 0, t = 0;
     while (pos < n) {
@@ -55,7 +55,7 @@ static ptrdiff_t zigzag_count_scalar(const uint8_t *src, size_t n, size_t *total
 }
 
 #define ZIGZAG_DEFINE_DECODE(NAME, T, UT, READ, DEC)                                              \
-    static ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
+    static inline ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
     {                                                                                            \
         size_t pos = 0, done = 0;                                                                \
         if (count == 0) return 0;                                                                \
@@ -172,7 +172,7 @@ TSFILE_INLINE size_t zigzag_encode_bound(size_t count, int is64)
     return 10 + count * (is64 ? 10 : 5);
 }
 
-static size_t zigzag_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
+static inline size_t zigzag_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
 {
     uint8_t *body = dst + 10;
     size_t k = 0;
@@ -185,7 +185,7 @@ static size_t zigzag_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *
     return hl + k;
 }
 
-static size_t zigzag_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
+static inline size_t zigzag_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
 {
     uint8_t *body = dst + 10;
     size_t k = 0;
