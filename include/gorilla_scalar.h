@@ -158,11 +158,14 @@ TSFILE_INLINE size_t gor_step(gorilla_dec_t *s, const int W, const int FAST, uin
 }
 
 /*
- * Batch decode: up to `cap` values into out (W-bit words in uint64 slots when `out64`, else packed
- * uint32 slots). Resumable: call again with more room until s->done or s->err.
- * Returns the number of values written.
+ * Batch decode: up to `cap` values into out (64-bit words for W = 64, else uint32 slots).
+ * Resumable: call again with more room until s->done or s->err. Returns the values written.
+ * `stop` = 1: a value equal to the end value ends the page (count unknown). `stop` = 0: decode by
+ * count, as the official C++ reader does: a value equal to the end value is returned like any
+ * other (the official writer stores such values without complaint), only running out of data
+ * is an error.
  */
-TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t endv,
+TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t endv, int stop,
                                         void *outv, size_t cap)
 {
     uint64_t buf[64];
@@ -175,7 +178,7 @@ TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t 
         uint64_t v = top >> (64 - W);
         s->pos = (uint64_t)W;
         s->started = 1;
-        if (v == endv) { s->done = 1; return 0; }
+        if (stop && v == endv) { s->done = 1; return 0; }
         s->prev = v;
         if (W == 64) ((uint64_t *)outv)[k++] = v; else ((uint32_t *)outv)[k++] = (uint32_t)v;
     }
@@ -196,7 +199,7 @@ TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t 
         else got = gor_step(s, W, 0, dst, room);
         if (TSFILE_UNLIKELY(s->err)) return k;
         if (!fast && TSFILE_UNLIKELY(s->pos > total_bits)) { s->err = GOR_ERR_TRUNCATED; return k; }
-        if (got == 1 && dst[0] == endv) { s->done = 1; return k; }
+        if (stop && got == 1 && dst[0] == endv) { s->done = 1; return k; }
         if (W != 64) {
             uint32_t *o = (uint32_t *)outv + k;
             for (size_t i = 0; i < got; i++) o[i] = (uint32_t)buf[i];
@@ -210,7 +213,8 @@ TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t 
  * Per-value decode: one value per call (the classic streaming baseline). Returns 1 with *out set,
  * 0 at the end value, -1 on error (s->err).
  */
-TSFILE_INLINE int gor_next_generic(gorilla_dec_t *s, const int W, uint64_t endv, uint64_t *out)
+TSFILE_INLINE int gor_next_generic(gorilla_dec_t *s, const int W, uint64_t endv, int stop,
+                                   uint64_t *out)
 {
     uint64_t total_bits = (uint64_t)s->nbytes * 8;
     if (s->err) return -1;
@@ -220,7 +224,7 @@ TSFILE_INLINE int gor_next_generic(gorilla_dec_t *s, const int W, uint64_t endv,
         uint64_t v = gor_peek_safe(s->data, s->nbytes, 0) >> (64 - W);
         s->pos = (uint64_t)W;
         s->started = 1;
-        if (v == endv) { s->done = 1; return 0; }
+        if (stop && v == endv) { s->done = 1; return 0; }
         s->prev = v;
         *out = v;
         return 1;
@@ -229,26 +233,28 @@ TSFILE_INLINE int gor_next_generic(gorilla_dec_t *s, const int W, uint64_t endv,
     size_t got = gor_step(s, W, 0, &v, 1);
     if (s->err) return -1;
     if (s->pos > total_bits) { s->err = GOR_ERR_TRUNCATED; return -1; }
-    if (got == 1 && v == endv) { s->done = 1; return 0; }
+    if (stop && got == 1 && v == endv) { s->done = 1; return 0; }
     *out = s->prev;
     return 1;
 }
 
-static inline size_t gorilla_decode_batch32(gorilla_dec_t *s, uint64_t endv, uint32_t *out, size_t cap)
+static inline size_t gorilla_decode_batch32(gorilla_dec_t *s, uint64_t endv, int stop, uint32_t *out,
+                                            size_t cap)
 {
-    return gor_decode_generic(s, 32, endv, out, cap);
+    return stop ? gor_decode_generic(s, 32, endv, 1, out, cap) : gor_decode_generic(s, 32, endv, 0, out, cap);
 }
-static inline size_t gorilla_decode_batch64(gorilla_dec_t *s, uint64_t endv, uint64_t *out, size_t cap)
+static inline size_t gorilla_decode_batch64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out,
+                                            size_t cap)
 {
-    return gor_decode_generic(s, 64, endv, out, cap);
+    return stop ? gor_decode_generic(s, 64, endv, 1, out, cap) : gor_decode_generic(s, 64, endv, 0, out, cap);
 }
-static inline int gorilla_next32(gorilla_dec_t *s, uint64_t endv, uint64_t *out)
+static inline int gorilla_next32(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
 {
-    return gor_next_generic(s, 32, endv, out);
+    return gor_next_generic(s, 32, endv, stop, out);
 }
-static inline int gorilla_next64(gorilla_dec_t *s, uint64_t endv, uint64_t *out)
+static inline int gorilla_next64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
 {
-    return gor_next_generic(s, 64, endv, out);
+    return gor_next_generic(s, 64, endv, stop, out);
 }
 
 /* ---------------------------------------------------------------- encoder */
@@ -360,29 +366,33 @@ TSFILE_INLINE size_t gor_enc_finish(gorilla_enc_t *e, const int W, uint64_t endv
 }
 
 /*
- * Encode a whole page. Returns the size written, or -(i + 1) when values[i] equals the end value
- * (nothing useful is written then). `out` must hold gorilla_encode_bound(count, W) bytes.
+ * Encode a whole page. With `refuse`, returns -(i + 1) when values[i] equals the end value
+ * (a reader that stops at the end value would lose the rest of the page); without it such values
+ * are encoded like any other, as the official C++ writer does (its reader decodes by count).
+ * Returns the size written otherwise. `out` must hold gorilla_encode_bound(count, W) bytes.
  */
 TSFILE_INLINE ptrdiff_t gor_encode_generic(const void *values, size_t count, const int W,
-                                          uint64_t endv, uint8_t *out)
+                                          uint64_t endv, int refuse, uint8_t *out)
 {
     gorilla_enc_t e;
     gorilla_enc_init(&e, out);
     for (size_t i = 0; i < count; i++) {
         uint64_t v = (W == 64) ? ((const uint64_t *)values)[i] : ((const uint32_t *)values)[i];
-        if (TSFILE_UNLIKELY(v == endv)) return -(ptrdiff_t)(i + 1);
+        if (TSFILE_UNLIKELY(refuse && v == endv)) return -(ptrdiff_t)(i + 1);
         gor_enc_value(&e, W, v);
     }
     return (ptrdiff_t)gor_enc_finish(&e, W, endv);
 }
 
-static inline ptrdiff_t gorilla_encode32(const uint32_t *values, size_t count, uint64_t endv, uint8_t *out)
+static inline ptrdiff_t gorilla_encode32(const uint32_t *values, size_t count, uint64_t endv,
+                                         int refuse, uint8_t *out)
 {
-    return gor_encode_generic(values, count, 32, endv, out);
+    return gor_encode_generic(values, count, 32, endv, refuse, out);
 }
-static inline ptrdiff_t gorilla_encode64(const uint64_t *values, size_t count, uint64_t endv, uint8_t *out)
+static inline ptrdiff_t gorilla_encode64(const uint64_t *values, size_t count, uint64_t endv,
+                                         int refuse, uint8_t *out)
 {
-    return gor_encode_generic(values, count, 64, endv, out);
+    return gor_encode_generic(values, count, 64, endv, refuse, out);
 }
 
 /* Streaming encoder entry points (one value per call). */

@@ -192,8 +192,41 @@ def test_paths_and_types():
 @pytest.mark.parametrize("path", PATHS)
 def test_count_larger_than_page(path):
     data = gorilla.encode(np.arange(10, dtype=np.int32))
-    with pytest.raises(CorruptDataError, match="10 values"):
-        gorilla.decode(data, np.int32, count=11, path=path)
+    # Decoding by count trusts the count (as the official C++ reader does): one value too many is
+    # the end marker itself, indistinguishable from a stored one; further on the data run out.
+    got = gorilla.decode(data, np.int32, count=11, path=path)
+    assert got.tolist() == list(range(10)) + [-(2**31)]
+    with pytest.raises(CorruptDataError, match="of the 40 values"):
+        gorilla.decode(data, np.int32, count=40, path=path)
+    with pytest.raises(CorruptDataError):
+        gorilla.decode_into(data, np.empty(40, np.int32), path=path)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_end_markers_by_count(path, dtype):
+    """allow_end_markers writes them (as the official C++ writer does); by count they come back,
+    without a count decoding stops at the first one."""
+    dt = np.dtype(dtype)
+    u = np.uint32 if dt.itemsize == 4 else np.uint64
+    rng = np.random.default_rng(8)
+    arr = rng.integers(0, 1000, 300).astype(dtype)
+    for pos in (0, 1, 57, 58, 59, 298, 299):
+        arr.view(u)[pos] = END[dt]
+    data = gorilla.encode(arr, allow_end_markers=True)
+    assert data == reference_encode(arr, dtype)
+    got = gorilla.decode(data, dtype, count=len(arr), path=path)
+    assert got.tobytes() == arr.tobytes()
+    out = np.empty_like(arr)
+    assert gorilla.decode_into(data, out, path=path) == len(data)
+    assert out.tobytes() == arr.tobytes()
+    assert len(gorilla.decode(data, dtype, path=path)) == 0  # stops at value 0, a marker
+    dec = gorilla.GorillaDecoder(data, dtype, count=len(arr))
+    assert np.array(list(dec), dtype=dtype).tobytes() == arr.tobytes()
+    enc = gorilla.GorillaEncoder(dtype, allow_end_markers=True)
+    for v in arr:
+        enc.encode(v)
+    assert enc.flush() == data
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -207,6 +240,12 @@ def test_truncated_pages(path, dtype):
     for cut in range(0, len(data) - 2):
         with pytest.raises(CorruptDataError):
             gorilla.decode(data[:cut], dtype, path=path)
+        # by count: either every value was still complete, or an error; never a wrong value
+        try:
+            got = gorilla.decode(data[:cut], dtype, count=len(arr), path=path)
+        except CorruptDataError:
+            continue
+        assert got.tobytes() == arr.tobytes()
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -232,13 +271,15 @@ def test_paths_identical_on_corrupt_data():
     for _ in range(200):
         bad = bytearray(data)
         bad[int(rng.integers(0, len(bad)))] ^= 1 << int(rng.integers(0, 8))
-        results = []
-        for path in PATHS:
-            try:
-                results.append(gorilla.decode(bytes(bad), np.float64, path=path).tobytes())
-            except CorruptDataError:
-                results.append("corrupt")
-        assert results[0] == results[1]
+        for count in (None, len(arr)):
+            results = []
+            for path in PATHS:
+                try:
+                    got = gorilla.decode(bytes(bad), np.float64, count=count, path=path)
+                    results.append(got.tobytes())
+                except CorruptDataError:
+                    results.append("corrupt")
+            assert results[0] == results[1]
 
 
 # ---------------------------------------------------------------- official sample files
@@ -327,9 +368,10 @@ def test_official_gorilla_pages_decode_and_reencode_byte_identical():
         assert got.tobytes() == want.tobytes(), (dev, meas)
 
 
-def test_official_pages_with_end_markers_are_truncated_and_refused():
-    """The official writer stores end-marker values anyway: its page then ends early on read. Our
-    decoder stops at the first marker the same way; our encoder refuses such values."""
+def test_official_pages_with_end_markers_by_count():
+    """The official writer stores end-marker values anyway and its reader decodes by count: so do
+    we (byte-identical pages with allow_end_markers); without a count decoding stops at the first
+    marker; by default our encoder refuses such values."""
     _fixture_or_skip("gorilla_end_markers")
     from tests.interop.expected import load_expected
 
@@ -346,11 +388,11 @@ def test_official_pages_with_end_markers_are_truncated_and_refused():
             start += present
             marks = np.flatnonzero(page_vals.view(u) == END[dtype])
             assert len(marks), "every page of this fixture holds a marker"
-            first = int(marks[0])
             for path in PATHS:
-                got = gorilla.decode(body, dtype, path=path)
-                assert got.tobytes() == page_vals[:first].tobytes()
-                with pytest.raises(CorruptDataError):
-                    gorilla.decode(body, dtype, count=present, path=path)
-            with pytest.raises(EncodeError, match=f"value {first} "):
+                got = gorilla.decode(body, dtype, count=present, path=path)
+                assert got.tobytes() == page_vals.tobytes(), (meas, path)
+                first = gorilla.decode(body, dtype, path=path)
+                assert first.tobytes() == page_vals[: marks[0]].tobytes()
+            assert gorilla.encode(page_vals, allow_end_markers=True) == body
+            with pytest.raises(EncodeError, match=f"value {marks[0]} "):
                 gorilla.encode(page_vals)

@@ -2,9 +2,16 @@
 """GORILLA (TsFile's Gorilla XOR encoding, format notes 8.4) for INT32, INT64, FLOAT and DOUBLE.
 
 Byte-identical to the TsFile writers: first value raw, XOR control bits, stored lead/trail window,
-the end value, the final byte rule, MSB-first. The end values (INT32/INT64 minimum, the canonical
-NaN bit patterns 0x7fc00000 / 0x7ff8000000000000) cannot be stored: ``encode`` refuses them with
-:class:`~tsfile.errors.EncodeError` naming the position. Any other NaN bit pattern is stored as is.
+the end value, the final byte rule, MSB-first.
+
+End values (INT32/INT64 minimum, the canonical NaN bit patterns 0x7fc00000 / 0x7ff8000000000000):
+a page ends with one, so a value equal to it is ambiguous. Decoding with a ``count`` (what the
+file reader does: the page's value count is known) decodes exactly that many values, as the
+official C++ reader does, and returns such values like any other; ``count=None`` stops at the
+first one (the only way to find the end without a count, and what Java readers do). ``encode``
+refuses them with :class:`~tsfile.errors.EncodeError` naming the position (pages stay readable by
+every reader), unless ``allow_end_markers=True``, which writes what the official C++ writer writes.
+Any other NaN bit pattern is stored as is.
 
 Paths: ``per_value`` (one value per C call, the streaming baseline) and ``batch`` (64-bit bit
 reservoir, a branch on a 2-bit peek, runs of identical values in bulk). GORILLA is a serial bit
@@ -43,13 +50,17 @@ cdef extern from "gorilla_scalar.h":
         size_t n
     void gorilla_dec_init(gorilla_dec_t *s, const uint8_t *data, size_t nbytes) nogil
     size_t gorilla_dec_consumed(const gorilla_dec_t *s) nogil
-    size_t gorilla_decode_batch32(gorilla_dec_t *s, uint64_t endv, uint32_t *out, size_t cap) nogil
-    size_t gorilla_decode_batch64(gorilla_dec_t *s, uint64_t endv, uint64_t *out, size_t cap) nogil
-    int gorilla_next32(gorilla_dec_t *s, uint64_t endv, uint64_t *out) nogil
-    int gorilla_next64(gorilla_dec_t *s, uint64_t endv, uint64_t *out) nogil
+    size_t gorilla_decode_batch32(gorilla_dec_t *s, uint64_t endv, int stop, uint32_t *out,
+                                  size_t cap) nogil
+    size_t gorilla_decode_batch64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out,
+                                  size_t cap) nogil
+    int gorilla_next32(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out) nogil
+    int gorilla_next64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out) nogil
     size_t gorilla_encode_bound(size_t count, int W) nogil
-    Py_ssize_t gorilla_encode32(const uint32_t *values, size_t count, uint64_t endv, uint8_t *out) nogil
-    Py_ssize_t gorilla_encode64(const uint64_t *values, size_t count, uint64_t endv, uint8_t *out) nogil
+    Py_ssize_t gorilla_encode32(const uint32_t *values, size_t count, uint64_t endv, int refuse,
+                                uint8_t *out) nogil
+    Py_ssize_t gorilla_encode64(const uint64_t *values, size_t count, uint64_t endv, int refuse,
+                                uint8_t *out) nogil
     void gorilla_enc_init(gorilla_enc_t *e, uint8_t *out) nogil
     void gorilla_enc_put32(gorilla_enc_t *e, uint64_t v) nogil
     void gorilla_enc_put64(gorilla_enc_t *e, uint64_t v) nogil
@@ -103,6 +114,10 @@ cdef int _raise_decode_error(const gorilla_dec_t *s, Py_ssize_t got, Py_ssize_t 
         raise CorruptDataError(
             f"GORILLA: invalid XOR window after value {got} (near byte offset {at})")
     if s.err == GOR_ERR_TRUNCATED:
+        if want >= 0:
+            raise CorruptDataError(
+                f"GORILLA: data end at byte offset {at} after {got} of the {want} values "
+                f"requested (truncated page, or it holds fewer values)")
         raise CorruptDataError(
             f"GORILLA: data end at byte offset {at} before the end value "
             f"(after {got} values; truncated page)")
@@ -121,9 +136,10 @@ cdef Py_ssize_t gorilla_decode_into(const uint8_t* data, Py_ssize_t nbytes, void
     if count <= 0:
         return 0
     gorilla_dec_init(&s, data, <size_t>nbytes)
+    # By count, as the official C++ reader does: values equal to the end value are values.
     if path == PATH_PER_VALUE:
         while k < count:
-            r = gorilla_next64(&s, endv, &v) if wide else gorilla_next32(&s, endv, &v)
+            r = gorilla_next64(&s, endv, 0, &v) if wide else gorilla_next32(&s, endv, 0, &v)
             if r != 1:
                 break
             if wide:
@@ -133,16 +149,16 @@ cdef Py_ssize_t gorilla_decode_into(const uint8_t* data, Py_ssize_t nbytes, void
             k += 1
     else:
         if wide:
-            k = <Py_ssize_t>gorilla_decode_batch64(&s, endv, <uint64_t*>out, <size_t>count)
+            k = <Py_ssize_t>gorilla_decode_batch64(&s, endv, 0, <uint64_t*>out, <size_t>count)
         else:
-            k = <Py_ssize_t>gorilla_decode_batch32(&s, endv, <uint32_t*>out, <size_t>count)
+            k = <Py_ssize_t>gorilla_decode_batch32(&s, endv, 0, <uint32_t*>out, <size_t>count)
     if k < count:
         _raise_decode_error(&s, k, count)
     # Look one value further: when it is the end value the whole page was consumed (the usual
     # case, count = the page's value count); a decoding error there does not concern the values.
     cdef uint64_t pos_before = s.pos
     if not s.done:
-        r = gorilla_next64(&s, endv, &v) if wide else gorilla_next32(&s, endv, &v)
+        r = gorilla_next64(&s, endv, 1, &v) if wide else gorilla_next32(&s, endv, 1, &v)
         if r == 1:
             return <Py_ssize_t>((pos_before + 7) >> 3)
     if s.done:
@@ -163,15 +179,17 @@ cdef int _raise_encode_error(Py_ssize_t i, int kind) except -1 with gil:
 
 
 cdef Py_ssize_t gorilla_encode_into(const void* values, Py_ssize_t count, int kind,
-                                    uint8_t* out, Py_ssize_t out_cap) except -1 nogil:
+                                    uint8_t* out, Py_ssize_t out_cap,
+                                    bint allow_end_markers) except -1 nogil:
     cdef Py_ssize_t r
+    cdef int refuse = not allow_end_markers
     if out_cap < gorilla_encode_capacity(count, kind):
         with gil:
             raise ValueError("GORILLA: output buffer too small")
     if _wide(kind):
-        r = gorilla_encode64(<const uint64_t*>values, <size_t>count, _end_value(kind), out)
+        r = gorilla_encode64(<const uint64_t*>values, <size_t>count, _end_value(kind), refuse, out)
     else:
-        r = gorilla_encode32(<const uint32_t*>values, <size_t>count, _end_value(kind), out)
+        r = gorilla_encode32(<const uint32_t*>values, <size_t>count, _end_value(kind), refuse, out)
     if r < 0:
         _raise_encode_error(-r - 1, kind)
     return r
@@ -195,11 +213,14 @@ def _values_array(values, dtype):
     return arr, kind
 
 
-def encode(values, dtype=None):
+def encode(values, dtype=None, allow_end_markers=False):
     """Encode a page of values -> bytes (the page's value bytes).
 
     ``values``: a 1-D array of int32, int64, float32 or float64 (or a sequence with ``dtype``).
-    Raises EncodeError naming the first value equal to GORILLA's end marker.
+    Raises EncodeError naming the first value equal to GORILLA's end marker, unless
+    ``allow_end_markers``: then such values are encoded like the others, as the official C++
+    writer does (readers that decode by count, like the official C++ reader and this package,
+    read them back; a reader that stops at the end value, like Java's, loses the rest of the page).
     """
     arr, kind = _values_array(values, dtype)
     cdef Py_ssize_t n = arr.shape[0]
@@ -209,8 +230,9 @@ def encode(values, dtype=None):
     cdef const void* vp = &vb[0] if n > 0 else NULL
     cdef Py_ssize_t size
     cdef int k = kind
+    cdef bint allow = bool(allow_end_markers)
     with nogil:
-        size = gorilla_encode_into(vp, n, k, <uint8_t*>cnp.PyArray_DATA(buf), cap)
+        size = gorilla_encode_into(vp, n, k, <uint8_t*>cnp.PyArray_DATA(buf), cap, allow)
     return buf[:size].tobytes()
 
 
@@ -236,7 +258,7 @@ cdef object _decode_all(const uint8_t* data, Py_ssize_t nbytes, int kind, int pa
         with nogil:
             if path == PATH_PER_VALUE:
                 while k < cap:
-                    r = gorilla_next64(&s, endv, &v) if wide else gorilla_next32(&s, endv, &v)
+                    r = gorilla_next64(&s, endv, 1, &v) if wide else gorilla_next32(&s, endv, 1, &v)
                     if r != 1:
                         break
                     if wide:
@@ -245,9 +267,11 @@ cdef object _decode_all(const uint8_t* data, Py_ssize_t nbytes, int kind, int pa
                         (<uint32_t*>op)[k] = <uint32_t>v
                     k += 1
             elif wide:
-                k += <Py_ssize_t>gorilla_decode_batch64(&s, endv, <uint64_t*>op + k, <size_t>(cap - k))
+                k += <Py_ssize_t>gorilla_decode_batch64(&s, endv, 1, <uint64_t*>op + k,
+                                                        <size_t>(cap - k))
             else:
-                k += <Py_ssize_t>gorilla_decode_batch32(&s, endv, <uint32_t*>op + k, <size_t>(cap - k))
+                k += <Py_ssize_t>gorilla_decode_batch32(&s, endv, 1, <uint32_t*>op + k,
+                                                        <size_t>(cap - k))
         if s.err:
             _raise_decode_error(&s, k, -1)
         if s.done:
@@ -270,8 +294,9 @@ cdef cnp.ndarray _grow(cnp.ndarray arr, Py_ssize_t used, Py_ssize_t cap):
 def decode(data, dtype, count=None, path="auto"):
     """Decode a GORILLA page -> a 1-D array of ``dtype`` (int32, int64, float32 or float64).
 
-    ``count=None`` decodes up to the end value; otherwise exactly ``count`` values
-    (CorruptDataError if the page holds fewer). ``path``: "per_value", "batch" or "auto".
+    ``count=None`` decodes up to the first end value; otherwise exactly ``count`` values, like
+    the official C++ reader (end-marker values among them are returned as values;
+    CorruptDataError if the data end first). ``path``: "per_value", "batch" or "auto".
     """
     cdef int kind = _kind_of(dtype)
     cdef const unsigned char[::1] buf = as_byte_view(data)
@@ -293,8 +318,8 @@ def decode(data, dtype, count=None, path="auto"):
 
 
 def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into the 1-D contiguous array ``out`` (its dtype selects
-    the type); returns the number of bytes consumed."""
+    """Decode exactly ``len(out)`` values (by count, like ``decode(count=...)``) into the 1-D
+    contiguous array ``out`` (its dtype selects the type); returns the number of bytes consumed."""
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
@@ -324,14 +349,16 @@ cdef inline uint64_t _bits_of(object value, int kind) except? 0xFFFFFFFFFFFFFFFF
 
 cdef class GorillaEncoder:
     """Streaming GORILLA encoder: ``encode(value)`` per value, ``flush()`` returns the page bytes
-    and resets the encoder for the next page."""
+    and resets the encoder for the next page. ``allow_end_markers`` as in :func:`encode`."""
     cdef gorilla_enc_t _e
     cdef int _kind
     cdef bytearray _buf
     cdef Py_ssize_t _count
+    cdef bint _allow
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, allow_end_markers=False):
         self._kind = _kind_of(dtype)
+        self._allow = bool(allow_end_markers)
         self._reset()
 
     cdef _reset(self):
@@ -343,7 +370,7 @@ cdef class GorillaEncoder:
         """Append one value (EncodeError if it equals the end marker)."""
         cdef uint64_t v = _bits_of(value, self._kind)
         cdef size_t need = gorilla_encode_bound(self._count + 2, 64)
-        if v == _end_value(self._kind):
+        if v == _end_value(self._kind) and not self._allow:
             _raise_encode_error(self._count, self._kind)
         if <size_t>len(self._buf) < need:
             self._buf.extend(bytes(len(self._buf) + 64))
@@ -368,7 +395,9 @@ cdef class GorillaEncoder:
 
 
 cdef class GorillaDecoder:
-    """Streaming GORILLA decoder over one page: ``has_next()`` / ``next()``."""
+    """Streaming GORILLA decoder over one page: ``has_next()`` / ``next()``. With ``count`` it
+    yields exactly that many values (by count, end-marker values included); without, it stops at
+    the first end value."""
     cdef gorilla_dec_t _s
     cdef int _kind
     cdef object _data
@@ -376,9 +405,11 @@ cdef class GorillaDecoder:
     cdef bint _have
     cdef uint64_t _next
     cdef Py_ssize_t _count
+    cdef Py_ssize_t _limit
 
-    def __init__(self, data, dtype):
+    def __init__(self, data, dtype, count=None):
         self._kind = _kind_of(dtype)
+        self._limit = check_count(count)
         self._view = as_byte_view(data)
         self._data = data
         cdef Py_ssize_t n = self._view.shape[0]
@@ -390,12 +421,16 @@ cdef class GorillaDecoder:
     cdef _advance(self):
         cdef int r
         cdef uint64_t v
+        cdef int stop = self._limit < 0
+        if self._limit >= 0 and self._count >= self._limit:
+            self._have = False
+            return
         if _wide(self._kind):
-            r = gorilla_next64(&self._s, _end_value(self._kind), &v)
+            r = gorilla_next64(&self._s, _end_value(self._kind), stop, &v)
         else:
-            r = gorilla_next32(&self._s, _end_value(self._kind), &v)
+            r = gorilla_next32(&self._s, _end_value(self._kind), stop, &v)
         if r < 0:
-            _raise_decode_error(&self._s, self._count, -1)
+            _raise_decode_error(&self._s, self._count, self._limit)
         self._have = r == 1
         self._next = v if r == 1 else 0
 
