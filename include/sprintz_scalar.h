@@ -390,3 +390,153 @@ static int64_t sprintz_count(const uint8_t *src, size_t len, int kind, size_t *p
 }
 
 #endif /* TSFILE_SPRINTZ_SCALAR_H */
+
+/* ------------------------------------------------------------------ encoder */
+
+#include "bitwriter_msb.h"
+
+/* Bytes enough for n values: a full block takes at most 1 + 9 + 64 bytes for 9 values, a tail at
+ * most 1 + 6 + 2 + 64 (RLE) or 1 + 8 * 10 + 12 (GORILLA) bytes. */
+static inline size_t sprintz_encode_bound(size_t n) { return (n / 9) * 74 + 128; }
+
+TSFILE_INLINE int sprintz_bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+/* The residuals of a full block (v[0..8] words) into r[0..7]: Fire prediction, zigzag-like map. */
+TSFILE_INLINE void sprintz_residuals(const uint64_t *v, int W, uint64_t *r)
+{
+    if (W == 32) {
+        int32_t acc = 0;
+        uint32_t delta = 0;
+        for (int i = 1; i <= 8; i++) {
+            uint32_t prev = (uint32_t)v[i - 1], cur = (uint32_t)v[i];
+            int32_t alpha = acc >> 2;
+            int32_t diff = ((int32_t)(uint32_t)((int64_t)alpha * (int64_t)(int32_t)delta)) >> 8;
+            uint32_t e = cur - (prev + (uint32_t)diff);
+            uint32_t grad = ((int32_t)e > 0) ? (0u - delta) : delta;
+            acc = (int32_t)((uint32_t)acc - grad);
+            delta = cur - prev;
+            r[i - 1] = ((int32_t)e <= 0) ? (uint32_t)(0u - 2u * e) : (uint32_t)(2u * e - 1u);
+        }
+    } else {
+        int32_t acc = 0;
+        uint64_t delta = 0;
+        for (int i = 1; i <= 8; i++) {
+            uint64_t prev = v[i - 1], cur = v[i];
+            int64_t alpha = (int64_t)(acc >> 3);
+            int64_t diff = sprintz_mul_shift64(alpha, (int64_t)delta, 16);
+            uint64_t e = cur - (prev + (uint64_t)diff);
+            uint64_t grad = ((int64_t)e > 0) ? (UINT64_C(0) - delta) : delta;
+            acc = (int32_t)(uint32_t)((uint64_t)(int64_t)acc - grad);
+            delta = cur - prev;
+            r[i - 1] = ((int64_t)e <= 0) ? (UINT64_C(0) - 2 * e) : (2 * e - 1);
+        }
+    }
+}
+
+static size_t sprintz_put_uvarint(uint8_t *out, uint32_t v)
+{
+    size_t k = 0;
+    while (v >= 0x80) { out[k++] = (uint8_t)(v | 0x80); v >>= 7; }
+    out[k++] = (uint8_t)v;
+    return k;
+}
+
+/* The tail of n (1..8) words: an RLE block with one bit-packed run (INT32/INT64, as the C++
+ * writer) or a GORILLA stream with its end value (FLOAT/DOUBLE). Returns the bytes written. */
+static size_t sprintz_put_tail(uint8_t *out, int kind, const uint64_t *v, int n)
+{
+    const int W = SPRINTZ_W(kind);
+    size_t p = 0;
+    out[p++] = (uint8_t)(0x80 | n);
+    if (kind == SPRINTZ_I32 || kind == SPRINTZ_I64) {
+        int w = 1;
+        for (int i = 0; i < n; i++) {
+            int b = sprintz_bitlen(v[i]);
+            if (b > w) w = b;
+        }
+        uint8_t body[80];
+        size_t q = 0;
+        body[q++] = (uint8_t)w;
+        body[q++] = 3; /* header: 1 group, bit-packed */
+        body[q++] = (uint8_t)n;
+        tsf_msb_writer bw;
+        tsf_msbw_init(&bw, body + q);
+        for (int i = 0; i < 8; i++) tsf_msbw_put_wide(&bw, i < n ? v[i] : 0, w);
+        q += tsf_msbw_finish(&bw, 0);
+        p += sprintz_put_uvarint(out + p, (uint32_t)q);
+        memcpy(out + p, body, q);
+        return p + q;
+    }
+    const int L = (W == 64) ? 6 : 5;
+    const uint64_t endv = W == 64 ? UINT64_C(0x7ff8000000000000) : UINT64_C(0x7fc00000);
+    tsf_msb_writer bw;
+    tsf_msbw_init(&bw, out + p);
+    uint64_t prev = 0;
+    int lead = -1, trail = 0;
+    for (int i = 0; i <= n; i++) {
+        uint64_t cur = i < n ? v[i] : endv;
+        if (i == 0) {
+            tsf_msbw_put_wide(&bw, cur, W);
+        } else {
+            uint64_t x = cur ^ prev;
+            if (x == 0) {
+                tsf_msbw_put(&bw, 0, 1);
+            } else {
+                int ld = __builtin_clzll(x) - (64 - W), tr = __builtin_ctzll(x);
+                if (lead >= 0 && ld >= lead && tr >= trail) {
+                    tsf_msbw_put(&bw, 2, 2);
+                    tsf_msbw_put_wide(&bw, x >> trail, W - lead - trail);
+                } else {
+                    int sig = W - ld - tr;
+                    tsf_msbw_put(&bw, (UINT64_C(3) << (2 * L)) | ((uint64_t)ld << L) | (uint64_t)(sig - 1),
+                                 2 + 2 * L);
+                    tsf_msbw_put_wide(&bw, x >> tr, sig);
+                    lead = ld;
+                    trail = tr;
+                }
+            }
+        }
+        prev = cur;
+    }
+    return p + tsf_msbw_finish(&bw, 1);
+}
+
+/*
+ * Encode n words of `kind` (uint32_t slots for 32-bit kinds, uint64_t otherwise) as the official
+ * C++ writer does: full blocks of 9, then the tail. `out` must hold sprintz_encode_bound(n) bytes.
+ * Returns the size. A prediction error of exactly -2^(W-1) maps to residual 0 (the format cannot
+ * represent it; the writers lose such a value the same way).
+ */
+static size_t sprintz_encode(const void *values, size_t n, int kind, uint8_t *out)
+{
+    const int W = SPRINTZ_W(kind);
+    size_t p = 0, i = 0;
+    uint64_t v[9], r[8];
+#define SPRINTZ_WORD(j) (W == 64 ? ((const uint64_t *)values)[j] : (uint64_t)((const uint32_t *)values)[j])
+    for (; n - i >= 9; i += 9) {
+        for (int j = 0; j < 9; j++) v[j] = SPRINTZ_WORD(i + (size_t)j);
+        sprintz_residuals(v, W, r);
+        int w = 1;
+        for (int j = 0; j < 8; j++) {
+            int b = sprintz_bitlen(r[j]);
+            if (b > w) w = b;
+        }
+        out[p++] = (uint8_t)w;
+        if (kind == SPRINTZ_I32) {
+            p += sprintz_put_uvarint(out + p, (uint32_t)v[0]);
+        } else {
+            for (int b = W - 8; b >= 0; b -= 8) out[p++] = (uint8_t)(v[0] >> b);
+        }
+        tsf_msb_writer bw;
+        tsf_msbw_init(&bw, out + p);
+        for (int j = 0; j < 8; j++) tsf_msbw_put_wide(&bw, r[j], w);
+        p += tsf_msbw_finish(&bw, 0);
+    }
+    if (i < n) {
+        int k = (int)(n - i);
+        for (int j = 0; j < k; j++) v[j] = SPRINTZ_WORD(i + (size_t)j);
+        p += sprintz_put_tail(out + p, kind, v, k);
+    }
+#undef SPRINTZ_WORD
+    return p;
+}

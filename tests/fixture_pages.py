@@ -182,3 +182,17 @@ def check_nonaligned(name: str, encoding: str, decode, paths=("per_value", "batc
             assert got.tobytes() == want.tobytes(), (name, col, path)
         checked += len(want)
     return checked
+
+
+def pages_with_values(name: str, encoding: str):
+    """Yield (numpy dtype, the page's written values, the page's value bytes) for every non-empty
+    page of the fixture's UNCOMPRESSED aligned chunks written with `encoding`."""
+    for device, meas, tname, pages in value_pages(name, encoding):
+        dt = _DTYPES[tname]
+        exp = expected_values(name, device, meas).astype(dt)
+        at = 0
+        for count, body in pages:
+            if count:
+                yield np.dtype(dt), exp[at : at + count], body
+                at += count
+        assert at == len(exp)

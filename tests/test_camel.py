@@ -189,3 +189,14 @@ def test_encoder_splits_huge_pages_into_blocks():
     v = np.round(np.random.default_rng(1).uniform(-100, 100, (1 << 20) + 5), 2)
     data = camel.encode(v)
     assert camel.decode(data).tobytes() == v.tobytes()
+
+
+def test_encoder_writes_the_official_pages():
+    # every page of the official fixture, re-encoded from its written values: the same bytes
+    from fixture_pages import pages_with_values
+
+    n = 0
+    for dt, values, body in pages_with_values("enc_camel", "CAMEL"):
+        assert camel.encode(values, dt) == body, (dt, n)
+        n += 1
+    assert n >= 6

@@ -234,3 +234,15 @@ def test_mutated_pages_never_crash(dt):
             except CorruptDataError:
                 res.append("error")
         assert res[0] == res[1]
+
+
+def test_encoder_writes_the_official_pages():
+    # every page of the official fixture, re-encoded from its written values: the same bytes
+    from fixture_pages import pages_with_values
+
+    n = 0
+    for name in ("enc_chimp", "gorilla_end_markers"):  # the latter stores end-marker values
+        for dt, values, body in pages_with_values(name, "CHIMP"):
+            assert chimp.encode(values, dt) == body, (name, dt, n)
+            n += 1
+    assert n >= 18

@@ -182,3 +182,14 @@ def test_mutated_pages_never_crash(dt):
             except CorruptDataError:
                 res.append("error")
         assert res[0] == res[1]
+
+
+def test_encoder_writes_the_official_pages():
+    # every page of the official fixture, re-encoded from its written values: the same bytes
+    from fixture_pages import pages_with_values
+
+    n = 0
+    for dt, values, body in pages_with_values("enc_rlbe", "RLBE"):
+        assert rlbe.encode(values, dt) == body, (dt, n)
+        n += 1
+    assert n >= 6

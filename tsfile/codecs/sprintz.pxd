@@ -26,6 +26,8 @@ cdef extern from "sprintz_scalar.h" nogil:
     int64_t sprintz_decode(const uint8_t *src, size_t len, int kind, void *out, int64_t cap,
                            size_t *pos)
     int64_t sprintz_count(const uint8_t *src, size_t len, int kind, size_t *pos)
+    size_t sprintz_encode_bound(size_t n)
+    size_t sprintz_encode(const void *values, size_t n, int kind, uint8_t *out)
 
 
 cdef Py_ssize_t sprintz_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
