@@ -107,11 +107,62 @@ def test_blocks_have_masks_and_tags():
         total = 0
         while (blk := rs.get_next_tsblock()) is not None:
             assert set(blk.columns) == set(exp.columns[1:])
-            for name, m in blk.nulls.items():
+            for _name, m in blk.nulls.items():
                 assert m.dtype == np.bool_ and len(m) == len(blk)
                 seen_null |= bool(m.any())
             total += len(blk)
         assert total == exp.num_rows and seen_null
+
+
+@pytest.mark.parametrize("batch_size", [1, 500, 0])
+def test_batch_size_splits_blocks(batch_size):
+    exp = load_expected("alltypes_multipage").tables["sensors"]
+    with tsfile.TsFileReader(ALLTYPES) as r:
+        rs = r.query_table("sensors", exp.columns[1:], batch_size=batch_size)
+        blocks = []
+        while (b := rs.get_next_tsblock()) is not None:
+            blocks.append(b)
+    ts = np.concatenate([b.timestamps for b in blocks])
+    assert (ts == exp.values["time"]).all()
+    if batch_size:
+        # whole pages (300 points here) per block: at most one page beyond batch_size
+        assert max(len(b) for b in blocks) <= max(batch_size, 300) + 300
+    for c in exp.columns[1:]:
+        got = np.concatenate([b.columns[c] for b in blocks])
+        nulls = np.concatenate([b.nulls.get(c, np.zeros(len(b), np.bool_)) for b in blocks])
+        assert (nulls == exp.nulls[c]).all(), c
+        if got.dtype.kind == "f":
+            assert (got.view(np.uint8) == exp.values[c].view(np.uint8)).all(), c
+        else:
+            assert all(a == b for a, b, n in zip(got, exp.values[c], nulls, strict=True) if not n)
+
+
+def test_streamed_blocks_with_recycled_buffers():
+    """Blocks dropped by the caller have their arrays recycled: every block must still carry
+    exactly its own rows, whether the previous ones were kept or dropped."""
+    exp = load_expected("alltypes_multipage").tables["sensors"]
+    kept = []
+    with tsfile.TsFileReader(ALLTYPES) as r:
+        rs = r.query_table("sensors", exp.columns[1:], batch_size=300)
+        pos = 0
+        i = 0
+        while (b := rs.get_next_tsblock()) is not None:
+            n = len(b)
+            assert (b.timestamps == exp.values["time"][pos : pos + n]).all()
+            for c in exp.columns[1:]:
+                m = b.nulls.get(c, np.zeros(n, np.bool_))
+                assert (m == exp.nulls[c][pos : pos + n]).all(), (c, pos)
+            if i % 3 == 0:
+                kept.append((pos, b))  # keep some, drop the others
+            pos += n
+            i += 1
+    for pos, b in kept:  # kept blocks were not overwritten by later ones
+        assert (b.timestamps == exp.values["time"][pos : pos + len(b)]).all()
+        for c in exp.columns[1:]:
+            v, e = b.columns[c], exp.values[c][pos : pos + len(b)]
+            if v.dtype.kind in "iub":
+                m = b.nulls.get(c, np.zeros(len(b), np.bool_))
+                assert (v[~m] == e[~m]).all(), c
 
 
 def test_read_table_and_arrow_agree():
@@ -306,7 +357,7 @@ def test_round_trip_our_writer(tmp_path, compression):
         for part in (slice(0, rows // 2), slice(rows // 2, rows)):
             columns = {"dev": dev}
             masks = {}
-            for n, (t, v, m) in data.items():
+            for n, (_t, v, m) in data.items():
                 columns[n] = v[part]
                 masks[n] = m[part]
             w.write_arrays("rt", ts[part], columns, masks)
@@ -317,7 +368,7 @@ def test_round_trip_our_writer(tmp_path, compression):
     order = sorted(expect, key=lambda e: (e[0] is not None, e[0] or ""))  # null tag first
     assert list(res["dev"]) == [e[0] for e in order for _ in range(rows)]
     assert (res["time"] == np.concatenate([e[1] for e in order])).all()
-    for n, (t, v, m) in data.items():
+    for n, (_t, v, m) in data.items():
         got = res[n]
         want_mask = np.concatenate([m] * 3)
         if got.dtype == object:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,11 @@ INT64_MAX = 2**63 - 1
 _ROWS_PER_BYTE = {4: 6, 0: 1}
 _ROWS_PER_BYTE_OTHER = 64
 
+# Rows per block served by a ResultSet: small enough that the block arrays stay in cache-friendly
+# sizes the allocator reuses (no fresh page faults per block), large enough to amortise the
+# per-block Python work.
+DEFAULT_BLOCK_ROWS = 65536
+
 
 @dataclass
 class _Group:
@@ -49,6 +55,8 @@ class _Group:
     rows: int  # capacity: the time chunk's statistics count (validated)
     values: list  # per requested field column: engine.Chunk offset or None
     inside: bool = False  # the time chunk's statistics lie inside the query range
+    page_lo: int = 0  # pages of the time chunk this group covers (blocks split large chunks)
+    page_hi: int = -1
 
 
 @dataclass
@@ -57,6 +65,87 @@ class _DeviceTask:
     groups: list = field(default_factory=list)
     tags: tuple = ()
     types: list = field(default_factory=list)  # per requested field column: series data type
+
+
+def _refcount_base():
+    held = [np.empty(1)]
+    return sys.getrefcount(held[0])
+
+
+# sys.getrefcount of an array referenced only by a pool entry's list (calibrated, not assumed)
+_REFCOUNT_BASE = _refcount_base()
+
+
+class _Buffers:
+    __slots__ = ("cap", "ts", "vals", "nulls", "dirty")
+
+    def __init__(self, cap, dtypes, numeric):
+        self.cap = cap
+        self.ts = np.empty(cap, np.int64)
+        self.vals = [np.empty(cap, dt) for dt in dtypes]
+        self.nulls = [np.zeros(cap, np.bool_) for _ in dtypes]
+        self.dirty = [False] * len(dtypes)
+
+    def unreferenced(self, numeric):
+        """True if no block handed out still uses these arrays (views hold their base)."""
+        base = _REFCOUNT_BASE
+        if sys.getrefcount(self.ts) > base:
+            return False
+        for j in range(len(self.vals)):
+            if numeric[j] and sys.getrefcount(self.vals[j]) > base:
+                return False
+            if sys.getrefcount(self.nulls[j]) > base:
+                return False
+        return True
+
+
+class _BlockPool:
+    """Recycles the arrays of blocks the caller has dropped, so that a streaming consumer does
+    not pay fresh page faults for every block. Reuse is decided by reference counts: an array
+    still referenced by a block, a view or any other object is never reused."""
+
+    def __init__(self, keep=3):
+        self.keep = keep
+        self.free = []
+
+    def take(self, cap, dtypes, numeric):
+        for i, b in enumerate(self.free):
+            if b.cap >= cap and b.unreferenced(numeric):
+                del self.free[i]
+                for j in range(len(b.vals)):
+                    if not numeric[j]:
+                        b.vals[j] = np.empty(b.cap, dtypes[j])  # objects: never shared
+                    if b.dirty[j]:
+                        b.nulls[j][:] = False
+                        b.dirty[j] = False
+                return b
+        return _Buffers(cap, dtypes, numeric)
+
+    def give(self, b):
+        self.free.append(b)
+        if len(self.free) > self.keep:
+            self.free.pop(0)
+
+
+class _TagColumns:
+    """Tag columns of one device: one read-only object array per tag, sliced for every block."""
+
+    def __init__(self, tags, values, cap):
+        self.cols = {}
+        for name, idx in tags.items():
+            v = values[idx]
+            arr = np.empty(cap, dtype=object)
+            arr[:] = [v] * cap if v is None else v
+            arr.flags.writeable = False
+            mask = None
+            if v is None:
+                mask = np.ones(cap, np.bool_)
+                mask.flags.writeable = False
+            self.cols[name] = (arr, mask)
+
+    def get(self, name, n):
+        arr, mask = self.cols[name]
+        return arr[:n], None if mask is None else mask[:n]
 
 
 def _time_bounds(start_time, end_time):
@@ -116,6 +205,7 @@ class TsFileReader:
         self._devices_cache = {}
         self._series_cache = {}
         self._scratch = engine.new_scratch()
+        self._chunks = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -229,7 +319,13 @@ class TsFileReader:
     # -- planning --------------------------------------------------------------------------
 
     def _chunk(self, offset):
-        return engine.read_chunk(self._fv, offset)
+        """The parsed chunk at ``offset`` (cached: blocks of one chunk group share it)."""
+        ch = self._chunks.get(offset)
+        if ch is None:
+            if len(self._chunks) >= 512:
+                self._chunks.clear()
+            ch = self._chunks[offset] = engine.read_chunk(self._fv, offset)
+        return ch
 
     def _time_chunk_rows(self, chunk, stats_count, t1, t2):
         """Rows to allocate for a time chunk: its statistics count, validated against the bytes
@@ -329,13 +425,16 @@ class TsFileReader:
 
     # -- decoding --------------------------------------------------------------------------
 
-    def _decode_device(self, task, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode):
-        """Decode every chunk group of an aligned device at ``pos``; returns rows written."""
+    def _decode_device(
+        self, task, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode, counts=None
+    ):
+        """Decode every chunk group of an aligned device at ``pos``; returns rows written.
+        ``counts`` (a list per field) accumulates the nulls written."""
         fv, s = self._fv, self._scratch
         start = pos
         for g in task.groups:
             rows, sel = engine.read_time_chunk(
-                fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside
+                fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, g.page_lo, g.page_hi
             )
             for j in range(len(fields)):
                 off = g.values[j]
@@ -345,13 +444,40 @@ class TsFileReader:
                         out_vals[j][pos : pos + rows] = None
                     else:
                         out_vals[j][pos : pos + rows] = 0
-                    continue
-                vch = self._chunk(off)
-                engine.read_value_chunk(
-                    fv, vch, sel, task.types[j], pcode, out_vals[j], out_nulls[j], pos, s
-                )
+                    nn = rows
+                else:
+                    nn = engine.read_value_chunk(
+                        fv,
+                        self._chunk(off),
+                        sel,
+                        task.types[j],
+                        pcode,
+                        out_vals[j],
+                        out_nulls[j],
+                        pos,
+                        s,
+                    )
+                if counts is not None:
+                    counts[j] += nn
             pos += rows
         return pos - start
+
+    @staticmethod
+    def _split_group(g, t1, t2, block_rows):
+        """Split a chunk group whose pages carry statistics into runs of pages of at most
+        ``block_rows`` wanted rows (a run holds at least one page)."""
+        info = g.time_chunk.page_info()
+        if len(info) <= 1 or not all(p[3] for p in info) or g.rows <= block_rows:
+            return [g]
+        out, lo, acc = [], 0, 0
+        for i, p in enumerate(info):
+            n = 0 if (p[6] < t1 or p[5] > t2) else p[4]
+            if acc and acc + n > block_rows:
+                out.append(_Group(g.time_chunk, acc, g.values, g.inside, lo, i))
+                lo, acc = i, 0
+            acc += n
+        out.append(_Group(g.time_chunk, acc, g.values, g.inside, lo, len(info)))
+        return [x for x in out if x.rows > 0]
 
     def _check_types(self, task, fields, field_types):
         for j, t in enumerate(task.types):
@@ -361,62 +487,66 @@ class TsFileReader:
                     f"{TSDataType(t).name}, the table schema says {TSDataType(field_types[j]).name}"
                 )
 
-    def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode):
+    def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
         field_types = [types[names.index(f)] for f in fields]
+        dtypes = [engine.numpy_dtype(t) for t in field_types]
+        numeric = [dt != object for dt in dtypes]
+        pool = _BlockPool()
         for task in tasks:
             self._check_types(task, fields, field_types)
-            for g in task.groups:
+            groups = [x for g in task.groups for x in self._split_group(g, t1, t2, block_rows)]
+            if not groups:
+                continue
+            tag_cols = _TagColumns(tags, task.tags, max(g.rows for g in groups))
+            for g in groups:
                 cap = g.rows
-                ts = np.empty(cap, np.int64)
-                vals = [np.empty(cap, engine.numpy_dtype(t)) for t in field_types]
-                nulls = [np.zeros(cap, np.bool_) for _ in fields]
+                bufs = pool.take(cap, dtypes, numeric)
+                ts, vals, nulls, dirty = bufs.ts, bufs.vals, bufs.nulls, bufs.dirty
+                counts = [0] * len(fields)
                 sub = _DeviceTask(task.device, [g], task.tags, task.types)
-                n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode)
+                n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode, counts)
+                pool.give(bufs)
                 if n == 0:
                     continue
-                yield self._make_block(
-                    names,
-                    types,
-                    fields,
-                    tags,
-                    task.tags,
-                    ts[:n],
-                    [v[:n] for v in vals],
-                    [m[:n] for m in nulls],
-                )
-
-    @staticmethod
-    def _make_block(names, types, fields, tags, tag_values, ts, vals, nulls):
-        n = len(ts)
-        columns, nullmap = {}, {}
-        fi = {f: j for j, f in enumerate(fields)}
-        for name in names[1:]:
-            if name in fi:
-                j = fi[name]
-                columns[name] = vals[j]
-                if nulls[j].any():
-                    nullmap[name] = nulls[j]
-            else:
-                v = tag_values[tags[name]]
-                arr = np.empty(n, dtype=object)
-                arr[:] = [v] * n if v is None else v
-                columns[name] = arr
-                if v is None:
-                    nullmap[name] = np.ones(n, np.bool_)
-        return TsBlock(ts, columns, nullmap, types)
+                columns, nullmap = {}, {}
+                fi = {f: j for j, f in enumerate(fields)}
+                for name in names[1:]:
+                    j = fi.get(name)
+                    if j is not None:
+                        columns[name] = vals[j][:n]
+                        if counts[j]:
+                            nullmap[name] = nulls[j][:n]
+                            dirty[j] = True
+                    else:
+                        columns[name], m = tag_cols.get(name, n)
+                        if m is not None:
+                            nullmap[name] = m
+                yield TsBlock(ts[:n], columns, nullmap, types)
 
     # -- public queries --------------------------------------------------------------------
 
-    def query_table(self, table_name, column_names, start_time=None, end_time=None, path="auto"):
-        """Rows of a table-model table: column 1 is ``time``, then ``column_names`` in order.
+    def query_table(
+        self,
+        table_name,
+        column_names,
+        start_time=None,
+        end_time=None,
+        path="auto",
+        batch_size=DEFAULT_BLOCK_ROWS,
+    ):
+        """Rows of a table-model table: column 1 is ``time``, then ``column_names`` in order
+        (None: every column of the table).
 
         Devices in index order, time order within a device. ``path`` picks the decode path of
-        every codec ("per_value", "batch", "simd", "auto")."""
+        every codec ("per_value", "batch", "simd": SIMD where a codec has it, "auto").
+        ``batch_size``: rows per block of get_next_tsblock (blocks are whole pages of one chunk
+        group, so a block can exceed it by less than a page; 0 = whole chunk groups)."""
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
+        block_rows = int(batch_size) if batch_size and batch_size > 0 else 2**62
         names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
-        blocks = self._table_blocks(names, types, fields, tags, tasks, t1, t2, pcode)
+        blocks = self._table_blocks(names, types, fields, tags, tasks, t1, t2, pcode, block_rows)
         rs = ResultSet(blocks, names, types, self._result_sets.discard)
         self._result_sets.add(rs)
         return rs

@@ -679,11 +679,13 @@ cdef inline Py_ssize_t upper_bound(const int64_t *a, Py_ssize_t n, int64_t x) no
 
 
 def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                    Py_ssize_t pos, Scratch s, bint chunk_inside=False):
+                    Py_ssize_t pos, Scratch s, bint chunk_inside=False,
+                    Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1):
     """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:].
 
     ``chunk_inside``: the chunk's statistics lie inside [t1, t2] (then pages without statistics
-    are decoded straight into the result). Returns (rows, selection) where selection is an int64
+    are decoded straight into the result). Only pages page_lo <= i < page_hi are read (all by
+    default): large chunks are served in blocks of pages. Returns (rows, selection) where selection is an int64
     array (n_pages, 3) of [first row, end row, page rows] per page; first row -1 for a page that
     was skipped.
     """
@@ -698,11 +700,15 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     cdef int64_t[:, ::1] sel = sel_arr
     if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
         raise corrupt(fv, "expected a time chunk", ch.offset)
+    if page_hi < 0 or page_hi > ch.n_pages:
+        page_hi = ch.n_pages
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         sel[i, 0] = -1
         sel[i, 1] = -1
         sel[i, 2] = pg.count
+        if i < page_lo or i >= page_hi:
+            continue
         if pg.has_stats and (pg.end < t1 or pg.start > t2):
             continue
         if pg.usize == 0:
