@@ -471,3 +471,12 @@ def test_plain_block_ignores_its_other_header_fields():
 def test_plain_block_header_written_by_this_encoder():
     page = alp.encode(np.random.default_rng(9).random(10))
     assert page[16:44] == struct.pack("<BBBBIIIqB3x", 1, 0, 0, 0, 10, 0, 80, 0, 0)
+
+
+def test_byte_order():
+    vals = np.round(np.linspace(0, 5, 100), 2)
+    page = alp.encode(vals.astype(">f8"))
+    assert page == alp.encode(vals)
+    assert alp.decode(page, ">f8").dtype == np.float64
+    with pytest.raises(ValueError, match="byte order"):
+        alp.decode_into(page, np.empty(100, ">f8"))

@@ -396,3 +396,11 @@ def test_official_pages_with_end_markers_by_count():
             assert gorilla.encode(page_vals, allow_end_markers=True) == body
             with pytest.raises(EncodeError, match=f"value {marks[0]} "):
                 gorilla.encode(page_vals)
+
+
+def test_byte_order():
+    vals = np.arange(50, dtype=np.int64)
+    data = gorilla.encode(vals.astype(">i8"))
+    assert data == gorilla.encode(vals)
+    with pytest.raises(ValueError, match="byte order"):
+        gorilla.decode_into(data, np.empty(50, ">i8"))

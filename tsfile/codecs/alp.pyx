@@ -144,7 +144,7 @@ cdef int _is64_of(object dtype) except -1:
     if isinstance(dtype, TSDataType):
         dtype = dtype.numpy_dtype
     try:
-        dt = np.dtype(dtype)
+        dt = np.dtype(dtype).newbyteorder("=")
     except TypeError:
         raise TypeError(f"dtype must be float32 or float64, not {dtype!r}") from None
     if dt == np.float64:
@@ -338,6 +338,8 @@ def decode_into(data, out, path="auto"):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
         raise ValueError("out must be a writeable 1-D contiguous array")
+    if not out.dtype.isnative:
+        raise ValueError(f"out must have native byte order, not {out.dtype}")
     cdef int is64 = _is64_of(out.dtype)
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef int p = resolve_path(path, HAS_SIMD, "ALP")

@@ -324,6 +324,8 @@ def decode_into(data, out, path="auto"):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
         raise ValueError("out must be a writeable 1-D contiguous array")
+    if not out.dtype.isnative:
+        raise ValueError(f"out must have native byte order, not {out.dtype}")
     cdef int kind = _kind_of(out.dtype)
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef int p = resolve_path(path, False, "GORILLA")
