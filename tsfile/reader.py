@@ -490,7 +490,7 @@ class TsFileReader:
     def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
         field_types = [types[names.index(f)] for f in fields]
         dtypes = [engine.numpy_dtype(t) for t in field_types]
-        numeric = [dt != object for dt in dtypes]
+        numeric = [dt.kind != "O" for dt in dtypes]
         pool = _BlockPool()
         for task in tasks:
             self._check_types(task, fields, field_types)
