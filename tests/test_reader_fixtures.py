@@ -16,12 +16,8 @@ from tsfile import _simd
 
 # Fixtures that a codec module cannot read yet (the reader hands the page to the codec with the
 # exact value count; the codec must decode by count). Listed, not hidden: xfail only on that error.
-CODEC_GAPS = {
-    "gorilla_end_markers": (
-        "GORILLA/CHIMP decoders stop at the end-marker value instead of "
-        "decoding by count (the official writer stores such values; see the fixtures README)",
-        tsfile.CorruptDataError,
-    ),
+CODEC_GAPS: dict = {
+    # "fixture": ("reason", exception raised), e.g. while a codec decodes wrongly
 }
 FIXTURES = [
     pytest.param(n, marks=pytest.mark.xfail(reason=CODEC_GAPS[n][0], raises=CODEC_GAPS[n][1]))
