@@ -5,11 +5,12 @@ offsets (same sizes: same encodings, compressions, page splits, empty pages), th
 (where no FLOAT/DOUBLE statistics sum is involved, see below) the same bytes.
 
 Why not always the same bytes:
-* statistics sums: C++ adds the values of a null-free batch in an order of its own (it matched
-  two interleaved accumulators on some probes, not on all), we add them one by one; both are valid
-  (the format does not fix the order), and they agree whenever the sum is exact (e.g. integers
-  below 2^53), but the last bits of a double sum of large INT64 or of FLOAT/DOUBLE values can
-  differ. Such files may differ in a few bytes of statistics, never in sizes or offsets;
+* statistics sums: C++ adds the values of each null-free write segment (rows of one tablet, one
+  device, one page) in two SIMD lanes, others one by one. Our writer follows the segments of its
+  own write calls; the fixtures' write calls are not in the expected data (we write each device's
+  rows at once), so where the fixture wrote a device in several segments, the last bits of a
+  double sum (large INT64, FLOAT/DOUBLE) can differ: a few bytes of statistics, never a size or an
+  offset;
 * SNAPPY, LZMA2 and LZO bodies depend on the compressor implementation: only the chunk layout
   without sizes is compared;
 * `time_column`: the official writer stores an explicit TIME column in the table schema (category

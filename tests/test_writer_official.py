@@ -287,3 +287,50 @@ def test_official_reads_million_point_page(tmp_path):
     got = read_with_official(path)["tables"]["big"]["values"]
     assert got["time"] == (np.arange(n) * 3).tolist()
     assert got["v"] == v.tolist()
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "interleaved"])
+def test_statistics_sums_in_official_order(tmp_path, layout):
+    # Non-dyadic doubles and full-range INT64 values: their double sums depend on the order of
+    # the additions. The official writer sums null-free write segments in two lanes (SIMD) and
+    # other values one by one; our writer follows the same segments, so the bytes agree.
+    rng = np.random.default_rng(21)
+    n = 2600
+    devs = ["a", "b"]
+    if layout == "contiguous":
+        dev = [devs[0]] * (n // 2) + [devs[1]] * (n - n // 2)
+    else:
+        dev = [devs[(i // 7) % 2] for i in range(n)]
+    ts = []
+    count = {}
+    for d in dev:
+        count[d] = count.get(d, 0) + 1
+        ts.append(1000 + count[d])
+    dbl = [float(x) for x in rng.normal(size=n) * 1e3]
+    big = [int(x) for x in rng.integers(-(2**62), 2**62, n)]
+    holes = rng.random(n) < 0.002  # a few nulls: their segments are summed one by one
+    spec = Spec(
+        "sums",
+        [
+            ("dev", T.STRING, ColumnCategory.TAG),
+            ("d", T.DOUBLE, ColumnCategory.FIELD),
+            ("i", T.INT64, ColumnCategory.FIELD),
+        ],
+        ts,
+        {
+            "dev": dev,
+            "d": [None if holes[k] else dbl[k] for k in range(n)],
+            "i": big,
+        },
+    )
+    enc = {T.DOUBLE: TSEncoding.PLAIN, T.INT64: TSEncoding.PLAIN}
+    cfg = official_config(Compressor.UNCOMPRESSED, enc, page_size=500)
+    _same_bytes(
+        tmp_path,
+        spec,
+        cfg,
+        tablet_rows=700,
+        compression=Compressor.UNCOMPRESSED,
+        encodings=enc,
+        page_size=500,
+    )

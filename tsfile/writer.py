@@ -84,11 +84,14 @@ class _Table:
 class _Piece:
     """Rows of one device from one write call: timestamps and {field: (values, present)}."""
 
-    __slots__ = ("times", "fields")
+    __slots__ = ("times", "fields", "runs")
 
-    def __init__(self, times, fields):
+    def __init__(self, times, fields, runs=None):
         self.times = times
         self.fields = fields
+        # Row offsets where a run of consecutive rows of the write call starts (the official
+        # writer's write segments; they order its statistics sums).
+        self.runs = np.zeros(1, dtype=np.int64) if runs is None else runs
 
     def detach(self, inputs):
         """Copy every array that may share memory with one of `inputs`."""
@@ -479,9 +482,11 @@ class TsFileWriter:
                     {k: (v[sl], None if p is None else p[sl]) for k, (v, p) in fields.items()},
                 )
             else:
+                runs = np.flatnonzero(np.diff(idx) != 1) + 1
                 piece = _Piece(
                     times[idx],
                     {k: (v[idx], None if p is None else p[idx]) for k, (v, p) in fields.items()},
+                    np.concatenate(([0], runs)).astype(np.int64),
                 )
             self._append(dev, piece)
 
@@ -500,12 +505,12 @@ class TsFileWriter:
         self._check_open()
         for dev in sorted(self._buffers, key=device_sort_key):
             table = self._tables[dev[0]]
-            times, fields = _concat(table, self._buffers[dev])
-            self._write_chunk_group(table, dev, times, fields)
+            times, fields, runs = _concat(table, self._buffers[dev])
+            self._write_chunk_group(table, dev, times, fields, runs)
         self._buffers.clear()
         self._buffered_bytes = 0
 
-    def _write_chunk_group(self, table, dev, times, fields):
+    def _write_chunk_group(self, table, dev, times, fields, runs=None):
         n = times.shape[0]
         if n > 1 and not bool((times[1:] >= times[:-1]).all()):
             order = np.argsort(times, kind="stable")
@@ -513,8 +518,12 @@ class TsFileWriter:
             fields = {
                 k: (v[order], None if p is None else p[order]) for k, (v, p) in fields.items()
             }
+            runs = None  # reordered rows: the write segments mean nothing any more
         times = np.ascontiguousarray(times)
         bounds = page_bounds(n, self._page_size)
+        segments = None
+        if runs is not None:
+            segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
         series = self._devices.setdefault(dev, {})
         out = [b"\x00" + device_id(dev)]
         pos = self._pos + len(out[0])
@@ -542,6 +551,7 @@ class TsFileWriter:
                 present,
                 times,
                 bounds,
+                segments,
             )
             series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
             out.extend(chunk.parts)
@@ -659,8 +669,14 @@ def _binary_values(arr) -> list:
 
 
 def _concat(table, pieces):
+    """(times, fields, run starts) of all buffered pieces of one device, in write order."""
     if len(pieces) == 1:
-        return pieces[0].times, pieces[0].fields
+        return pieces[0].times, pieces[0].fields, pieces[0].runs
+    runs, base = [], 0
+    for p in pieces:
+        runs.append(p.runs + base)
+        base += p.times.shape[0]
+    runs = np.concatenate(runs)
     times = np.concatenate([p.times for p in pieces])
     fields = {}
     for column in table.fields:
@@ -688,7 +704,7 @@ def _concat(table, pieces):
                 ]
             )
         fields[name] = (np.concatenate(vals), present)
-    return times, fields
+    return times, fields, runs
 
 
 class TsFileTableWriter:

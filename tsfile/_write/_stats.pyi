@@ -4,5 +4,10 @@ def page_min_max_sum(
     values: np.ndarray, offsets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 def numeric_chunk_stats(
-    values: np.ndarray, times: np.ndarray, offsets: np.ndarray, page_bytes: bool
+    values: np.ndarray,
+    times: np.ndarray,
+    offsets: np.ndarray,
+    page_bytes: bool,
+    seg_offsets: np.ndarray | None = None,
+    seg_batch: np.ndarray | None = None,
 ) -> tuple[list[bytes | None] | None, tuple | None]: ...

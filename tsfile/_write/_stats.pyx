@@ -175,6 +175,55 @@ cdef Py_ssize_t _serialize_one(num_t* dummy, unsigned char* out, Py_ssize_t coun
         return n + 40
 
 
+ctypedef fused sum_t:
+    int64_t
+    double
+
+
+cdef double _cpp_page_sum(const sum_t* v, Py_ssize_t a, Py_ssize_t b, const int64_t* segs,
+                          Py_ssize_t nseg, Py_ssize_t* k, const uint8_t* batch) noexcept nogil:
+    """The double sum of v[a:b] (one page) in the C++ 2.5 writer's order: segments written as
+    null-free batches go through update_batch (first value of the page taken as is, then pairs
+    into two lanes, `sum += lane0 + lane1`, then the odd value), other values one by one.
+    k: the index of the first segment that may lie in this page (advanced past it)."""
+    cdef bint empty = True
+    cdef double s = 0.0, l0, l1
+    cdef Py_ssize_t i, sa, sb
+    while k[0] < nseg and segs[k[0] + 1] <= a:
+        k[0] += 1
+    while k[0] < nseg and segs[k[0]] < b:
+        sa = segs[k[0]] if segs[k[0]] > a else a
+        sb = segs[k[0] + 1] if segs[k[0] + 1] < b else b
+        if sb > sa:
+            if batch[k[0]]:
+                i = sa
+                if empty:
+                    s = <double>v[i]
+                    empty = False
+                    i += 1
+                l0 = 0.0
+                l1 = 0.0
+                while i + 2 <= sb:
+                    l0 += <double>v[i]
+                    l1 += <double>v[i + 1]
+                    i += 2
+                s += l0 + l1
+                while i < sb:
+                    s += <double>v[i]
+                    i += 1
+            else:
+                for i in range(sa, sb):
+                    if empty:
+                        s = <double>v[i]
+                        empty = False
+                    else:
+                        s += <double>v[i]
+        if segs[k[0] + 1] > b:
+            break
+        k[0] += 1
+    return s
+
+
 cdef inline double _abs_bound(int64_t lo, int64_t hi) noexcept nogil:
     cdef double a = -(<double>lo)
     cdef double b = <double>hi
@@ -222,14 +271,32 @@ cdef void _min_max_sum_i64(const int64_t* v, Py_ssize_t n, int64_t* lo, int64_t*
 
 
 def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
-                        bint page_bytes):
+                        bint page_bytes, seg_offsets=None, seg_batch=None):
     """Statistics of the pages of a numeric (or BOOLEAN as uint8) value chunk in one pass.
 
     values / times: the non-null values of the chunk and their timestamps; offsets: P + 1 indexes
     delimiting the pages. Returns (pages, chunk): pages = a list of the serialized statistics of
     each page (None for an empty page) when page_bytes, else None; chunk = (count, start, end,
     min, max, first, last, sum) merged over the pages as the official writers merge them (sums
-    added page by page), or None when every page is empty."""
+    added page by page), or None when every page is empty.
+
+    seg_offsets / seg_batch (INT64 and DOUBLE only): the write segments of the chunk (increasing
+    value indexes, every page boundary among them) and whether each was written as a null-free
+    batch. The official C++ writer sums such a batch in two interleaved lanes (its SIMD
+    update_batch) and other values one by one; given the segments, page sums follow that order
+    bit for bit. Without them values are added one by one."""
+    cdef const int64_t[::1] segs
+    cdef const uint8_t[::1] batch
+    cdef Py_ssize_t nseg = 0, k = 0
+    cdef bint emulate = False
+    cdef bint first_page = True
+    if (num_t is int64_t or num_t is double) and seg_offsets is not None:
+        segs = seg_offsets
+        batch = seg_batch
+        nseg = segs.shape[0] - 1
+        if batch.shape[0] != nseg or (nseg >= 0 and segs[nseg] != values.shape[0]):
+            raise ValueError("segments do not cover the values")
+        emulate = True
     cdef Py_ssize_t npages = offsets.shape[0] - 1
     cdef Py_ssize_t p, i, a, b, n
     cdef num_t lo, hi, v, clo, chi, cfirst, clast
@@ -259,14 +326,24 @@ def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const
             dsum = 0.0
             if num_t is int64_t:
                 _min_max_sum_i64(&values[a], b - a, &lo, &hi, &isum)
-                # The format stores INT64 sums as the double that sequential double additions
-                # give. When count * max|v| < 2^53 every partial sum is an integer a double holds
-                # exactly, so the exact integer sum is that double; otherwise add as doubles.
+                # The format stores INT64 sums as a double. When count * max|v| < 2^53 every
+                # partial sum is an integer a double holds exactly, whatever the order of the
+                # additions, so the exact integer sum is that double.
                 if _abs_bound(lo, hi) < (<double>9007199254740992.0) / <double>(b - a):
                     dsum = <double>isum
+                elif emulate:
+                    dsum = _cpp_page_sum(&values[0], a, b, &segs[0], nseg, &k, &batch[0])
                 else:
                     for i in range(a, b):
                         dsum += <double>values[i]
+            elif num_t is double and emulate:
+                for i in range(a, b):
+                    v = values[i]
+                    if v < lo:
+                        lo = v
+                    if v > hi:
+                        hi = v
+                dsum = _cpp_page_sum(&values[0], a, b, &segs[0], nseg, &k, &batch[0])
             else:
                 for i in range(a, b):
                     v = values[i]
@@ -292,7 +369,11 @@ def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const
             cend = times[b - 1]
             ccount += b - a
             cisum += isum
-            cdsum += dsum
+            if first_page:
+                cdsum = dsum  # C++ merge copies the first statistics (keeps a -0.0 sum)
+                first_page = False
+            else:
+                cdsum += dsum
         if page_bytes:
             n = _serialize_one(tag, buf, b - a, times[a], times[b - 1], lo, hi, values[a],
                                values[b - 1], dsum, isum)

@@ -105,14 +105,15 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
 
 
 def value_chunk(
-    measurement, data_type, encoding, compressor, values, present, times, bounds
+    measurement, data_type, encoding, compressor, values, present, times, bounds, segments=None
 ) -> Chunk:
     """A value chunk of an aligned chunk group.
 
     values: the non-null values in row order (numpy array of the type's dtype; a list of bytes for
     TEXT/STRING/BLOB); present: bool array over all rows (True = not null) or None when no row is
     null; times: the timestamps of all rows; bounds: the page boundaries shared with the time
-    chunk."""
+    chunk; segments: optional row boundaries of the write segments (statistics sums in the
+    official writer's order, see statistics.numeric_value_statistics)."""
     data_type = TSDataType(data_type)
     encoding = TSEncoding(encoding)
     compressor = Compressor(compressor)
@@ -138,7 +139,7 @@ def value_chunk(
     encode = encoders.value_encoder(encoding, data_type)
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(
-            data_type, values, value_times, offsets, multi
+            data_type, values, value_times, offsets, multi, segments, present
         )
     else:
         page_stats = value_page_statistics(data_type, values, value_times, offsets)

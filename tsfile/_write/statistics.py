@@ -134,15 +134,33 @@ _STAT_VIEW = {
 }
 
 
-def numeric_value_statistics(data_type, values, times, offsets, page_bytes: bool):
+def numeric_value_statistics(
+    data_type, values, times, offsets, page_bytes: bool, segments=None, present=None
+):
     """(serialized statistics of each page or None, chunk Statistics) of a numeric or BOOLEAN
-    value chunk, computed in C (see _stats.numeric_chunk_stats)."""
+    value chunk, computed in C (see _stats.numeric_chunk_stats).
+
+    segments: row boundaries of the write segments (runs of rows of one write call, split at page
+    boundaries) and present the not-null mask of the rows (None: no nulls): with them INT64 and
+    DOUBLE sums follow the official writer's order (see _stats.numeric_chunk_stats)."""
     dt = TSDataType(data_type)
     view = _STAT_VIEW[dt]
     arr = np.ascontiguousarray(values)
     arr = arr.view(np.uint8) if dt == T.BOOLEAN else arr.astype(view, copy=False)
     off = np.asarray(offsets, dtype=np.int64)
-    pages, chunk = numeric_chunk_stats(arr, np.ascontiguousarray(times), off, page_bytes)
+    seg_off = seg_batch = None
+    if segments is not None and dt in (T.INT64, T.TIMESTAMP, T.DOUBLE) and len(segments) > 1:
+        rows = np.asarray(segments, dtype=np.int64)
+        if present is None:
+            seg_off = rows
+            seg_batch = np.ones(rows.shape[0] - 1, dtype=np.uint8)
+        else:
+            counts = np.add.reduceat(present, rows[:-1], dtype=np.int64)
+            seg_off = np.concatenate(([0], np.cumsum(counts)))
+            seg_batch = (counts == np.diff(rows)).astype(np.uint8)
+    pages, chunk = numeric_chunk_stats(
+        arr, np.ascontiguousarray(times), off, page_bytes, seg_off, seg_batch
+    )
     if chunk is None:
         return pages, Statistics(dt)
     count, start, end, mn, mx, first, last, total = chunk
