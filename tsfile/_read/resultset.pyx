@@ -7,6 +7,7 @@ pointers, so ``next()`` and ``get_value_by_index()`` cost one C call each and no
 work besides building the returned value.
 """
 
+cimport cython
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
@@ -123,6 +124,7 @@ class ResultSetMetaData:
         return f"ResultSetMetaData({list(zip(self._names, [t.name for t in self._types]))})"
 
 
+@cython.final
 cdef class ResultSet:
     """Rows of a query: ``next()`` + ``get_value_by_index(i)`` (1-based, 1 = time) or blocks
     with ``get_next_tsblock()``. A context manager."""
@@ -243,7 +245,7 @@ cdef class ResultSet:
             raise RuntimeError("no current row: call next() first (and check it returned True)")
         return 0
 
-    cdef object _value(self, int c):
+    cdef inline object _value(self, int c):
         cdef Py_ssize_t r = self._row
         cdef uint8_t *m = self._mptrs[c]
         cdef int k
