@@ -20,7 +20,8 @@ _INTS = (T.INT32, T.INT64, T.DATE, T.TIMESTAMP)
 _FLOATS = (T.FLOAT, T.DOUBLE)
 _BINARY = (T.TEXT, T.STRING, T.BLOB)
 
-# What the official C++ 2.5 reader can read back (format notes 8.1) and our codecs can write.
+# Encoding x type pairs the writer accepts (the official C++ 2.5 support matrix, format notes 8.1,
+# plus ALP); a pair also needs its codec module's encoder (value_encoder checks).
 SUPPORTED = {
     E.PLAIN: (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY),
     E.TS_2DIFF: (*_INTS, *_FLOATS),  # FLOAT/DOUBLE: lossy, 2 decimals (format notes 8.3)
@@ -32,6 +33,8 @@ SUPPORTED = {
     E.RLBE: (*_INTS, *_FLOATS),
     E.SPRINTZ: (T.INT32, T.INT64),
     E.CAMEL: (T.DOUBLE,),
+    # This library's extension (TSEncoding 15, alp-format notes): the official 2.5 package
+    # cannot read it; never a default.
     E.ALP: _FLOATS,
 }
 
