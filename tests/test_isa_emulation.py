@@ -3,8 +3,9 @@
 (a) Every ``tests/c/*_check.c`` (a standalone C program that includes the kernel headers it needs
     and exits non-zero on failure) is cross-compiled for aarch64 and run under qemu-user, so the
     NEON kernels are checked against the scalar ones on every CI run.
-(b) The same programs are compiled natively twice: as the package builds them (AVX2 kernels with
-    target attributes, used when the CPU has AVX2) and with -DTSFILE_NO_SIMD (the SIMD OFF build).
+(b) The same programs are compiled natively three times: as the package builds them (AVX2 kernels
+    with target attributes, used when the CPU has AVX2), with -DTSFILE_NO_SIMD (the SIMD OFF
+    build), and with AddressSanitizer + UBSan (out-of-bounds reads, undefined behaviour).
 (c) tests/test_ts2diff.py runs under ``qemu-x86_64 -cpu <model without AVX2>`` with the current
     Python: simd_info() must report SIMD unavailable and everything must pass on the scalar path.
 
@@ -73,12 +74,31 @@ def test_c_checks_aarch64_neon_under_qemu(src, tmp_path):
         assert "[neon]" in out, out  # the NEON kernels were compiled in and checked
 
 
-@pytest.mark.parametrize("simd", [True, False], ids=["native-simd", "native-simd-off"])
+def _sanitizers_work(cc, tmp_path):
+    probe = tmp_path / "probe.c"
+    probe.write_text("int main(void) { return 0; }\n")
+    flags = ["-fsanitize=address,undefined", str(probe), "-o", str(tmp_path / "probe")]
+    return subprocess.run([cc, *flags], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["simd", "simd-off", "simd-asan"],
+    ids=["native-simd", "native-simd-off", "native-asan"],
+)
 @pytest.mark.parametrize("src", CHECKS, ids=[p.stem for p in CHECKS])
-def test_c_checks_native(src, simd, tmp_path):
+def test_c_checks_native(src, config, tmp_path):
     cc = _native_cc()
-    exe = tmp_path / (src.stem + ("_simd" if simd else "_nosimd"))
-    _compile(cc, src, exe, *([] if simd else ["-DTSFILE_NO_SIMD"]))
+    simd = config != "simd-off"
+    flags = [] if simd else ["-DTSFILE_NO_SIMD"]
+    if config == "simd-asan":
+        # every load the kernels make must stay inside the caller's buffer (the checks put the
+        # data at the very end of exactly sized heap buffers)
+        if not _sanitizers_work(cc, tmp_path):
+            pytest.skip("the C compiler cannot build with -fsanitize=address,undefined")
+        flags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+    exe = tmp_path / (src.stem + "_" + config)
+    _compile(cc, src, exe, *flags)
     rc, out = _run([str(exe)])
     assert rc == 0, out
     if src.stem == "ts2diff_check":
