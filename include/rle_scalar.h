@@ -209,8 +209,11 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
  * Decode exactly `count` values; return the bytes consumed (up to the end of the block holding
  * the last value) or -code with *err_at. */
 
-#define RLE_DEFINE_DECODE(NAME, T, IS64, CONV)                                                    \
-    static inline ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count, size_t *err_at)   \
+/* BULK(g, room, w, ngroups, out) may unpack a prefix of the run's whole groups (SIMD kernels) and
+ * returns how many it did; ATTR is a function attribute (the AVX2 target). */
+#define RLE_DEFINE_DECODE_BULK(NAME, T, IS64, CONV, BULK, ATTR)                                   \
+    static ATTR ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count,               \
+                               size_t *err_at)                                                   \
     {                                                                                            \
         size_t pos = 0, done = 0;                                                                \
         if (count == 0) return 0;                                                                \
@@ -231,6 +234,10 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
                     size_t room = n - r.data;                                                    \
                     uint64_t tmp[8];                                                             \
                     size_t k = 0;                                                                \
+                    size_t bulk = BULK(g, room, w, (size_t)(take / 8), out + done);              \
+                    k = bulk * 8;                                                                \
+                    g += bulk * (size_t)w;                                                       \
+                    room -= bulk * (size_t)w;                                                    \
                     /* whole groups straight into the output */                                  \
                     while (take - k >= 8) {                                                      \
                         rle_unpack8(g, room, w, tmp);                                            \
@@ -256,6 +263,10 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
         *err_at = n;                                                                             \
         return -TSC_ERR_TRUNCATED;                                                               \
     }
+
+#define RLE_BULK_NONE(g, room, w, ng, o) ((size_t)0)
+#define RLE_DEFINE_DECODE(NAME, T, IS64, CONV) \
+    RLE_DEFINE_DECODE_BULK(NAME, T, IS64, CONV, RLE_BULK_NONE, inline)
 
 #define RLE_CONV_I32(x) ((int32_t)(uint32_t)(x))
 #define RLE_CONV_I64(x) ((int64_t)(x))

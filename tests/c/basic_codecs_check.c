@@ -16,6 +16,7 @@
 
 #include "plain_scalar.h"
 #include "rle_scalar.h"
+#include "rle_simd.h"
 #include "zigzag_scalar.h"
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
@@ -42,7 +43,7 @@ static uint8_t *tail_copy(const uint8_t *src, size_t len, uint8_t **block)
     return *block;
 }
 
-static const size_t LENGTHS[] = {0, 1, 7, 8, 9, 63, 64, 65, 503, 504, 505, 1008, 1013};
+static const size_t LENGTHS[] = {0, 1, 7, 8, 9, 63, 64, 65, 503, 504, 505, 1008, 1013, 4001};
 #define NLEN (sizeof LENGTHS / sizeof LENGTHS[0])
 
 static void check_rle(int is64, int w)
@@ -71,15 +72,27 @@ static void check_rle(int is64, int w)
         int64_t *o64 = (int64_t *)malloc((n + 1) * 8);
         int32_t *o32 = (int32_t *)malloc((n + 1) * 4);
         size_t at = 0;
-        ptrdiff_t r = is64 ? rle_decode_i64_scalar(data, len, o64, n, &at)
-                           : rle_decode_i32_scalar(data, len, o32, n, &at);
-        if (r != (ptrdiff_t)len) FAIL("rle is64=%d w=%d n=%zu: consumed %td of %zu\n", is64, w, n, r, len);
-        for (size_t i = 0; i < n; i++) {
-            int64_t got = is64 ? o64[i] : o32[i];
-            if (got != v[i]) {
-                FAIL("rle is64=%d w=%d n=%zu: value %zu\n", is64, w, n, i);
-                break;
+        ptrdiff_t r;
+        for (int simd = 0; simd < 2; simd++) { /* the scalar kernel, then this build's SIMD one */
+            memset(o64, 0x55, (n + 1) * 8);
+            memset(o32, 0x55, (n + 1) * 4);
+            if (simd)
+                r = is64 ? rle_decode_i64_simd(data, len, o64, n, &at)
+                         : rle_decode_i32_simd(data, len, o32, n, &at);
+            else
+                r = is64 ? rle_decode_i64_scalar(data, len, o64, n, &at)
+                         : rle_decode_i32_scalar(data, len, o32, n, &at);
+            if (r != (ptrdiff_t)len)
+                FAIL("rle simd=%d is64=%d w=%d n=%zu: consumed %td of %zu\n", simd, is64, w, n, r, len);
+            for (size_t i = 0; i < n; i++) {
+                int64_t got = is64 ? o64[i] : o32[i];
+                if (got != v[i]) {
+                    FAIL("rle simd=%d is64=%d w=%d n=%zu: value %zu\n", simd, is64, w, n, i);
+                    break;
+                }
             }
+            if ((is64 ? o64[n] : o32[n]) != (is64 ? 0x5555555555555555ll : 0x55555555))
+                FAIL("rle simd=%d is64=%d w=%d n=%zu: wrote past the end\n", simd, is64, w, n);
         }
         rle_stream s;
         rle_stream_init(&s, data, len, is64);
@@ -185,10 +198,12 @@ static void check_plain_zigzag(void)
 
 int main(void)
 {
+    rle_simd_init();
     check_rle_example();
     for (int w = 0; w <= 32; w++) check_rle(0, w);
     for (int w = 0; w <= 64; w++) check_rle(1, w);
     check_plain_zigzag();
-    printf("basic_codecs_check [%s]: %zu cases, %d failures\n", TSFILE_ISA_NAME, cases, failures);
+    printf("basic_codecs_check [%s%s]: %zu cases, %d failures\n", TSFILE_ISA_NAME,
+           RLE_HAS_SIMD_KERNELS ? ", rle simd kernels" : "", cases, failures);
     return failures != 0;
 }

@@ -81,21 +81,28 @@ def main(argv=None) -> None:
     if args.wall:
         CLOCK = time.perf_counter
     n = args.count
+    from tsfile import is_simd_enabled
+
     print(f"decode into a preallocated array, {n:,} values, median of {args.repeat} (M values/s)")
     print(
-        f"{'case':36} {'batch':>9} {'per_value':>10} {'numpy':>9} {'batch/pv':>9} {'batch/np':>9}"
+        f"{'case':36} {'batch':>9} {'simd':>9} {'per_value':>10} {'numpy':>9} "
+        f"{'batch/pv':>9} {'simd/batch':>10} {'batch/np':>9}"
     )
     for name, mod, data, dtype, baseline in _cases(n):
         out = np.empty(n, dtype=dtype)
         batch = _median_rate(partial(mod.decode_into, data, out, path="batch"), n, args.repeat)
         pv = _median_rate(partial(mod.decode_into, data, out, path="per_value"), n, args.repeat)
-        line = f"{name:36} {batch:9.1f} {pv:10.1f}"
+        simd = None
+        if mod.HAS_SIMD and is_simd_enabled() and dtype is not object:
+            simd = _median_rate(partial(mod.decode_into, data, out, path="simd"), n, args.repeat)
+        base = None
         if baseline is not None:
-            ref = np.empty(n, dtype=dtype)
-            base = _median_rate(partial(baseline, ref), n, args.repeat)
-            line += f" {base:9.1f} {batch / pv:9.2f} {batch / base:9.2f}"
-        else:
-            line += f" {'-':>9} {batch / pv:9.2f} {'-':>9}"
+            base = _median_rate(partial(baseline, np.empty(n, dtype=dtype)), n, args.repeat)
+        dash = "-"
+        line = f"{name:36} {batch:9.1f} " + (f"{simd:9.1f}" if simd else f"{dash:>9}")
+        line += f" {pv:10.1f} " + (f"{base:9.1f}" if base else f"{dash:>9}")
+        line += f" {batch / pv:9.2f} " + (f"{simd / batch:10.2f}" if simd else f"{dash:>10}")
+        line += f" {batch / base:9.2f}" if base else f" {dash:>9}"
         print(line, flush=True)
 
 

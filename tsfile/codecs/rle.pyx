@@ -18,15 +18,26 @@ count at most ``MAX_IMPLICIT_VALUES + 8 * len(data)`` values are accepted (Corru
 beyond); pass ``count`` (the page's value count) to decode more.
 
 Paths: ``per_value`` (:class:`RleDecoder`, one value per C-level call), ``batch`` (scalar block
-kernels of ``include/rle_scalar.h``); no SIMD path yet (``HAS_SIMD = False``).
+kernels of ``include/rle_scalar.h``), ``simd`` (bit-packed runs unpacked with AVX2 / NEON shuffles,
+``include/rle_avx2.h`` / ``rle_neon.h``, on the plans of ``bitpack_msb_plan.h``; BOOLEAN output and
+RLE runs stay scalar). ``HAS_SIMD`` says whether this build has the kernels.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from cpython.pyport cimport PY_SSIZE_T_MAX
+from libc.string cimport memcpy
 
 import numpy as np
 
-from tsfile.codecs._common cimport PATH_PER_VALUE, as_byte_view, check_count, resolve_path
+from tsfile._simd cimport simd_active
+from tsfile.codecs._common cimport (
+    PATH_BATCH,
+    PATH_PER_VALUE,
+    PATH_SIMD,
+    as_byte_view,
+    check_count,
+    resolve_path,
+)
 from tsfile.codecs._kinds cimport (
     KIND_BIN,
     KIND_BOOL,
@@ -46,8 +57,20 @@ from tsfile.codecs._kinds cimport (
 
 from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
 
-HAS_SIMD = False
 MAX_IMPLICIT_VALUES = 1 << 22
+
+cdef extern from "rle_simd.h" nogil:
+    const int RLE_HAS_SIMD_KERNELS
+    void rle_simd_init()
+    ptrdiff_t rle_decode_i32_simd(const uint8_t *src, size_t n, int32_t *out, size_t count,
+                                  size_t *err_at)
+    ptrdiff_t rle_decode_i64_simd(const uint8_t *src, size_t n, int64_t *out, size_t count,
+                                  size_t *err_at)
+
+rle_simd_init()
+# AVX2 (x86-64) or NEON (arm64) unpacking of bit-packed runs, INT32/DATE and INT64/TIMESTAMP;
+# BOOLEAN and RLE runs use the scalar code on every path.
+HAS_SIMD = bool(RLE_HAS_SIMD_KERNELS)
 
 cdef extern from "rle_scalar.h" nogil:
     enum:
@@ -122,6 +145,48 @@ cdef Py_ssize_t rle_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out
     if r < 0:
         raise_kernel_error_nogil(<int>-r, at, <size_t>n, "RLE BOOLEAN")
     return r
+
+
+cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *out,
+                             Py_ssize_t count) except -1 nogil:
+    cdef size_t at = 0
+    cdef ptrdiff_t r
+    if kind == KIND_I32:
+        r = rle_decode_i32_simd(src, <size_t>n, <int32_t *>out, <size_t>count, &at)
+    elif kind == KIND_I64:
+        r = rle_decode_i64_simd(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
+    else:
+        return rle_decode_bool_c(src, n, <uint8_t *>out, count)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, _what(kind))
+    return r
+
+
+cdef Py_ssize_t rle_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
+                                  Py_ssize_t count, int path) except -1:
+    cdef int kind
+    cdef char[::1] raw
+    if ts_type == 0:
+        kind = KIND_BOOL
+    elif ts_type == 1 or ts_type == 9:
+        kind = KIND_I32
+    elif ts_type == 2 or ts_type == 8:
+        kind = KIND_I64
+    else:
+        raise UnsupportedError(f"RLE: data type code {ts_type} is not supported")
+    if path == PATH_PER_VALUE:
+        arr = np.empty(count, dtype=kind_dtype(kind))
+        view = <const unsigned char[:n]>src if n else b""
+        used = _decode_per_value(kind, view, arr)
+        if count:
+            raw = arr.view(np.int8)
+            memcpy(out, <const void *>&raw[0], count * arr.itemsize)
+        return used
+    if path == PATH_SIMD and HAS_SIMD and simd_active():
+        with nogil:
+            return _decode_simd(kind, src, n, out, count)
+    with nogil:
+        return _decode_kind(kind, src, n, out, count)
 
 
 cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
@@ -303,8 +368,12 @@ cdef Py_ssize_t _decode_into_kind(int kind, const unsigned char[::1] buf, object
         return 0
     raw = out.view(np.int8)
     dst = <void *>&raw[0]
-    with nogil:
-        used = _decode_kind(kind, src, n, dst, count)
+    if path == PATH_SIMD:
+        with nogil:
+            used = _decode_simd(kind, src, n, dst, count)
+    else:
+        with nogil:
+            used = _decode_kind(kind, src, n, dst, count)
     return used
 
 
@@ -315,7 +384,7 @@ def decode(data, dtype, count=None, path="auto"):
     """
     cdef int kind = resolve_kind(dtype)
     _check_kind(kind)
-    cdef int p = resolve_path(path, False, "RLE")
+    cdef int p = resolve_path(path, HAS_SIMD, "RLE")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef Py_ssize_t c = check_count(count)
     cdef Py_ssize_t n = buf.shape[0]
@@ -344,7 +413,7 @@ def decode_into(data, out, path="auto"):
     consumed (through the end of the block holding the last value)."""
     cdef int kind = kind_of_out(out)
     _check_out(kind)
-    cdef int p = resolve_path(path, False, "RLE")
+    cdef int p = resolve_path(path, HAS_SIMD, "RLE")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     return _decode_into_kind(kind, buf, out, p)
 
