@@ -126,3 +126,34 @@ def test_unknown_compressor():
         C.decompress(4, b"", 0)
     with pytest.raises(UnsupportedError):
         C.compress(42, b"x")
+
+
+@pytest.mark.parametrize("code", [Compressor.SNAPPY, Compressor.LZ4], ids=lambda c: c.name)
+def test_reader_c_decompressors(code):
+    """The page reader's nogil SNAPPY / LZ4 decoders: same bytes as the libraries, and damaged
+    input is a CorruptDataError (never a crash or an overrun)."""
+    from tsfile._read import engine
+
+    rng = np.random.default_rng(int(code))
+    payloads = PAYLOADS + [
+        np.repeat(rng.integers(0, 4, 3000), rng.integers(1, 40, 3000)).astype(np.uint8).tobytes(),
+        b"ab" * 5000,
+    ]
+    for payload in payloads:
+        stored = C.compress(code, payload)
+        assert engine.c_decompress(int(code), stored, len(payload)) == payload
+        with pytest.raises(CorruptDataError):
+            engine.c_decompress(int(code), stored, len(payload) + 1)
+        for _ in range(40):
+            bad = bytearray(stored)
+            if not bad:
+                break
+            for _ in range(int(rng.integers(1, 4))):
+                bad[int(rng.integers(0, len(bad)))] = int(rng.integers(0, 256))
+            cut = bytes(bad[: int(rng.integers(0, len(bad) + 1))])
+            for data in (bytes(bad), cut):
+                try:
+                    out = engine.c_decompress(int(code), data, len(payload))
+                except CorruptDataError:
+                    continue
+                assert len(out) == len(payload)

@@ -9,9 +9,10 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Decoders: PLAIN and TS_2DIFF (the defaults of time and integer columns) and raw Snappy run as C
-without the GIL; every other encoding goes through its codec module's ``decode`` once per page
-(never per value); compressions other than Snappy through tsfile.compression once per page.
+Decoders with C-level entry points (PLAIN, TS_2DIFF, GORILLA: the official defaults) and the
+raw Snappy and LZ4 block decompressors run as C without the GIL; every other encoding goes
+through its codec module's ``decode`` once per page (never per value), the other compressions
+through tsfile.compression once per page.
 """
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -44,6 +45,10 @@ from tsfile import compression as _compression
 from tsfile.errors import CorruptDataError, UnsupportedError
 
 cnp.import_array()
+
+cdef extern from "read_lz4.h":
+    int tsfile_lz4_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
+                              size_t *err_pos) nogil
 
 cdef extern from "read_snappy.h":
     int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
@@ -95,6 +100,7 @@ cdef enum:
     E_GORILLA = 8
     C_UNCOMPRESSED = 0
     C_SNAPPY = 1
+    C_LZ4 = 7
     P_PER_VALUE = 0
     P_BATCH = 1
     P_SIMD = 2
@@ -434,6 +440,12 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
             rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
             raise corrupt(fv, f"bad SNAPPY page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+        return dst
+    if ch.compression == C_LZ4:
+        with nogil:
+            rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
+        if rc != 0:
+            raise corrupt(fv, f"bad LZ4 page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
         return dst
     try:
         _compression.decompress_into(
@@ -929,3 +941,26 @@ def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pat
             memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
         rows += hi - lo
     return rows
+
+
+def c_decompress(int compression, const uint8_t[::1] src, Py_ssize_t usize):
+    """The page reader's own C decompressors (SNAPPY, LZ4) on a byte string (for tests)."""
+    cdef size_t err_pos = 0
+    cdef int rc
+    out = np.empty(usize, np.uint8)
+    cdef uint8_t[::1] dst = out
+    cdef const uint8_t *sp = &src[0] if src.shape[0] > 0 else <const uint8_t *>b""
+    cdef uint8_t *dp = &dst[0] if usize > 0 else NULL
+    if usize < 0:
+        raise ValueError("negative size")
+    if compression == C_SNAPPY:
+        with nogil:
+            rc = tsfile_snappy_decompress(sp, src.shape[0], dp, usize, &err_pos)
+    elif compression == C_LZ4:
+        with nogil:
+            rc = tsfile_lz4_decompress(sp, src.shape[0], dp, usize, &err_pos)
+    else:
+        raise ValueError("only SNAPPY (1) and LZ4 (7) have C decompressors here")
+    if rc != 0:
+        raise CorruptDataError(f"error {rc} at byte offset {err_pos}")
+    return out.tobytes()
