@@ -290,7 +290,12 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/tsfile-bench"))
     ap.add_argument("--official-rows", type=int, default=300_000)
-    ap.add_argument("--row-cap", type=int, default=None, help="stop row-by-row reads early")
+    ap.add_argument(
+        "--row-cap",
+        type=int,
+        default=2_000_000,
+        help="rows read per row-by-row measurement (a rate; 0 = all rows)",
+    )
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args(argv)
@@ -311,6 +316,7 @@ def main(argv=None):
     cpu = _cpu_model()
     print(f"# E5-2 read benchmark: {args.rows:,} rows, {cpu}, Python {platform.python_version()}")
     print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs")
+    print(f"# load average at start: {os.getloadavg()} on {os.cpu_count()} CPUs (a shared machine)")
     results = {"cpu": cpu, "rows": args.rows, "files": {}}
     for label, path in files.items():
         ranges, total = time_ranges(path)
@@ -333,7 +339,7 @@ def main(argv=None):
         for sel in SELECTIVITIES:
             t1, t2 = ranges[sel]
             reps = max(1, args.repeat)
-            t_rows, n_rows = _median(partial(ours_rows, path, t1, t2, args.row_cap), reps)
+            t_rows, n_rows = _median(partial(ours_rows, path, t1, t2, args.row_cap or None), reps)
             t_b, n = _median(partial(ours_blocks, path, t1, t2, "batch"), reps)
             t_s, n_s = _median(partial(ours_blocks, path, t1, t2, "simd"), reps)
             t_rt, n_rt = _median(partial(ours_read_table, path, t1, t2), reps)
@@ -385,6 +391,7 @@ def main(argv=None):
         )
         res["peak_bytes"], res["result_bytes"] = peak, size
         results["files"][label] = res
+    print(f"\n# load average at the end: {os.getloadavg()}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     return 0
