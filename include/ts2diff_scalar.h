@@ -480,8 +480,9 @@ TSFILE_INLINE uint64_t ts2diff_stream_bits(const ts2diff_stream *d)
     return x >> (64 - w);
 }
 
-/* 1: a value was stored in *v; 0: end of data; -1: corrupt data (d->err set). */
-static TS2DIFF_NOINLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t *v)
+/* 1: a value was stored in *v; 0: end of data; -1: corrupt data (d->err set). Inlined into the
+ * two typed next() functions, so that a value costs exactly one call. */
+TSFILE_INLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t *v)
 {
     if (TSFILE_LIKELY(d->remaining > 0)) {
         uint64_t r = 0;
@@ -510,7 +511,7 @@ static TS2DIFF_NOINLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t 
 
 static TS2DIFF_NOINLINE int ts2diff_stream_next_i64(ts2diff_stream *d, int64_t *v)
 {
-    uint64_t u;
+    uint64_t u = 0;
     int rc = ts2diff_stream_next_u64(d, &u);
     *v = (int64_t)u;
     return rc;
@@ -518,7 +519,7 @@ static TS2DIFF_NOINLINE int ts2diff_stream_next_i64(ts2diff_stream *d, int64_t *
 
 static TS2DIFF_NOINLINE int ts2diff_stream_next_i32(ts2diff_stream *d, int32_t *v)
 {
-    uint64_t u;
+    uint64_t u = 0;
     int rc = ts2diff_stream_next_u64(d, &u);
     *v = (int32_t)(uint32_t)u; /* 32-bit wrapping: only the low half of the sums matters */
     return rc;
