@@ -28,7 +28,7 @@ def _all_series_offsets(path):
     with tsfile.TsFileReader(path) as r:
         out = []
         for key in r._meta.table_roots:
-            for dev, rng in r._devices(key):
+            for _dev, rng in r._devices(key):
                 for tsm in r._walker.series(rng):
                     out.append((tsm.at, tsm.measurement))
         return out
