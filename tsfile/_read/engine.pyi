@@ -1,0 +1,67 @@
+"""Type stubs of the read hot path (tsfile/_read/engine.pyx)."""
+
+import numpy as np
+
+PATH_CODES: dict[str, int]
+
+def numpy_dtype(data_type: int) -> np.dtype: ...
+
+class FileView:
+    size: int
+    path: str
+    data_end: int
+    def __init__(self, owner: object, path: str, data_end: int) -> None: ...
+    def release(self) -> None: ...
+
+class Chunk:
+    n_pages: int
+    marker: int
+    data_type: int
+    compression: int
+    encoding: int
+    offset: int
+    data_start: int
+    data_end: int
+    measurement: str
+    def page_info(self) -> list[tuple[int, int, int, bool, int, int, int]]: ...
+
+class Scratch: ...
+
+def new_scratch() -> Scratch: ...
+def read_chunk(fv: FileView, off: int) -> Chunk: ...
+def read_time_chunk(
+    fv: FileView,
+    ch: Chunk,
+    t1: int,
+    t2: int,
+    path: int,
+    out_ts: np.ndarray,
+    pos: int,
+    s: Scratch,
+    chunk_inside: bool = ...,
+    page_lo: int = ...,
+    page_hi: int = ...,
+) -> tuple[int, np.ndarray]: ...
+def read_value_chunk(
+    fv: FileView,
+    ch: Chunk,
+    sel_arr: np.ndarray,
+    expect_type: int,
+    path: int,
+    out_vals: np.ndarray,
+    out_null: np.ndarray,
+    pos: int,
+    s: Scratch,
+) -> int: ...
+def read_nonaligned_chunk(
+    fv: FileView,
+    ch: Chunk,
+    t1: int,
+    t2: int,
+    path: int,
+    out_ts: np.ndarray,
+    out_vals: np.ndarray,
+    pos: int,
+    s: Scratch,
+) -> int: ...
+def c_decompress(compression: int, src: bytes, usize: int) -> bytes: ...
