@@ -112,6 +112,55 @@ def measure_encode(count: int, dtype, repeat: int, min_time: float) -> dict:
     return {"batch": batch, "per_value": pv}
 
 
+SWEEP_WIDTHS = (0, 1, 4, 8, 12, 16, 24, 32, 48, 64)
+
+
+def of_width(count: int, dtype, width: int) -> np.ndarray:
+    """Values whose deltas span exactly `width` bits in every block (random in [0, 2^width))."""
+    rng = np.random.default_rng(width)
+    if width == 0:
+        deltas = np.full(count, 3, dtype=np.uint64)
+    elif width == 64:
+        deltas = rng.integers(0, 1 << 63, size=count, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    else:
+        deltas = rng.integers(0, 1 << width, size=count, dtype=np.uint64)
+        deltas[1::129] = (1 << width) - 1
+        deltas[2::129] = 0
+    return np.cumsum(deltas, dtype=np.uint64).view(np.int64).astype(dtype)
+
+
+def sweep(repeat: int, min_time: float, paths, count: int = 1 << 20) -> None:
+    """Decode speed per delta bit width (count values, M values/s)."""
+    from tsfile.codecs import ts2diff
+
+    print(f"\nbit-width sweep, {count} values, M values/s")
+    print(f"{'dtype':6} {'width':>5} {'B/val':>6} " + " ".join(f"{p:>9}" for p in paths))
+    for dtype in (np.int32, np.int64):
+        for width in SWEEP_WIDTHS:
+            if width > np.dtype(dtype).itemsize * 8:
+                continue
+            values = of_width(count, dtype, width)
+            data = ts2diff.encode(values)
+            out = np.empty_like(values)
+            rates = []
+            for path in paths:
+                ts2diff.decode_into(data, out, path)
+                if not np.array_equal(out, values):
+                    raise AssertionError(f"ts2diff {path} decoded wrong values")
+                rates.append(
+                    _median_rate(
+                        lambda p=path, d=data, o=out: ts2diff.decode_into(d, o, p),
+                        count,
+                        repeat,
+                        min_time,
+                    )
+                )
+            print(
+                f"{np.dtype(dtype).name:6} {width:>5} {len(data) / count:6.3f} "
+                + " ".join(f"{r:9.0f}" for r in rates)
+            )
+
+
 def _fmt(x):
     return f"{x:8.0f}" if x >= 100 else f"{x:8.1f}"
 
@@ -122,6 +171,7 @@ def main(argv=None) -> int:
     parser.add_argument("--min-time", type=float, default=0.02, help="seconds per sample")
     parser.add_argument("--large", type=int, default=LARGE, help="values in the large regime")
     parser.add_argument("--wall", action="store_true", help="time with wall clock, not CPU time")
+    parser.add_argument("--sweep", action="store_true", help="also decode per delta bit width")
     args = parser.parse_args(argv)
     global CLOCK
     if args.wall:
@@ -166,6 +216,8 @@ def main(argv=None) -> int:
             f"per_value (Ts2DiffEncoder.encode from Python) {e['per_value']:.1f} M/s "
             f"({PER_VALUE_ENCODE_COUNT} values)"
         )
+    if args.sweep:
+        sweep(args.repeat, args.min_time, paths)
     return 0
 
 
