@@ -58,7 +58,8 @@ import pyarrow as pa
 import tsfile
 from tsfile import (TsFileWriter, TableSchema, ColumnSchema, TSDataType, ColumnCategory,
                     TSEncoding, Compressor, Tablet, set_tsfile_config)
-rows, repeat, row_api_rows, out_dir = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+rows, repeat, row_api_rows = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+out_dir = sys.argv[4]
 data = e52_data(rows)
 names = ["time", "device"] + [f"f{i}" for i in range(8)]
 batches = []
@@ -100,7 +101,8 @@ for _ in range(repeat):
     w = new_writer(path)
     for a in range(0, n, 10_000):
         b = min(n, a + 10_000)
-        tab = Tablet(["device"] + [f"f{i}" for i in range(8)], [TSDataType.STRING] + [TSDataType.INT64] * 8, b - a)
+        tab = Tablet(["device"] + [f"f{i}" for i in range(8)],
+                     [TSDataType.STRING] + [TSDataType.INT64] * 8, b - a)
         tab.set_table_name("bench")
         cols_py = [v[a:b].tolist() for v in vals]
         tsl = ts[a:b].tolist()
