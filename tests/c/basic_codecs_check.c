@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "plain_scalar.h"
+#include "plain_simd.h"
 #include "rle_scalar.h"
 #include "rle_simd.h"
 #include "zigzag_scalar.h"
@@ -177,6 +178,23 @@ static void check_plain_zigzag(void)
         FAIL("plain int64 round trip\n");
     if (enc[7] != 0x00 || enc[0] != 0x80) FAIL("plain int64 is not big-endian\n");
     if (plain_decode_i64_scalar(d, len - 1, o64, N, &at) >= 0) FAIL("plain int64 cut accepted\n");
+    for (size_t m = 0; m <= 40; m++) { /* SIMD byte swaps, every tail length, data at the end */
+        uint8_t *b2;
+        const uint8_t *d2 = tail_copy(enc + len - 8 * m, 8 * m, &b2);
+        memset(o64, 0x55, sizeof o64);
+        plain_bswap64_simd(d2, (uint64_t *)o64, m);
+        if (memcmp(o64, v64 + (N - m), 8 * m) || (m < N && o64[m] != 0x5555555555555555ll))
+            FAIL("plain bswap64 simd, %zu values\n", m);
+        free(b2);
+        uint32_t u32[64], w32[64];
+        for (size_t i = 0; i < m; i++) u32[i] = (uint32_t)v64[i];
+        uint8_t be[256];
+        for (size_t i = 0; i < m; i++) tsc_store_be32(be + 4 * i, u32[i]);
+        d2 = tail_copy(be, 4 * m, &b2);
+        plain_bswap32_simd(d2, w32, m);
+        if (memcmp(w32, u32, 4 * m)) FAIL("plain bswap32 simd, %zu values\n", m);
+        free(b2);
+    }
     free(block);
 
     len = zigzag_encode_i32_scalar(v32, N, enc);

@@ -20,6 +20,12 @@ cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out
 cdef Py_ssize_t plain_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
                                        Py_ssize_t count) except -1 nogil
 
+# The same with a decode path (tsfile.codecs._common PATH_PER_VALUE / PATH_BATCH / PATH_SIMD; SIMD
+# falls back to batch where this build or CPU has no kernels or the switch is off). Needs the GIL
+# for PATH_PER_VALUE (it drives PlainDecoder); the others release it.
+cdef Py_ssize_t plain_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
+                                    Py_ssize_t count, int path) except -1
+
 # Binary values (TEXT/STRING/BLOB): start offset and length of `count` values into starts/lens;
 # returns bytes consumed; CorruptDataError on negative or overlong lengths.
 cdef Py_ssize_t plain_scan_binary_c(const uint8_t *src, Py_ssize_t n, int64_t *starts,

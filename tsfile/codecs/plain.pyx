@@ -8,8 +8,10 @@ TEXT/STRING into ``str``. A negative length is rejected: the null marker -1 of t
 never appears among PLAIN values (nulls live in the page's bitmap), and Java's reader fails on it.
 
 Paths: ``per_value`` drives :class:`PlainDecoder` one value per C-level call; ``batch`` runs the
-scalar kernels of ``include/plain_scalar.h`` over the whole buffer; there is no SIMD path
-(``HAS_SIMD = False``): the batch loops are plain copies and byte swaps the compiler vectorises.
+scalar kernels of ``include/plain_scalar.h`` over the whole buffer; ``simd`` byte-swaps the
+fixed-width types (INT64/TIMESTAMP, FLOAT, DOUBLE) with AVX2 / NEON shuffles
+(``include/plain_simd.h``) and takes the batch code for the others. ``HAS_SIMD`` says whether this
+build has the kernels.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -17,8 +19,10 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
+    PATH_SIMD,
     as_byte_view,
     check_count,
     resolve_path,
@@ -43,7 +47,14 @@ from tsfile.codecs._kinds cimport (
 
 from tsfile.errors import CorruptDataError
 
-HAS_SIMD = False
+cdef extern from "plain_simd.h" nogil:
+    const int PLAIN_HAS_SIMD_KERNELS
+    void plain_bswap64_simd(const uint8_t *src, uint64_t *out, size_t count)
+    void plain_bswap32_simd(const uint8_t *src, uint32_t *out, size_t count)
+
+# AVX2 / NEON byte swapping of the fixed-width big-endian types (INT64/TIMESTAMP, FLOAT, DOUBLE);
+# BOOLEAN, INT32 svarints and binary values take the scalar code on every path.
+HAS_SIMD = bool(PLAIN_HAS_SIMD_KERNELS)
 
 cdef extern from "plain_scalar.h" nogil:
     enum:
@@ -151,6 +162,44 @@ cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *o
         return plain_decode_f64_c(src, n, <double *>out, count)
     with gil:
         raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+
+
+cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *out,
+                             Py_ssize_t count) except -1 nogil:
+    # the SIMD byte swaps do not check lengths: check here, as the scalar kernels do
+    if kind == KIND_I64 or kind == KIND_F64:
+        if count > n // 8:
+            return _decode_kind(kind, src, n, out, count)  # raises the truncation error
+        plain_bswap64_simd(src, <uint64_t *>out, <size_t>count)
+        return count * 8
+    if kind == KIND_F32:
+        if count > n // 4:
+            return _decode_kind(kind, src, n, out, count)
+        plain_bswap32_simd(src, <uint32_t *>out, <size_t>count)
+        return count * 4
+    return _decode_kind(kind, src, n, out, count)
+
+
+cdef Py_ssize_t plain_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
+                                    Py_ssize_t count, int path) except -1:
+    cdef int kind = _ts_kind(ts_type)
+    cdef char[::1] raw
+    cdef Py_ssize_t used
+    if kind < 0:
+        raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
+    if path == PATH_PER_VALUE:
+        arr = np.empty(count, dtype=kind_dtype(kind))
+        used = _decode_per_value(kind, <const unsigned char[:n]>src if n else b"", arr)
+        if count:
+            raw = arr.view(np.int8)
+            memcpy(out, <const void *>&raw[0], count * arr.itemsize)
+        return used
+    with nogil:
+        if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
+            used = _decode_simd(kind, src, n, out, count)
+        else:
+            used = _decode_kind(kind, src, n, out, count)
+    return used
 
 
 cdef Py_ssize_t plain_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
@@ -390,7 +439,10 @@ cdef Py_ssize_t _decode_into_kind(int kind, const unsigned char[::1] buf, object
     raw = out.view(np.int8)
     dst = <void *>&raw[0]
     with nogil:
-        used = _decode_kind(kind, src, n, dst, count)
+        if path == PATH_SIMD:
+            used = _decode_simd(kind, src, n, dst, count)
+        else:
+            used = _decode_kind(kind, src, n, dst, count)
     return used
 
 
@@ -401,7 +453,7 @@ def decode(data, dtype, count=None, path="auto"):
     Returns a numpy array (object array of ``bytes`` for TEXT/STRING/BLOB).
     """
     cdef int kind = resolve_kind(dtype)
-    cdef int p = resolve_path(path, False, "PLAIN")
+    cdef int p = resolve_path(path, HAS_SIMD, "PLAIN")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef Py_ssize_t c = check_count(count)
     cdef Py_ssize_t n = buf.shape[0]
@@ -442,7 +494,7 @@ def decode(data, dtype, count=None, path="auto"):
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into ``out``; return the number of bytes consumed."""
     cdef int kind = kind_of_out(out)
-    cdef int p = resolve_path(path, False, "PLAIN")
+    cdef int p = resolve_path(path, HAS_SIMD, "PLAIN")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     return _decode_into_kind(kind, buf, out, p)
 
