@@ -318,30 +318,41 @@ class TsFileReader:
 
     # -- planning --------------------------------------------------------------------------
 
-    def _chunk(self, offset):
-        """The parsed chunk at ``offset`` (cached: blocks of one chunk group share it)."""
-        ch = self._chunks.get(offset)
+    def _chunk(self, offset, max_pages=-1, stop_after=INT64_MAX):
+        """The parsed chunk at ``offset`` (cached: blocks of one chunk group share it); see
+        engine.read_chunk for ``max_pages`` / ``stop_after`` (parse only the pages needed)."""
+        key = (offset, max_pages, stop_after)
+        ch = self._chunks.get(key)
         if ch is None:
             if len(self._chunks) >= 512:
                 self._chunks.clear()
-            ch = self._chunks[offset] = engine.read_chunk(self._fv, offset)
+            ch = engine.read_chunk(self._fv, offset, max_pages, stop_after)
+            self._chunks[key] = ch
         return ch
 
     def _time_chunk_rows(self, chunk, stats_count, t1, t2):
-        """Rows to allocate for a time chunk: its statistics count, validated against the bytes
-        of its pages, or (multi-page chunks) the counts of the pages that overlap [t1, t2]."""
+        """Rows to allocate for a time chunk, never more than its pages' bytes can hold: for
+        pages with statistics the counts of the pages overlapping [t1, t2] (each checked against
+        its page size), else the chunk's statistics count checked against all its pages."""
         info = chunk.page_info()
         per_byte = _ROWS_PER_BYTE.get(chunk.encoding, _ROWS_PER_BYTE_OTHER)
+        if info and all(p[3] for p in info):
+            wanted = 0
+            for body, usize, _csize, _has, count, start, end in info:
+                if count > usize * per_byte:
+                    raise CorruptDataError(
+                        f"{self._path}: page statistics count {count} is impossible for "
+                        f"{usize} bytes at file offset {body}"
+                    )
+                if not (end < t1 or start > t2):
+                    wanted += count
+            return wanted
         usize = sum(p[1] for p in info)
         if stats_count > usize * per_byte:
             raise CorruptDataError(
                 f"{self._path}: time chunk statistics count {stats_count} is impossible for "
                 f"{usize} bytes of pages at file offset {chunk.offset}"
             )
-        if info and all(p[3] for p in info):
-            wanted = sum(p[4] for p in info if not (p[6] < t1 or p[5] > t2))
-            if wanted <= stats_count:
-                return wanted
         return stats_count
 
     def _plan_aligned(self, dev_id, series, fields, t1, t2):
@@ -387,7 +398,7 @@ class TsFileReader:
             s = tc.statistics
             if s.count == 0 or s.end_time < t1 or s.start_time > t2:
                 continue
-            chunk = self._chunk(tc.offset)
+            chunk = self._chunk(tc.offset, -1, t2)
             inside = t1 <= s.start_time and s.end_time <= t2
             task.groups.append(
                 _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
@@ -448,7 +459,7 @@ class TsFileReader:
                 else:
                     nn = engine.read_value_chunk(
                         fv,
-                        self._chunk(off),
+                        self._chunk(off, -1 if g.time_chunk.complete else len(sel)),
                         sel,
                         task.types[j],
                         pcode,

@@ -109,6 +109,12 @@ cdef enum:
 
 
 
+cdef extern from *:
+    """
+    #define INT64_MAX_LIT INT64_MAX
+    """
+    int64_t INT64_MAX_LIT
+
 cdef int64_t INT64_MIN_ = -0x7FFFFFFFFFFFFFFF - 1
 cdef int64_t INT64_MAX_ = 0x7FFFFFFFFFFFFFFF
 
@@ -249,6 +255,7 @@ cdef class Chunk:
     cdef public int marker, data_type, compression, encoding
     cdef public Py_ssize_t offset, data_start, data_end
     cdef public str measurement
+    cdef public bint complete
 
     def __dealloc__(self):
         if self.pages != NULL:
@@ -305,8 +312,11 @@ cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) e
     return 0
 
 
-cpdef Chunk read_chunk(FileView fv, Py_ssize_t off):
-    """Parse the chunk header at ``off`` and every page header of the chunk."""
+cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
+                       int64_t stop_after=INT64_MAX_LIT):
+    """Parse the chunk header at ``off`` and the headers of its pages: all of them, or the first
+    ``max_pages``, or (pages with statistics, sorted by time) up to the first page that starts
+    after ``stop_after``. ``complete`` tells whether every page was parsed."""
     cdef Chunk ch = Chunk()
     cdef Py_ssize_t pos = off, end = fv.data_end, name_at
     cdef uint32_t u, data_size
@@ -348,7 +358,15 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off):
     ch.data_start = pos
     ch.data_end = pos + data_size
     multi = (ch.marker & 0x3F) == 1
+    ch.complete = True
     while pos < ch.data_end:
+        if max_pages >= 0 and ch.n_pages >= max_pages:
+            ch.complete = False
+            break
+        if ch.n_pages and ch.pages[ch.n_pages - 1].has_stats and \
+                ch.pages[ch.n_pages - 1].start > stop_after:
+            ch.complete = False  # later pages start later still: not needed
+            break
         page_at = pos
         memset(&pg, 0, sizeof(Page))
         read_uvarint(fv, &pos, ch.data_end, &pg.usize, "page uncompressed size")
@@ -809,10 +827,10 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
     if t != expect_type:
         raise corrupt(fv, f"value chunk of type {t} where the series has type {expect_type}",
                       ch.offset)
-    if ch.n_pages != sel.shape[0]:
+    if ch.n_pages < sel.shape[0] or (ch.complete and ch.n_pages != sel.shape[0]):
         raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk "
                           f"{sel.shape[0]}", ch.offset)
-    for i in range(ch.n_pages):
+    for i in range(sel.shape[0]):
         pg = &ch.pages[i]
         lo = sel[i, 0]
         if lo < 0:
