@@ -82,6 +82,43 @@ static void ts2diff_decode_i64_neon(const uint8_t *packed, const uint8_t *end, i
             vst1q_s64(out + 1 + done, vreinterpretq_s64_u64(v));
             v = vaddq_u64(v, step);
         }
+    } else if (w <= 28 && ts2diff_neon_plan32[w].kind == BITPACK_MSB_LANES32) {
+        /* Narrow deltas (as in the AVX2 kernel): unpack and scan a group's 8 deltas in 32-bit
+         * lanes (8 deltas of <= 28 bits cannot overflow), widen, and add carries kept
+         * pre-offset by the multiples of min_delta; the carry chain is one add per vector. */
+        const bitpack_msb_plan *pl = &ts2diff_neon_plan32[w];
+        const size_t avail = (size_t)(end - packed);
+        size_t ng = nd / 8;
+        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
+        if (ng > gmax) ng = gmax;
+        const int32x4_t rsh = vdupq_n_s32(w - 32);
+        const uint8x16_t m0 = vld1q_u8(pl->mask[0]), m1 = vld1q_u8(pl->mask[1]);
+        const int32x4_t s0 = vreinterpretq_s32_u32(vld1q_u32(pl->shl32[0]));
+        const int32x4_t s1 = vreinterpretq_s32_u32(vld1q_u32(pl->shl32[1]));
+        const int off1 = pl->off[1];
+        uint64x2_t k[4];
+        for (int j = 0; j < 4; j++) {
+            const uint64_t pair[2] = {first + (uint64_t)(2 * j + 1) * min,
+                                      first + (uint64_t)(2 * j + 2) * min};
+            k[j] = vld1q_u64(pair);
+        }
+        const uint64x2_t min8 = vdupq_n_u64(8 * min);
+        for (size_t g = 0; g < ng; g++) {
+            const uint8_t *p = packed + g * (size_t)w;
+            int64_t *o = out + 1 + 8 * g;
+            uint32x4_t a = vreinterpretq_u32_u8(vqtbl1q_u8(vld1q_u8(p), m0));
+            uint32x4_t b = vreinterpretq_u32_u8(vqtbl1q_u8(vld1q_u8(p + off1), m1));
+            a = ts2diff_neon_scan32(vshlq_u32(vshlq_u32(a, s0), rsh));
+            b = ts2diff_neon_scan32(vshlq_u32(vshlq_u32(b, s1), rsh));
+            b = vaddq_u32(b, vdupq_laneq_u32(a, 3));
+            vst1q_s64(o, vreinterpretq_s64_u64(vaddq_u64(vmovl_u32(vget_low_u32(a)), k[0])));
+            vst1q_s64(o + 2, vreinterpretq_s64_u64(vaddq_u64(vmovl_u32(vget_high_u32(a)), k[1])));
+            vst1q_s64(o + 4, vreinterpretq_s64_u64(vaddq_u64(vmovl_u32(vget_low_u32(b)), k[2])));
+            vst1q_s64(o + 6, vreinterpretq_s64_u64(vaddq_u64(vmovl_u32(vget_high_u32(b)), k[3])));
+            const uint64x2_t step = vaddq_u64(vdupq_n_u64(vgetq_lane_u32(b, 3)), min8);
+            for (int j = 0; j < 4; j++) k[j] = vaddq_u64(k[j], step);
+        }
+        done = ng * 8;
     } else {
         const bitpack_msb_plan *pl = &ts2diff_neon_plan64[w];
         const size_t avail = (size_t)(end - packed);
