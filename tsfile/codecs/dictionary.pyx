@@ -44,6 +44,13 @@ from tsfile.types import TSDataType
 
 HAS_SIMD = False
 
+# Headers included by the kernel headers, named so that cythonize rebuilds this module when
+# they change.
+cdef extern from "varint_scalar.h":
+    pass
+cdef extern from "rle_scalar.h":
+    pass
+
 cdef extern from "plain_scalar.h" nogil:
     enum:
         TSC_ERR_TRUNCATED

@@ -47,6 +47,11 @@ from tsfile.codecs._kinds cimport (
 
 from tsfile.errors import CorruptDataError
 
+# Headers included by the kernel headers, named so that cythonize rebuilds this module when
+# they change.
+cdef extern from "varint_scalar.h":
+    pass
+
 cdef extern from "plain_simd.h" nogil:
     const int PLAIN_HAS_SIMD_KERNELS
     void plain_bswap64_simd(const uint8_t *src, uint64_t *out, size_t count)

@@ -59,6 +59,17 @@ from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
 
 MAX_IMPLICIT_VALUES = 1 << 22
 
+# Headers included by the kernel headers, named so that cythonize rebuilds this module when
+# they change.
+cdef extern from "varint_scalar.h":
+    pass
+cdef extern from "bitpack_msb_plan.h":
+    pass
+cdef extern from "rle_avx2.h":
+    pass
+cdef extern from "rle_neon.h":
+    pass
+
 cdef extern from "rle_simd.h" nogil:
     const int RLE_HAS_SIMD_KERNELS
     void rle_simd_init()

@@ -32,6 +32,11 @@ from tsfile.errors import EncodeError, UnsupportedError
 
 HAS_SIMD = False
 
+# Headers included by the kernel headers, named so that cythonize rebuilds this module when
+# they change.
+cdef extern from "varint_scalar.h":
+    pass
+
 cdef extern from "zigzag_scalar.h" nogil:
     enum:
         TSC_ERR_TRUNCATED
