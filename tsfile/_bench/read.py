@@ -76,6 +76,7 @@ import tsfile
 from tsfile import TsFileReader, to_dataframe
 path, repeat, row_cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ranges = json.loads(sys.argv[4])
+clock = time.process_time if sys.argv[5] == "cpu" else time.perf_counter
 cols = ["device"] + [f"f{i}" for i in range(@FIELDS@)]
 out = {"arrow": {}, "rows": None, "to_dataframe": None}
 def arrow(t1, t2):
@@ -92,26 +93,26 @@ def arrow(t1, t2):
 for sel, (t1, t2) in ranges.items():
     times, n = [], 0
     for _ in range(repeat):
-        t0 = time.perf_counter(); n = arrow(t1, t2); times.append(time.perf_counter() - t0)
+        t0 = clock(); n = arrow(t1, t2); times.append(clock() - t0)
     out["arrow"][sel] = [statistics.median(times), n]
 # row by row on the first row_cap rows
 times = []
 for _ in range(max(1, repeat // 2)):
     with TsFileReader(path) as r:
         rs = r.query_table("bench", cols)
-        t0 = time.perf_counter(); n = 0
+        t0 = clock(); n = 0
         while n < row_cap and rs.next():
             for i in range(1, 11):
                 rs.get_value_by_index(i)
             n += 1
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
         rs.close()
 out["rows"] = [statistics.median(times), n]
 times = []
 for _ in range(max(1, repeat // 2)):
-    t0 = time.perf_counter()
+    t0 = clock()
     df = to_dataframe(path, "bench", max_row_num=row_cap)
-    times.append(time.perf_counter() - t0)
+    times.append(clock() - t0)
 out["to_dataframe"] = [statistics.median(times), len(df)]
 print(json.dumps(out))
 """.replace("@FIELDS@", str(FIELDS))
@@ -219,12 +220,15 @@ def time_ranges(path):
     return {s: [lo, lo + (hi - lo) * s // 100] for s in SELECTIVITIES}, len(ts)
 
 
+CLOCK = time.perf_counter  # --clock cpu: time.process_time (robust on a loaded machine)
+
+
 def _median(fn, repeat):
     times, result = [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         result = fn()
-        times.append(time.perf_counter() - t0)
+        times.append(CLOCK() - t0)
     return statistics.median(times), result
 
 
@@ -298,7 +302,15 @@ def main(argv=None):
     )
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="wall time (default) or process CPU time (less sensitive to other load)",
+    )
     args = ap.parse_args(argv)
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
 
     import tsfile
 
@@ -315,7 +327,7 @@ def main(argv=None):
         return 1
     cpu = _cpu_model()
     print(f"# E5-2 read benchmark: {args.rows:,} rows, {cpu}, Python {platform.python_version()}")
-    print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs")
+    print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs, {args.clock} clock")
     print(f"# load average at start: {os.getloadavg()} on {os.cpu_count()} CPUs (a shared machine)")
     results = {"cpu": cpu, "rows": args.rows, "files": {}}
     for label, path in files.items():
@@ -329,7 +341,7 @@ def main(argv=None):
             out = _run_script(
                 official_python(),
                 _OFFICIAL_SCRIPT,
-                [path, args.repeat, args.official_rows, json.dumps(ranges)],
+                [path, args.repeat, args.official_rows, json.dumps(ranges), args.clock],
                 timeout=3600,
             )
             off_res = json.loads(out)
