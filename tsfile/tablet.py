@@ -89,7 +89,11 @@ def _infer_type(arr: np.ndarray):
 
 
 class Tablet:
-    """A block of rows of one table (TAG and FIELD columns; the time column is the timestamps)."""
+    """A block of rows of one table (TAG and FIELD columns; the time column is the timestamps).
+
+    Storage: a tablet made with the constructor keeps Python lists (the row API sets one cell per
+    call, as cheaply as a list store); a tablet made by from_arrays keeps the arrays. A row-API
+    call on an array column turns that column into a list first."""
 
     def __init__(self, column_name_list, type_list, max_row_num=1024):
         if len(column_name_list) != len(type_list):
@@ -103,17 +107,12 @@ class Tablet:
         self.max_row_num = int(max_row_num)
         self.target_name = None
         n = self.max_row_num
-        self._timestamps = np.zeros(n, dtype=np.int64)
-        self._ts_set = np.zeros(n, dtype=bool)
-        self._values = [
-            np.full(n, None, dtype=object) if t.is_binary else np.zeros(n, dtype=storage_dtype(t))
-            for t in self.type_list
-        ]
-        self._present = [np.zeros(n, dtype=bool) for _ in self.type_list]
-        # A column given as one scalar for all rows (from_arrays): name -> value; avoids a column
-        # of n identical strings for the tag of a one-device batch.
-        self._constant = {}
+        self._ts = [None] * n  # list (row API) or int64 array (from_arrays: every row set)
+        # per column: a list of storage values (None = null), or (array, present-or-None), or
+        # _Const(value) for one value shared by every row
+        self._cols = [[None] * n for _ in self.type_list]
         self._index = {c: i for i, c in enumerate(self.column_name_list)}
+        self._checks = [_CHECKS[t] for t in self.type_list]
 
     # -- building -----------------------------------------------------------------------------
 
@@ -130,7 +129,7 @@ class Tablet:
         The writer converts to the table schema's type anyway.
         null_masks: {name: bool array, True = null} (numpy.ma convention); a numpy.ma.MaskedArray
         column brings its own mask; None values in object columns are null too.
-        The arrays are referenced, not copied, until the tablet is written."""
+        The arrays are referenced, not copied (the writer copies what it keeps buffered)."""
         ts = np.asarray(timestamps)
         if ts.ndim != 1:
             raise ValueError("timestamps must be 1-D")
@@ -142,11 +141,18 @@ class Tablet:
         if types is None:
             types = {}
         elif not isinstance(types, dict):
-            types = dict(zip(names, types, strict=False))
+            types = dict(zip(names, types, strict=True))
         types = {str(k).lower(): TSDataType(v) for k, v in types.items()}
         masks = {str(k).lower(): v for k, v in (null_masks or {}).items()}
-        resolved = []
-        arrays = []
+        tab = cls.__new__(cls)
+        tab.column_name_list = [str(c).lower() for c in names]
+        if len(set(tab.column_name_list)) != len(names):
+            raise ValueError("duplicate column names")
+        tab.max_row_num = n
+        tab.target_name = table_name
+        tab._ts = ts
+        tab._cols = []
+        tab.type_list = []
         for name in names:
             data = columns[name]
             key = str(name).lower()
@@ -154,8 +160,8 @@ class Tablet:
                 dt = types.get(key)
                 if dt is None:
                     dt = _infer_type(np.asarray([data]))
-                resolved.append(dt)
-                arrays.append(("const", data))
+                tab.type_list.append(dt)
+                tab._cols.append(_Const(None if data is None else _check_value(dt, data)))
                 continue
             mask = masks.get(key)
             if isinstance(data, np.ma.MaskedArray):
@@ -168,29 +174,6 @@ class Tablet:
             dt = types.get(key)
             if dt is None:
                 dt = _infer_type(arr)
-            resolved.append(dt)
-            arrays.append(("array", arr, mask))
-        tab = cls.__new__(cls)
-        tab.column_name_list = [str(c).lower() for c in names]
-        if len(set(tab.column_name_list)) != len(names):
-            raise ValueError("duplicate column names")
-        tab.type_list = resolved
-        tab.max_row_num = n
-        tab.target_name = table_name
-        tab._timestamps = ts
-        tab._ts_set = None  # every row has a timestamp
-        tab._values = []
-        tab._present = []
-        tab._constant = {}
-        tab._index = {c: i for i, c in enumerate(tab.column_name_list)}
-        for name, dt, item in zip(tab.column_name_list, resolved, arrays, strict=False):
-            if item[0] == "const":
-                value = item[1]
-                tab._constant[name] = None if value is None else _check_value(dt, value)
-                tab._values.append(None)
-                tab._present.append(None)
-                continue
-            _, arr, mask = item
             present = None if mask is None else ~np.asarray(mask, dtype=bool)
             if arr.dtype == object:
                 isnone = np.equal(arr, None)
@@ -202,8 +185,10 @@ class Tablet:
                 arr = arr.view(np.int64)
             if present is not None and present.shape[0] != n:
                 raise ValueError(f"null mask of {name!r} must have {n} values")
-            tab._values.append(arr)
-            tab._present.append(present)
+            tab.type_list.append(dt)
+            tab._cols.append((arr, present))
+        tab._index = {c: i for i, c in enumerate(tab.column_name_list)}
+        tab._checks = [_CHECKS[t] for t in tab.type_list]
         return tab
 
     def _check_index(self, col_index, row_index):
@@ -220,23 +205,21 @@ class Tablet:
         except KeyError:
             raise ValueError(f"Column '{column_name}' does not exist") from None
 
-    def _writable(self, col):
-        """Row-API writes need the per-row buffers (a from_arrays tablet may hold views)."""
-        name = self.column_name_list[col]
-        if name in self._constant:
-            value = self._constant.pop(name)
-            dt = self.type_list[col]
-            arr = np.zeros(self.max_row_num, dtype=storage_dtype(dt))
-            present = np.zeros(self.max_row_num, dtype=bool)
-            if value is not None:
-                arr[:] = value
-                present[:] = True
-            self._values[col] = arr
-            self._present[col] = present
-        if self._present[col] is None:
-            self._present[col] = np.ones(self.max_row_num, dtype=bool)
-        if not self._values[col].flags.writeable:
-            self._values[col] = self._values[col].copy()
+    def _as_list(self, col):
+        """The column as a list of storage values (None = null), converting it if needed."""
+        data = self._cols[col]
+        if isinstance(data, list):
+            return data
+        n = self.max_row_num
+        if isinstance(data, _Const):
+            cells = [data.value] * n
+        else:
+            arr, present = data
+            cells = arr.tolist()
+            if present is not None:
+                cells = [v if p else None for v, p in zip(cells, present.tolist(), strict=True)]
+        self._cols[col] = cells
+        return cells
 
     def set_table_name(self, table_name):
         self.target_name = table_name
@@ -244,34 +227,31 @@ class Tablet:
     def add_timestamp(self, row_index, timestamp):
         if not 0 <= row_index < self.max_row_num:
             raise IndexError(f"row index {row_index} out of range [0, {self.max_row_num - 1}]")
-        if not isinstance(timestamp, (int, np.integer)) or isinstance(timestamp, bool):
+        if type(timestamp) is not int and (
+            not isinstance(timestamp, (int, np.integer)) or isinstance(timestamp, bool)
+        ):
             raise TypeError(f"timestamp must be int, got {type(timestamp).__name__}")
-        if self._ts_set is None:
-            self._ts_set = np.ones(self.max_row_num, dtype=bool)
-        self._timestamps[row_index] = timestamp
-        self._ts_set[row_index] = True
+        if not isinstance(self._ts, list):
+            self._ts = self._ts.tolist()
+        self._ts[row_index] = int(timestamp)
 
     def set_timestamp_list(self, timestamp_list):
         n = len(timestamp_list)
         if n > self.max_row_num:
             raise ValueError(f"{n} timestamps for a tablet of {self.max_row_num} rows")
-        ts_set = np.zeros(self.max_row_num, dtype=bool)
+        ts = [None] * self.max_row_num
         for i, t in enumerate(timestamp_list):
             if t is not None:
-                self._timestamps[i] = t
-                ts_set[i] = True
-        self._ts_set = ts_set
+                ts[i] = int(t)
+        self._ts = ts
 
     def add_value_by_index(self, col_index, row_index, value):
-        self._check_index(col_index, row_index)
-        if value is None:
-            self._writable(col_index)
-            self._present[col_index][row_index] = False
-            return
-        stored = _check_value(self.type_list[col_index], value)
-        self._writable(col_index)
-        self._values[col_index][row_index] = stored
-        self._present[col_index][row_index] = True
+        if not 0 <= row_index < self.max_row_num or not 0 <= col_index < len(self._cols):
+            self._check_index(col_index, row_index)
+        cells = self._cols[col_index]
+        if not isinstance(cells, list):
+            cells = self._as_list(col_index)
+        cells[row_index] = None if value is None else self._checks[col_index](value)
 
     def add_value_by_name(self, column_name, row_index, value):
         self.add_value_by_index(self._col(column_name), row_index, value)
@@ -291,24 +271,23 @@ class Tablet:
         return self.max_row_num
 
     def get_timestamp_list(self):
-        ts = self._timestamps.tolist()
-        if self._ts_set is None:
-            return ts
-        return [t if s else None for t, s in zip(ts, self._ts_set.tolist(), strict=False)]
+        return list(self._ts) if isinstance(self._ts, list) else self._ts.tolist()
 
     def _py_value(self, col, row):
-        name = self.column_name_list[col]
-        dt = self.type_list[col]
-        if name in self._constant:
-            v = self._constant[name]
+        data = self._cols[col]
+        if isinstance(data, list):
+            v = data[row]
+        elif isinstance(data, _Const):
+            v = data.value
         else:
-            present = self._present[col]
+            arr, present = data
             if present is not None and not present[row]:
                 return None
-            v = self._values[col][row]
+            v = arr[row]
             v = v.item() if isinstance(v, np.generic) else v
         if v is None:
             return None
+        dt = self.type_list[col]
         if dt == T.DATE and isinstance(v, int):
             return int_to_date(v)
         if dt == T.BOOLEAN:
@@ -336,35 +315,104 @@ class Tablet:
 
     # -- for the writer -------------------------------------------------------------------------
 
-    def _column_data(self, name):
-        """(kind, data, present): ("const", value, None) or ("array", values, present-or-None)."""
-        col = self._index[name]
-        if name in self._constant:
-            return "const", self._constant[name], None
-        return "array", self._values[col], self._present[col]
-
-    def _rows_with_time(self):
-        """Row selector of the rows to write: None (all rows) or a bool array. Raises if a row
-        holds values but no timestamp."""
-        if self._ts_set is None:
-            return None
-        has_ts = self._ts_set
-        if has_ts.all():
-            return None
-        orphan = np.zeros(self.max_row_num, dtype=bool)
-        for present in self._present:
-            if present is not None:
-                orphan |= present & ~has_ts
-        if orphan.any():
-            row = int(np.flatnonzero(orphan)[0])
-            raise ValueError(f"tablet row {row} has values but no timestamp")
-        return has_ts
+    def _export(self):
+        """(timestamps int64 array, {name: scalar | (values array, present or None)}) of the
+        rows that have a timestamp; a row with values but no timestamp is an error."""
+        ts = self._ts
+        rows = None
+        if isinstance(ts, list):
+            has = [t is not None for t in ts]
+            if all(has):
+                times = np.array(ts, dtype=np.int64)
+            else:
+                rows = [i for i, h in enumerate(has) if h]
+                missing = [i for i, h in enumerate(has) if not h]
+                for c, data in enumerate(self._cols):
+                    if isinstance(data, list):
+                        bad = next((i for i in missing if data[i] is not None), None)
+                    elif isinstance(data, _Const):
+                        bad = missing[0] if data.value is not None else None
+                    else:
+                        pres = data[1]
+                        bad = next((i for i in missing if pres is None or pres[i]), None)
+                    if bad is not None:
+                        raise ValueError(
+                            f"tablet row {bad} has a value in column "
+                            f"{self.column_name_list[c]!r} but no timestamp"
+                        )
+                times = np.array([ts[i] for i in rows], dtype=np.int64)
+        else:
+            times = ts
+        out = {}
+        for name, dt, data in zip(self.column_name_list, self.type_list, self._cols, strict=True):
+            if isinstance(data, list):
+                cells = data if rows is None else [data[i] for i in rows]
+                out[name] = _cells_to_array(dt, cells)
+            elif isinstance(data, _Const):
+                out[name] = data.value
+            else:
+                arr, present = data
+                if rows is not None:
+                    idx = np.asarray(rows, dtype=np.int64)
+                    arr = arr[idx]
+                    present = None if present is None else present[idx]
+                out[name] = (arr, present)
+        return times, out
 
     def __repr__(self):
         return (
             f"Tablet(table={self.target_name!r}, columns={self.column_name_list}, "
             f"rows={self.max_row_num})"
         )
+
+
+class _Const:
+    """A column given as one scalar for all rows (from_arrays): e.g. the tag of a one-device
+    batch, without a column of n identical strings."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _cells_to_array(dt, cells):
+    """A list of storage values (None = null) -> (array, present or None)."""
+    present = None
+    if None in cells:
+        present = np.fromiter((v is not None for v in cells), dtype=bool, count=len(cells))
+    if dt.is_binary:
+        arr = np.empty(len(cells), dtype=object)
+        arr[:] = cells
+        return arr, present
+    if present is not None:
+        zero = False if dt == T.BOOLEAN else 0
+        cells = [zero if v is None else v for v in cells]
+    return np.array(cells, dtype=storage_dtype(dt)), present
+
+
+def _make_check(data_type):
+    """A validator for one type: fast exact-type tests first, _check_value for the rest."""
+    dt = TSDataType(data_type)
+    if dt in (T.INT64, T.TIMESTAMP, T.INT32):
+        lo, hi = _INT_RANGE[dt]
+
+        def check(v):
+            if type(v) is int and lo <= v <= hi:
+                return v
+            return _check_value(dt, v)
+
+        return check
+    if dt == T.DOUBLE:
+        return lambda v: v if type(v) is float else _check_value(dt, v)
+    if dt in (T.STRING, T.TEXT):
+        return lambda v: v if type(v) is str else _check_value(dt, v)
+    if dt == T.BOOLEAN:
+        return lambda v: v if type(v) is bool else _check_value(dt, v)
+    return lambda v: _check_value(dt, v)
+
+
+_CHECKS = {t: _make_check(t) for t in TSDataType if t not in (T.VECTOR, T.UNKNOWN)}
 
 
 def _dates_to_int(arr):

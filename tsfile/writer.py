@@ -190,25 +190,7 @@ class TsFileWriter:
         if not isinstance(tablet, Tablet):
             raise TypeError("write_table needs a Tablet")
         table = self._table(tablet.get_target_name())
-        rows = tablet._rows_with_time()
-        times = tablet._timestamps
-        columns = {}
-        for name in tablet.column_name_list:
-            kind, data, present = tablet._column_data(name)
-            if kind == "const":
-                columns[name] = data
-            else:
-                columns[name] = (data, present)
-        if rows is not None:
-            times = times[rows]
-            columns = {
-                k: (
-                    v
-                    if not isinstance(v, tuple)
-                    else (v[0][rows], None if v[1] is None else v[1][rows])
-                )
-                for k, v in columns.items()
-            }
+        times, columns = tablet._export()
         self._add(table, times, columns)
 
     def write_arrays(self, table_name, timestamps, columns, null_masks=None) -> None:
