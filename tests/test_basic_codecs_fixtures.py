@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from interop.expected import fixture_path, load_expected  # noqa: E402
 
+import tsfile  # noqa: E402
+from tsfile import compression as compression_mod  # noqa: E402
 from tsfile.codecs import dictionary, plain, rle, zigzag  # noqa: E402
 from tsfile.types import TSDataType  # noqa: E402
 
@@ -62,9 +64,11 @@ class _Cursor:
         return self.d[self.p - n : self.p]
 
 
-def value_pages(name):
+def value_pages(name, decompress=False):
     """Yield (device segments, measurement, data type code, encoding code, row_count, bitmap,
-    value bytes) for every value page of the file, in file order."""
+    value bytes) for every value page of the file, in file order. Aligned value pages give their
+    row count and null bitmap; non-aligned pages (tree model) give row_count None and bitmap None
+    (every point has a value). Compressed pages are skipped unless `decompress`."""
     data = fixture_path(name).read_bytes()
     assert data[:7] == b"TsFile\x04"
     c = _Cursor(data, 7)
@@ -82,15 +86,13 @@ def value_pages(name):
             size = c.uvarint()
             dtype, compression, encoding = c.u8(), c.u8(), c.u8()
             end = c.p + size
-            if not marker & 0x40:  # time chunk or non-aligned chunk: not needed here
+            if marker & 0x80 or (compression and not decompress):  # a time chunk / compressed
                 c.p = end
                 continue
-            assert compression == 0, "the walk needs UNCOMPRESSED pages"
             while c.p < end:
                 usize = c.uvarint()
                 assert usize, "an empty page (all nulls) is not expected in these fixtures"
                 csize = c.uvarint()
-                assert csize == usize
                 if marker & 0x3F == 0x01:  # multi-page chunk: skip the page statistics
                     c.uvarint()
                     c.take(16)
@@ -98,18 +100,19 @@ def value_pages(name):
                     for _ in range(_STAT_BINSTR.get(dtype, 0)):
                         c.take(struct.unpack(">i", c.take(4))[0])
                 body = c.take(csize)
-                rows = struct.unpack(">i", body[:4])[0]
-                nb = (rows + 7) // 8
-                bitmap = np.unpackbits(np.frombuffer(body[4 : 4 + nb], np.uint8))[:rows]
-                yield (
-                    device,
-                    measurement,
-                    dtype,
-                    encoding,
-                    rows,
-                    bitmap.astype(bool),
-                    body[4 + nb :],
-                )
+                if compression:
+                    body = compression_mod.decompress(compression, body, usize)
+                assert len(body) == usize
+                if marker & 0x40:  # aligned value page: row count, bitmap, values
+                    rows = struct.unpack(">i", body[:4])[0]
+                    nb = (rows + 7) // 8
+                    bitmap = np.unpackbits(np.frombuffer(body[4 : 4 + nb], np.uint8))[:rows]
+                    vbytes = body[4 + nb :]
+                    yield device, measurement, dtype, encoding, rows, bitmap.astype(bool), vbytes
+                else:  # non-aligned page: uvarint time length, timestamps, values
+                    tc = _Cursor(body, 0)
+                    tlen = tc.uvarint()
+                    yield device, measurement, dtype, encoding, None, None, body[tc.p + tlen :]
             assert c.p == end
         else:
             raise AssertionError(f"unexpected marker {marker:#x} at {c.p - 1}")
@@ -132,6 +135,24 @@ def _as_stored(values, type_name):
     return values
 
 
+def _check_page(codec, t, vbytes, want, what):
+    """Every path decodes the page's value bytes to `want`; our encoder writes the same bytes."""
+    n = len(want)
+    paths = PATHS + (["simd"] if codec.HAS_SIMD and tsfile.is_simd_enabled() else [])
+    for path in paths:
+        for count in (n, None):
+            got = codec.decode(vbytes, t, count=count, path=path)
+            assert len(got) == n, (what, path)
+            if got.dtype == object:
+                assert got.tolist() == list(want), (what, path)
+            else:  # bit-exact, NaN payloads included
+                assert got.tobytes() == np.asarray(want, got.dtype).tobytes(), (what, path)
+    out = np.empty(n, dtype=got.dtype)
+    assert codec.decode_into(vbytes, out) == len(vbytes)
+    # the encoder writes what the official writer wrote
+    assert codec.encode(want, t) == vbytes, what
+
+
 def _check_fixture(name, table, encodings):
     exp = load_expected(name)
     series = exp.tables[table]
@@ -140,7 +161,6 @@ def _check_fixture(name, table, encodings):
     for device, column, dtype, enc, rows, bitmap, vbytes in value_pages(name):
         if device[0] != table or enc not in encodings:
             continue
-        codec = CODECS[enc]
         t = TSDataType(dtype)
         idx = _expected_rows(series, device)
         start = offsets.get((device, column), 0)
@@ -150,21 +170,36 @@ def _check_fixture(name, table, encodings):
         nulls = series.nulls[column][page_rows]
         np.testing.assert_array_equal(~bitmap, nulls)
         want = _as_stored(series.values[column][page_rows][~nulls], t.name)
-        n = len(want)
-        for path in PATHS:
-            for count in (n, None):
-                got = codec.decode(vbytes, t, count=count, path=path)
-                assert len(got) == n, (device, column, path)
-                if got.dtype == object:
-                    assert got.tolist() == list(want), (device, column, path)
-                else:  # bit-exact, NaN payloads included
-                    assert got.tobytes() == np.asarray(want, got.dtype).tobytes()
-        out = np.empty(n, dtype=got.dtype)
-        assert codec.decode_into(vbytes, out) == len(vbytes)
-        # the encoder writes what the official writer wrote
-        assert codec.encode(want, t) == vbytes, (device, column)
+        _check_page(CODECS[enc], t, vbytes, want, (device, column, start))
         checked += 1
     return checked
+
+
+def test_tree_nonaligned_pages():
+    """Non-aligned series of the tree-model fixture (compressed pages decompressed with
+    tsfile.compression): pages split a series' values in order."""
+    name = "tree_nonaligned"
+    if not fixture_path(name).exists():
+        pytest.skip(f"fixture {name} not present")
+    exp = load_expected(name)
+    offsets = {}
+    checked = set()
+    for device, column, dtype, enc, _rows, _bitmap, vbytes in value_pages(name, decompress=True):
+        if enc not in CODECS:
+            continue
+        path = ".".join(device)
+        full = f"{path}.{column}"
+        series = exp.devices[path]
+        t = TSDataType(dtype)
+        values = _as_stored(series.values[full][~series.nulls[full]], t.name)
+        start = offsets.get(full, 0)
+        n = len(CODECS[enc].decode(vbytes, t))  # the page's own count (its timestamps decide)
+        offsets[full] = start + n
+        _check_page(CODECS[enc], t, vbytes, values[start : start + n], (full, start))
+        checked.add((full, enc))
+    for full, n in offsets.items():  # every value of every series was in some page
+        assert n == int((~exp.devices[full.rsplit(".", 1)[0]].nulls[full]).sum()), full
+    assert {e for _, e in checked} >= {0, 1, 2, 9}, checked
 
 
 @pytest.mark.parametrize(
