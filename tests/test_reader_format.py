@@ -152,3 +152,22 @@ def test_aligned_tree_device(tmp_path):
         for t, a, b, m in zip(ts[keep], s1[keep], s2[keep], mask[keep], strict=True)
     ]
     assert rows == want
+
+
+def test_property_count_forms(tmp_path):
+    """Writers store the property count zigzag-encoded (3 -> 0x06); a count stored unsigned
+    (0x03, what an old Java reader expects) is tolerated too."""
+    src = fixture_path("comp_snappy")
+    data = src.read_bytes()
+    with tsfile.TsFileReader(src) as r:
+        props = r.get_tsfile_properties()
+    first = None
+    for key in props:
+        pat = bytes([len(props) * 2, len(key) * 2]) + key.encode()
+        i = data.rfind(pat)
+        if i >= 0:
+            first = i
+    assert first is not None
+    p = _patched(tmp_path, "comp_snappy", [(first, len(props))])
+    with tsfile.TsFileReader(p) as r:
+        assert r.get_tsfile_properties() == props

@@ -299,21 +299,36 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
     if not HEADER_SIZE <= meta_offset < meta_start:
         raise cur.error(f"meta offset {meta_offset} outside the file", mo_at)
     bloom = read_bloom_filter(cur)
-    props = {}
-    if cur.remaining() > 0:
-        # property count: zigzag in the writers (an old Java reads it unsigned: same for 0)
-        at = cur.pos
-        n_props = cur.svarint("property count")
-        if n_props < 0 or n_props * 2 > cur.remaining():
-            raise cur.error(f"property count {n_props}", at)
-        for _ in range(n_props):
-            key = cur.varstr("property key")
-            props[key] = cur.varstr_bytes("property value")
+    props = _read_properties(cur)
     for name, node in roots.items():
         for e in node.entries:
             if not meta_offset <= e.offset < meta_start:
                 raise cur.error(f"index entry of table {name!r} points to {e.offset}", node.at)
     return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start)
+
+
+def _read_properties(cur: Cursor) -> dict:
+    """Properties: zigzag count (the writers) or, tolerated, an unsigned count (what an old Java
+    reader expects); a damaged property block only loses the properties, never the data."""
+    start = cur.pos
+    for signed in (True, False):
+        cur.pos = start
+        props = {}
+        try:
+            if cur.remaining() == 0:
+                return props
+            at = cur.pos
+            n = cur.svarint("property count") if signed else cur.uvarint("property count")
+            if n < 0 or n * 2 > cur.remaining():
+                raise cur.error(f"property count {n}", at)
+            for _ in range(n):
+                key = cur.varstr("property key")
+                props[key] = cur.varstr_bytes("property value")
+            if cur.remaining() == 0:
+                return props
+        except CorruptDataError:
+            pass
+    return {}
 
 
 def check_chunk_offset(cur: Cursor, off: int, meta_offset: int, what: str) -> None:
