@@ -187,3 +187,52 @@ def test_round_trip_property(values):
     data = dictionary.encode(values)
     assert data == model([v.encode() for v in values])
     assert decode_all(data).tolist() == [v.encode() for v in values]
+
+
+VALID_PAGES = [
+    (dictionary.encode(["a", "bb", "", "é", "a", "bb"] * 30), T.TEXT),
+    (dictionary.encode(["x"] * 20), T.STRING),
+    (dictionary.encode([f"w{i}" for i in range(300)]), T.TEXT),
+]
+MOD = dictionary
+BINARY = (T.TEXT, T.STRING)
+
+
+def _mutate(data, page):
+    buf = bytearray(page)
+    for _ in range(data.draw(st.integers(1, 4))):
+        if not buf:
+            break
+        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
+        i = data.draw(st.integers(0, len(buf) - 1))
+        if op == "flip":
+            buf[i] ^= data.draw(st.integers(1, 255))
+        elif op == "cut":
+            del buf[i:]
+        elif op == "splice":
+            j = data.draw(st.integers(0, len(buf) - 1))
+            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
+        else:
+            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
+    return bytes(buf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_pages_never_crash(data):
+    """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
+    returns the same values as the others."""
+    page, dtype = data.draw(st.sampled_from(VALID_PAGES))
+    buf = _mutate(data, page)
+    count = data.draw(st.one_of(st.none(), st.integers(0, 400)))
+    results = []
+    for p in PATHS:
+        try:
+            results.append(
+                MOD.decode(buf, dtype, count=count, path=p).tobytes()
+                if dtype not in BINARY
+                else MOD.decode(buf, dtype, count=count, path=p).tolist()
+            )
+        except CorruptDataError:
+            results.append(None)
+    assert all(r == results[0] for r in results), [r is None for r in results]

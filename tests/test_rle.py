@@ -383,3 +383,50 @@ def test_round_trip_int32_property(values):
     data = rle.encode(v, T.INT32)
     assert data == cpp_model(values, 32)
     np.testing.assert_array_equal(decode_all(data, T.INT32), v)
+
+
+def _valid_pages():
+    rng = np.random.default_rng(5)
+    pages = [
+        (rle.encode(rng.integers(0, 1 << 9, 700).astype(np.int32)), T.INT32),
+        (rle.encode(rng.integers(-(2**40), 2**40, 70)), T.INT64),
+        (rle.encode(rng.integers(0, 2, 50).astype(bool)), T.BOOLEAN),
+        (
+            block(13, [rle_run(40, 4097, 13, False), bp_run(list(range(20)), 13)])
+            + block(13, [rle_run(9, 5, 13, False)]),
+            T.INT32,
+        ),
+        (block(40, [rle_run(30, 2**39 + 3, 40, True), bp_run([1, 2, 3], 40)]), T.INT64),
+    ]
+    return pages
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_pages_never_crash(data):
+    """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
+    returns the same values as the others."""
+    page, dtype = data.draw(st.sampled_from(_valid_pages()))
+    buf = bytearray(page)
+    for _ in range(data.draw(st.integers(1, 4))):
+        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
+        if not buf:
+            break
+        i = data.draw(st.integers(0, len(buf) - 1))
+        if op == "flip":
+            buf[i] ^= data.draw(st.integers(1, 255))
+        elif op == "cut":
+            del buf[i:]
+        elif op == "splice":
+            j = data.draw(st.integers(0, len(buf) - 1))
+            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
+        else:
+            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
+    count = data.draw(st.one_of(st.none(), st.integers(0, 800)))
+    results = []
+    for p in PATHS:
+        try:
+            results.append(rle.decode(bytes(buf), dtype, count=count, path=p).tolist())
+        except CorruptDataError:
+            results.append(None)
+    assert all(r == results[0] for r in results), [r is None for r in results]

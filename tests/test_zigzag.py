@@ -153,3 +153,54 @@ def test_round_trip_property(values):
     data = zigzag.encode(values, T.INT64)
     assert data == model_block(values, 64)
     assert decode_all(data, T.INT64).tolist() == values
+
+
+VALID_PAGES = [
+    (zigzag.encode(np.arange(-150, 150, dtype=np.int32) * 7919), T.INT32),
+    (
+        zigzag.encode(np.array([2**62, -(2**63), 5, 0], np.int64)) + zigzag.encode([1, 2], T.INT64),
+        T.INT64,
+    ),
+]
+MOD = zigzag
+BINARY = ()
+
+
+def _mutate(data, page):
+    buf = bytearray(page)
+    for _ in range(data.draw(st.integers(1, 4))):
+        if not buf:
+            break
+        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
+        i = data.draw(st.integers(0, len(buf) - 1))
+        if op == "flip":
+            buf[i] ^= data.draw(st.integers(1, 255))
+        elif op == "cut":
+            del buf[i:]
+        elif op == "splice":
+            j = data.draw(st.integers(0, len(buf) - 1))
+            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
+        else:
+            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
+    return bytes(buf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_pages_never_crash(data):
+    """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
+    returns the same values as the others."""
+    page, dtype = data.draw(st.sampled_from(VALID_PAGES))
+    buf = _mutate(data, page)
+    count = data.draw(st.one_of(st.none(), st.integers(0, 400)))
+    results = []
+    for p in PATHS:
+        try:
+            results.append(
+                MOD.decode(buf, dtype, count=count, path=p).tobytes()
+                if dtype not in BINARY
+                else MOD.decode(buf, dtype, count=count, path=p).tolist()
+            )
+        except CorruptDataError:
+            results.append(None)
+    assert all(r == results[0] for r in results), [r is None for r in results]
