@@ -605,6 +605,49 @@ TSFILE_INLINE void ts2diff_stats_i32(const int32_t *v, size_t m, int *w, uint64_
     *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
 }
 
+/*
+ * Width-specialised packing of 8 deltas (w bytes): with w a compile-time constant (the switch
+ * below calls this once per case) every shift and word index is an immediate, so a group is
+ * straight-line shifts and ORs into at most 8 registers and w bytes of big-endian stores, with
+ * no per-value branch. r[j] < 2^w.
+ */
+TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W)
+{
+    uint64_t words[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (unsigned j = 0; j < 8; j++) {
+        const unsigned bit = j * W, k = bit >> 6, off = bit & 63;
+        if (off + W <= 64) {
+            words[k] |= r[j] << (64 - W - off);
+        } else {
+            words[k] |= r[j] >> (off + W - 64);
+            words[k + 1] |= r[j] << (128 - off - W);
+        }
+    }
+    for (unsigned k = 0; k < W / 8; k++) ts2diff_store_be64(o + 8 * k, words[k]);
+    if (W % 8) {
+        uint8_t t[8];
+        ts2diff_store_be64(t, words[W / 8]);
+        memcpy(o + 8 * (W / 8), t, W % 8);
+    }
+}
+
+#define TS2DIFF_W_1_32(X)                                                                          \
+    X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17)   \
+    X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32)
+#define TS2DIFF_W_33_64(X)                                                                         \
+    X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47)      \
+    X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61) X(62)      \
+    X(63) X(64)
+/* one case: whole groups of 8 deltas starting at delta i, advancing o (deltas via RDELTA) */
+#define TS2DIFF_PACK_CASE(W)                                                                       \
+    case W:                                                                                        \
+        for (; i + 8 <= n; i += 8, o += W) {                                                       \
+            uint64_t r_[8];                                                                        \
+            for (unsigned j_ = 0; j_ < 8; j_++) r_[j_] = RDELTA(i + j_);                           \
+            ts2diff_pack8(o, r_, W);                                                               \
+        }                                                                                          \
+        break;
+
 /* Header + packed deltas of one block of m = b->n + 1 values; returns the end of the bytes. */
 TSFILE_INLINE uint8_t *ts2diff_write_block_i64(const int64_t *v, const ts2diff_blockinfo *b,
                                                uint8_t *o)
@@ -618,13 +661,22 @@ TSFILE_INLINE uint8_t *ts2diff_write_block_i64(const int64_t *v, const ts2diff_b
     ts2diff_store_be64(o + 16, (uint64_t)v[0]);
     o += 24;
     if (n == 0 || w == 0) return o;
+    size_t i = 0; /* whole groups first (each ends on a byte boundary), the rest bit by bit */
+#define RDELTA(k) ((uint64_t)v[(k) + 1] - (uint64_t)v[k] - umin)
+    switch (w) {
+        TS2DIFF_W_1_32(TS2DIFF_PACK_CASE)
+        TS2DIFF_W_33_64(TS2DIFF_PACK_CASE)
+    default:
+        break;
+    }
+#undef RDELTA
     ts2diff_bitw bw = {o, 0, 0};
     if (w <= 32) {
-        for (size_t i = 0; i < n; i++)
+        for (; i < n; i++)
             ts2diff_bitw_put(&bw, (uint64_t)v[i + 1] - (uint64_t)v[i] - umin, (unsigned)w);
     } else {
         const unsigned hi = (unsigned)w - 32;
-        for (size_t i = 0; i < n; i++) {
+        for (; i < n; i++) {
             const uint64_t r = (uint64_t)v[i + 1] - (uint64_t)v[i] - umin;
             ts2diff_bitw_put(&bw, r >> 32, hi);
             ts2diff_bitw_put(&bw, r & 0xFFFFFFFFu, 32);
@@ -646,8 +698,16 @@ TSFILE_INLINE uint8_t *ts2diff_write_block_i32(const int32_t *v, const ts2diff_b
     ts2diff_store_be32(o + 12, (uint32_t)v[0]);
     o += 16;
     if (n == 0 || w == 0) return o;
+    size_t i = 0;
+#define RDELTA(k) ((uint64_t)(uint32_t)((uint32_t)v[(k) + 1] - (uint32_t)v[k] - umin))
+    switch (w) {
+        TS2DIFF_W_1_32(TS2DIFF_PACK_CASE)
+    default:
+        break;
+    }
+#undef RDELTA
     ts2diff_bitw bw = {o, 0, 0};
-    for (size_t i = 0; i < n; i++)
+    for (; i < n; i++)
         ts2diff_bitw_put(&bw, (uint32_t)((uint32_t)v[i + 1] - (uint32_t)v[i] - umin), (unsigned)w);
     ts2diff_bitw_finish(&bw);
     return bw.o;

@@ -66,6 +66,25 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
     /* the block's width must be the requested one (needs two deltas, m >= 3) */
     if (m >= 3 && (int)ts2diff_load_be32(enc + 4) != w)
         FAIL("width %d m %zu: encoder wrote width %u\n", w, m, ts2diff_load_be32(enc + 4));
+    /* the two-pass encoder (what the Python module uses) into an exactly sized buffer: same bytes,
+     * and no write past the planned size (ASan) */
+    if (align == 0 && slack == 0) {
+        const size_t nblocks = ts2diff_block_count(m, 64) + 1;
+        ts2diff_blockinfo *info = malloc(sizeof *info * nblocks);
+        size_t bound7 = ts2diff_encode_bound(m, 64, is64);
+        uint8_t *one = malloc(bound7);
+        size_t len1 = is64 ? ts2diff_encode_i64(v64, m, 64, one) : ts2diff_encode_i32(v32, m, 64, one);
+        size_t planned = is64 ? ts2diff_plan_i64(v64, m, 64, info) : ts2diff_plan_i32(v32, m, 64, info);
+        uint8_t *exact = malloc(planned ? planned : 1);
+        size_t written = is64 ? ts2diff_write_i64(v64, m, 64, info, exact)
+                              : ts2diff_write_i32(v32, m, 64, info, exact);
+        if (planned != len1 || written != planned || memcmp(one, exact, planned) != 0)
+            FAIL("is64 %d w %d m %zu: two-pass encoder differs (%zu / %zu / %zu bytes)\n", is64,
+                 w, m, len1, planned, written);
+        free(exact);
+        free(one);
+        free(info);
+    }
     /* copy to an exactly sized buffer at the given alignment, plus `slack` bytes after */
     uint8_t *raw = malloc(align + len + slack);
     uint8_t *buf = raw + align;
