@@ -13,7 +13,12 @@ fixed-width types (INT64/TIMESTAMP, FLOAT, DOUBLE) with AVX2 / NEON shuffles
 (``include/plain_simd.h``) and takes the batch code for the others. ``HAS_SIMD`` says whether this
 build has the kernels.
 """
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.bytes cimport (
+    PyBytes_AS_STRING,
+    PyBytes_CheckExact,
+    PyBytes_FromStringAndSize,
+    PyBytes_GET_SIZE,
+)
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
@@ -504,21 +509,36 @@ def decode_into(data, out, path="auto"):
     return _decode_into_kind(kind, buf, out, p)
 
 
+cdef list _binary_items(object values):
+    """The values as a list of bytes objects: a list that already holds only bytes is used as it
+    is (the writer's case: no per-value conversion), anything else goes through as_binary_list."""
+    cdef Py_ssize_t i, n
+    cdef list lst
+    if type(values) is list:
+        lst = <list>values
+        n = len(lst)
+        for i in range(n):
+            if not PyBytes_CheckExact(lst[i]):
+                return as_binary_list(values)
+        return lst
+    return as_binary_list(values)
+
+
 cdef bytes _encode_binary(list items):
-    cdef Py_ssize_t total = 0, k = 0
-    cdef uint8_t head[5]
-    cdef bytes b
+    cdef Py_ssize_t total = 0, k = 0, i, n = len(items)
     cdef Py_ssize_t ln
-    for b in items:
-        ln = len(b)
+    cdef object b
+    for i in range(n):
+        ln = PyBytes_GET_SIZE(items[i])
         if ln > 0x7FFFFFFF:
             from tsfile.errors import EncodeError
             raise EncodeError("a binary value is longer than 2**31 - 1 bytes")
         total += _uvarint_len((<uint32_t>ln) << 1) + ln
     res = PyBytes_FromStringAndSize(NULL, total)
     cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(res)
-    for b in items:
-        ln = len(b)
+    for i in range(n):
+        b = items[i]
+        ln = PyBytes_GET_SIZE(b)
         k += _write_uvarint(dst + k, (<uint32_t>ln) << 1)
         memcpy(dst + k, PyBytes_AS_STRING(b), ln)
         k += ln
@@ -545,7 +565,7 @@ cdef inline int _write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
 
 cdef bytes _encode_kind_py(int kind, object values):
     if kind == KIND_BIN:
-        return _encode_binary(as_binary_list(values))
+        return _encode_binary(_binary_items(values))
     arr = as_values(values, kind)
     cdef Py_ssize_t count = arr.shape[0]
     cdef Py_ssize_t bound = count * (5 if kind == KIND_I32 else _WIDTH[kind])
