@@ -25,6 +25,7 @@ from writer_cases import (
     first_difference,
     official_config,
     random_spec,
+    write_official_many,
 )
 
 from tsfile._write import encoders
@@ -35,14 +36,10 @@ PY = official_python()
 pytestmark = pytest.mark.skipif(PY is None, reason="official tsfile venv not available")
 
 
-def _same_bytes(tmp_path, spec, config, tablet_rows=None, flush_each_tablet=False, **ours):
-    off = tmp_path / "official.tsfile"
-    mine = tmp_path / "ours.tsfile"
-    spec.write_official(PY, off, config, tablet_rows, flush_each_tablet)
-    spec.write_ours(mine, tablet_rows, flush_each_tablet=flush_each_tablet, **ours)
-    a, b = off.read_bytes(), mine.read_bytes()
-    diff = first_difference(a, b)
-    assert diff is None, f"files differ at byte {diff} (sizes {len(a)} / {len(b)})"
+# -- byte-identical files ------------------------------------------------------------------------
+# Every case: (spec, official config, tablet rows, flush after each tablet, our writer's options).
+# The official files of all cases are written in one subprocess (module fixture): its start-up
+# dominates the cost of a case.
 
 
 def _with_sparse_columns(spec):
@@ -55,112 +52,173 @@ def _with_sparse_columns(spec):
     return spec
 
 
-@pytest.mark.parametrize(
-    "compression",
-    [Compressor.UNCOMPRESSED, Compressor.LZ4, Compressor.ZSTD, Compressor.GZIP],
-    ids=lambda c: c.name,
-)
-def test_default_encodings_byte_identical(tmp_path, compression):
-    spec = _with_sparse_columns(random_spec(11, 6000, devices=("d1", "d2", None)))
-    cfg = official_config(compression, page_size=1000)
-    _same_bytes(tmp_path, spec, cfg, compression=compression, page_size=1000)
+def _sums_spec(layout):
+    # Non-dyadic doubles and full-range INT64 values: their double sums depend on the order of
+    # the additions. The official writer sums null-free write segments in two lanes (SIMD) and
+    # other values one by one; our writer follows the same segments, so the bytes agree.
+    rng = np.random.default_rng(21)
+    n = 2600
+    if layout == "contiguous":
+        dev = ["a"] * (n // 2) + ["b"] * (n - n // 2)
+    else:
+        dev = [("a", "b")[(i // 7) % 2] for i in range(n)]
+    ts, count = [], {}
+    for d in dev:
+        count[d] = count.get(d, 0) + 1
+        ts.append(1000 + count[d])
+    dbl = [float(x) for x in rng.normal(size=n) * 1e3]
+    big = [int(x) for x in rng.integers(-(2**62), 2**62, n)]
+    holes = rng.random(n) < 0.002  # a few nulls: their segments are summed one by one
+    columns = [
+        ("dev", T.STRING, ColumnCategory.TAG),
+        ("d", T.DOUBLE, ColumnCategory.FIELD),
+        ("i", T.INT64, ColumnCategory.FIELD),
+    ]
+    data = {"dev": dev, "d": [None if holes[k] else dbl[k] for k in range(n)], "i": big}
+    return Spec("sums", columns, ts, data)
 
 
-def test_plain_everything_byte_identical(tmp_path):
+def _cases():
+    cases = {}
+    for comp in (Compressor.UNCOMPRESSED, Compressor.LZ4, Compressor.ZSTD, Compressor.GZIP):
+        spec = _with_sparse_columns(random_spec(11, 6000, devices=("d1", "d2", None)))
+        cases[f"defaults-{comp.name}"] = (
+            spec,
+            official_config(comp, page_size=1000),
+            None,
+            False,
+            {"compression": comp, "page_size": 1000},
+        )
     spec = _with_sparse_columns(random_spec(12, 3000, devices=("b", "a")))
-    plain = {t: TSEncoding.PLAIN for t in CONFIG_KEYS}
-    cfg = official_config(Compressor.UNCOMPRESSED, plain, page_size=700)
+    cfg = official_config(
+        Compressor.UNCOMPRESSED, {t: TSEncoding.PLAIN for t in CONFIG_KEYS}, page_size=700
+    )
     cfg["time_encoding_type_"] = TSEncoding.PLAIN
     ours = {t: TSEncoding.PLAIN for t in (*CONFIG_KEYS, T.TEXT, T.BLOB, T.DATE, T.TIMESTAMP)}
-    _same_bytes(
-        tmp_path,
+    cases["plain-everything"] = (
         spec,
         cfg,
-        compression=Compressor.UNCOMPRESSED,
-        encodings=ours,
-        time_encoding=TSEncoding.PLAIN,
-        page_size=700,
+        None,
+        False,
+        {
+            "compression": Compressor.UNCOMPRESSED,
+            "encodings": ours,
+            "time_encoding": TSEncoding.PLAIN,
+            "page_size": 700,
+        },
     )
-
-
-@pytest.mark.parametrize(
-    "encoding, types",
-    [
-        (TSEncoding.TS_2DIFF, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
-        (TSEncoding.RLE, (T.INT32, T.INT64)),
-        (TSEncoding.ZIGZAG, (T.INT32, T.INT64)),
-        (TSEncoding.GORILLA, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
-        (TSEncoding.DICTIONARY, (T.STRING,)),
-        (TSEncoding.CHIMP, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
-        (TSEncoding.RLBE, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
-        (TSEncoding.SPRINTZ, (T.INT32, T.INT64)),
-        (TSEncoding.CAMEL, (T.DOUBLE,)),
-        (TSEncoding.PLAIN, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE, T.BOOLEAN, T.STRING)),
-    ],
-    ids=lambda v: v.name if isinstance(v, TSEncoding) else "-".join(t.name for t in v),
-)
-def test_encodings_byte_identical(tmp_path, encoding, types):
-    spec = random_spec(13, 2500, devices=("x",), null_rate=0.2, types=list(types))
-    enc = {t: encoding for t in types}
-    cfg = official_config(Compressor.UNCOMPRESSED, enc, page_size=1000)
-    for t in types:
-        try:
-            encoders.value_encoder(encoding, t)
-        except UnsupportedError as exc:
-            pytest.skip(f"no encoder: {exc}")
-    _same_bytes(
-        tmp_path, spec, cfg, compression=Compressor.UNCOMPRESSED, encodings=enc, page_size=1000
-    )
-
-
-def test_300_devices_byte_identical(tmp_path):
+    for encoding, types in ENCODING_CASES:
+        spec = random_spec(13, 2500, devices=("x",), null_rate=0.2, types=list(types))
+        enc = {t: encoding for t in types}
+        cases[f"enc-{encoding.name}"] = (
+            spec,
+            official_config(Compressor.UNCOMPRESSED, enc, page_size=1000),
+            None,
+            False,
+            {"compression": Compressor.UNCOMPRESSED, "encodings": enc, "page_size": 1000},
+        )
     # > 256 devices: LEAF_DEVICE nodes under an INTERNAL_DEVICE root.
     devices = tuple(f"dev{i:03d}" for i in range(300))
     spec = random_spec(14, 900, devices=devices, types=[T.INT64, T.STRING])
-    _same_bytes(tmp_path, spec, official_config(Compressor.LZ4), compression=Compressor.LZ4)
-
-
-def test_300_fields_byte_identical(tmp_path):
-    # > 256 series in one device: a LEAF_MEASUREMENT node with two entries.
-    types = [T.INT32, T.DOUBLE, T.BOOLEAN] * 100
-    spec = random_spec(15, 40, devices=("only",), types=types)
-    _same_bytes(
-        tmp_path,
-        spec,
-        official_config(Compressor.UNCOMPRESSED),
-        compression=Compressor.UNCOMPRESSED,
-    )
-
-
-def test_flushes_byte_identical(tmp_path):
-    # Several chunk groups per device: multi-chunk series with ChunkMetadata statistics.
-    spec = random_spec(16, 3000, devices=("p", "q"))
-    _same_bytes(
-        tmp_path,
+    cases["300-devices"] = (
         spec,
         official_config(Compressor.LZ4),
-        tablet_rows=1000,
-        flush_each_tablet=True,
-        compression=Compressor.LZ4,
+        None,
+        False,
+        {"compression": Compressor.LZ4},
     )
-
-
-def test_unicode_names_and_tags_byte_identical(tmp_path):
+    # > 256 series in one device: a LEAF_MEASUREMENT node with two entries.
+    spec = random_spec(15, 40, devices=("only",), types=[T.INT32, T.DOUBLE, T.BOOLEAN] * 100)
+    cases["300-fields"] = (
+        spec,
+        official_config(Compressor.UNCOMPRESSED),
+        None,
+        False,
+        {"compression": Compressor.UNCOMPRESSED},
+    )
+    # Several chunk groups per device: multi-chunk series with ChunkMetadata statistics.
+    spec = random_spec(16, 3000, devices=("p", "q"))
+    cases["flushes"] = (
+        spec,
+        official_config(Compressor.LZ4),
+        1000,
+        True,
+        {"compression": Compressor.LZ4},
+    )
     spec = random_spec(17, 500, devices=("Zürich", "東京", "a.b", "😀"), types=[T.FLOAT])
     spec.columns[1] = ("温度", T.FLOAT, ColumnCategory.FIELD)
     spec.data["温度"] = spec.data.pop("c0_float")
     spec.table = "Tabelle_ä"
-    _same_bytes(tmp_path, spec, official_config(Compressor.LZ4), compression=Compressor.LZ4)
-
-
-def test_empty_table_byte_identical(tmp_path):
+    cases["unicode"] = (
+        spec,
+        official_config(Compressor.LZ4),
+        None,
+        False,
+        {"compression": Compressor.LZ4},
+    )
     spec = Spec(
         "empty_t",
         [("id", T.STRING, ColumnCategory.TAG), ("v", T.INT64, ColumnCategory.FIELD)],
         [],
         {"id": [], "v": []},
     )
-    _same_bytes(tmp_path, spec, official_config(Compressor.LZ4), compression=Compressor.LZ4)
+    cases["empty-table"] = (
+        spec,
+        official_config(Compressor.LZ4),
+        None,
+        False,
+        {"compression": Compressor.LZ4},
+    )
+    plain = {T.DOUBLE: TSEncoding.PLAIN, T.INT64: TSEncoding.PLAIN}
+    for layout in ("contiguous", "interleaved"):
+        cases[f"sums-{layout}"] = (
+            _sums_spec(layout),
+            official_config(Compressor.UNCOMPRESSED, plain, page_size=500),
+            700,
+            False,
+            {"compression": Compressor.UNCOMPRESSED, "encodings": plain, "page_size": 500},
+        )
+    return cases
+
+
+ENCODING_CASES = [
+    (TSEncoding.TS_2DIFF, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
+    (TSEncoding.RLE, (T.INT32, T.INT64)),
+    (TSEncoding.ZIGZAG, (T.INT32, T.INT64)),
+    (TSEncoding.GORILLA, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
+    (TSEncoding.DICTIONARY, (T.STRING,)),
+    (TSEncoding.CHIMP, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
+    (TSEncoding.RLBE, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE)),
+    (TSEncoding.SPRINTZ, (T.INT32, T.INT64)),
+    (TSEncoding.CAMEL, (T.DOUBLE,)),
+    (TSEncoding.PLAIN, (T.INT32, T.INT64, T.FLOAT, T.DOUBLE, T.BOOLEAN, T.STRING)),
+]
+CASES = _cases() if PY is not None else {}
+
+
+@pytest.fixture(scope="module")
+def official_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("official")
+    paths = {name: d / f"{i}.tsfile" for i, name in enumerate(CASES)}
+    write_official_many(PY, [(c[0], paths[n], c[1], c[2], c[3]) for n, c in CASES.items()])
+    return paths
+
+
+@pytest.mark.parametrize("name", list(CASES) or ["none"])
+def test_byte_identical(tmp_path, official_files, name):
+    spec, _, tablet_rows, flush, ours = CASES[name]
+    used = {c[1] for c in spec.columns}
+    for t, encoding in ours.get("encodings", {}).items():
+        if t in used:
+            try:
+                encoders.value_encoder(encoding, t)
+            except UnsupportedError as exc:
+                pytest.skip(f"no encoder: {exc}")
+    mine = tmp_path / "ours.tsfile"
+    spec.write_ours(mine, tablet_rows, flush_each_tablet=flush, **ours)
+    a, b = official_files[name].read_bytes(), mine.read_bytes()
+    diff = first_difference(a, b)
+    assert diff is None, f"files differ at byte {diff} (sizes {len(a)} / {len(b)})"
 
 
 def _expected_rows(spec):
@@ -296,50 +354,3 @@ def test_official_reads_million_point_page(tmp_path):
     got = read_with_official(path)["tables"]["big"]["values"]
     assert got["time"] == (np.arange(n) * 3).tolist()
     assert got["v"] == v.tolist()
-
-
-@pytest.mark.parametrize("layout", ["contiguous", "interleaved"])
-def test_statistics_sums_in_official_order(tmp_path, layout):
-    # Non-dyadic doubles and full-range INT64 values: their double sums depend on the order of
-    # the additions. The official writer sums null-free write segments in two lanes (SIMD) and
-    # other values one by one; our writer follows the same segments, so the bytes agree.
-    rng = np.random.default_rng(21)
-    n = 2600
-    devs = ["a", "b"]
-    if layout == "contiguous":
-        dev = [devs[0]] * (n // 2) + [devs[1]] * (n - n // 2)
-    else:
-        dev = [devs[(i // 7) % 2] for i in range(n)]
-    ts = []
-    count = {}
-    for d in dev:
-        count[d] = count.get(d, 0) + 1
-        ts.append(1000 + count[d])
-    dbl = [float(x) for x in rng.normal(size=n) * 1e3]
-    big = [int(x) for x in rng.integers(-(2**62), 2**62, n)]
-    holes = rng.random(n) < 0.002  # a few nulls: their segments are summed one by one
-    spec = Spec(
-        "sums",
-        [
-            ("dev", T.STRING, ColumnCategory.TAG),
-            ("d", T.DOUBLE, ColumnCategory.FIELD),
-            ("i", T.INT64, ColumnCategory.FIELD),
-        ],
-        ts,
-        {
-            "dev": dev,
-            "d": [None if holes[k] else dbl[k] for k in range(n)],
-            "i": big,
-        },
-    )
-    enc = {T.DOUBLE: TSEncoding.PLAIN, T.INT64: TSEncoding.PLAIN}
-    cfg = official_config(Compressor.UNCOMPRESSED, enc, page_size=500)
-    _same_bytes(
-        tmp_path,
-        spec,
-        cfg,
-        tablet_rows=700,
-        compression=Compressor.UNCOMPRESSED,
-        encodings=enc,
-        page_size=500,
-    )

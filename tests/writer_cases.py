@@ -20,49 +20,54 @@ T = TSDataType
 
 # Runs inside the official package's venv: writes the spec with the official writer (row API).
 OFFICIAL_WRITER_SCRIPT = r"""
-import datetime, json, sys
+import datetime, json, os, sys
 import tsfile
 from tsfile import (TsFileWriter, TableSchema, ColumnSchema, ColumnCategory, TSDataType,
                     TSEncoding, Compressor, Tablet)
-spec = json.load(open(sys.argv[1]))
+jobs = json.load(open(sys.argv[1]))
 def conv(v):
     if isinstance(v, dict):
         if "b" in v: return bytes.fromhex(v["b"])
         if "d" in v: return datetime.date.fromisoformat(v["d"])
     return v
-w = TsFileWriter(spec["path"])
-cfg = {}
-for k, v in spec["config"].items():
-    if k.endswith("encoding_type_"):
-        cfg[k] = TSEncoding(v)
-    elif k.endswith("compress_type_") or k.endswith("compression_type_"):
-        cfg[k] = Compressor(v)
-    else:
-        cfg[k] = int(v)
-if cfg:
-    tsfile.set_tsfile_config(cfg)
-cols = [ColumnSchema(n, TSDataType[t], ColumnCategory[c]) for n, t, c in spec["columns"]]
-w.register_table(TableSchema(spec["table"], cols))
-names = [c[0] for c in spec["columns"]]
-types = [TSDataType[c[1]] for c in spec["columns"]]
-ts = spec["timestamps"]
-step = spec["tablet_rows"]
-for start in range(0, len(ts), step):
-    rows = ts[start:start + step]
-    tab = Tablet(names, types, len(rows))
-    tab.set_table_name(spec["table"].lower())
-    for r, t in enumerate(rows):
-        tab.add_timestamp(r, t)
-    for c, name in enumerate(names):
-        col = spec["data"][name]
-        for r in range(len(rows)):
-            v = col[start + r]
-            if v is not None:
-                tab.add_value_by_index(c, r, conv(v))
-    w.write_table(tab)
-    if spec.get("flush_each_tablet"):
-        w.flush()
-w.close()
+defaults = None
+for spec in jobs:
+    if os.path.exists(spec["path"]):
+        os.remove(spec["path"])
+    w = TsFileWriter(spec["path"])
+    if defaults is None:  # the process's first writer initialises the global config
+        defaults = dict(tsfile.get_tsfile_config())
+    cfg = dict(defaults)
+    for k, v in spec["config"].items():
+        if k.endswith("encoding_type_"):
+            cfg[k] = TSEncoding(v)
+        elif k.endswith("compress_type_") or k.endswith("compression_type_"):
+            cfg[k] = Compressor(v)
+        else:
+            cfg[k] = int(v)
+    tsfile.set_tsfile_config(cfg)  # every job from the defaults: the config is process-global
+    cols = [ColumnSchema(n, TSDataType[t], ColumnCategory[c]) for n, t, c in spec["columns"]]
+    w.register_table(TableSchema(spec["table"], cols))
+    names = [c[0] for c in spec["columns"]]
+    types = [TSDataType[c[1]] for c in spec["columns"]]
+    ts = spec["timestamps"]
+    step = spec["tablet_rows"]
+    for start in range(0, len(ts), step):
+        rows = ts[start:start + step]
+        tab = Tablet(names, types, len(rows))
+        tab.set_table_name(spec["table"].lower())
+        for r, t in enumerate(rows):
+            tab.add_timestamp(r, t)
+        for c, name in enumerate(names):
+            col = spec["data"][name]
+            for r in range(len(rows)):
+                v = col[start + r]
+                if v is not None:
+                    tab.add_value_by_index(c, r, conv(v))
+        w.write_table(tab)
+        if spec.get("flush_each_tablet"):
+            w.flush()
+    w.close()
 """
 
 CONFIG_KEYS = {
@@ -145,26 +150,33 @@ class Spec:
         }
 
     def write_official(self, python, path, config=None, tablet_rows=None, flush_each_tablet=False):
-        if os.path.exists(path):
-            os.remove(path)  # the official writer refuses to overwrite
-        with tempfile.TemporaryDirectory(prefix="tsfile-h5-") as d:
-            spec_path = os.path.join(d, "spec.json")
-            with open(spec_path, "w") as f:
-                spec = self.to_json(
-                    os.path.abspath(path), config or {}, tablet_rows, flush_each_tablet
-                )
-                json.dump(spec, f)
-            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-            proc = subprocess.run(
-                [python, "-I", "-c", OFFICIAL_WRITER_SCRIPT, spec_path],
-                cwd=d,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
+        write_official_many(python, [(self, path, config, tablet_rows, flush_each_tablet)])
+
+
+def write_official_many(python, jobs):
+    """Write several specs with the official writer in ONE subprocess (its start-up dominates):
+    jobs = [(spec, path, config, tablet_rows, flush_each_tablet)]."""
+    with tempfile.TemporaryDirectory(prefix="tsfile-h5-") as d:
+        spec_path = os.path.join(d, "jobs.json")
+        with open(spec_path, "w") as f:
+            json.dump(
+                [
+                    spec.to_json(os.path.abspath(path), config or {}, rows, flush)
+                    for spec, path, config, rows, flush in jobs
+                ],
+                f,
             )
-            if proc.returncode != 0:
-                raise RuntimeError(f"official writer failed:\n{proc.stderr[-3000:]}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        proc = subprocess.run(
+            [python, "-I", "-c", OFFICIAL_WRITER_SCRIPT, spec_path],
+            cwd=d,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"official writer failed:\n{proc.stderr[-3000:]}")
 
 
 def official_config(compression=Compressor.UNCOMPRESSED, encodings=None, page_size=None):
