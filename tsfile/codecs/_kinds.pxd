@@ -35,3 +35,6 @@ cdef int infer_kind(object values) except -1
 
 # Binary values to encode as a list of bytes (str -> UTF-8); TypeError for None or other objects.
 cdef list as_binary_list(object values)
+
+# The same, but a list that holds only bytes objects is returned as it is (no per-value work).
+cdef list binary_items(object values)

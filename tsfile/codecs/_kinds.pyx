@@ -5,6 +5,8 @@ Decoded values are numpy arrays: BOOLEAN -> bool, INT32/DATE -> int32, INT64/TIM
 FLOAT -> float32, DOUBLE -> float64, TEXT/STRING/BLOB -> object array of ``bytes`` (the file reader
 turns TEXT/STRING into ``str`` itself; the codecs never guess a character set).
 """
+from cpython.bytes cimport PyBytes_CheckExact
+
 import numpy as np
 
 from tsfile.errors import CorruptDataError
@@ -167,3 +169,16 @@ cdef list as_binary_list(object values):
         else:
             raise TypeError(f"binary values must be bytes or str, not {type(v).__name__}")
     return out
+
+
+cdef list binary_items(object values):
+    cdef Py_ssize_t i, n
+    cdef list lst
+    if type(values) is list:
+        lst = <list>values
+        n = len(lst)
+        for i in range(n):
+            if not PyBytes_CheckExact(lst[i]):
+                return as_binary_list(values)
+        return lst
+    return as_binary_list(values)

@@ -14,6 +14,8 @@ Paths: ``per_value`` (:class:`DictionaryDecoder`: the index stream is read one v
 call) and ``batch`` (the RLE batch kernel, then one gather); no SIMD path.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from cpython.pyport cimport PY_SSIZE_T_MAX
@@ -25,6 +27,7 @@ from tsfile.codecs._kinds cimport (
     KIND_BIN,
     KIND_I32,
     as_binary_list,
+    binary_items,
     kind_name,
     kind_of_out,
     raise_kernel_error,
@@ -256,13 +259,16 @@ cdef bytes _encode_list(list items):
     cdef int32_t[::1] ix = indices
     cdef Py_ssize_t i = 0, count = len(items), total = 0, k = 0, ln
     cdef bytes b
+    cdef PyObject *found
     for b in items:
-        j = index.get(b)
-        if j is None:
+        found = PyDict_GetItem(index, b)  # borrowed; NULL if absent (bytes hash cannot fail)
+        if found is NULL:
             j = len(entries)
             index[b] = j
             entries.append(b)
-        ix[i] = j
+            ix[i] = j
+        else:
+            ix[i] = <int32_t>(<object>found)
         i += 1
     cdef Py_ssize_t nent = len(entries)
     if nent > 0x7FFFFFFF:
@@ -302,7 +308,7 @@ cdef bytes _encode_list(list items):
 def encode(values, dtype=TSDataType.TEXT):
     """Encode TEXT/STRING/BLOB values (bytes or str; str as UTF-8) with DICTIONARY."""
     _check_kind(resolve_kind(dtype))
-    return _encode_list(as_binary_list(values))
+    return _encode_list(binary_items(values))
 
 
 cdef class DictionaryDecoder:

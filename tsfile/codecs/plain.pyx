@@ -39,7 +39,7 @@ from tsfile.codecs._kinds cimport (
     KIND_F64,
     KIND_I32,
     KIND_I64,
-    as_binary_list,
+    binary_items,
     as_values,
     infer_kind,
     kind_dtype,
@@ -509,21 +509,6 @@ def decode_into(data, out, path="auto"):
     return _decode_into_kind(kind, buf, out, p)
 
 
-cdef list _binary_items(object values):
-    """The values as a list of bytes objects: a list that already holds only bytes is used as it
-    is (the writer's case: no per-value conversion), anything else goes through as_binary_list."""
-    cdef Py_ssize_t i, n
-    cdef list lst
-    if type(values) is list:
-        lst = <list>values
-        n = len(lst)
-        for i in range(n):
-            if not PyBytes_CheckExact(lst[i]):
-                return as_binary_list(values)
-        return lst
-    return as_binary_list(values)
-
-
 cdef bytes _encode_binary(list items):
     cdef Py_ssize_t total = 0, k = 0, i, n = len(items)
     cdef Py_ssize_t ln
@@ -565,7 +550,7 @@ cdef inline int _write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
 
 cdef bytes _encode_kind_py(int kind, object values):
     if kind == KIND_BIN:
-        return _encode_binary(_binary_items(values))
+        return _encode_binary(binary_items(values))
     arr = as_values(values, kind)
     cdef Py_ssize_t count = arr.shape[0]
     cdef Py_ssize_t bound = count * (5 if kind == KIND_I32 else _WIDTH[kind])
