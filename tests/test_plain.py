@@ -221,6 +221,9 @@ def test_argument_errors():
     # dtype inference and conversions
     assert plain.encode(np.array([1, 2], np.int16)) == b"\x02\x04"
     assert plain.encode([1, 2], T.DOUBLE) == struct.pack(">dd", 1, 2)
+    # a non-native byte order names the same type (the output is native)
+    assert plain.decode(struct.pack(">q", 7), ">i8").tolist() == [7]
+    assert plain.decode(struct.pack(">q", 7), "<i8").dtype == np.int64
     # a memoryview / bytearray / uint8 array input
     data = struct.pack(">q", 7)
     for d in (bytearray(data), memoryview(data), np.frombuffer(data, np.uint8)):

@@ -64,6 +64,8 @@ cdef int resolve_kind(object dtype) except -1:
         raise TypeError(f"dtype must be a TSDataType or a numpy dtype, not {dtype!r}") from None
     if dt.kind == "S":
         return KIND_BIN
+    if dt.byteorder not in ("=", "|"):  # '>i8' and the like: values come out native anyway
+        dt = dt.newbyteorder("=")
     k = _NP_KINDS.get(dt)
     if k is None:
         raise TypeError(f"no TsFile value type decodes to numpy dtype {dt}")
