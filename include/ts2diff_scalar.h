@@ -756,29 +756,43 @@ static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + 
  * and returns the exact encoded size; ts2diff_write_* then writes exactly that many bytes. (The
  * exact size lets the caller allocate the result once, without an over-sized buffer.)
  */
-#define TS2DIFF_DEFINE_PLAN_WRITE(SUFFIX, T, HDR)                                                  \
-    static inline size_t ts2diff_plan_##SUFFIX(const T *v, size_t len, size_t bs,                        \
-                                        ts2diff_blockinfo *info)                                   \
+/* The planning pass, parameterised by the function that finds a block's width and min_delta
+ * (ts2diff_avx2.h instantiates it again with an AVX2 one). Same block decisions as
+ * ts2diff_blockinfo_*(). */
+#define TS2DIFF_DEFINE_PLAN(ATTR, NAME, T, HDR, STATS)                                             \
+    ATTR size_t NAME(const T *v, size_t len, size_t bs, ts2diff_blockinfo *info)                  \
     {                                                                                              \
         ts2diff_blockinfo prev = {0, 0, 0};                                                        \
         size_t total = 0, k = 0;                                                                   \
         for (size_t s = 0; s < len; s += bs + 1, k++) {                                            \
             const size_t m = len - s < bs + 1 ? len - s : bs + 1;                                  \
-            info[k] = ts2diff_blockinfo_##SUFFIX(v + s, m, &prev);                                 \
-            total += HDR + (((size_t)(m - 1) * (size_t)info[k].width + 7) >> 3);                   \
+            ts2diff_blockinfo b = prev;                                                            \
+            b.n = (int32_t)(m - 1);                                                                \
+            if (m >= 2) {                                                                          \
+                int w_;                                                                            \
+                STATS(v + s, m, &w_, &b.min_delta);                                                \
+                b.width = w_;                                                                      \
+                prev = b;                                                                          \
+            }                                                                                      \
+            info[k] = b;                                                                           \
+            total += HDR + (((size_t)(m - 1) * (size_t)b.width + 7) >> 3);                         \
         }                                                                                          \
         return total;                                                                              \
-    }                                                                                              \
-    static inline size_t ts2diff_write_##SUFFIX(const T *v, size_t len, size_t bs,                       \
-                                         const ts2diff_blockinfo *info, uint8_t *out)             \
+    }
+#define TS2DIFF_DEFINE_WRITE(SUFFIX, T)                                                            \
+    static inline size_t ts2diff_write_##SUFFIX(const T *v, size_t len, size_t bs,                \
+                                                const ts2diff_blockinfo *info, uint8_t *out)      \
     {                                                                                              \
         uint8_t *o = out;                                                                          \
         size_t k = 0;                                                                              \
-        for (size_t s = 0; s < len; s += bs + 1, k++) o = ts2diff_write_block_##SUFFIX(v + s, &info[k], o); \
+        for (size_t s = 0; s < len; s += bs + 1, k++)                                              \
+            o = ts2diff_write_block_##SUFFIX(v + s, &info[k], o);                                  \
         return (size_t)(o - out);                                                                  \
     }
-TS2DIFF_DEFINE_PLAN_WRITE(i64, int64_t, 24)
-TS2DIFF_DEFINE_PLAN_WRITE(i32, int32_t, 16)
+TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i64, int64_t, 24, ts2diff_stats_i64)
+TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i32, int32_t, 16, ts2diff_stats_i32)
+TS2DIFF_DEFINE_WRITE(i64, int64_t)
+TS2DIFF_DEFINE_WRITE(i32, int32_t)
 
 /* Single-pass convenience (tests, C callers): `out` holds ts2diff_encode_bound() bytes. */
 static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs, uint8_t *out)

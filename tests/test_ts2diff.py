@@ -107,6 +107,14 @@ def paths():
     return ["per_value", "batch", "auto"] + (["simd"] if tsfile.is_simd_enabled() else [])
 
 
+def encode_all_paths(values, block_size=128):
+    """Encode with every available encode path; all must write the same bytes."""
+    paths_ = ["batch", "auto"] + (["simd"] if tsfile.is_simd_enabled() else [])
+    results = {p: ts2diff.encode(values, block_size=block_size, path=p) for p in paths_}
+    assert len(set(results.values())) == 1, {p: len(b) for p, b in results.items()}
+    return results["batch"]
+
+
 def bits_of(dtype):
     return np.dtype(dtype).itemsize * 8
 
@@ -159,7 +167,7 @@ def test_format_notes_example():
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("block_size", [1, 2, 7, 8, 128, 200])
-def test_encode_matches_model(dtype, block_size):
+def test_encode_matches_model(simd, dtype, block_size):
     rng = np.random.default_rng(block_size)
     bits = bits_of(dtype)
     for length in (0, 1, 2, 3, 129, 130, 258, 600):
@@ -173,7 +181,7 @@ def test_encode_matches_model(dtype, block_size):
                 vals = np.full(length, 7, dtype=dtype)
             else:
                 vals = values_of_width(dtype, int(rng.integers(0, bits + 1)), length, rng)
-            got = ts2diff.encode(vals, block_size=block_size)
+            got = encode_all_paths(vals, block_size)
             assert got == ref_encode(vals, bits, block_size), (length, kind)
             assert ref_decode(got, bits) == vals.tolist()
 
@@ -227,7 +235,7 @@ def test_wrap_around_and_extremes(simd, dtype):
     ]
     for case in cases:
         vals = np.array(case, dtype=dtype)
-        data = ts2diff.encode(vals)
+        data = encode_all_paths(vals)
         assert data == ref_encode(vals, bits_of(dtype))
         np.testing.assert_array_equal(decode_all_paths(data, dtype), vals)
 
@@ -356,8 +364,12 @@ def test_simd_path_unavailable_is_clear():
     try:
         with pytest.raises(SimdUnavailableError):
             ts2diff.decode(ts2diff.encode(np.arange(5, dtype=np.int64)), np.int64, path="simd")
+        with pytest.raises(SimdUnavailableError):
+            ts2diff.encode(np.arange(5, dtype=np.int64), path="simd")
     finally:
         tsfile.set_simd_enabled(previous)
+    with pytest.raises(ValueError, match="Ts2DiffEncoder"):
+        ts2diff.encode(np.arange(5, dtype=np.int64), path="per_value")
 
 
 # ---- bad input ----

@@ -32,6 +32,8 @@ static int failures = 0;
 
 static ts2diff_block_fn_i64 simd64 = NULL;
 static ts2diff_block_fn_i32 simd32 = NULL;
+static size_t (*simd_plan64)(const int64_t *, size_t, size_t, ts2diff_blockinfo *) = NULL;
+static size_t (*simd_plan32)(const int32_t *, size_t, size_t, ts2diff_blockinfo *) = NULL;
 
 /* Values whose block (all deltas) has exactly width w: deltas base + r, r in [0, 2^w), with the
  * base chosen so that no delta crosses the signed boundary (the encoder's minimum is signed). */
@@ -81,6 +83,14 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
         if (planned != len1 || written != planned || memcmp(one, exact, planned) != 0)
             FAIL("is64 %d w %d m %zu: two-pass encoder differs (%zu / %zu / %zu bytes)\n", is64,
                  w, m, len1, planned, written);
+        if (simd_plan64) { /* the SIMD planning pass decides every block the same way */
+            ts2diff_blockinfo *info2 = malloc(sizeof *info2 * nblocks);
+            size_t planned2 = is64 ? simd_plan64(v64, m, 64, info2) : simd_plan32(v32, m, 64, info2);
+            if (planned2 != planned ||
+                memcmp(info, info2, sizeof *info * ts2diff_block_count(m, 64)) != 0)
+                FAIL("is64 %d w %d m %zu: SIMD plan differs\n", is64, w, m);
+            free(info2);
+        }
         free(exact);
         free(one);
         free(info);
@@ -142,11 +152,15 @@ int main(void)
         ts2diff_avx2_init();
         simd64 = ts2diff_decode_i64_avx2;
         simd32 = ts2diff_decode_i32_avx2;
+        simd_plan64 = ts2diff_plan_i64_avx2;
+        simd_plan32 = ts2diff_plan_i32_avx2;
     }
 #elif TSFILE_ISA_NEON
     ts2diff_neon_init();
     simd64 = ts2diff_decode_i64_neon;
     simd32 = ts2diff_decode_i32_neon;
+    simd_plan64 = ts2diff_plan_i64_neon;
+    simd_plan32 = ts2diff_plan_i32_neon;
 #endif
     static const size_t lengths[] = {1, 2, 3, 8, 9, 16, 17, 64, 65, 129, 130, 200, 257, 1000, 4097};
     size_t checks = 0;

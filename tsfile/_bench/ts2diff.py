@@ -95,11 +95,17 @@ def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
     return res
 
 
-def measure_encode(count: int, dtype, repeat: int, min_time: float) -> dict:
+def measure_encode(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
+    """Encode rates: `encode` per path (batch / simd), and the streaming encoder driven from
+    Python on the first PER_VALUE_ENCODE_COUNT values."""
     from tsfile.codecs import ts2diff
 
     values = w0(count, dtype)
-    batch = _median_rate(lambda: ts2diff.encode(values), count, repeat, min_time)
+    res = {}
+    for path in [p for p in paths if p != "per_value"]:
+        res[path] = _median_rate(
+            lambda p=path: ts2diff.encode(values, path=p), count, repeat, min_time
+        )
     few = values[:PER_VALUE_ENCODE_COUNT].tolist()
 
     def per_value():
@@ -108,8 +114,8 @@ def measure_encode(count: int, dtype, repeat: int, min_time: float) -> dict:
             enc.encode(v)
         enc.flush()
 
-    pv = _median_rate(per_value, len(few), max(3, repeat // 2), min_time)
-    return {"batch": batch, "per_value": pv}
+    res["per_value"] = _median_rate(per_value, len(few), max(3, repeat // 2), min_time)
+    return res
 
 
 SWEEP_WIDTHS = (0, 1, 4, 8, 12, 16, 24, 32, 48, 64)
@@ -210,11 +216,12 @@ def main(argv=None) -> int:
             )
     print()
     for dtype in (np.int32, np.int64):
-        e = measure_encode(args.large, dtype, max(3, args.repeat // 2), args.min_time)
+        e = measure_encode(args.large, dtype, max(3, args.repeat // 2), args.min_time, paths)
+        simd_part = f", simd {e['simd']:.0f} M/s" if "simd" in e else ""
         print(
-            f"encode {np.dtype(dtype).name}: batch {e['batch']:.0f} M/s ({args.large} values), "
-            f"per_value (Ts2DiffEncoder.encode from Python) {e['per_value']:.1f} M/s "
-            f"({PER_VALUE_ENCODE_COUNT} values)"
+            f"encode {np.dtype(dtype).name} ({args.large} values): batch {e['batch']:.0f} M/s"
+            f"{simd_part}; per_value (Ts2DiffEncoder.encode from Python, "
+            f"{PER_VALUE_ENCODE_COUNT} values) {e['per_value']:.1f} M/s"
         )
     if args.sweep:
         sweep(args.repeat, args.min_time, paths)

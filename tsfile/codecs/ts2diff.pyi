@@ -21,7 +21,9 @@ def decode(
     data: Any, dtype: _IntDType, count: int | None = None, path: _Path = "auto"
 ) -> npt.NDArray[np.int32] | npt.NDArray[np.int64]: ...
 def encode(
-    values: npt.NDArray[np.int32] | npt.NDArray[np.int64], block_size: int = 128
+    values: npt.NDArray[np.int32] | npt.NDArray[np.int64],
+    block_size: int = 128,
+    path: _Path = "auto",
 ) -> bytes: ...
 
 class Ts2DiffEncoder:

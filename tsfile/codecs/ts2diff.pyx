@@ -109,16 +109,22 @@ cdef extern from *:
     #  define ts2diff_simd_init ts2diff_avx2_init
     #  define ts2diff_simd_i64 ts2diff_decode_i64_avx2
     #  define ts2diff_simd_i32 ts2diff_decode_i32_avx2
+    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64_avx2
+    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32_avx2
     #elif TSFILE_ISA_NEON
     #  define TS2DIFF_HAS_SIMD 1
     #  define ts2diff_simd_init ts2diff_neon_init
     #  define ts2diff_simd_i64 ts2diff_decode_i64_neon
     #  define ts2diff_simd_i32 ts2diff_decode_i32_neon
+    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64_neon
+    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32_neon
     #else
     #  define TS2DIFF_HAS_SIMD 0
     static void ts2diff_simd_init(void) {}
     #  define ts2diff_simd_i64 ts2diff_decode_i64_scalar
     #  define ts2diff_simd_i32 ts2diff_decode_i32_scalar
+    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64
+    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32
     #endif
     """
     int TS2DIFF_HAS_SIMD
@@ -127,6 +133,10 @@ cdef extern from *:
                           int64_t*, size_t) nogil
     void ts2diff_simd_i32(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
                           int32_t*, size_t) nogil
+    size_t ts2diff_simd_plan_i64(const int64_t* v, size_t length, size_t bs,
+                                 ts2diff_blockinfo* info) nogil
+    size_t ts2diff_simd_plan_i32(const int32_t* v, size_t length, size_t bs,
+                                 ts2diff_blockinfo* info) nogil
 
 ts2diff_simd_init()
 
@@ -356,11 +366,17 @@ def decode(data, dtype, count=None, path="auto"):
     return out
 
 
-def encode(values, block_size=DEFAULT_BLOCK_SIZE):
+def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto"):
     """Encode a 1-D int32 or int64 array as TS_2DIFF blocks of up to ``block_size`` deltas.
 
     The bytes are what Apache TsFile writes for the same values (block size 128 there).
+    ``path``: "batch" (scalar), "simd" (the pass that finds each block's minimum and maximum
+    delta runs on AVX2 / NEON; the packing is the same) or "auto"; every path writes the same
+    bytes. The one-value-at-a-time encoder is :class:`Ts2DiffEncoder`.
     """
+    cdef int p = resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")
+    if p == PATH_PER_VALUE:
+        raise ValueError("encode() has no per_value path: Ts2DiffEncoder encodes value by value")
     if not isinstance(values, np.ndarray):
         raise TypeError(f"values must be a numpy int32 or int64 array, not {type(values).__name__}")
     if values.ndim != 1:
@@ -391,7 +407,12 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE):
     try:
         # pass 1 decides every block and gives the exact size: the result is allocated once
         with nogil:
-            if is64:
+            if p == PATH_SIMD:
+                if is64:
+                    total = ts2diff_simd_plan_i64(<const int64_t*>src, length, bs, info)
+                else:
+                    total = ts2diff_simd_plan_i32(<const int32_t*>src, length, bs, info)
+            elif is64:
                 total = ts2diff_plan_i64(<const int64_t*>src, length, bs, info)
             else:
                 total = ts2diff_plan_i32(<const int32_t*>src, length, bs, info)
