@@ -26,8 +26,8 @@
 
 /* ---- unpacking one group of 8 MSB-first values ---- */
 
-/* Group of w <= 32 bits from src (w bytes), with at least 8 readable bytes beyond the group's
- * last byte... the caller guarantees `src` has w + 8 readable bytes (see rle_unpack8_any). */
+/* Group of w <= 32 bits from src (w bytes); the caller guarantees w + 9 readable bytes from src
+ * (rle_unpack8 checks and copies the group otherwise). */
 TSFILE_INLINE void rle_unpack8_w32_fast(const uint8_t *src, int w, uint64_t out[8])
 {
     if (w == 0) {
@@ -81,6 +81,76 @@ TSFILE_INLINE uint64_t rle_run_value(const uint8_t *p, int nbytes, int is64)
         for (int k = 0; k < nbytes; k++) v |= (uint64_t)p[k] << (8 * k);
     }
     return v;
+}
+
+/* ---- width-specialised scalar unpacking of whole groups (the batch path's bulk) ----
+ * One function per width, so offsets and shifts are constants and the 8 values of a group unroll
+ * into 8 loads, shifts and stores. Only groups whose 8-byte loads stay inside the buffer (room
+ * >= w + 9 from the group start) are done here; the rest goes through rle_unpack8. */
+
+#define RLE_SG_I32(W)                                                                              \
+    static void rle_groups_i32_w##W(const uint8_t *g, size_t ng, int32_t *out)                    \
+    {                                                                                              \
+        for (size_t k = 0; k < ng; k++, g += W, out += 8)                                          \
+            for (unsigned i = 0; i < 8; i++)                                                       \
+                out[i] = (int32_t)(uint32_t)((tsc_load_be64(g + ((i * W) >> 3)) << ((i * W) & 7)) \
+                                             >> (64 - W));                                         \
+    }
+#define RLE_SG_I64(W)                                                                              \
+    static void rle_groups_i64_w##W(const uint8_t *g, size_t ng, int64_t *out)                    \
+    {                                                                                              \
+        for (size_t k = 0; k < ng; k++, g += W, out += 8)                                          \
+            for (unsigned i = 0; i < 8; i++)                                                       \
+                out[i] = (int64_t)((tsc_load_be64(g + ((i * W) >> 3)) << ((i * W) & 7)) >> (64 - W)); \
+    }
+#define RLE_SG_8(M, a) M(a##1) M(a##2) M(a##3) M(a##4) M(a##5) M(a##6) M(a##7) M(a##8)
+#define RLE_SG_9(M, a) M(a##0) RLE_SG_8(M, a) M(a##9)
+RLE_SG_8(RLE_SG_I32, ) RLE_SG_I32(9)
+RLE_SG_9(RLE_SG_I32, 1) RLE_SG_9(RLE_SG_I32, 2)
+RLE_SG_I32(30) RLE_SG_I32(31) RLE_SG_I32(32)
+RLE_SG_8(RLE_SG_I64, ) RLE_SG_I64(9)
+RLE_SG_9(RLE_SG_I64, 1) RLE_SG_9(RLE_SG_I64, 2) RLE_SG_9(RLE_SG_I64, 3) RLE_SG_9(RLE_SG_I64, 4)
+RLE_SG_I64(50) RLE_SG_I64(51) RLE_SG_I64(52) RLE_SG_I64(53) RLE_SG_I64(54) RLE_SG_I64(55)
+RLE_SG_I64(56) RLE_SG_I64(57)
+
+typedef void (*rle_groups_i32_fn)(const uint8_t *, size_t, int32_t *);
+typedef void (*rle_groups_i64_fn)(const uint8_t *, size_t, int64_t *);
+
+#define RLE_SG_REF_I32(W) rle_groups_i32_w##W,
+#define RLE_SG_REF_I64(W) rle_groups_i64_w##W,
+static const rle_groups_i32_fn rle_groups_i32_table[33] = {
+    NULL, RLE_SG_8(RLE_SG_REF_I32, ) RLE_SG_REF_I32(9) RLE_SG_9(RLE_SG_REF_I32, 1)
+    RLE_SG_9(RLE_SG_REF_I32, 2) RLE_SG_REF_I32(30) RLE_SG_REF_I32(31) RLE_SG_REF_I32(32)};
+/* widths 58..64 can need a ninth byte: left to the generic code */
+static const rle_groups_i64_fn rle_groups_i64_table[58] = {
+    NULL, RLE_SG_8(RLE_SG_REF_I64, ) RLE_SG_REF_I64(9) RLE_SG_9(RLE_SG_REF_I64, 1)
+    RLE_SG_9(RLE_SG_REF_I64, 2) RLE_SG_9(RLE_SG_REF_I64, 3) RLE_SG_9(RLE_SG_REF_I64, 4)
+    RLE_SG_REF_I64(50) RLE_SG_REF_I64(51) RLE_SG_REF_I64(52) RLE_SG_REF_I64(53)
+    RLE_SG_REF_I64(54) RLE_SG_REF_I64(55) RLE_SG_REF_I64(56) RLE_SG_REF_I64(57)};
+
+TSFILE_INLINE size_t rle_scalar_safe_groups(size_t room, int w, size_t ngroups)
+{
+    if (room < (size_t)w + 9) return 0;
+    size_t g = (room - (size_t)w - 9) / (size_t)w + 1;
+    return g < ngroups ? g : ngroups;
+}
+
+TSFILE_INLINE size_t rle_bulk_i32_scalar(const uint8_t *g, size_t room, int w, size_t ng,
+                                         int32_t *out)
+{
+    if (w == 0) return 0;
+    size_t n = rle_scalar_safe_groups(room, w, ng);
+    if (n) rle_groups_i32_table[w](g, n, out);
+    return n;
+}
+
+TSFILE_INLINE size_t rle_bulk_i64_scalar(const uint8_t *g, size_t room, int w, size_t ng,
+                                         int64_t *out)
+{
+    if (w == 0 || w > 57) return 0;
+    size_t n = rle_scalar_safe_groups(room, w, ng);
+    if (n) rle_groups_i64_table[w](g, n, out);
+    return n;
 }
 
 /* ---- run headers ---- */
@@ -272,8 +342,10 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
 #define RLE_CONV_I64(x) ((int64_t)(x))
 #define RLE_CONV_BOOL(x) ((uint8_t)((uint32_t)(x) != 0))
 
-RLE_DEFINE_DECODE(rle_decode_i32_scalar, int32_t, 0, RLE_CONV_I32)
-RLE_DEFINE_DECODE(rle_decode_i64_scalar, int64_t, 1, RLE_CONV_I64)
+#define RLE_BULK_I32_SCALAR(g, room, w, ng, o) rle_bulk_i32_scalar(g, room, w, ng, o)
+#define RLE_BULK_I64_SCALAR(g, room, w, ng, o) rle_bulk_i64_scalar(g, room, w, ng, o)
+RLE_DEFINE_DECODE_BULK(rle_decode_i32_scalar, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_SCALAR, inline)
+RLE_DEFINE_DECODE_BULK(rle_decode_i64_scalar, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_SCALAR, inline)
 RLE_DEFINE_DECODE(rle_decode_bool_scalar, uint8_t, 0, RLE_CONV_BOOL)
 
 /* ---- the streaming decoder (the "per_value" path) ---- */
