@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from tsfile.errors import ColumnNotExistError
-from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+from tsfile.types import ColumnCategory, Compressor, TSDataType, encoding_or_auto
 
 
 class ColumnSchema:
     """One column of a table: name (lower-cased), data type, category, and optionally the encoding
-    and compression its chunks use (None: the writer's defaults)."""
+    and compression its chunks use (None: the writer's defaults). encoding may also be "auto"
+    (tsfile.types.AUTO; FLOAT and DOUBLE only): the writer picks ALP or GORILLA per chunk."""
 
     __slots__ = ("column_name", "data_type", "category", "encoding", "compression")
 
@@ -20,7 +21,7 @@ class ColumnSchema:
         self.column_name = column_name.lower()
         self.data_type = TSDataType(data_type)
         self.category = ColumnCategory(category)
-        self.encoding = None if encoding is None else TSEncoding(encoding)
+        self.encoding = None if encoding is None else encoding_or_auto(encoding)
         self.compression = None if compression is None else Compressor(compression)
         if self.category == ColumnCategory.TAG and self.data_type not in (
             TSDataType.STRING,
@@ -57,7 +58,8 @@ class ColumnSchema:
     def __repr__(self):
         extra = ""
         if self.encoding is not None:
-            extra += f", encoding={self.encoding.name}"
+            enc = self.encoding
+            extra += f", encoding={enc!r}" if isinstance(enc, str) else f", encoding={enc.name}"
         if self.compression is not None:
             extra += f", compression={self.compression.name}"
         return (

@@ -122,6 +122,19 @@ class TSEncoding(IntEnum):
     ALP = 15
 
 
+# encoding="auto": not a format code but a writer option of this library for FLOAT and DOUBLE
+# columns. Each chunk is written with ALP or GORILLA, whichever its values make smaller; the chunk
+# header names the encoding used (tsfile.writer documents the rules).
+AUTO = "auto"
+
+
+def encoding_or_auto(value) -> TSEncoding | str:
+    """TSEncoding(value), or AUTO for the string "auto" (any case)."""
+    if isinstance(value, str) and value.lower() == AUTO:
+        return AUTO
+    return TSEncoding(value)
+
+
 class Compressor(IntEnum):
     UNCOMPRESSED = 0
     SNAPPY = 1
@@ -156,4 +169,13 @@ def int_to_date(value: int) -> datetime.date:
         raise CorruptDataError(f"DATE value {value} is not a valid yyyyMMdd date") from None
 
 
-__all__ = ["TSDataType", "TSEncoding", "Compressor", "ColumnCategory", "date_to_int", "int_to_date"]
+__all__ = [
+    "TSDataType",
+    "TSEncoding",
+    "AUTO",
+    "encoding_or_auto",
+    "Compressor",
+    "ColumnCategory",
+    "date_to_int",
+    "int_to_date",
+]

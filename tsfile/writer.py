@@ -15,7 +15,23 @@ names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSE
 overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
 ``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
 header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05). ColumnSchema.encoding /
-.compression override the defaults per column.
+.compression override the defaults per column. An encoding may be ``TSEncoding.ALP`` (15) for
+FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
+
+``encoding="auto"`` (FLOAT and DOUBLE columns; ``ColumnSchema(..., encoding="auto")`` or
+``encodings={TSDataType.DOUBLE: "auto"}``): every value chunk of the column is written with ALP or
+GORILLA, whichever ``tsfile.codecs.alp.choose_encoding`` finds smaller on that chunk's non-null
+values (exact encoded sizes up to 2048 values, else estimated from two runs of 1024; before page
+compression; GORILLA on a tie; GORILLA for a chunk without values; ALP when a value is
+GORILLA's end marker, the canonical NaN, so no auto chunk falls back to PLAIN). The choice is
+per chunk (one device's rows of one flush), not per page: a chunk header carries one encoding
+for all its pages, and an aligned value chunk must keep the page boundaries of its time chunk,
+so a page cannot switch encoding and a chunk cannot be split at a better boundary. The table
+schema's encoding byte of an "auto" column is GORILLA: the schema is written for the column,
+before any chunk exists, while chunks of one column may differ (across devices and flushes);
+GORILLA is the official default, so a file in which auto chose GORILLA everywhere is exactly
+the file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are
+read by this library (every decode path) but not by the official TsFile 2.5 packages.
 
 What a file holds (format notes section 12): rows are buffered per device (a device = one
 combination of tag values); on flush() / close() / when the buffered data exceed
@@ -23,7 +39,8 @@ memory_threshold, each device with rows gets one chunk group, in device order: t
 (TS_2DIFF) and one value chunk for every FIELD column of its table (all-null pages as empty pages),
 pages of page_size rows; rows are sorted by time within a device (stable; duplicate timestamps are
 kept as given). GORILLA/CHIMP chunks holding their end-marker value (canonical NaN, MIN_VALUE)
-are written with PLAIN instead (the whole chunk; the table schema keeps the declared encoding).
+are written with PLAIN instead (the whole chunk; the table schema keeps the declared encoding);
+"auto" chunks are ALP or GORILLA (above).
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -57,12 +74,15 @@ from tsfile._write.serial import device_id, device_sort_key
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.schema import TableSchema
 from tsfile.tablet import Tablet, _check_value, _dates_to_int, storage_dtype
-from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
 T = TSDataType
 HEADER = b"TsFile\x04"
 DEFAULT_MEMORY_THRESHOLD = 128 * 1024 * 1024
 DEFAULT_PAGE_SIZE = 10_000
+# The encoding byte of an "auto" column in the table schema (the chunk headers say what each chunk
+# really uses).
+AUTO_SCHEMA_ENCODING = TSEncoding.GORILLA
 _INT_LIMITS = {
     T.INT32: (-(1 << 31), (1 << 31) - 1),
     T.DATE: (-(1 << 31), (1 << 31) - 1),
@@ -89,12 +109,17 @@ class _Table:
             if enc is None:
                 enc = writer._encodings.get(c.data_type, encoders.DEFAULT_ENCODING.get(c.data_type))
             comp = writer._compression if c.compression is None else c.compression
-            if c.category == ColumnCategory.FIELD:
+            if enc == AUTO:
+                encoders.check_supported(enc, c.data_type)  # FLOAT/DOUBLE, both codecs built
+            elif c.category == ColumnCategory.FIELD:
                 encoders.check_supported(enc, c.data_type)
                 encoders.value_encoder(enc, c.data_type)  # fail now if the codec is missing
             self.encoding[c.column_name] = enc
             self.compression[c.column_name] = comp
-            cols.append((c.column_name, c.data_type, enc, comp, c.category))
+            # The schema is a per-column declaration written before any chunk exists; for "auto"
+            # it names GORILLA, the official default (see the module docstring).
+            declared = AUTO_SCHEMA_ENCODING if enc == AUTO else enc
+            cols.append((c.column_name, c.data_type, declared, comp, c.category))
         self.schema_bytes = table_schema_bytes(cols)
 
 
@@ -149,7 +174,12 @@ class TsFileWriter:
         self._time_compression = (
             self._compression if time_compression is None else Compressor(time_compression)
         )
-        self._encodings = {TSDataType(k): TSEncoding(v) for k, v in (encodings or {}).items()}
+        self._encodings = {}
+        for k, v in (encodings or {}).items():
+            k, v = TSDataType(k), encoding_or_auto(v)
+            if v == AUTO:
+                encoders.check_supported(v, k)  # at once, not when a table is registered
+            self._encodings[k] = v
         self._time_encoding = TSEncoding(time_encoding)
         encoders.check_supported(self._time_encoding, T.INT64)
         if self._time_encoding not in (TSEncoding.TS_2DIFF, TSEncoding.PLAIN):

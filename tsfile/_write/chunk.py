@@ -53,7 +53,7 @@ def page_bounds(rows: int, page_size: int) -> list[int]:
 
 class Chunk:
     """A serialized chunk: `parts` (header first) to write in order, its statistics, the encoding
-    actually used (GORILLA may fall back to PLAIN) and its size."""
+    actually used (GORILLA may fall back to PLAIN, "auto" becomes ALP or GORILLA) and its size."""
 
     __slots__ = ("parts", "statistics", "encoding", "size", "measurement", "data_type")
 
@@ -107,7 +107,8 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
 def value_chunk(
     measurement, data_type, encoding, compressor, values, present, times, bounds, segments=None
 ) -> Chunk:
-    """A value chunk of an aligned chunk group.
+    """A value chunk of an aligned chunk group (encoding: a TSEncoding, or "auto" for FLOAT/DOUBLE:
+    ALP or GORILLA for this chunk, see encoders.chunk_encoding; Chunk.encoding tells which).
 
     values: the non-null values in row order (numpy array of the type's dtype; a list of bytes for
     TEXT/STRING/BLOB); present: bool array over all rows (True = not null) or None when no row is
@@ -115,10 +116,12 @@ def value_chunk(
     chunk; segments: optional row boundaries of the write segments (statistics sums in the
     official writer's order, see statistics.numeric_value_statistics)."""
     data_type = TSDataType(data_type)
-    encoding = TSEncoding(encoding)
     compressor = Compressor(compressor)
     if isinstance(values, np.ndarray):
         values = np.ascontiguousarray(values)  # DataFrame columns can be strided views
+    # encoding "auto" is resolved here, per chunk: the chunk header holds one encoding for all its
+    # pages, and the pages' boundaries are shared with the time chunk (no page can differ).
+    encoding = encoders.chunk_encoding(encoding, data_type, values)
     npages = len(bounds) - 1
     multi = npages > 1
     if present is None:

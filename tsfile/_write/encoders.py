@@ -12,7 +12,7 @@ import importlib
 import numpy as np
 
 from tsfile.errors import UnsupportedError
-from tsfile.types import TSDataType, TSEncoding
+from tsfile.types import AUTO, TSDataType, TSEncoding, encoding_or_auto
 
 T = TSDataType
 E = TSEncoding
@@ -77,8 +77,20 @@ _NP = {
 }
 
 
+# encoding="auto" (tsfile.types.AUTO): FLOAT/DOUBLE chunks written with one of these, per chunk.
+AUTO_CHOICES = (E.ALP, E.GORILLA)
+
+
 def check_supported(encoding, data_type) -> None:
-    encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
+    encoding, data_type = encoding_or_auto(encoding), TSDataType(data_type)
+    if encoding == AUTO:
+        if data_type not in _FLOATS:
+            raise UnsupportedError(
+                f"encoding 'auto' is for FLOAT and DOUBLE columns, not {data_type.name}"
+            )
+        for choice in AUTO_CHOICES:
+            value_encoder(choice, data_type)  # both codecs must be in this build
+        return
     if data_type not in SUPPORTED.get(encoding, ()):
         raise UnsupportedError(
             f"the writer cannot encode {data_type.name} values with {encoding.name}"
@@ -95,6 +107,21 @@ def _codec(encoding, data_type=None):
         raise UnsupportedError(
             f"encoding {encoding.name} is not available in this build ({exc})"
         ) from None
+
+
+def chunk_encoding(encoding, data_type, values) -> TSEncoding:
+    """The encoding of one value chunk: `encoding` itself, or for AUTO the smaller of ALP and
+    GORILLA on the chunk's non-null `values` (alp.choose_encoding: exact sizes up to 2048 values,
+    estimated from two samples of 1024 beyond; ALP when a value is GORILLA's end marker, so an
+    auto chunk never needs the PLAIN fallback). Sizes are compared before page compression. A
+    chunk without values gets GORILLA, the official default."""
+    if encoding != AUTO:
+        return TSEncoding(encoding)
+    if len(values) == 0:
+        return E.GORILLA
+    from tsfile.codecs import alp
+
+    return TSEncoding(alp.choose_encoding(np.ascontiguousarray(values, dtype=_NP[data_type])))
 
 
 def value_encoder(encoding, data_type):
