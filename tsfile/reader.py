@@ -42,6 +42,10 @@ INT64_MAX = 2**63 - 1
 # before any result array is allocated.
 _ROWS_PER_BYTE = {4: 6, 0: 1}
 _ROWS_PER_BYTE_OTHER = 64
+# ... and per stored (compressed) byte: real time pages compress far less than 1024 rows per byte
+# (10,000 perfectly regular TS_2DIFF timestamps are ~1,900 bytes before compression), while
+# ZSTD/LZMA2 page headers could otherwise claim almost any uncompressed size.
+_ROWS_PER_STORED_BYTE = 1024
 
 # Rows per block served by a ResultSet: small enough that the block arrays stay in cache-friendly
 # sizes the allocator reuses (no fresh page faults per block), large enough to amortise the
@@ -338,8 +342,8 @@ class TsFileReader:
         per_byte = _ROWS_PER_BYTE.get(chunk.encoding, _ROWS_PER_BYTE_OTHER)
         if info and all(p[3] for p in info):
             wanted = 0
-            for body, usize, _csize, _has, count, start, end in info:
-                if count > usize * per_byte:
+            for body, usize, csize, _has, count, start, end in info:
+                if count > usize * per_byte or count > csize * _ROWS_PER_STORED_BYTE:
                     raise CorruptDataError(
                         f"{self._path}: page statistics count {count} is impossible for "
                         f"{usize} bytes at file offset {body}"
@@ -348,7 +352,8 @@ class TsFileReader:
                     wanted += count
             return wanted
         usize = sum(p[1] for p in info)
-        if stats_count > usize * per_byte:
+        csize = sum(p[2] for p in info)
+        if stats_count > usize * per_byte or stats_count > csize * _ROWS_PER_STORED_BYTE:
             raise CorruptDataError(
                 f"{self._path}: time chunk statistics count {stats_count} is impossible for "
                 f"{usize} bytes of pages at file offset {chunk.offset}"
@@ -643,7 +648,8 @@ class TsFileReader:
                 continue
             ch = self._chunk(cm.offset)
             usize = sum(p[1] for p in ch.page_info())
-            if st.count > usize * 8 + 8:
+            csize = sum(p[2] for p in ch.page_info())
+            if st.count > usize * 8 + 8 or st.count > csize * _ROWS_PER_STORED_BYTE + 8:
                 raise CorruptDataError(
                     f"{self._path}: chunk statistics count {st.count} is impossible for "
                     f"{usize} bytes at file offset {cm.offset}"
