@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from tsfile._format.bytes import Cursor
@@ -24,28 +25,34 @@ class Statistics:
     sum: object = None
 
 
+_FIXED = {
+    # data type: (struct of the typed part: min, max, first, last, sum)
+    INT32: struct.Struct(">iiiiq"),
+    DATE: struct.Struct(">iiiiq"),
+    INT64: struct.Struct(">qqqqd"),
+    TIMESTAMP: struct.Struct(">qqqqd"),
+    FLOAT: struct.Struct(">ffffd"),
+    DOUBLE: struct.Struct(">ddddd"),
+}
+_HEAD = struct.Struct(">qq")
+
+
 def read_statistics(cur: Cursor, data_type: int) -> Statistics:
     count = cur.uvarint("statistics count")
-    start = cur.i64("statistics start time")
-    end = cur.i64("statistics end time")
+    cur.need(16, "statistics start/end time")
+    start, end = _HEAD.unpack_from(cur.buf, cur.pos)
+    cur.pos += 16
     st = Statistics(count, start, end)
     t = data_type
-    if t == BOOLEAN:
+    fixed = _FIXED.get(t)
+    if fixed is not None:
+        cur.need(fixed.size, "statistics")
+        st.min, st.max, st.first, st.last, st.sum = fixed.unpack_from(cur.buf, cur.pos)
+        cur.pos += fixed.size
+    elif t == BOOLEAN:
         st.first = cur.u8("statistics first") != 0
         st.last = cur.u8("statistics last") != 0
         st.sum = cur.i64("statistics sum")
-    elif t in (INT32, DATE):
-        st.min, st.max, st.first, st.last = (cur.i32("statistics") for _ in range(4))
-        st.sum = cur.i64("statistics sum")
-    elif t in (INT64, TIMESTAMP):
-        st.min, st.max, st.first, st.last = (cur.i64("statistics") for _ in range(4))
-        st.sum = cur.f64("statistics sum")
-    elif t == FLOAT:
-        st.min, st.max, st.first, st.last = (cur.f32("statistics") for _ in range(4))
-        st.sum = cur.f64("statistics sum")
-    elif t == DOUBLE:
-        st.min, st.max, st.first, st.last = (cur.f64("statistics") for _ in range(4))
-        st.sum = cur.f64("statistics sum")
     elif t == TEXT:
         st.first = cur.binstr_bytes("statistics first")
         st.last = cur.binstr_bytes("statistics last")
