@@ -9,7 +9,9 @@ Three decode paths over the same block-header parsing (include/ts2diff_scalar.h)
 * ``"simd"``: the AVX2 (x86-64, chosen at run time) or NEON (arm64) block kernels.
 
 All paths return identical values; bad bytes raise :class:`tsfile.CorruptDataError` naming the
-problem and the byte offset. :func:`encode` writes exactly what Apache TsFile writes.
+problem and the byte offset. :func:`encode` writes exactly what Apache TsFile writes (paths
+"batch" and "simd" write the same bytes); :class:`Ts2DiffEncoder` encodes one value per call.
+The C-level entry points for Cython callers are declared in ts2diff.pxd.
 """
 import numpy as np
 
