@@ -861,6 +861,9 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
                           NULL if binary else out + pos * size, out_vals, pos, path, pg.body)
             pos += n
             continue
+        # rows past hi are not wanted: decode only the values present before row hi
+        if hi < n:
+            k = tsfile_bitmap_count(bitmap, hi)
         if binary:
             dense_objs = np.empty(k, dtype=object)
             decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
@@ -946,15 +949,15 @@ def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pat
                           NULL if binary else out + (pos + rows) * size, out_vals, pos + rows,
                           path, pg.body)
         elif binary:
-            dense_objs = np.empty(c, dtype=object)
-            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
+            dense_objs = np.empty(hi, dtype=object)
+            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, hi,
                           NULL, dense_objs, 0, path, pg.body)
             objs = out_vals
             for r in range(lo, hi):
                 objs[pos + rows + r - lo] = dense_objs[r]
         else:
-            dense = s.need_vals(c * size + 8)
-            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
+            dense = s.need_vals(hi * size + 8)
+            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, hi,
                           dense, None, 0, path, pg.body)
             memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
         rows += hi - lo
