@@ -374,3 +374,24 @@ def test_dataframe_write_chooses_the_same(tmp_path):
         w.write_dataframe(pd.DataFrame({"time": np.arange(n), "v": values}))
     assert a.read_bytes() == b.read_bytes()
     assert value_chunks(b)[0]["encoding"] == "ALP"
+
+
+# -- the official 2.5 package ---------------------------------------------------------------------
+
+
+def test_official_reader_reads_gorilla_auto_files_not_alp(tmp_path):
+    from interop.official import OfficialReadError, official_table, skip_unless_official
+
+    skip_unless_official()
+    rng = np.random.default_rng(13)
+    n = 500
+    gor = write_one(tmp_path / "g.tsfile", T.DOUBLE, noise(rng, n), "auto")
+    assert value_chunks(gor)[0]["encoding"] == "GORILLA"
+    got = official_table(gor, "t")
+    assert_bits_equal(np.array(got["v"]), tsfile.read_table(gor, "t")["v"], T.DOUBLE)
+    # ALP chunks are this library's extension: the official reader refuses them (an error, not
+    # wrong values)
+    alp_file = write_one(tmp_path / "a.tsfile", T.DOUBLE, decimal_prices(rng, n), "auto")
+    assert value_chunks(alp_file)[0]["encoding"] == "ALP"
+    with pytest.raises(OfficialReadError, match="(?i)corrupt"):
+        official_table(alp_file, "t")
