@@ -14,6 +14,7 @@ import bisect
 import mmap
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,10 +82,11 @@ _REFCOUNT_BASE = _refcount_base()
 
 
 class _Buffers:
-    __slots__ = ("cap", "ts", "vals", "nulls", "dirty")
+    __slots__ = ("cap", "ts", "vals", "nulls", "dirty", "dtypes")
 
     def __init__(self, cap, dtypes, numeric):
         self.cap = cap
+        self.dtypes = list(dtypes)
         self.ts = np.empty(cap, np.int64)
         self.vals = [np.empty(cap, dt) for dt in dtypes]
         self.nulls = [np.zeros(cap, np.bool_) for _ in dtypes]
@@ -108,27 +110,47 @@ class _BlockPool:
     not pay fresh page faults for every block. Reuse is decided by reference counts: an array
     still referenced by a block, a view or any other object is never reused."""
 
-    def __init__(self, keep=3):
+    # Shared by all queries of the process (a lock keeps two threads from taking one entry);
+    # only block-sized buffers are kept, so at most `keep` blocks of memory stay cached.
+    def __init__(self, keep=4, max_cap=4 * 65536):
         self.keep = keep
+        self.max_cap = max_cap
         self.free = []
+        self.lock = threading.Lock()
 
     def take(self, cap, dtypes, numeric):
-        for i, b in enumerate(self.free):
-            if b.cap >= cap and b.unreferenced(numeric):
-                del self.free[i]
-                for j in range(len(b.vals)):
-                    if not numeric[j]:
-                        b.vals[j] = np.empty(b.cap, dtypes[j])  # objects: never shared
-                    if b.dirty[j]:
-                        b.nulls[j][:] = False
-                        b.dirty[j] = False
-                return b
-        return _Buffers(cap, dtypes, numeric)
+        with self.lock:
+            for i, b in enumerate(self.free):
+                if (
+                    b.cap >= cap
+                    and b.dtypes == dtypes
+                    and b.unreferenced([dt.kind != "O" for dt in b.dtypes])
+                ):
+                    del self.free[i]
+                    break
+            else:
+                b = None
+        if b is None:
+            return _Buffers(cap, dtypes, numeric)
+        for j in range(len(b.vals)):
+            if not numeric[j]:
+                b.vals[j] = np.empty(b.cap, dtypes[j])  # objects: never shared
+            if b.dirty[j]:
+                b.nulls[j][:] = False
+                b.dirty[j] = False
+        return b
 
     def give(self, b):
-        self.free.append(b)
-        if len(self.free) > self.keep:
-            self.free.pop(0)
+        if b.cap > self.max_cap:
+            return
+        with self.lock:
+            self.free.append(b)
+            if len(self.free) > self.keep:
+                self.free.pop(0)
+
+
+_POOL = _BlockPool()
+_SCRATCH = []  # engine.Scratch objects of closed readers (list.pop/append are atomic)
 
 
 class _TagColumns:
@@ -208,12 +230,15 @@ class TsFileReader:
         self._walker = IndexWalker(buf, self._meta.meta_offset, self._meta.meta_start, self._path)
         self._devices_cache = {}
         self._series_cache = {}
-        self._scratch = engine.new_scratch()
+        self._scratch = _SCRATCH.pop() if _SCRATCH else engine.new_scratch()
         self._chunks = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def _release(self):
+        scratch, self._scratch = getattr(self, "_scratch", None), None
+        if scratch is not None and len(_SCRATCH) < 2:
+            _SCRATCH.append(scratch)  # warm decompression buffers for the next reader
         if self._fv is not None:
             self._fv.release()
             self._fv = None
@@ -507,7 +532,7 @@ class TsFileReader:
         field_types = [types[names.index(f)] for f in fields]
         dtypes = [engine.numpy_dtype(t) for t in field_types]
         numeric = [dt.kind != "O" for dt in dtypes]
-        pool = _BlockPool()
+        pool = _POOL
         for task in tasks:
             self._check_types(task, fields, field_types)
             groups = [x for g in task.groups for x in self._split_group(g, t1, t2, block_rows)]
