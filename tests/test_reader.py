@@ -401,3 +401,32 @@ def test_encodings_recorded_in_schema_are_enums():
     with tsfile.TsFileReader(ALLTYPES) as r:
         for c in r.get_table_schema("sensors").columns:
             assert c.encoding is None or isinstance(c.encoding, TSEncoding)
+
+
+def test_concurrent_readers_in_threads():
+    """Readers in several threads share the process-wide buffer pool: results stay exact."""
+    import threading
+
+    exp = load_expected("alltypes_multipage").tables["sensors"]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(3):
+                with tsfile.TsFileReader(ALLTYPES) as r:
+                    rs = r.query_table("sensors", ["i64"], batch_size=300)
+                    parts = []
+                    while (b := rs.get_next_tsblock()) is not None:
+                        parts.append(np.array(b.columns["i64"]))  # copy, drop the block
+                got = np.concatenate(parts)
+                m = exp.nulls["i64"]
+                assert (got[~m] == exp.values["i64"][~m]).all()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
