@@ -31,7 +31,8 @@ schema's encoding byte of an "auto" column is GORILLA: the schema is written for
 before any chunk exists, while chunks of one column may differ (across devices and flushes);
 GORILLA is the official default, so a file in which auto chose GORILLA everywhere is exactly
 the file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are
-read by this library (every decode path) but not by the official TsFile 2.5 packages.
+read by this library (every decode path) but not by the official TsFile 2.5 packages (its
+reader raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
 
 What a file holds (format notes section 12): rows are buffered per device (a device = one
 combination of tag values); on flush() / close() / when the buffered data exceed
