@@ -414,13 +414,13 @@ def test_concurrent_readers_in_threads():
         try:
             for _ in range(3):
                 with tsfile.TsFileReader(ALLTYPES) as r:
-                    rs = r.query_table("sensors", ["i64"], batch_size=300)
+                    rs = r.query_table("sensors", ["v_int64"], batch_size=300)
                     parts = []
                     while (b := rs.get_next_tsblock()) is not None:
-                        parts.append(np.array(b.columns["i64"]))  # copy, drop the block
+                        parts.append(np.array(b.columns["v_int64"]))  # copy, drop the block
                 got = np.concatenate(parts)
-                m = exp.nulls["i64"]
-                assert (got[~m] == exp.values["i64"][~m]).all()
+                m = exp.nulls["v_int64"]
+                assert (got[~m] == exp.values["v_int64"][~m]).all()
         except Exception as exc:  # reported below
             errors.append(exc)
 
