@@ -111,6 +111,23 @@ def test_round_trip_against_model(n, vocab):
         assert out.tolist() == values
 
 
+def test_strings_option():
+    values = ["Zürich", "", "東京", "Zürich", "x"]
+    data = dictionary.encode(values)
+    for p in PATHS:
+        got = dictionary.decode(data, T.STRING, path=p, strings=True)
+        assert got.tolist() == values
+        assert all(type(v) is str for v in got)
+    out = np.empty(5, object)
+    assert dictionary.decode_into(data, out, strings=True) == len(data)
+    assert out.tolist() == values
+    # invalid UTF-8 survives as surrogates (and encodes back to the same bytes)
+    bad = dictionary.encode([b"\xff\xfe", b"ok"])
+    got = dictionary.decode(bad, strings=True).tolist()
+    assert got == ["\udcff\udcfe", "ok"]
+    assert got[0].encode("utf-8", "surrogateescape") == b"\xff\xfe"
+
+
 def test_large_and_unicode_entries():
     values = ["", "Zürich", "東京", "\U0001f600", "x" * 100_000, "Zürich"]
     data = dictionary.encode(values)

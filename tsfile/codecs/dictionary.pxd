@@ -3,6 +3,8 @@
 
 from libc.stdint cimport uint8_t
 
-# Decode exactly len(out) values into the object array `out` (bytes objects; the entries are
-# shared, not copied per value); return the bytes consumed; CorruptDataError on bad data.
-cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, object out) except -1
+# Decode exactly len(out) values into the object array `out` (bytes objects, or str when
+# `strings`: each entry decoded from UTF-8 once, surrogateescape; the entries are shared, not
+# copied per value); return the bytes consumed; CorruptDataError on bad data.
+cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, object out,
+                                         bint strings=*) except -1

@@ -8,10 +8,14 @@ from tsfile.types import TSDataType
 HAS_SIMD: bool
 
 def decode(
-    data: Any, dtype: TSDataType | Any = ..., count: int | None = None, path: str = "auto"
+    data: Any,
+    dtype: TSDataType | Any = ...,
+    count: int | None = None,
+    path: str = "auto",
+    strings: bool = False,
 ) -> np.ndarray: ...
 def decode_indices(data: Any, count: int | None = None) -> tuple[np.ndarray, np.ndarray]: ...
-def decode_into(data: Any, out: np.ndarray, path: str = "auto") -> int: ...
+def decode_into(data: Any, out: np.ndarray, path: str = "auto", strings: bool = False) -> int: ...
 def encode(values: Iterable[bytes | str], dtype: TSDataType | Any = ...) -> bytes: ...
 
 class DictionaryDecoder:

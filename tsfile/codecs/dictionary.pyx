@@ -108,13 +108,26 @@ cdef int _bad_index(object indices, Py_ssize_t nentries, size_t base, size_t n) 
     )
 
 
+cdef object _as_str(object entries):
+    """The entries as str: UTF-8, undecodable bytes kept as surrogates (the reader's rule), each
+    entry decoded once however many values use it."""
+    out = np.empty(len(entries), dtype=object)
+    cdef object[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(len(entries)):
+        o[i] = (<bytes>entries[i]).decode("utf-8", "surrogateescape")
+    return out
+
+
 cdef Py_ssize_t _decode(const unsigned char[::1] buf, Py_ssize_t count, int path,
-                        list result) except -1:
+                        list result, bint strings=False) except -1:
     """Decode into result = [entries, indices, values]; count < 0: every index block."""
     cdef Py_ssize_t n = buf.shape[0]
     cdef const uint8_t *src = &buf[0] if n else NULL
     cdef size_t pos = 0
     entries = _read_entries(src, <size_t>n, &pos)
+    if strings:
+        entries = _as_str(entries)
     cdef Py_ssize_t nentries = len(entries)
     cdef const uint8_t *isrc = src + pos
     cdef Py_ssize_t rest = n - <Py_ssize_t>pos
@@ -173,10 +186,10 @@ cdef Py_ssize_t _decode(const unsigned char[::1] buf, Py_ssize_t count, int path
 
 
 cdef Py_ssize_t _decode_ctx(const unsigned char[::1] buf, Py_ssize_t count, int path,
-                            list result) except -1:
+                            list result, bint strings=False) except -1:
     # RLE errors name offsets inside the index bytes; say where those start in the whole buffer.
     try:
-        return _decode(buf, count, path, result)
+        return _decode(buf, count, path, result, strings)
     except CorruptDataError as e:
         if str(e).startswith("RLE"):
             raise CorruptDataError(
@@ -191,23 +204,25 @@ cdef Py_ssize_t _index_start(const unsigned char[::1] buf) except -1:
     return <Py_ssize_t>pos
 
 
-cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, object out) except -1:
+cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, object out,
+                                         bint strings=False) except -1:
     cdef list res = []
     cdef const unsigned char[::1] view = <const unsigned char[:n]>src if n else b""
-    cdef Py_ssize_t used = _decode_ctx(view, len(out), 1, res)
+    cdef Py_ssize_t used = _decode_ctx(view, len(out), 1, res, strings)
     out[:] = res[2]
     return used
 
 
-def decode(data, dtype=TSDataType.TEXT, count=None, path="auto"):
-    """Decode DICTIONARY values into an object array of ``bytes``."""
+def decode(data, dtype=TSDataType.TEXT, count=None, path="auto", strings=False):
+    """Decode DICTIONARY values into an object array of ``bytes`` (``strings=True``: of ``str``,
+    each entry decoded from UTF-8 once, undecodable bytes kept as surrogates)."""
     _check_kind(resolve_kind(dtype))
     cdef int p = resolve_path(path, False, "DICTIONARY")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef Py_ssize_t c = check_count(count)
     cdef Py_ssize_t n = buf.shape[0]
     cdef list res = []
-    _decode_ctx(buf, c, p, res)
+    _decode_ctx(buf, c, p, res, strings)
     return res[2]
 
 
@@ -222,14 +237,15 @@ def decode_indices(data, count=None):
     return res[0], res[1]
 
 
-def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into the object array ``out``; return bytes consumed."""
+def decode_into(data, out, path="auto", strings=False):
+    """Decode exactly ``len(out)`` values into the object array ``out``; return bytes consumed.
+    ``strings``: as in :func:`decode`."""
     _check_out(kind_of_out(out))
     cdef int p = resolve_path(path, False, "DICTIONARY")
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef Py_ssize_t n = buf.shape[0]
     cdef list res = []
-    cdef Py_ssize_t used = _decode_ctx(buf, len(out), p, res)
+    cdef Py_ssize_t used = _decode_ctx(buf, len(out), p, res, strings)
     out[:] = res[2]
     return used
 
