@@ -171,3 +171,17 @@ def test_property_count_forms(tmp_path):
     p = _patched(tmp_path, "comp_snappy", [(first, len(props))])
     with tsfile.TsFileReader(p) as r:
         assert r.get_tsfile_properties() == props
+
+
+def test_encrypted_file_is_unsupported(tmp_path):
+    """encryptLevel other than "0" means encrypted pages: refuse instead of decoding noise."""
+    src = fixture_path("comp_snappy")
+    data = bytearray(src.read_bytes())
+    key = b"encryptLevel"
+    i = data.rfind(bytes([len(key) * 2]) + key + b"\x02" + b"0")
+    assert i >= 0
+    data[i + 1 + len(key) + 1] = ord("2")
+    p = tmp_path / "enc.tsfile"
+    p.write_bytes(data)
+    with pytest.raises(tsfile.UnsupportedError, match="encrypted"):
+        tsfile.TsFileReader(p)

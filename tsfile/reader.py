@@ -31,6 +31,7 @@ from tsfile.errors import (
     DeviceNotExistError,
     TableNotExistError,
     TsFileError,
+    UnsupportedError,
 )
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -222,6 +223,12 @@ class TsFileReader:
         self._size = size
         try:
             self._meta = read_file_metadata(buf, size, self._path)
+            level = self._meta.properties.get("encryptLevel")
+            if level not in (None, b"", b"0"):
+                # encryptLevel 1/2: page data are encrypted (AES/SM4), not readable here
+                raise UnsupportedError(
+                    f"{self._path}: encrypted TsFile (encryptLevel {level!r}) is not supported"
+                )
             self._fv = engine.FileView(buf, self._path, self._meta.meta_offset)
         except BaseException:
             self._release()
