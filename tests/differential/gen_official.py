@@ -325,7 +325,7 @@ def tree_fixture(seed: int) -> tuple[mf.Fixture, dict]:
     page = int(choose(rng, PAGE_SIZES))
     fx = mf.Fixture(f"seed{seed}", "", "tree", config={"page_writer_max_point_num_": page})
     fx.known.append(mf.BLOB_TRUNCATION)
-    desc = {"page": page, "series": []}
+    desc = {"page": page, "series": [], "flush_every": int(choose(rng, [0, 0, 7, 100, 1000]))}
     n_dev = int(rng.integers(1, 5))
     devs = [TREE_PATHS[i] for i in rng.choice(len(TREE_PATHS), n_dev, replace=False)]
     for dev in devs:
@@ -359,6 +359,33 @@ def tree_fixture(seed: int) -> tuple[mf.Fixture, dict]:
 # ------------------------------------------------------------------------------------------------
 
 
+def write_tree(fx: mf.Fixture, path: Path, flush_every: int) -> None:
+    """make_fixtures.write_tree_fixture with a flush() every FLUSH_EVERY row records (0: none)
+    and the devices' records interleaved: several chunks per series, chunk groups of the
+    devices alternating."""
+    w = mf.TsFileWriter(str(path))
+    mf.apply_config(fx.config)
+    for dev, ms in fx.tree.items():
+        for m, (tn, enc, comp, _t, _v) in ms.items():
+            w.register_timeseries(
+                dev,
+                mf.TimeseriesSchema(m, mf.TSDataType[tn], mf.TSEncoding[enc], mf.Compressor[comp]),
+            )
+    records = []
+    for dev, ms in fx.tree.items():
+        points: dict[int, list] = {}
+        for m, (tn, _e, _c, times, values) in ms.items():
+            for t, v in zip(times, values, strict=True):
+                points.setdefault(t, []).append(mf.Field(m, mf._py_value(tn, v), mf.TSDataType[tn]))
+        records.extend((t, dev, points[t]) for t in sorted(points))
+    records.sort(key=lambda x: x[0])  # time order within a device is kept; devices interleave
+    for i, (t, dev, fields) in enumerate(records):
+        w.write_row_record(mf.RowRecord(dev, t, fields))
+        if flush_every and (i + 1) % flush_every == 0:
+            w.flush()
+    w.close()
+
+
 def official_read_subprocess(path: Path, tmp: str):
     """What the official reader returns for PATH, or a string saying how it failed: it crashes
     (SIGSEGV) on some valid files, so it runs in a child process."""
@@ -389,7 +416,7 @@ def build(seed: int, outdir: Path, tmp: str, check_official: bool = True) -> dic
         tables = [mf.table_truth(fx, t) for t in fx.tables]
         devices = []
     else:
-        mf.write_tree_fixture(fx, path)
+        write_tree(fx, path, desc["flush_every"])
         tables = []
         order = sorted(fx.tree, key=lambda d: mf.device_order_key(mf.tree_segments(d)))
         devices = [mf.device_truth(fx, d) for d in order]

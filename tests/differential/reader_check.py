@@ -197,6 +197,22 @@ def check_table(r, path, series: Series, rng, failures, ranges=4):
 
         _run(failures, f"{tname}: read_columns path={p}", batch)
 
+    if len(cols) > 1:
+        # a random subset of the columns in random order (tags included): same rows
+        k = int(rng.integers(1, len(cols)))
+        sub = [cols[i] for i in rng.permutation(len(cols))[:k]]
+
+        def subset(sub=sub):
+            got_names, _, ts, columns, nulls = r.read_columns(tname, sub)
+            assert got_names == ["time", *sub], (got_names, sub)
+            compare_series(
+                from_columns(got_names, ts, columns, nulls),
+                _without(series, [(tname, c) for c in cols if c not in sub]),
+                what=f"[subset {sub}] ",
+            )
+
+        _run(failures, f"{tname}: column subset", subset)
+
     bs = int(rng.choice([1, 7, 100, 1024, 65536, 0]))
 
     def blocks():
@@ -291,6 +307,24 @@ def check_device(r, series: Series, rng, failures, ranges=3):
                 compare_series(from_blocks(rs, names), series, what=f"[{p}] ")
 
         _run(failures, f"{dev}: query_timeseries path={p}", blocks)
+
+    if len(sensors) > 1:
+        # a subset of the series, in random order: rows where all of them are null disappear
+        k = int(rng.integers(1, len(sensors)))
+        pick = [int(i) for i in rng.permutation(len(sensors))[:k]]
+        sub = [sensors[i] for i in pick]
+        subnames = ["time"] + [names[1 + i] for i in pick]
+        keep = np.zeros(series.num_rows, np.bool_)
+        for c in subnames[1:]:
+            keep |= ~series.nulls[c]
+
+        def subset(sub=sub, subnames=subnames, keep=keep):
+            with r.query_timeseries(dev, sub) as rs:
+                got = from_blocks(rs, subnames)
+            part = _without(series, [(dev, c) for c in names if c not in subnames])
+            compare_series(got, part, keep, what=f"[subset {sub}] ")
+
+        _run(failures, f"{dev}: series subset", subset)
 
     def rows():
         n = min(series.num_rows, ROW_LIMIT)
