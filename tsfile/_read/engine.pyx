@@ -9,10 +9,10 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Decoders with C-level entry points (PLAIN, TS_2DIFF, GORILLA: the official defaults) and the
-raw Snappy and LZ4 block decompressors run as C without the GIL; every other encoding goes
-through its codec module's ``decode`` once per page (never per value), the other compressions
-through tsfile.compression once per page.
+Every numeric codec is called through its C-level entry point, straight into the result arrays
+(without the GIL except RLE's per-value path), as are the raw Snappy and LZ4 block decompressors;
+text encodings (PLAIN strings here, DICTIONARY through its module) build str/bytes objects, and
+the other compressions go through tsfile.compression, once per page.
 """
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -34,7 +34,16 @@ from tsfile.codecs.gorilla cimport (
     GOR_KIND_INT64,
     gorilla_decode_into,
 )
+from tsfile.codecs._serial cimport SK_F32, SK_F64, SK_I32, SK_I64
+from tsfile.codecs.alp cimport alp_decode_into_f32, alp_decode_into_f64
+from tsfile.codecs.camel cimport camel_decode_raw
+from tsfile.codecs.chimp cimport chimp_decode_raw
 from tsfile.codecs.plain cimport plain_decode_numeric_c
+from tsfile.codecs.rlbe cimport rlbe_decode_raw
+from tsfile.codecs.rle cimport rle_decode_path_c
+from tsfile.codecs.sprintz cimport sprintz_decode_raw
+from tsfile.codecs.ts2diff_float cimport ts2diff_float_decode_raw
+from tsfile.codecs.zigzag cimport zigzag_decode_numeric_c
 from tsfile.codecs.ts2diff cimport (
     ts2diff_count_values,
     ts2diff_decode_into_i32,
@@ -96,8 +105,15 @@ cdef enum:
     T_BLOB = 10
     T_STRING = 11
     E_PLAIN = 0
+    E_RLE = 2
     E_TS_2DIFF = 4
     E_GORILLA = 8
+    E_ZIGZAG = 9
+    E_CHIMP = 11
+    E_SPRINTZ = 12
+    E_RLBE = 13
+    E_CAMEL = 14
+    E_ALP = 15
     C_UNCOMPRESSED = 0
     C_SNAPPY = 1
     C_LZ4 = 7
@@ -564,6 +580,19 @@ cdef inline int codec_path(int path, bint has_simd) noexcept:
     return PATH_BATCH
 
 
+cdef inline int serial_kind(int t) noexcept:
+    """TSDataType -> the SK_* word kind of the serial codecs (-1: not a numeric word type)."""
+    if t == T_INT32 or t == T_DATE:
+        return SK_I32
+    if t == T_INT64 or t == T_TIMESTAMP:
+        return SK_I64
+    if t == T_FLOAT:
+        return SK_F32
+    if t == T_DOUBLE:
+        return SK_F64
+    return -1
+
+
 cdef inline int gorilla_kind(int t) noexcept:
     if t == T_INT32 or t == T_DATE:
         return GOR_KIND_INT32
@@ -579,8 +608,8 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
                        int path, Py_ssize_t file_at) except -1:
     """Decode exactly ``count`` values of type t: numeric into ``out`` (native layout), binary
     into the object array ``out_obj`` starting at ``out_at``."""
-    cdef Py_ssize_t i
-    cdef int cp, kind
+    cdef Py_ssize_t i, got
+    cdef int cp, kind, sk
     cdef object arr, v
     cdef const uint8_t[::1] src
     cdef object[::1] objs
@@ -610,6 +639,50 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
             cp = codec_path(path, False)
             with nogil:
                 gorilla_decode_into(p, n, out, count, kind, cp)
+            return 0
+        if enc == E_RLE and (t == T_BOOLEAN or t == T_INT32 or t == T_DATE or t == T_INT64
+                             or t == T_TIMESTAMP):
+            rle_decode_path_c(t, p, n, out, count, codec_path(path, True))
+            return 0
+        if enc == E_ZIGZAG and path != P_PER_VALUE and (
+                t == T_INT32 or t == T_DATE or t == T_INT64 or t == T_TIMESTAMP):
+            with nogil:
+                zigzag_decode_numeric_c(t, p, n, out, count)
+            return 0
+        sk = serial_kind(t)
+        got = -1
+        if sk >= 0:
+            cp = codec_path(path, False)
+            if enc == E_CHIMP:
+                with nogil:
+                    got = chimp_decode_raw(p, n, out, count, sk, cp, True, NULL)
+            elif enc == E_RLBE:
+                with nogil:
+                    got = rlbe_decode_raw(p, n, out, count, sk, cp, NULL)
+            elif enc == E_SPRINTZ:
+                with nogil:
+                    got = sprintz_decode_raw(p, n, out, count, sk, cp, NULL)
+            elif enc == E_CAMEL and t == T_DOUBLE:
+                with nogil:
+                    got = camel_decode_raw(p, n, out, count, cp, NULL)
+            elif enc == E_TS_2DIFF and (t == T_FLOAT or t == T_DOUBLE):
+                cp = codec_path(path, True)
+                with nogil:
+                    got = ts2diff_float_decode_raw(p, n, out, count, sk, cp, NULL)
+            elif enc == E_ALP and t == T_DOUBLE:
+                cp = codec_path(path, True)
+                with nogil:
+                    alp_decode_into_f64(p, n, <double *>out, count, cp)
+                got = count
+            elif enc == E_ALP and t == T_FLOAT:
+                cp = codec_path(path, True)
+                with nogil:
+                    alp_decode_into_f32(p, n, <float *>out, count, cp)
+                got = count
+        if got >= 0:
+            if got != count:
+                raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page holds {got} values, "
+                                  f"expected {count}", file_at)
             return 0
     except CorruptDataError as exc:
         raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
