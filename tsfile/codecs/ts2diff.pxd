@@ -11,7 +11,8 @@
 #     resolve_path() first); PATH_SIMD runs the batch kernel when SIMD is not active at the time of
 #     the call (the values are identical). Returns the number of bytes consumed: the offset just
 #     past the last block from which a value was taken (a block is consumed whole even when
-#     `count` ends inside it). count == 0 returns 0 without reading. Every block header is checked
+#     `count` ends inside it). count == 0 returns 0 without reading (a negative count or size
+#     raises ValueError). Every block header is checked
 #     against the bytes present before anything is read; corrupt or short data raise
 #     CorruptDataError (the GIL is taken only to raise) naming the problem and the byte offset.
 #
