@@ -6,8 +6,8 @@ live in ``include/``.
 Environment switches (read at build time):
 
 * ``TSFILE_SIMD_BUILD=off``  leave all SIMD code out (the "SIMD OFF" build): only scalar kernels.
-* ``TSFILE_BUILD_ONLY=a,b``  build only the modules whose dotted names start with one of the given
-  prefixes (for quick rebuilds while working on one codec).
+* ``TSFILE_BUILD_ONLY=a,b``  build only the named modules (exact dotted names, or ``pkg.*`` for
+  every module below a package), for quick rebuilds while working on one codec.
 * ``TSFILE_ANNOTATE=1``      write Cython's HTML annotation next to each ``.pyx``.
 * ``TSFILE_DEBUG=1``         compile with ``-O0 -g`` and assertions.
 
@@ -49,9 +49,12 @@ def _extensions():
         cflags = ["-O0", "-g"] if debug else ["-O3"]
         cflags += ["-std=gnu11", "-fno-strict-aliasing", "-Wno-unused-function"]
 
+    headers = sorted(str(h.relative_to(ROOT)) for h in (ROOT / "include").glob("*.h"))
     exts = []
     for name, source in _module_names():
-        if only and not any(name.startswith(p) for p in only):
+        if only and not any(
+            name == p or (p.endswith(".*") and name.startswith(p[:-1])) for p in only
+        ):
             continue
         exts.append(
             Extension(
@@ -60,6 +63,8 @@ def _extensions():
                 include_dirs=[str(ROOT / "include"), numpy.get_include()],
                 define_macros=macros,
                 extra_compile_args=cflags,
+                # the kernels are header-only: any header change rebuilds every module
+                depends=headers,
             )
         )
     return exts
