@@ -38,6 +38,7 @@ from tsfile.codecs._serial cimport SK_F32, SK_F64, SK_I32, SK_I64
 from tsfile.codecs.alp cimport alp_decode_into_f32, alp_decode_into_f64
 from tsfile.codecs.camel cimport camel_decode_raw
 from tsfile.codecs.chimp cimport chimp_decode_raw
+from tsfile.codecs.dictionary cimport dictionary_decode_into_c
 from tsfile.codecs.plain cimport plain_decode_numeric_c
 from tsfile.codecs.rlbe cimport rlbe_decode_raw
 from tsfile.codecs.rle cimport rle_decode_path_c
@@ -105,6 +106,7 @@ cdef enum:
     T_BLOB = 10
     T_STRING = 11
     E_PLAIN = 0
+    E_DICTIONARY = 1
     E_RLE = 2
     E_TS_2DIFF = 4
     E_GORILLA = 8
@@ -639,6 +641,10 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
             cp = codec_path(path, False)
             with nogil:
                 gorilla_decode_into(p, n, out, count, kind, cp)
+            return 0
+        if enc == E_DICTIONARY and is_binary(t):
+            # entries decoded once (str for TEXT/STRING), shared by the values that use them
+            dictionary_decode_into_c(p, n, out_obj[out_at:out_at + count], t != T_BLOB)
             return 0
         if enc == E_RLE and (t == T_BOOLEAN or t == T_INT32 or t == T_DATE or t == T_INT64
                              or t == T_TIMESTAMP):
