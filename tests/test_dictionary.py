@@ -54,7 +54,7 @@ def model(values):
         if v not in entries:
             entries.append(v)
         idx.append(entries.index(v))
-    w = (len(entries) - 1).bit_length() if entries else 0
+    w = max(1, (len(entries) - 1).bit_length()) if entries else 0
     head = svarint(len(entries)) + b"".join(varstr(e) for e in entries)
     return head + (bitpacked_block(idx, w) if values else bytes.fromhex("03000108"))
 
@@ -75,10 +75,17 @@ def test_hand_built():
     assert decode_all(data, T.STRING, count=2).tolist() == [b"a", b"bb"]
 
 
-def test_single_entry_width_zero_and_empty():
+def test_single_entry_width_one_and_empty():
+    # the official 2.5 writer's value bytes for a TEXT page "a", "a", "a" (DICTIONARY,
+    # uncompressed): one entry, then an RLE block of width 1 (not 0)
+    official = bytes.fromhex("02 0261 04 01 03 03 00".replace(" ", ""))
+    assert dictionary.encode(["a", "a", "a"]) == official
+    assert decode_all(official).tolist() == [b"a"] * 3
     data = dictionary.encode(["x"] * 5)
-    assert data == bytes.fromhex("02 0278 03 00 03 05".replace(" ", ""))
+    assert data == bytes.fromhex("02 0278 04 01 03 05 00".replace(" ", ""))
     assert decode_all(data).tolist() == [b"x"] * 5
+    # width 0 (all indices 0, no packed bytes) still decodes
+    assert decode_all(bytes.fromhex("02 0278 03 00 03 05".replace(" ", ""))).tolist() == [b"x"] * 5
     assert dictionary.encode([]) == bytes.fromhex("00 03000108".replace(" ", ""))
     assert decode_all(dictionary.encode([])).tolist() == []
 

@@ -7,8 +7,9 @@ one entry index per value. Values decode to an object array of ``bytes`` (the re
 TEXT/STRING into ``str``); every value refers to its entry's bytes object, nothing is copied.
 
 The encoder writes what the C++ 2.5 writer writes: entries in order of first appearance, then one
-bit-packed RLE block whose width is the bit length of the largest index (0 when there is a single
-entry, unlike the plain RLE encoder's minimum of 1).
+bit-packed RLE block whose width is the bit length of the largest index, at least 1 (checked
+against the official writer's page for a one-entry dictionary: width 1; the official reader
+crashes on width 0). Decoding accepts width 0.
 
 Paths: ``per_value`` (:class:`DictionaryDecoder`: the index stream is read one value per C-level
 call) and ``batch`` (the RLE batch kernel, then one gather); no SIMD path.
@@ -295,8 +296,9 @@ cdef bytes _encode_list(list items):
         if ln > 0x7FFFFFFF:
             raise EncodeError("DICTIONARY: an entry is longer than 2**31 - 1 bytes")
         total += _uvarint_len((<uint32_t>ln) << 1) + ln
-    # the indices' RLE block: width = bit length of the largest index (0 for one entry)
-    cdef int width = 0
+    # the indices' RLE block: width = bit length of the largest index, at least 1 (a one-entry
+    # dictionary gets width 1, as the official writer writes it; its reader crashes on width 0)
+    cdef int width = 1
     cdef uint32_t top = <uint32_t>(nent - 1) if nent > 1 else 0
     while top >> width:
         width += 1
