@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata
@@ -741,4 +740,4 @@ class TsFileReader:
             yield TsBlock(all_ts.astype(np.int64), cols, nulls, types)
 
 
-__all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock", "Cursor"]
+__all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock"]
