@@ -84,6 +84,8 @@ def test_single_entry_width_one_and_empty():
     data = dictionary.encode(["x"] * 5)
     assert data == bytes.fromhex("02 0278 04 01 03 05 00".replace(" ", ""))
     assert decode_all(data).tolist() == [b"x"] * 5
+    # a single value (official writer: STRING "é")
+    assert dictionary.encode(["é"], T.STRING) == bytes.fromhex("0204c3a90401030100")
     # width 0 (all indices 0, no packed bytes) still decodes
     assert decode_all(bytes.fromhex("02 0278 03 00 03 05".replace(" ", ""))).tolist() == [b"x"] * 5
     assert dictionary.encode([]) == bytes.fromhex("00 03000108".replace(" ", ""))

@@ -204,3 +204,11 @@ def test_mutated_pages_never_crash(data):
         except CorruptDataError:
             results.append(None)
     assert all(r == results[0] for r in results), [r is None for r in results]
+
+
+def test_pages_written_by_the_official_writer():
+    """Single-value pages written by the official 2.5 package (captured from its output)."""
+    assert zigzag.encode([-(2**31)], T.INT32) == bytes.fromhex("0501ffffffff0f")
+    assert zigzag.encode([2**63 - 1], T.INT64) == bytes.fromhex("0a01feffffffffffffffff01")
+    assert decode_all(bytes.fromhex("0501ffffffff0f"), T.INT32).tolist() == [-(2**31)]
+    assert decode_all(bytes.fromhex("0a01feffffffffffffffff01"), T.INT64).tolist() == [2**63 - 1]
