@@ -21,6 +21,7 @@ _LAZY = {
     "TSEncoding": "tsfile.types",
     "Compressor": "tsfile.types",
     "ColumnCategory": "tsfile.types",
+    "AUTO": "tsfile.types",
     "ColumnSchema": "tsfile.schema",
     "TableSchema": "tsfile.schema",
     "TsFileReader": "tsfile.reader",

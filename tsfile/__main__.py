@@ -10,6 +10,7 @@ SECTIONS = {
     "read": "tsfile._bench.read",
     "write": "tsfile._bench.write",
     "floats": "tsfile._bench.floats",
+    "basic": "tsfile._bench.basic",
 }
 
 
