@@ -34,6 +34,9 @@ def main() -> int:
     ap.add_argument("last", type=int)
     ap.add_argument("--no-official", action="store_true")
     ap.add_argument("--alp", action="store_true", help="allow ALP (our reader only)")
+    ap.add_argument(
+        "--avoid-known", action="store_true", help="keep clear of the open bugs' triggers"
+    )
     a = ap.parse_args()
     out = Path(a.outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -41,7 +44,7 @@ def main() -> int:
     for s in range(a.first, a.last + 1):
         path = out / f"w{s}.tsfile"
         try:
-            doc = write_random(str(path), s, for_official=not a.alp)
+            doc = write_random(str(path), s, for_official=not a.alp, avoid_known=a.avoid_known)
         except Exception as e:
             print(f"seed {s}: WRITE FAILED {type(e).__name__}: {e}")
             traceback.print_exc(limit=-4)
@@ -50,7 +53,17 @@ def main() -> int:
         (out / f"w{s}.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
         fails = check_file(path, doc, np.random.default_rng(s))
         if not a.no_official and not a.alp:
-            fails += [("OFFICIAL " + c, m) for c, m in check_official(path, doc)]
+            off = check_official(path, doc)
+            if a.avoid_known and any(
+                e == "DICTIONARY" for _t, e, _c in doc["fixture"]["columns"].values()
+            ):
+                # open bug: DICTIONARY pages of one entry (bit width 0) derail the official reader
+                off = [
+                    (c, m)
+                    for c, m in off
+                    if "official reader" not in c and "TEXT" not in c and "STRING" not in c
+                ]
+            fails += [("OFFICIAL " + c, m) for c, m in off]
         print(f"seed {s}: {'FAIL ' + str(len(fails)) if fails else 'ok'}", flush=True)
         for check, msg in fails[:6]:
             print(f"    {check}: {msg.splitlines()[0][:300]}")
