@@ -135,7 +135,9 @@ def test_our_writer_roundtrip(tmp_path, seed):
 
 
 @needs_official
-@pytest.mark.parametrize("seed", [0, 1, 2])
+# 22, 62: DICTIONARY pages of one entry (page sizes 7 and 1), crashed the official reader
+# before 8f60ac9
+@pytest.mark.parametrize("seed", [0, 1, 2, 22, 62])
 def test_official_reads_our_writer(tmp_path, seed):
     path = tmp_path / "w.tsfile"
     doc = writer_gen.write_random(str(path), seed, for_official=True)
@@ -155,8 +157,8 @@ def _write_one_column(path, data_type, encoding, values):
     return arr
 
 
-@pytest.mark.xfail(strict=True, reason=BUG_DICT)
 def test_dictionary_page_of_one_entry_has_bit_width_1():
+    # was an open bug (BUG_DICT), fixed in 8f60ac9
     from tsfile.codecs import dictionary
 
     page = dictionary.encode(["a", "a", "a"])
@@ -166,13 +168,13 @@ def test_dictionary_page_of_one_entry_has_bit_width_1():
 
 
 @needs_official
-@pytest.mark.xfail(strict=True, reason=BUG_DICT)
 def test_official_reads_dictionary_page_of_one_entry(tmp_path):
+    # BUG_DICT, fixed in 8f60ac9: the official 2.5.0 reader crashed (SIGSEGV) on width 0
     from interop.official import official_table
 
     path = tmp_path / "d.tsfile"
     _write_one_column(path, TSDataType.TEXT, TSEncoding.DICTIONARY, ["a", "a", "a"])
-    assert official_table(path, "t")["v"] == ["a", "a", "a"]  # 2.5.0: SIGSEGV
+    assert official_table(path, "t")["v"] == ["a", "a", "a"]
 
 
 @pytest.mark.xfail(strict=True, reason=BUG_SPRINTZ)
