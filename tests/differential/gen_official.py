@@ -133,9 +133,14 @@ def apply_nulls(rng, values: list) -> list:
 
 def device_times(rng, n: int) -> list[int]:
     """N strictly increasing timestamps: ms-like, negative, near INT64_MIN/MAX, or sparse."""
-    kind = int(rng.integers(0, 5))
+    kind = int(rng.integers(0, 6))
     if n == 0:
         return []
+    if kind == 5:  # sparse over the whole int64 range: deltas that overflow int64
+        t = np.unique(rng.integers(INT64_MIN + 1, INT64_MAX, size=n, endpoint=True, dtype=np.int64))
+        while len(t) < n:
+            t = np.unique(np.concatenate([t, rng.integers(-(2**62), 2**62, size=n - len(t))]))
+        return [int(x) for x in t[:n]]
     if kind == 0:
         return mf.times_ms(rng, n, 1_700_000_000_000)
     if kind == 1:
@@ -173,7 +178,7 @@ def table_fixture(seed: int) -> tuple[mf.Fixture, dict]:
     for ti in range(n_tables):
         tname = f"t{ti}_{choose(rng, ['data', 'mesures_é', 'x'])}".lower()
         n_tags = int(rng.integers(0, 4))
-        n_fields = int(rng.integers(1, 13))
+        n_fields = int(rng.integers(1, 13)) if rng.random() > 0.05 else int(rng.integers(257, 300))
         tags = unique_names(rng, n_tags, ["tag", "ville", "id"], "g")
         fields = unique_names(rng, n_fields, NAME_WORDS, "f")
         ftypes = [choose(rng, ALL_TYPES) for _ in fields]
@@ -225,7 +230,7 @@ def table_fixture(seed: int) -> tuple[mf.Fixture, dict]:
             devices.add(tup)
         devices = sorted(devices, key=lambda d: mf.device_order_key(list(d)))
         max_rows = 200 if page <= 8 else 3000
-        if len(devices) > 256:
+        if len(devices) > 256 or n_fields > 256:
             max_rows = 4
         rows = {d: int(rng.integers(0 if rng.random() < 0.1 else 1, max_rows)) for d in devices}
         times = {d: device_times(rng, rows[d]) for d in devices}
@@ -317,6 +322,9 @@ TREE_PATHS = [
     "root.a.b.c.d",
     "root.ln.wf01.wt01",
     "root.x.y.z.w.v",
+    "root.東京.d1",
+    "root.sg_1.d_é.s",
+    "root.123.456",
 ]
 
 
