@@ -5,6 +5,11 @@
  * Block: sequences of token (literal length high nibble, match length - 4 low nibble; 15 means
  * more length bytes follow, each added, until one is < 255), literals, 2-byte little-endian match
  * offset, match. The last sequence has literals only. All reads and writes are bounds-checked.
+ *
+ * Why by hand: the page loop runs without the GIL, and cramjam/lz4 offer only Python calls
+ * (one per page, under the GIL). The block formats are small and stable; the decoder is tested
+ * against the library on every fixture and on damaged input, and the library remains the path
+ * for compression and for the Python-level tsfile.compression API.
  */
 #ifndef TSFILE_READ_LZ4_H
 #define TSFILE_READ_LZ4_H

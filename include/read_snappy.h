@@ -6,6 +6,11 @@
  * first byte: 00 literal (length in the tag or in 1-4 following bytes), 01 copy with 1-byte offset
  * (length 4..11), 10 copy with 2-byte offset, 11 copy with 4-byte offset (length 1..64).
  * Every read and write is bounds-checked before it happens; the output must be filled exactly.
+ *
+ * Why by hand: the page loop runs without the GIL, and python-snappy/cramjam offer only Python calls
+ * (one per page, under the GIL). The block formats are small and stable; the decoder is tested
+ * against the library on every fixture and on damaged input, and the library remains the path
+ * for compression and for the Python-level tsfile.compression API.
  */
 #ifndef TSFILE_READ_SNAPPY_H
 #define TSFILE_READ_SNAPPY_H
