@@ -7,8 +7,8 @@
  * offset, match. The last sequence has literals only. All reads and writes are bounds-checked.
  *
  * Why by hand: the page loop runs without the GIL, and cramjam/lz4 offer only Python calls
- * (one per page, under the GIL). The block formats are small and stable; the decoder is tested
- * against the library on every fixture and on damaged input, and the library remains the path
+ * (one per page, under the GIL). The block formats are small and stable; the decoder is checked
+ * against the library's output, on the official fixtures and on damaged input, and the library remains the path
  * for compression and for the Python-level tsfile.compression API.
  */
 #ifndef TSFILE_READ_LZ4_H

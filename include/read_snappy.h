@@ -8,8 +8,8 @@
  * Every read and write is bounds-checked before it happens; the output must be filled exactly.
  *
  * Why by hand: the page loop runs without the GIL, and python-snappy/cramjam offer only Python calls
- * (one per page, under the GIL). The block formats are small and stable; the decoder is tested
- * against the library on every fixture and on damaged input, and the library remains the path
+ * (one per page, under the GIL). The block formats are small and stable; the decoder is checked
+ * against the library's output, on the official fixtures and on damaged input, and the library remains the path
  * for compression and for the Python-level tsfile.compression API.
  */
 #ifndef TSFILE_READ_SNAPPY_H
