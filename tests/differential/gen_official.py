@@ -324,7 +324,6 @@ TREE_PATHS = [
     "root.x.y.z.w.v",
     "root.東京.d1",
     "root.sg_1.d_é.s",
-    "root.123.456",
 ]
 
 
