@@ -37,9 +37,11 @@ FIXTURES = HERE / "fixtures" / "official"
 PY = official_python()
 needs_official = pytest.mark.skipif(PY is None, reason="official tsfile venv not available")
 
-# Seeds chosen to cover: several tables, page size 1 (5, 13, 27), missing value chunks (4, 13),
-# value pages covering fewer rows than their time pages (12), > 256 devices (11), tree model (< 0).
-OFFICIAL_SEEDS = [2, 4, 5, 11, 12, 13, 27, -1, -3, -5]
+# Seeds chosen to cover (gen_official.py as of 4304ae3): several tables with page sizes 2..20000
+# (2, 3, 14), missing value chunks (4, 35), value pages covering fewer rows than their time
+# pages (16, 30), > 256 devices (11; 37 with pages of 1 point), > 256 field columns (16, 35),
+# tree model (< 0; -12 and -14 with flushes: many chunks per series).
+OFFICIAL_SEEDS = [2, 3, 4, 11, 14, 16, 30, 35, 37, -1, -3, -12, -14]
 
 BUG_DICT = (
     "DICTIONARY encoder writes RLE bit width 0 for a page whose values are all one dictionary "
