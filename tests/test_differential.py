@@ -331,6 +331,15 @@ def _offset_bug(what):
             ),
             id="table-name-case",
         ),
+        pytest.param(
+            "time_column",
+            [(419, ord("0"), ord(" "))],  # the encryptLevel property value
+            marks=_offset_bug(
+                "UnsupportedError 'encrypted TsFile (encryptLevel b' ') is not supported' "
+                "(tsfile/reader.py)"
+            ),
+            id="encrypt-level",
+        ),
     ],
 )
 def test_corrupt_file_error_names_offset(tmp_path, name, patches):
