@@ -317,6 +317,11 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
     # write in rounds through random APIs
     n_rounds = int(rng.integers(1, 4))
     apis = []
+    # extra choices from their own stream: the main stream (and so every older seed) unchanged
+    rng2 = np.random.default_rng([4, seed])
+    if rng2.random() < 0.2:  # small buffers: chunk groups flushed by the memory threshold
+        opts["memory_threshold"] = int(rng2.choice([1 << 10, 1 << 13, 1 << 16]))
+    shuffle = rng2.random() < 0.3  # rows out of time order within a tablet (the writer sorts)
     w = tsfile.TsFileWriter(path, **opts)
     w.register_table(schema)
     for rnd in range(n_rounds):
@@ -329,7 +334,7 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
             if b > a:
                 parts.append((d, t[a:b], {k: (v[a:b], m[a:b]) for k, (v, m) in cols_d.items()}))
         if parts:
-            _write_round(w, tname, tags, fields, parts, api)
+            _write_round(w, tname, tags, fields, parts, api, rng2 if shuffle else None)
         if rng.random() < 0.5:
             w.flush()
     w.close()
@@ -344,6 +349,7 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
         "devices": [list(d) for d in devices],
         "rows": [len(x[1]) for x in data],
         "apis": apis,
+        "shuffled_rows": shuffle,
     }
     return doc
 
@@ -357,9 +363,12 @@ def _py(t, v):
     return v
 
 
-def _write_round(w, tname, tags, fields, parts, api):
+def _write_round(w, tname, tags, fields, parts, api, shuffle_rng=None):
     ts = np.concatenate([p[1] for p in parts])
     n = len(ts)
+    perm = shuffle_rng.permutation(n) if shuffle_rng is not None else None
+    if perm is not None:
+        ts = ts[perm]
     tagcols = {}
     for i, g in enumerate(tags):
         a = np.empty(n, object)
@@ -367,7 +376,7 @@ def _write_round(w, tname, tags, fields, parts, api):
         for d, t, _ in parts:
             a[pos : pos + len(t)] = d[i]
             pos += len(t)
-        tagcols[g.column_name] = a
+        tagcols[g.column_name] = a if perm is None else a[perm]
     fcols, masks = {}, {}
     for f in fields:
         k = f.column_name
@@ -377,8 +386,9 @@ def _write_round(w, tname, tags, fields, parts, api):
             v[:] = [x for part in vs for x in part]
         else:
             v = np.concatenate(vs)
-        fcols[k] = v
-        masks[k] = np.concatenate([p[2][k][1] for p in parts])
+        fcols[k] = v if perm is None else v[perm]
+        m = np.concatenate([p[2][k][1] for p in parts])
+        masks[k] = m if perm is None else m[perm]
     if api == "rows":
         names = [g.column_name for g in tags] + [f.column_name for f in fields]
         types = [T.STRING] * len(tags) + [f.data_type for f in fields]
