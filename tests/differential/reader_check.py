@@ -258,6 +258,31 @@ def check_table(r, path, series: Series, rng, failures, ranges=4):
 
     _run(failures, f"{tname}: to_dataframe", dataframe)
 
+    ts_all = series.values["time"]
+    if series.num_rows:
+        a, b = _ranges(rng, ts_all, 1)[-1]
+        k = int(rng.integers(1, series.num_rows + 1))
+
+        def dataframe_options(a=a, b=b, k=k):
+            import pandas as pd
+
+            keep = (ts_all >= a) & (ts_all <= b)
+            df = tsfile.to_dataframe(path, tname, cols, start_time=a, end_time=b)
+            if keep.any():
+                compare_series(from_dataframe(df, names, tn), series, keep, what="[df range] ")
+            else:
+                assert len(df) == 0
+            first = np.zeros(series.num_rows, np.bool_)
+            first[:k] = True
+            df = tsfile.to_dataframe(path, tname, cols, max_row_num=k)
+            compare_series(from_dataframe(df, names, tn), series, first, what="[df max_row_num] ")
+            parts = list(tsfile.to_dataframe(path, tname, cols, max_row_num=k, as_iterator=True))
+            assert all(len(p) <= k for p in parts)
+            df = pd.concat(parts, ignore_index=True)
+            compare_series(from_dataframe(df, names, tn), series, what="[df iterator] ")
+
+        _run(failures, f"{tname}: to_dataframe options", dataframe_options)
+
     def arrow():
         compare_series(
             from_arrow(tsfile.read_arrow(path, tname, cols), names, tn), series, what="[arrow] "
