@@ -107,6 +107,84 @@ def test_checker_catches_a_wrong_cell(official_files):
     assert fails and all(col in m for _c, m in fails)
 
 
+# Value chunks covering fewer rows than their time chunk (tests/differential/make_partial.py):
+# the written data, or a clean error, never values attached to other rows' times.
+PARTIAL = {
+    # times 0..14; v written for the 1st and 3rd tablets of 5 rows only
+    "partial_middle": {t: (1000 + t if t < 5 or t >= 10 else None) for t in range(15)},
+    "partial_prefix": {t: (1000 + t if t >= 5 else None) for t in range(10)},
+}
+BUG_PARTIAL = (
+    "reader: with small batch_size, the first block of a chunk group whose value pages cover "
+    "fewer rows than the time pages is returned with v values paired with the wrong times "
+    "(1010..1012 at times 5..7) before the next page raises; the row counts of all pages "
+    "should be checked before rows are emitted (tsfile/reader.py, tsfile/_read)"
+)
+
+
+@pytest.mark.parametrize(
+    "name, batch_size",
+    [
+        pytest.param("partial_middle", 1, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL)),
+        pytest.param("partial_middle", 8, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL)),
+        ("partial_middle", 0),
+        ("partial_prefix", 1),
+        ("partial_prefix", 0),
+    ],
+)
+def test_partial_value_chunk_never_misaligned(name, batch_size):
+    truth = PARTIAL[name]
+    got = []
+    with tsfile.TsFileReader(HERE / "differential" / "data" / f"{name}.tsfile") as r:
+        try:
+            with r.query_table("t", ["a", "v"], batch_size=batch_size) as rs:
+                while (blk := rs.get_next_tsblock()) is not None:
+                    null = blk.nulls.get("v", np.zeros(len(blk), np.bool_))
+                    got += [
+                        (int(t), None if n else int(v))
+                        for t, v, n in zip(blk.timestamps, blk.columns["v"], null, strict=True)
+                    ]
+        except tsfile.TsFileError as e:
+            assert "offset" in str(e)
+    wrong = [(t, v) for t, v in got if truth[t] != v]
+    assert not wrong, f"rows returned with wrong values: {wrong}"
+
+
+BUG_PARTIAL_RANGE = (
+    "reader: a time range inside the first page of such a chunk group ([5, 7]) returns "
+    "v = 1010, 1011, 1012 at times 5..7 (written: null) WITHOUT any error: the later page that "
+    "would fail is skipped. Detectable from the headers: v's first page statistics end at "
+    "time 12, its time page at 7 (tsfile/reader.py, tsfile/_read)"
+)
+
+
+@pytest.mark.parametrize(
+    "name, start, end",
+    [
+        pytest.param(
+            "partial_middle", 5, 7, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL_RANGE)
+        ),
+        pytest.param(
+            "partial_middle", 0, 7, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL_RANGE)
+        ),
+        ("partial_middle", 3, 9),
+        ("partial_prefix", 0, 4),
+        ("partial_prefix", 6, 9),
+    ],
+)
+def test_partial_value_chunk_time_range(name, start, end):
+    truth = PARTIAL[name]
+    with tsfile.TsFileReader(HERE / "differential" / "data" / f"{name}.tsfile") as r:
+        try:
+            _names, _types, ts, cols, nulls = r.read_columns("t", ["a", "v"], start, end)
+        except tsfile.TsFileError as e:
+            assert "offset" in str(e)
+            return
+    null = nulls.get("v", np.zeros(len(ts), np.bool_))
+    got = [(int(t), None if n else int(v)) for t, v, n in zip(ts, cols["v"], null, strict=True)]
+    assert got == [(t, truth[t]) for t in range(start, end + 1)]
+
+
 # ------------------------------------------------------------------------------------------------
 # 2. our writer -> our reader and the official reader
 # ------------------------------------------------------------------------------------------------
