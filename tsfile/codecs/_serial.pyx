@@ -1,7 +1,14 @@
 # cython: language_level=3
 """Helpers shared by the serial bit-stream codecs (CHIMP, SPRINTZ, RLBE, CAMEL): dtype arguments and
-error messages. Kernel status codes are the TSF_E_* values of include/bitreader_msb.h."""
+error messages, and the decode()/decode_into()/streaming wrappers their modules share. Kernel
+status codes are the TSF_E_* values of include/bitreader_msb.h."""
 import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from tsfile.codecs._common cimport as_byte_view, check_count, resolve_path
 
 from tsfile.errors import CorruptDataError
 from tsfile.types import TSDataType
@@ -23,6 +30,8 @@ _MESSAGES = {
     -2: "corrupt field",
     -3: "count or length out of range",
 }
+
+cnp.import_array()
 
 
 cdef int _check_allowed(int k, int allowed, str codec) except -1:
@@ -117,3 +126,167 @@ cdef tuple serial_values(object values, object dtype, int allowed, str codec):
         return np.ascontiguousarray(arr.astype(target)), k
     except (TypeError, ValueError):
         raise TypeError(f"{codec}: cannot encode these objects as {_NAMES[k]}") from None
+
+
+# ---- decode() / decode_into() / streaming classes of the serial codec modules -------------------
+
+cdef uint8_t _EMPTY[1]
+
+
+cdef const uint8_t *serial_ptr(const unsigned char[::1] buf) noexcept:
+    return &buf[0] if buf.shape[0] > 0 else _EMPTY
+
+
+cdef class SerialCodec:
+    cdef object decode(self, object data, object dtype, object count, object path):
+        cdef int kind = serial_kind(dtype, self.allowed, self.type_codec)
+        cdef int p = resolve_path(path, self.has_simd, self.path_codec)
+        cdef const unsigned char[::1] buf = as_byte_view(data)
+        cdef Py_ssize_t want = check_count(count)
+        cdef Py_ssize_t nb = buf.shape[0]
+        cdef Py_ssize_t total, cap, got
+        cdef const uint8_t *src = serial_ptr(buf)
+        cdef serial_decode_fn fn = self.decode_all if want < 0 else self.decode_exact
+        cdef void *dst
+        with nogil:
+            total = self.count(src, nb, kind)
+        if want > total:
+            if self.count_mode == COUNT_BOUND:
+                raise CorruptDataError(f"{self._what(kind)}: {nb} bytes cannot hold {want} values")
+            raise CorruptDataError(
+                f"{self._what(kind)}: the page holds {total} values, {want} requested"
+            )
+        cap = total if want < 0 else want
+        out = np.empty(cap, dtype=_DTYPES[kind])
+        dst = cnp.PyArray_DATA(<cnp.ndarray>out)
+        with nogil:
+            got = fn(src, nb, dst, cap, kind, p, NULL)
+        if self.count_mode == COUNT_EXACT:
+            if got != cap:  # cannot happen after a successful count; kept as a guard
+                raise CorruptDataError(f"{self._what(kind)}: decoded {got} of {cap} values")
+            return out
+        if want >= 0 and got < want:
+            raise CorruptDataError(
+                f"{self._what(kind)}: the page holds {got} values, {want} requested"
+            )
+        if self.end_marker and want < 0 and got == cap and nb > 0:
+            # the bound counts the end marker as a value: reaching it means the marker is missing
+            serial_raise(-1, nb, nb, self._what(kind))
+        if got < cap:
+            out = out[:got].copy() if got < cap // 2 else out[:got]
+        return out
+
+    cdef object decode_into(self, object data, object out, object path):
+        cdef int kind = serial_kind_of_out(out, self.allowed, self.type_codec)
+        cdef int p = resolve_path(path, self.has_simd, self.path_codec)
+        cdef const unsigned char[::1] buf = as_byte_view(data)
+        cdef Py_ssize_t nb = buf.shape[0]
+        cdef Py_ssize_t want = out.shape[0]
+        cdef Py_ssize_t got, used = 0
+        cdef const uint8_t *src = serial_ptr(buf)
+        cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
+        with nogil:
+            got = self.decode_exact(src, nb, dst, want, kind, p, &used)
+        if got < want:
+            raise CorruptDataError(
+                f"{self._what(kind)}: the page holds {got} values, {want} requested"
+            )
+        return used
+
+    cdef str _what(self, int kind):
+        return f"{self.name} {_NAMES[kind]}"
+
+
+cdef SerialCodec serial_codec(str name, str type_codec, str path_codec, int allowed,
+                              bint has_simd, int count_mode, bint end_marker,
+                              serial_count_fn count, serial_decode_fn decode_all,
+                              serial_decode_fn decode_exact):
+    cdef SerialCodec c = SerialCodec.__new__(SerialCodec)
+    c.name = name
+    c.type_codec = name if type_codec is None else type_codec
+    c.path_codec = name if path_codec is None else path_codec
+    c.allowed = allowed
+    c.has_simd = has_simd
+    c.count_mode = count_mode
+    c.end_marker = end_marker
+    c.count = count
+    c.decode_all = decode_all
+    c.decode_exact = decode_exact
+    return c
+
+
+cdef object serial_as_python(uint64_t v, int kind):
+    cdef double d
+    if kind == SK_I32:
+        return <int32_t>(<uint32_t>v)
+    if kind == SK_I64:
+        return <int64_t>v
+    if kind == SK_F32:
+        # a numpy float32 built from the bits: widening to a Python float would quiet a
+        # signalling NaN
+        return np.array([<uint32_t>v], dtype=np.uint32).view(np.float32)[0]
+    memcpy(&d, &v, 8)
+    return d
+
+
+cdef class SerialDecoder:
+    """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
+
+    cdef const uint8_t *_open(self, object data, object dtype, int allowed,
+                              str codec) except NULL:
+        self.kind = serial_kind(dtype, allowed, codec)
+        self.what = f"{codec} {_NAMES[self.kind]}"
+        self.buf = as_byte_view(data)
+        self.pending = False
+        return serial_ptr(self.buf)
+
+    cdef int _step(self, uint64_t *v) noexcept:
+        return 0
+
+    cdef size_t _error_at(self) noexcept:
+        return 0
+
+    cdef bint _advance(self) except -1:
+        cdef int rc
+        if self.pending:
+            return True
+        rc = self._step(&self.value)
+        if rc < 0:
+            serial_raise(rc, self._error_at(), self.buf.shape[0], self.what)
+        self.pending = rc == 1
+        return self.pending
+
+    def has_next(self):
+        return self._advance()
+
+    def next(self):
+        if not self._advance():
+            raise StopIteration
+        self.pending = False
+        return serial_as_python(self.value, self.kind)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.next()
+
+
+cdef class SerialEncoder:
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
+
+    cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1:
+        self._dtype = dtype
+        self._value_dtype = value_dtype
+        self._encode_page = encode_page
+        self._values = []
+        return 0
+
+    def encode(self, value):
+        self._values.append(value)
+
+    def flush(self):
+        data = self._encode_page(np.asarray(self._values, dtype=self._value_dtype), self._dtype)
+        self._values = []
+        return data

@@ -14,23 +14,19 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.string cimport memcpy
 
-from tsfile.codecs._common cimport (
-    PATH_PER_VALUE,
-    as_byte_view,
-    check_count,
-    resolve_path,
-)
+from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
+    COUNT_BOUND,
     SK_F64,
+    SerialCodec,
+    SerialDecoder,
+    SerialEncoder,
+    serial_codec,
     serial_kind,
-    serial_kind_of_out,
     serial_raise,
     serial_values,
 )
-
-from tsfile.errors import CorruptDataError
 
 cnp.import_array()
 
@@ -79,91 +75,47 @@ cdef Py_ssize_t camel_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
     return <Py_ssize_t>n
 
 
-cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept:
-    return &buf[0] if buf.shape[0] > 0 else _EMPTY
+# Adapters to the shared wrappers' signatures (CAMEL has one kind; a page stores no count).
+cdef Py_ssize_t _bound(const uint8_t *data, Py_ssize_t nbytes, int kind) except -1 nogil:
+    return camel_max_values_of(nbytes)
+
+
+cdef Py_ssize_t _decode(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,
+                        int kind, int path, Py_ssize_t *consumed) except -1 nogil:
+    return camel_decode_raw(data, nbytes, out, cap, path, consumed)
+
+
+cdef SerialCodec _CODEC = serial_codec(
+    "CAMEL", None, None, 1 << SK_F64, False, COUNT_BOUND, False, _bound, _decode, _decode
+)
 
 
 def decode(data, dtype=np.float64, count=None, path="auto"):
     """Decode a CAMEL page into a float64 array. ``dtype`` must be DOUBLE / float64.
     ``count``: the number of values to decode, None = all values of the page."""
-    serial_kind(dtype, 1 << SK_F64, "CAMEL")
-    cdef int p = resolve_path(path, False, "CAMEL")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t want = check_count(count)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t bound = camel_max_values_of(nb)
-    cdef Py_ssize_t cap, got
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst
-    if want > bound:
-        raise CorruptDataError(f"CAMEL DOUBLE: {nb} bytes cannot hold {want} values")
-    cap = bound if want < 0 else want
-    out = np.empty(cap, dtype=np.float64)
-    dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = camel_decode_raw(src, nb, dst, cap, p, NULL)
-    if want >= 0 and got < want:
-        raise CorruptDataError(f"CAMEL DOUBLE: the page holds {got} values, {want} requested")
-    if got < cap:
-        out = out[:got].copy() if got < cap // 2 else out[:got]
-    return out
+    return _CODEC.decode(data, dtype, count, path)
 
 
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into the float64 array ``out``; return the bytes
     consumed."""
-    serial_kind_of_out(out, 1 << SK_F64, "CAMEL")
-    cdef int p = resolve_path(path, False, "CAMEL")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t want = out.shape[0]
-    cdef Py_ssize_t got, used = 0
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = camel_decode_raw(src, nb, dst, want, p, &used)
-    if got < want:
-        raise CorruptDataError(f"CAMEL DOUBLE: the page holds {got} values, {want} requested")
-    return used
+    return _CODEC.decode_into(data, out, path)
 
 
-cdef class CamelDecoder:
+cdef class CamelDecoder(SerialDecoder):
     """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     cdef camel_state st
-    cdef const unsigned char[::1] buf
-    cdef bint pending
-    cdef uint64_t value
 
     def __init__(self, data, dtype=np.float64):
-        serial_kind(dtype, 1 << SK_F64, "CAMEL")
-        self.buf = as_byte_view(data)
-        camel_init(&self.st, _ptr(self.buf), <size_t>self.buf.shape[0])
-        self.pending = False
+        cdef const uint8_t *p = self._open(data, dtype, 1 << SK_F64, "CAMEL")
+        camel_init(&self.st, p, <size_t>self.buf.shape[0])
 
-    def has_next(self):
-        cdef int rc
-        if self.pending:
-            return True
-        rc = camel_next(&self.st, &self.value)
-        if rc < 0:
-            serial_raise(rc, camel_error_offset(&self.st, 0), self.buf.shape[0], "CAMEL DOUBLE")
-        self.pending = rc == 1
-        return self.pending
+    cdef int _step(self, uint64_t *v) noexcept:
+        return camel_next(&self.st, v)
 
-    def next(self):
-        cdef double d
-        if not self.has_next():
-            raise StopIteration
-        self.pending = False
-        memcpy(&d, &self.value, 8)
-        return d
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self.next()
+    cdef size_t _error_at(self) noexcept:
+        return camel_error_offset(&self.st, 0)
 
 
 def encode(values, dtype=None):
@@ -185,20 +137,10 @@ def encode(values, dtype=None):
     return out[:size].tobytes()
 
 
-cdef class CamelEncoder:
+cdef class CamelEncoder(SerialEncoder):
     """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
     starts a new page."""
 
-    cdef list _values
-
     def __init__(self, dtype=np.float64):
         serial_kind(dtype, 1 << SK_F64, "CAMEL")
-        self._values = []
-
-    def encode(self, value):
-        self._values.append(value)
-
-    def flush(self):
-        data = encode(np.asarray(self._values, dtype=np.float64))
-        self._values = []
-        return data
+        self._open(None, np.float64, encode)

@@ -15,30 +15,23 @@ exactly as written.
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
-from tsfile.codecs._common cimport (
-    PATH_PER_VALUE,
-    as_byte_view,
-    check_count,
-    resolve_path,
-)
+from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
+    COUNT_BOUND,
     SK_F32,
     SK_F64,
     SK_I32,
     SK_I64,
-    serial_dtype,
+    SerialCodec,
+    SerialDecoder,
+    SerialEncoder,
+    serial_codec,
     serial_kind,
-    serial_kind_name,
-    serial_kind_of_out,
-    serial_raise,
     serial_raise_nogil,
     serial_values,
 )
-
-from tsfile.errors import CorruptDataError
 
 cnp.import_array()
 
@@ -116,8 +109,25 @@ cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
     return <Py_ssize_t>n
 
 
-cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept:
-    return &buf[0] if buf.shape[0] > 0 else _EMPTY
+# Adapters to the shared wrappers' signatures: the bound sizes a count-less decode, which stops
+# at the end marker; with a count the page's values are decoded exactly, end-marker words included.
+cdef Py_ssize_t _bound(const uint8_t *data, Py_ssize_t nbytes, int kind) except -1 nogil:
+    return chimp_max_values_of(nbytes, kind)
+
+
+cdef Py_ssize_t _decode_all(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,
+                            int kind, int path, Py_ssize_t *consumed) except -1 nogil:
+    return chimp_decode_raw(data, nbytes, out, cap, kind, path, False, consumed)
+
+
+cdef Py_ssize_t _decode_exact(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,
+                              int kind, int path, Py_ssize_t *consumed) except -1 nogil:
+    return chimp_decode_raw(data, nbytes, out, cap, kind, path, True, consumed)
+
+
+cdef SerialCodec _CODEC = serial_codec(
+    "CHIMP", None, None, 15, False, COUNT_BOUND, True, _bound, _decode_all, _decode_exact
+)
 
 
 def decode(data, dtype, count=None, path="auto"):
@@ -129,34 +139,7 @@ def decode(data, dtype, count=None, path="auto"):
     official reader does (it knows each page's count); without one the first such value ends the
     page.
     """
-    cdef int kind = serial_kind(dtype, 15, "CHIMP")
-    cdef int p = resolve_path(path, False, "CHIMP")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t want = check_count(count)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t bound = chimp_max_values_of(nb, kind)
-    cdef Py_ssize_t cap, got
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst
-    if want >= 0 and want > bound:
-        raise CorruptDataError(
-            f"CHIMP {serial_kind_name(kind)}: {nb} bytes cannot hold {want} values"
-        )
-    cap = bound if want < 0 else want
-    out = np.empty(cap, dtype=serial_dtype(kind))
-    dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = chimp_decode_raw(src, nb, dst, cap, kind, p, want >= 0, NULL)
-    if want >= 0 and got < want:
-        raise CorruptDataError(
-            f"CHIMP {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
-        )
-    if want < 0 and got == cap and nb > 0:
-        # the bound counts the end marker as a value: reaching it means the marker is missing
-        serial_raise(-1, nb, nb, f"CHIMP {serial_kind_name(kind)}")
-    if got < cap:
-        out = out[:got].copy() if got < cap // 2 else out[:got]
-    return out
+    return _CODEC.decode(data, dtype, count, path)
 
 
 def decode_into(data, out, path="auto"):
@@ -164,76 +147,25 @@ def decode_into(data, out, path="auto"):
 
     The type follows ``out``'s dtype: int32 (INT32/DATE), int64 (INT64/TIMESTAMP), float32, float64.
     """
-    cdef int kind = serial_kind_of_out(out, 15, "CHIMP")
-    cdef int p = resolve_path(path, False, "CHIMP")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t want = out.shape[0]
-    cdef Py_ssize_t got, used = 0
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = chimp_decode_raw(src, nb, dst, want, kind, p, True, &used)
-    if got < want:
-        raise CorruptDataError(
-            f"CHIMP {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
-        )
-    return used
+    return _CODEC.decode_into(data, out, path)
 
 
-cdef object _as_python(uint64_t v, int kind):
-    cdef double d
-    if kind == SK_I32:
-        return <int32_t>(<uint32_t>v)
-    if kind == SK_I64:
-        return <int64_t>v
-    if kind == SK_F32:
-        # a numpy float32 built from the bits: widening to a Python float would quiet a
-        # signalling NaN
-        return np.array([<uint32_t>v], dtype=np.uint32).view(np.float32)[0]
-    memcpy(&d, &v, 8)
-    return d
-
-
-cdef class ChimpDecoder:
+cdef class ChimpDecoder(SerialDecoder):
     """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     cdef chimp_state st
-    cdef const unsigned char[::1] buf
-    cdef int kind
     cdef bint wide
-    cdef bint pending
-    cdef uint64_t value
 
     def __init__(self, data, dtype):
-        self.kind = serial_kind(dtype, 15, "CHIMP")
+        cdef const uint8_t *p = self._open(data, dtype, 15, "CHIMP")
         self.wide = _wide(self.kind)
-        self.buf = as_byte_view(data)
-        chimp_init(&self.st, _ptr(self.buf), <size_t>self.buf.shape[0], _endv(self.kind))
-        self.pending = False
+        chimp_init(&self.st, p, <size_t>self.buf.shape[0], _endv(self.kind))
 
-    def has_next(self):
-        cdef int rc
-        if self.pending:
-            return True
-        rc = chimp_next64(&self.st, &self.value) if self.wide else chimp_next32(&self.st, &self.value)
-        if rc < 0:
-            serial_raise(rc, chimp_consumed(&self.st), self.buf.shape[0],
-                         f"CHIMP {serial_kind_name(self.kind)}")
-        self.pending = rc == 1
-        return self.pending
+    cdef int _step(self, uint64_t *v) noexcept:
+        return chimp_next64(&self.st, v) if self.wide else chimp_next32(&self.st, v)
 
-    def next(self):
-        if not self.has_next():
-            raise StopIteration
-        self.pending = False
-        return _as_python(self.value, self.kind)
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self.next()
+    cdef size_t _error_at(self) noexcept:
+        return chimp_consumed(&self.st)
 
     @property
     def bytes_consumed(self):
@@ -263,22 +195,10 @@ def encode(values, dtype=None):
     return out[:size].tobytes()
 
 
-cdef class ChimpEncoder:
+cdef class ChimpEncoder(SerialEncoder):
     """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
     starts a new page."""
 
-    cdef object _dtype
-    cdef list _values
-
     def __init__(self, dtype):
         serial_kind(dtype, 15, "CHIMP")
-        self._dtype = dtype
-        self._values = []
-
-    def encode(self, value):
-        self._values.append(value)
-
-    def flush(self):
-        data = encode(np.asarray(self._values), self._dtype)
-        self._values = []
-        return data
+        self._open(dtype, None, encode)

@@ -12,30 +12,21 @@ wrong FLOAT/DOUBLE values for its own SPRINTZ files; this decoder follows the fo
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
-from tsfile.codecs._common cimport (
-    PATH_PER_VALUE,
-    as_byte_view,
-    check_count,
-    resolve_path,
-)
+from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
-    SK_F32,
+    COUNT_EXACT,
     SK_F64,
-    SK_I32,
     SK_I64,
-    serial_dtype,
+    SerialCodec,
+    SerialDecoder,
+    SerialEncoder,
+    serial_codec,
     serial_kind,
-    serial_kind_name,
-    serial_kind_of_out,
-    serial_raise,
     serial_raise_nogil,
     serial_values,
 )
-
-from tsfile.errors import CorruptDataError
 
 cnp.import_array()
 
@@ -94,8 +85,10 @@ cdef Py_ssize_t sprintz_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void 
     return <Py_ssize_t>n
 
 
-cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept:
-    return &buf[0] if buf.shape[0] > 0 else _EMPTY
+cdef SerialCodec _CODEC = serial_codec(
+    "SPRINTZ", None, None, 15, False, COUNT_EXACT, False, sprintz_count_values,
+    sprintz_decode_raw, sprintz_decode_raw
+)
 
 
 def decode(data, dtype, count=None, path="auto"):
@@ -104,28 +97,7 @@ def decode(data, dtype, count=None, path="auto"):
     ``dtype``: a :class:`~tsfile.types.TSDataType` (INT32, INT64, FLOAT, DOUBLE) or
     a numpy dtype. ``count``: the number of values to decode, None = all values of the page.
     """
-    cdef int kind = serial_kind(dtype, 15, "SPRINTZ")
-    cdef int p = resolve_path(path, False, "SPRINTZ")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t want = check_count(count)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t cap, got, total
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst
-    with nogil:
-        total = sprintz_count_values(src, nb, kind)
-    if want > total:
-        raise CorruptDataError(
-            f"SPRINTZ {serial_kind_name(kind)}: the page holds {total} values, {want} requested"
-        )
-    cap = total if want < 0 else want
-    out = np.empty(cap, dtype=serial_dtype(kind))
-    dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = sprintz_decode_raw(src, nb, dst, cap, kind, p, NULL)
-    if got != cap:  # cannot happen after a successful count; kept as a guard
-        raise CorruptDataError(f"SPRINTZ {serial_kind_name(kind)}: decoded {got} of {cap} values")
-    return out
+    return _CODEC.decode(data, dtype, count, path)
 
 
 def decode_into(data, out, path="auto"):
@@ -133,75 +105,23 @@ def decode_into(data, out, path="auto"):
 
     The type follows ``out``'s dtype: int32 (INT32/DATE), int64 (INT64/TIMESTAMP), float32, float64.
     """
-    cdef int kind = serial_kind_of_out(out, 15, "SPRINTZ")
-    cdef int p = resolve_path(path, False, "SPRINTZ")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t want = out.shape[0]
-    cdef Py_ssize_t got, used = 0
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = sprintz_decode_raw(src, nb, dst, want, kind, p, &used)
-    if got < want:
-        raise CorruptDataError(
-            f"SPRINTZ {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
-        )
-    return used
+    return _CODEC.decode_into(data, out, path)
 
 
-cdef object _as_python(uint64_t v, int kind):
-    cdef double d
-    if kind == SK_I32:
-        return <int32_t>(<uint32_t>v)
-    if kind == SK_I64:
-        return <int64_t>v
-    if kind == SK_F32:
-        # a numpy float32 built from the bits: widening would quiet a signalling NaN
-        return np.array([<uint32_t>v], dtype=np.uint32).view(np.float32)[0]
-    memcpy(&d, &v, 8)
-    return d
-
-
-cdef class SprintzDecoder:
+cdef class SprintzDecoder(SerialDecoder):
     """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     cdef sprintz_state st
-    cdef const unsigned char[::1] buf
-    cdef int kind
-    cdef bint wide
-    cdef bint pending
-    cdef uint64_t value
 
     def __init__(self, data, dtype):
-        self.kind = serial_kind(dtype, 15, "SPRINTZ")
-        self.wide = _wide(self.kind)
-        self.buf = as_byte_view(data)
-        sprintz_init(&self.st, _ptr(self.buf), <size_t>self.buf.shape[0], self.kind)
-        self.pending = False
+        cdef const uint8_t *p = self._open(data, dtype, 15, "SPRINTZ")
+        sprintz_init(&self.st, p, <size_t>self.buf.shape[0], self.kind)
 
-    def has_next(self):
-        cdef int rc
-        if self.pending:
-            return True
-        rc = sprintz_next(&self.st, &self.value)
-        if rc < 0:
-            serial_raise(rc, self.st.pos, self.buf.shape[0],
-                         f"SPRINTZ {serial_kind_name(self.kind)}")
-        self.pending = rc == 1
-        return self.pending
+    cdef int _step(self, uint64_t *v) noexcept:
+        return sprintz_next(&self.st, v)
 
-    def next(self):
-        if not self.has_next():
-            raise StopIteration
-        self.pending = False
-        return _as_python(self.value, self.kind)
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self.next()
+    cdef size_t _error_at(self) noexcept:
+        return self.st.pos
 
 
 def encode(values, dtype=None):
@@ -225,22 +145,10 @@ def encode(values, dtype=None):
     return out[:size].tobytes()
 
 
-cdef class SprintzEncoder:
+cdef class SprintzEncoder(SerialEncoder):
     """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
     starts a new page."""
 
-    cdef object _dtype
-    cdef list _values
-
     def __init__(self, dtype):
         serial_kind(dtype, 15, "SPRINTZ")
-        self._dtype = dtype
-        self._values = []
-
-    def encode(self, value):
-        self._values.append(value)
-
-    def flush(self):
-        data = encode(np.asarray(self._values), self._dtype)
-        self._values = []
-        return data
+        self._open(dtype, None, encode)

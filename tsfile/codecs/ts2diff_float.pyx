@@ -15,19 +15,18 @@ requested path; the scaling is one scalar pass over the output.
 """
 import numpy as np
 
-cimport numpy as cnp
 from libc.math cimport pow
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
-from tsfile.codecs._common cimport PATH_PER_VALUE, as_byte_view, check_count, resolve_path
+from tsfile.codecs._common cimport as_byte_view
 from tsfile.codecs._serial cimport (
+    COUNT_EXACT,
     SK_F32,
     SK_F64,
-    serial_dtype,
+    SerialCodec,
+    serial_codec,
     serial_kind,
     serial_kind_name,
-    serial_kind_of_out,
 )
 from tsfile.codecs.ts2diff cimport (
     ts2diff_count_values,
@@ -37,8 +36,6 @@ from tsfile.codecs.ts2diff cimport (
 
 from tsfile.codecs import ts2diff as _ts2diff
 from tsfile.errors import CorruptDataError, EncodeError
-
-cnp.import_array()
 
 # The integer blocks are the only vectorisable part; the scaling pass is scalar.
 HAS_SIMD = bool(_ts2diff.HAS_SIMD)
@@ -224,50 +221,23 @@ def count_values(data, dtype):
     return n
 
 
+cdef SerialCodec _CODEC = serial_codec(
+    "TS_2DIFF", "TS_2DIFF (lossy float)", None, _ALLOWED, HAS_SIMD, COUNT_EXACT, False,
+    ts2diff_float_count_values, ts2diff_float_decode_raw, ts2diff_float_decode_raw
+)
+
+
 def decode(data, dtype, count=None, path="auto"):
     """Decode a FLOAT (float32) or DOUBLE (float64) TS_2DIFF page (any of the three forms).
 
     ``count``: the number of values, None = all. ``path``: that of the integer blocks.
     """
-    cdef int kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
-    cdef int p = resolve_path(path, HAS_SIMD, "TS_2DIFF")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t want = check_count(count)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t total, got
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst
-    with nogil:
-        total = ts2diff_float_count_values(src, nb, kind)
-    if want > total:
-        raise CorruptDataError(
-            f"TS_2DIFF {serial_kind_name(kind)}: the page holds {total} values, {want} requested"
-        )
-    n = total if want < 0 else want
-    out = np.empty(n, dtype=serial_dtype(kind))
-    dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = ts2diff_float_decode_raw(src, nb, dst, n, kind, p, NULL)
-    return out
+    return _CODEC.decode(data, dtype, count, path)
 
 
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values into a float32/float64 array; return the bytes used."""
-    cdef int kind = serial_kind_of_out(out, _ALLOWED, "TS_2DIFF (lossy float)")
-    cdef int p = resolve_path(path, HAS_SIMD, "TS_2DIFF")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t nb = buf.shape[0]
-    cdef Py_ssize_t want = out.shape[0]
-    cdef Py_ssize_t got, used = 0
-    cdef const uint8_t *src = _ptr(buf)
-    cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
-    with nogil:
-        got = ts2diff_float_decode_raw(src, nb, dst, want, kind, p, &used)
-    if got < want:
-        raise CorruptDataError(
-            f"TS_2DIFF {serial_kind_name(kind)}: the page holds {got} values, {want} requested"
-        )
-    return used
+    return _CODEC.decode_into(data, out, path)
 
 
 # ---- encoding (Java FloatEncoder rules) ----------------------------------------------------------
