@@ -330,6 +330,69 @@ def test_hostile_file_errors_name_an_offset(hostile_results):
     assert not hostile_results, json.dumps(hostile_results[:5], indent=1, ensure_ascii=False)
 
 
+def _uvarint(b, p):
+    v = shift = 0
+    while True:
+        x = b[p]
+        p += 1
+        v |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return v, p
+
+
+@pytest.fixture(scope="module")
+def header_results(tmp_path_factory):
+    """Every value of the type, compression and encoding bytes of one chunk header per
+    (type, kind) of two fixtures (format notes 5.1), each read in a child process."""
+    from interop.chunk_scan import scan_chunks
+
+    d = tmp_path_factory.mktemp("headers")
+    paths, desc = [], {}
+    for name in ("tree_nonaligned", "alltypes_multipage"):
+        data = (FIXTURES / f"{name}.tsfile").read_bytes()
+        seen = set()
+        for c in scan_chunks(data):
+            if (c["type"], c["kind"]) in seen:
+                continue
+            seen.add((c["type"], c["kind"]))
+            n, p = _uvarint(data, c["offset"] + 1)  # marker, then the measurement varstr
+            _size, p = _uvarint(data, p + n)
+            for field, at, values in (("type", p, 12), ("comp", p + 1, 12), ("enc", p + 2, 16)):
+                for v in range(values):
+                    if data[at] == v:
+                        continue
+                    b = bytearray(data)
+                    b[at] = v
+                    f = d / f"{name}_{c['offset']}_{field}_{v}.tsfile"
+                    f.write_bytes(bytes(b))
+                    paths.append(str(f))
+                    desc[str(f)] = f"{name}: chunk at {c['offset']} ({c['type']}) {field} = {v}"
+    res = hostile.run_children(paths)
+    return [{**r, "mutation": desc[p]} for p, r in res.items()]
+
+
+def test_chunk_header_bytes_never_crash_or_hang(header_results):
+    bad = [
+        r
+        for r in header_results
+        if r["result"] not in hostile.OK_RESULTS + ("error-without-offset", "bad-exception")
+    ]
+    assert not bad, json.dumps(bad[:5], indent=1)
+    stray = [r for r in header_results if r["result"] == "bad-exception"]
+    assert all(r["type"] == "TypeError" for r in stray), json.dumps(stray[:5], indent=1)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="CAMEL/ALP declared on a non-float chunk raise TypeError (see chunk-encoding-*-int64); "
+    "encodings that do not fit the type raise UnsupportedError without offset",
+)
+def test_chunk_header_bytes_fail_cleanly(header_results):
+    bad = [r for r in header_results if r["result"] not in hostile.OK_RESULTS]
+    assert not bad, json.dumps(bad[:5], indent=1)
+
+
 def _patched(tmp_path, name, patches):
     data = bytearray((FIXTURES / f"{name}.tsfile").read_bytes())
     for offset, old, new in patches:
@@ -382,6 +445,17 @@ def _offset_bug(what):
                 "(tsfile/_read dispatch to tsfile/codecs/alp)",
             ),
             id="chunk-encoding-alp-int64",
+        ),
+        pytest.param(
+            "tree_nonaligned",
+            [(23, 0, 14)],  # the same encoding byte: PLAIN -> CAMEL (14) for INT64
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="TypeError 'CAMEL does not encode INT64 values (only DOUBLE)' escapes "
+                "for a chunk header declaring CAMEL on an INT64 series (also time chunks): not "
+                "a TsFileError (tsfile/_read dispatch to tsfile/codecs/camel)",
+            ),
+            id="chunk-encoding-camel-int64",
         ),
         pytest.param(
             "extremes",
