@@ -197,6 +197,18 @@ def check_table(r, path, series: Series, rng, failures, ranges=4):
 
         _run(failures, f"{tname}: read_columns path={p}", batch)
 
+    def schema():
+        sch = r.get_table_schema(tname)
+        got = [
+            (c.get_column_name(), c.get_data_type().name, c.get_category().name)
+            for c in sch.get_columns()
+            if c.get_category().name != "TIME"
+        ]
+        want = list(zip(cols, tn[1:], series.categories[1:], strict=True))
+        assert got == want, (got, want)
+
+    _run(failures, f"{tname}: table schema", schema)
+
     if len(cols) > 1:
         # a random subset of the columns in random order (tags included): same rows
         k = int(rng.integers(1, len(cols)))
