@@ -1,5 +1,7 @@
 # Value kinds shared by the PLAIN, RLE, ZIGZAG and DICTIONARY modules: what a dtype argument or an
 # output array means, and the conversion of kernel error codes into CorruptDataError.
+from libc.stddef cimport ptrdiff_t
+from libc.stdint cimport uint8_t, uint32_t
 
 cdef enum:
     KIND_BOOL = 0   # numpy bool
@@ -38,3 +40,42 @@ cdef list as_binary_list(object values)
 
 # The same, but a list that holds only bytes objects is returned as it is (no per-value work).
 cdef list binary_items(object values)
+
+# A kernel's result r (bytes consumed, or -TSC_ERR_* with the offending offset in `at`) checked:
+# raises CorruptDataError naming `what` (GIL taken only then), else returns r.
+cdef inline Py_ssize_t kernel_result(ptrdiff_t r, size_t at, Py_ssize_t n,
+                                     const char *what) except -1 nogil:
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, what)
+    return r
+
+# UnsupportedError "<codec>: <kind> values are not supported (<codec> holds <holds>)" unless
+# `kind` is in the bit set `allowed` (1 << KIND_*).
+cdef int check_kind_in(int kind, int allowed, str codec, str holds) except -1
+
+# TypeError "<codec>: cannot decode into an array of <kind> values" unless `kind` is in `allowed`.
+cdef int check_out_in(int kind, int allowed, str codec) except -1
+
+# The "per_value" path into raw storage: `count` values decoded from src[0:n] by `fn` (a module's
+# per-value driver filling a numpy array of the kind's dtype), then copied to `out`.
+ctypedef Py_ssize_t (*per_value_fn)(int kind, const unsigned char[::1] buf,
+                                    object out) except -1
+cdef Py_ssize_t per_value_into(per_value_fn fn, int kind, const uint8_t *src, Py_ssize_t n,
+                               void *out, Py_ssize_t count) except -1
+
+# LEB128 length and writer of an unsigned 32-bit varint (encoders' length prefixes).
+cdef inline int uvarint_len(uint32_t v) noexcept nogil:
+    cdef int k = 1
+    while v >= 0x80:
+        v >>= 7
+        k += 1
+    return k
+
+cdef inline int write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
+    cdef int k = 0
+    while v >= 0x80:
+        dst[k] = <uint8_t>(v | 0x80)
+        v >>= 7
+        k += 1
+    dst[k] = <uint8_t>v
+    return k + 1

@@ -6,10 +6,11 @@ FLOAT -> float32, DOUBLE -> float64, TEXT/STRING/BLOB -> object array of ``bytes
 turns TEXT/STRING into ``str`` itself; the codecs never guess a character set).
 """
 from cpython.bytes cimport PyBytes_CheckExact
+from libc.string cimport memcpy
 
 import numpy as np
 
-from tsfile.errors import CorruptDataError
+from tsfile.errors import CorruptDataError, UnsupportedError
 from tsfile.types import TSDataType
 
 _TS_KINDS = {
@@ -100,6 +101,31 @@ cdef int raise_kernel_error_nogil(int code, size_t at, size_t n, const char *wha
     with gil:
         raise_kernel_error(code, at, n, what.decode("ascii"))
     return -1
+
+
+cdef int check_kind_in(int kind, int allowed, str codec, str holds) except -1:
+    if not (allowed >> kind) & 1:
+        raise UnsupportedError(
+            f"{codec}: {_NAMES[kind]} values are not supported ({codec} holds {holds})"
+        )
+    return 0
+
+
+cdef int check_out_in(int kind, int allowed, str codec) except -1:
+    if not (allowed >> kind) & 1:
+        raise TypeError(f"{codec}: cannot decode into an array of {_NAMES[kind]} values")
+    return 0
+
+
+cdef Py_ssize_t per_value_into(per_value_fn fn, int kind, const uint8_t *src, Py_ssize_t n,
+                               void *out, Py_ssize_t count) except -1:
+    cdef char[::1] raw
+    arr = np.empty(count, dtype=_DTYPES[kind])
+    cdef Py_ssize_t used = fn(kind, <const unsigned char[:n]>src if n else b"", arr)
+    if count:
+        raw = arr.view(np.int8)
+        memcpy(out, <const void *>&raw[0], count * arr.itemsize)
+    return used
 
 
 cdef object as_values(object values, int kind):

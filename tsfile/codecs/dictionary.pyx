@@ -29,10 +29,13 @@ from tsfile.codecs._kinds cimport (
     KIND_I32,
     as_binary_list,
     binary_items,
+    check_kind_in,
     kind_name,
     kind_of_out,
     raise_kernel_error,
     resolve_kind,
+    uvarint_len,
+    write_uvarint,
 )
 from tsfile.codecs.rle cimport (
     RleDecoder,
@@ -43,7 +46,7 @@ from tsfile.codecs.rle cimport (
 )
 
 from tsfile.codecs.rle import MAX_IMPLICIT_VALUES
-from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
+from tsfile.errors import CorruptDataError, EncodeError
 from tsfile.types import TSDataType
 
 HAS_SIMD = False
@@ -64,13 +67,8 @@ cdef extern from "plain_scalar.h" nogil:
     int tsc_read_svarint32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
 
 
-cdef int _check_kind(int kind) except -1:
-    if kind != KIND_BIN:
-        raise UnsupportedError(
-            f"DICTIONARY: {kind_name(kind)} values are not supported (DICTIONARY holds "
-            "TEXT/STRING/BLOB)"
-        )
-    return 0
+cdef inline int _check_kind(int kind) except -1:
+    return check_kind_in(kind, 1 << KIND_BIN, "DICTIONARY", "TEXT/STRING/BLOB")
 
 
 cdef int _check_out(int kind) except -1:
@@ -251,24 +249,6 @@ def decode_into(data, out, path="auto", strings=False):
     return used
 
 
-cdef inline int _uvarint_len(uint32_t v) noexcept nogil:
-    cdef int k = 1
-    while v >= 0x80:
-        v >>= 7
-        k += 1
-    return k
-
-
-cdef inline int _write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
-    cdef int k = 0
-    while v >= 0x80:
-        dst[k] = <uint8_t>(v | 0x80)
-        v >>= 7
-        k += 1
-    dst[k] = <uint8_t>v
-    return k + 1
-
-
 cdef bytes _encode_list(list items):
     cdef dict index = {}
     cdef list entries = []
@@ -290,12 +270,12 @@ cdef bytes _encode_list(list items):
     cdef Py_ssize_t nent = len(entries)
     if nent > 0x7FFFFFFF:
         raise EncodeError("DICTIONARY: too many entries")
-    total = _uvarint_len((<uint32_t>nent) << 1)
+    total = uvarint_len((<uint32_t>nent) << 1)
     for b in entries:
         ln = len(b)
         if ln > 0x7FFFFFFF:
             raise EncodeError("DICTIONARY: an entry is longer than 2**31 - 1 bytes")
-        total += _uvarint_len((<uint32_t>ln) << 1) + ln
+        total += uvarint_len((<uint32_t>ln) << 1) + ln
     # the indices' RLE block: width = bit length of the largest index, at least 1 (a one-entry
     # dictionary gets width 1, as the official writer writes it; its reader crashes on width 0)
     cdef int width = 1
@@ -305,10 +285,10 @@ cdef bytes _encode_list(list items):
     cdef Py_ssize_t bound = rle_encode_bound(count) if count else 4
     res = PyBytes_FromStringAndSize(NULL, total + bound)
     cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(res)
-    k = _write_uvarint(dst, (<uint32_t>nent) << 1)
+    k = write_uvarint(dst, (<uint32_t>nent) << 1)
     for b in entries:
         ln = len(b)
-        k += _write_uvarint(dst + k, (<uint32_t>ln) << 1)
+        k += write_uvarint(dst + k, (<uint32_t>ln) << 1)
         memcpy(dst + k, PyBytes_AS_STRING(b), ln)
         k += ln
     if count:

@@ -45,9 +45,13 @@ from tsfile.codecs._kinds cimport (
     kind_dtype,
     kind_name,
     kind_of_out,
+    kernel_result,
+    per_value_into,
     raise_kernel_error,
     raise_kernel_error_nogil,
     resolve_kind,
+    uvarint_len,
+    write_uvarint,
 )
 
 from tsfile.errors import CorruptDataError
@@ -103,45 +107,35 @@ cdef Py_ssize_t plain_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *o
                                     Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = plain_decode_bool_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN BOOLEAN")
-    return r
+    return kernel_result(r, at, n, "PLAIN BOOLEAN")
 
 
 cdef Py_ssize_t plain_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
                                    Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = plain_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN INT32")
-    return r
+    return kernel_result(r, at, n, "PLAIN INT32")
 
 
 cdef Py_ssize_t plain_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                    Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN INT64")
-    return r
+    return kernel_result(r, at, n, "PLAIN INT64")
 
 
 cdef Py_ssize_t plain_decode_f32_c(const uint8_t *src, Py_ssize_t n, float *out,
                                    Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN FLOAT")
-    return r
+    return kernel_result(r, at, n, "PLAIN FLOAT")
 
 
 cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out,
                                    Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN DOUBLE")
-    return r
+    return kernel_result(r, at, n, "PLAIN DOUBLE")
 
 
 cdef inline int _ts_kind(int ts_type) noexcept nogil:
@@ -193,17 +187,11 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
 cdef Py_ssize_t plain_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
                                     Py_ssize_t count, int path) except -1:
     cdef int kind = _ts_kind(ts_type)
-    cdef char[::1] raw
     cdef Py_ssize_t used
     if kind < 0:
         raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
     if path == PATH_PER_VALUE:
-        arr = np.empty(count, dtype=kind_dtype(kind))
-        used = _decode_per_value(kind, <const unsigned char[:n]>src if n else b"", arr)
-        if count:
-            raw = arr.view(np.int8)
-            memcpy(out, <const void *>&raw[0], count * arr.itemsize)
-        return used
+        return per_value_into(_decode_per_value, kind, src, n, out, count)
     with nogil:
         if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
             used = _decode_simd(kind, src, n, out, count)
@@ -226,9 +214,7 @@ cdef Py_ssize_t plain_scan_binary_c(const uint8_t *src, Py_ssize_t n, int64_t *s
     cdef size_t at = 0, found = 0
     cdef ptrdiff_t r = plain_scan_binary_scalar(src, <size_t>n, <size_t>count, starts, lens,
                                                 &found, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "PLAIN binary")
-    return r
+    return kernel_result(r, at, n, "PLAIN binary")
 
 
 cdef Py_ssize_t plain_decode_binary_into(const uint8_t *src, Py_ssize_t n, object out) except -1:
@@ -518,34 +504,16 @@ cdef bytes _encode_binary(list items):
         if ln > 0x7FFFFFFF:
             from tsfile.errors import EncodeError
             raise EncodeError("a binary value is longer than 2**31 - 1 bytes")
-        total += _uvarint_len((<uint32_t>ln) << 1) + ln
+        total += uvarint_len((<uint32_t>ln) << 1) + ln
     res = PyBytes_FromStringAndSize(NULL, total)
     cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(res)
     for i in range(n):
         b = items[i]
         ln = PyBytes_GET_SIZE(b)
-        k += _write_uvarint(dst + k, (<uint32_t>ln) << 1)
+        k += write_uvarint(dst + k, (<uint32_t>ln) << 1)
         memcpy(dst + k, PyBytes_AS_STRING(b), ln)
         k += ln
     return res
-
-
-cdef inline int _uvarint_len(uint32_t v) noexcept nogil:
-    cdef int k = 1
-    while v >= 0x80:
-        v >>= 7
-        k += 1
-    return k
-
-
-cdef inline int _write_uvarint(uint8_t *dst, uint32_t v) noexcept nogil:
-    cdef int k = 0
-    while v >= 0x80:
-        dst[k] = <uint8_t>(v | 0x80)
-        v >>= 7
-        k += 1
-    dst[k] = <uint8_t>v
-    return k + 1
 
 
 cdef bytes _encode_kind_py(int kind, object values):

@@ -25,7 +25,6 @@ RLE runs stay scalar). ``HAS_SIMD`` says whether this build has the kernels.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.string cimport memcpy
 
 import numpy as np
 
@@ -39,17 +38,17 @@ from tsfile.codecs._common cimport (
     resolve_path,
 )
 from tsfile.codecs._kinds cimport (
-    KIND_BIN,
     KIND_BOOL,
-    KIND_F32,
-    KIND_F64,
     KIND_I32,
     KIND_I64,
     as_values,
+    check_kind_in,
+    check_out_in,
     infer_kind,
+    kernel_result,
     kind_dtype,
-    kind_name,
     kind_of_out,
+    per_value_into,
     raise_kernel_error,
     raise_kernel_error_nogil,
     resolve_kind,
@@ -105,13 +104,12 @@ cdef extern from "rle_scalar.h" nogil:
     int rle_width_i64(const int64_t *v, size_t count)
 
 
-cdef int _check_kind(int kind) except -1:
-    if kind in (KIND_F32, KIND_F64, KIND_BIN):
-        raise UnsupportedError(
-            f"RLE: {kind_name(kind)} values are not supported (RLE holds BOOLEAN, INT32/DATE and "
-            "INT64/TIMESTAMP)"
-        )
-    return 0
+cdef enum:
+    _KINDS = (1 << KIND_BOOL) | (1 << KIND_I32) | (1 << KIND_I64)
+
+
+cdef inline int _check_kind(int kind) except -1:
+    return check_kind_in(kind, _KINDS, "RLE", "BOOLEAN, INT32/DATE and INT64/TIMESTAMP")
 
 
 cdef inline const char *_what(int kind) noexcept nogil:
@@ -122,10 +120,8 @@ cdef inline const char *_what(int kind) noexcept nogil:
     return "RLE INT64"
 
 
-cdef int _check_out(int kind) except -1:
-    if kind == KIND_F32 or kind == KIND_F64 or kind == KIND_BIN:
-        raise TypeError(f"RLE: cannot decode into an array of {kind_name(kind)} values")
-    return 0
+cdef inline int _check_out(int kind) except -1:
+    return check_out_in(kind, _KINDS, "RLE")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,27 +131,21 @@ cdef Py_ssize_t rle_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
                                  Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = rle_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "RLE INT32")
-    return r
+    return kernel_result(r, at, n, "RLE INT32")
 
 
 cdef Py_ssize_t rle_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                  Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = rle_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "RLE INT64")
-    return r
+    return kernel_result(r, at, n, "RLE INT64")
 
 
 cdef Py_ssize_t rle_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
                                   Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = rle_decode_bool_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "RLE BOOLEAN")
-    return r
+    return kernel_result(r, at, n, "RLE BOOLEAN")
 
 
 cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *out,
@@ -168,15 +158,12 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
         r = rle_decode_i64_simd(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
     else:
         return rle_decode_bool_c(src, n, <uint8_t *>out, count)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, _what(kind))
-    return r
+    return kernel_result(r, at, n, _what(kind))
 
 
 cdef Py_ssize_t rle_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
                                   Py_ssize_t count, int path) except -1:
     cdef int kind
-    cdef char[::1] raw
     if ts_type == 0:
         kind = KIND_BOOL
     elif ts_type == 1 or ts_type == 9:
@@ -186,13 +173,7 @@ cdef Py_ssize_t rle_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n,
     else:
         raise UnsupportedError(f"RLE: data type code {ts_type} is not supported")
     if path == PATH_PER_VALUE:
-        arr = np.empty(count, dtype=kind_dtype(kind))
-        view = <const unsigned char[:n]>src if n else b""
-        used = _decode_per_value(kind, view, arr)
-        if count:
-            raw = arr.view(np.int8)
-            memcpy(out, <const void *>&raw[0], count * arr.itemsize)
-        return used
+        return per_value_into(_decode_per_value, kind, src, n, out, count)
     if path == PATH_SIMD and HAS_SIMD and simd_active():
         with nogil:
             return _decode_simd(kind, src, n, out, count)

@@ -19,7 +19,10 @@ from tsfile.codecs._kinds cimport (
     KIND_I32,
     KIND_I64,
     as_values,
+    check_kind_in,
+    check_out_in,
     infer_kind,
+    kernel_result,
     kind_dtype,
     kind_name,
     kind_of_out,
@@ -57,19 +60,16 @@ cdef extern from "zigzag_scalar.h" nogil:
     size_t zigzag_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
 
 
-cdef int _check_kind(int kind) except -1:
-    if kind != KIND_I32 and kind != KIND_I64:
-        raise UnsupportedError(
-            f"ZIGZAG: {kind_name(kind)} values are not supported (ZIGZAG holds INT32/DATE and "
-            "INT64/TIMESTAMP)"
-        )
-    return 0
+cdef enum:
+    _KINDS = (1 << KIND_I32) | (1 << KIND_I64)
 
 
-cdef int _check_out(int kind) except -1:
-    if kind != KIND_I32 and kind != KIND_I64:
-        raise TypeError(f"ZIGZAG: cannot decode into an array of {kind_name(kind)} values")
-    return 0
+cdef inline int _check_kind(int kind) except -1:
+    return check_kind_in(kind, _KINDS, "ZIGZAG", "INT32/DATE and INT64/TIMESTAMP")
+
+
+cdef inline int _check_out(int kind) except -1:
+    return check_out_in(kind, _KINDS, "ZIGZAG")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,18 +79,14 @@ cdef Py_ssize_t zigzag_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *o
                                     Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = zigzag_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "ZIGZAG INT32")
-    return r
+    return kernel_result(r, at, n, "ZIGZAG INT32")
 
 
 cdef Py_ssize_t zigzag_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                     Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0
     cdef ptrdiff_t r = zigzag_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
-    if r < 0:
-        raise_kernel_error_nogil(<int>-r, at, <size_t>n, "ZIGZAG INT64")
-    return r
+    return kernel_result(r, at, n, "ZIGZAG INT64")
 
 
 cdef Py_ssize_t zigzag_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
