@@ -6,6 +6,7 @@ import struct
 
 import numpy as np
 import pytest
+from codec_checks import check_mutated_page, check_paths_agree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -267,19 +268,7 @@ def test_truncated_and_malformed():
     st.one_of(st.none(), st.integers(0, 80)),
 )
 def test_random_bytes_never_crash(data, dtype, count):
-    results = []
-    for p in PATHS:
-        try:
-            results.append(plain.decode(data, dtype, count=count, path=p))
-        except CorruptDataError:
-            results.append(None)
-    for r in results[1:]:
-        assert (results[0] is None) == (r is None)
-        if r is not None:
-            if dtype == T.TEXT:
-                assert results[0].tolist() == r.tolist()
-            else:
-                assert results[0].tobytes() == r.tobytes()
+    check_paths_agree(plain.decode, data, dtype, count, PATHS, binary=(T.TEXT,))
 
 
 @settings(max_examples=100, deadline=None)
@@ -308,41 +297,9 @@ MOD = plain
 BINARY = (T.TEXT,)
 
 
-def _mutate(data, page):
-    buf = bytearray(page)
-    for _ in range(data.draw(st.integers(1, 4))):
-        if not buf:
-            break
-        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
-        i = data.draw(st.integers(0, len(buf) - 1))
-        if op == "flip":
-            buf[i] ^= data.draw(st.integers(1, 255))
-        elif op == "cut":
-            del buf[i:]
-        elif op == "splice":
-            j = data.draw(st.integers(0, len(buf) - 1))
-            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
-        else:
-            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
-    return bytes(buf)
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_mutated_pages_never_crash(data):
     """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
     returns the same values as the others."""
-    page, dtype = data.draw(st.sampled_from(VALID_PAGES))
-    buf = _mutate(data, page)
-    count = data.draw(st.one_of(st.none(), st.integers(0, 400)))
-    results = []
-    for p in PATHS:
-        try:
-            results.append(
-                MOD.decode(buf, dtype, count=count, path=p).tobytes()
-                if dtype not in BINARY
-                else MOD.decode(buf, dtype, count=count, path=p).tolist()
-            )
-        except CorruptDataError:
-            results.append(None)
-    assert all(r == results[0] for r in results), [r is None for r in results]
+    check_mutated_page(data, VALID_PAGES, MOD, PATHS, BINARY)

@@ -5,8 +5,10 @@ around group / run boundaries, per_value == batch, and hostile input -> CorruptD
 
 import numpy as np
 import pytest
+from codec_checks import check_mutated_page, check_paths_agree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serial_ref import uvarint
 
 import tsfile
 from tsfile.codecs import rle
@@ -17,15 +19,6 @@ PATHS = ["batch", "per_value"] + (["simd"] if rle.HAS_SIMD and tsfile.simd_avail
 
 
 # ---- an independent model of the format, with Python integers -----------------------------------
-
-
-def uvarint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 def pack_group(vals, w):
@@ -354,17 +347,7 @@ def test_huge_implicit_count_is_refused_without_allocating():
     st.one_of(st.none(), st.integers(0, 300)),
 )
 def test_random_bytes_never_crash(data, dtype, count):
-    results = []
-    for p in PATHS:
-        try:
-            results.append(rle.decode(data, dtype, count=count, path=p))
-        except CorruptDataError:
-            results.append(None)
-    for r in results[1:]:
-        if results[0] is None or r is None:
-            assert results[0] is None and r is None
-        else:
-            np.testing.assert_array_equal(results[0], r)
+    check_paths_agree(rle.decode, data, dtype, count, PATHS)
 
 
 @settings(max_examples=150, deadline=None)
@@ -406,30 +389,7 @@ def _valid_pages():
 def test_mutated_pages_never_crash(data):
     """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
     returns the same values as the others."""
-    page, dtype = data.draw(st.sampled_from(_valid_pages()))
-    buf = bytearray(page)
-    for _ in range(data.draw(st.integers(1, 4))):
-        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
-        if not buf:
-            break
-        i = data.draw(st.integers(0, len(buf) - 1))
-        if op == "flip":
-            buf[i] ^= data.draw(st.integers(1, 255))
-        elif op == "cut":
-            del buf[i:]
-        elif op == "splice":
-            j = data.draw(st.integers(0, len(buf) - 1))
-            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
-        else:
-            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
-    count = data.draw(st.one_of(st.none(), st.integers(0, 800)))
-    results = []
-    for p in PATHS:
-        try:
-            results.append(rle.decode(bytes(buf), dtype, count=count, path=p).tolist())
-        except CorruptDataError:
-            results.append(None)
-    assert all(r == results[0] for r in results), [r is None for r in results]
+    check_mutated_page(data, _valid_pages(), rle, PATHS, max_count=800)
 
 
 def test_pages_written_by_the_official_writer():

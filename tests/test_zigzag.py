@@ -3,23 +3,16 @@ varints, checked against a pure-Python model; several blocks; per_value == batch
 
 import numpy as np
 import pytest
+from codec_checks import check_mutated_page, check_paths_agree
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serial_ref import uvarint
 
 from tsfile.codecs import zigzag
 from tsfile.errors import CorruptDataError, SimdUnavailableError, UnsupportedError
 from tsfile.types import TSDataType as T
 
 PATHS = ["batch", "per_value"]
-
-
-def uvarint(u):
-    out = bytearray()
-    while u >= 0x80:
-        out.append((u & 0x7F) | 0x80)
-        u >>= 7
-    out.append(u)
-    return bytes(out)
 
 
 def model_block(values, bits):
@@ -138,13 +131,7 @@ def test_hostile():
     st.one_of(st.none(), st.integers(0, 70)),
 )
 def test_random_bytes_never_crash(data, dtype, count):
-    results = []
-    for p in PATHS:
-        try:
-            results.append(zigzag.decode(data, dtype, count=count, path=p).tolist())
-        except CorruptDataError:
-            results.append(None)
-    assert results[0] == results[1]
+    check_paths_agree(zigzag.decode, data, dtype, count, PATHS)
 
 
 @settings(max_examples=100, deadline=None)
@@ -166,44 +153,12 @@ MOD = zigzag
 BINARY = ()
 
 
-def _mutate(data, page):
-    buf = bytearray(page)
-    for _ in range(data.draw(st.integers(1, 4))):
-        if not buf:
-            break
-        op = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
-        i = data.draw(st.integers(0, len(buf) - 1))
-        if op == "flip":
-            buf[i] ^= data.draw(st.integers(1, 255))
-        elif op == "cut":
-            del buf[i:]
-        elif op == "splice":
-            j = data.draw(st.integers(0, len(buf) - 1))
-            buf[i:i] = buf[j : j + data.draw(st.integers(1, 16))]
-        else:
-            buf[i:i] = data.draw(st.binary(min_size=1, max_size=6))
-    return bytes(buf)
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_mutated_pages_never_crash(data):
     """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or
     returns the same values as the others."""
-    page, dtype = data.draw(st.sampled_from(VALID_PAGES))
-    buf = _mutate(data, page)
-    count = data.draw(st.one_of(st.none(), st.integers(0, 400)))
-    results = []
-    for p in PATHS:
-        try:
-            results.append(
-                MOD.decode(buf, dtype, count=count, path=p).tobytes()
-                if dtype not in BINARY
-                else MOD.decode(buf, dtype, count=count, path=p).tolist()
-            )
-        except CorruptDataError:
-            results.append(None)
-    assert all(r == results[0] for r in results), [r is None for r in results]
+    check_mutated_page(data, VALID_PAGES, MOD, PATHS, BINARY)
 
 
 def test_pages_written_by_the_official_writer():
