@@ -179,14 +179,22 @@ cdef int _raise_corrupt(const ts2diff_error* e) except -1 nogil:
 
 # ---- C-level entry points (see ts2diff.pxd) ------------------------------------------------------
 
-cdef int64_t _per_value_i64(const uint8_t* data, size_t nbytes, int64_t* out, size_t count,
-                            ts2diff_error* err) noexcept nogil:
+ctypedef fused _word:
+    int32_t
+    int64_t
+
+
+cdef int64_t _per_value(const uint8_t* data, size_t nbytes, _word* out, size_t count,
+                        ts2diff_error* err) noexcept nogil:
     cdef ts2diff_stream st
     cdef size_t i
     cdef int rc
-    ts2diff_stream_init(&st, data, nbytes, 1)
+    ts2diff_stream_init(&st, data, nbytes, 1 if _word is int64_t else 0)
     for i in range(count):
-        rc = ts2diff_stream_next_i64(&st, &out[i])
+        if _word is int64_t:
+            rc = ts2diff_stream_next_i64(&st, &out[i])
+        else:
+            rc = ts2diff_stream_next_i32(&st, &out[i])
         if rc != 1:
             if rc == 0:
                 ts2diff_set_error(err, TS2DIFF_E_SHORT, nbytes, <int64_t>i, <int64_t>count)
@@ -196,65 +204,46 @@ cdef int64_t _per_value_i64(const uint8_t* data, size_t nbytes, int64_t* out, si
     return <int64_t>st.pos
 
 
-cdef int64_t _per_value_i32(const uint8_t* data, size_t nbytes, int32_t* out, size_t count,
-                            ts2diff_error* err) noexcept nogil:
-    cdef ts2diff_stream st
-    cdef size_t i
-    cdef int rc
-    ts2diff_stream_init(&st, data, nbytes, 0)
-    for i in range(count):
-        rc = ts2diff_stream_next_i32(&st, &out[i])
-        if rc != 1:
-            if rc == 0:
-                ts2diff_set_error(err, TS2DIFF_E_SHORT, nbytes, <int64_t>i, <int64_t>count)
-            else:
-                err[0] = st.err
-            return -1
-    return <int64_t>st.pos
+# One body for both widths; the fused type is resolved at compile time (two C functions, the
+# same code as hand-written twins).
+cdef Py_ssize_t _decode_into(const uint8_t* data, Py_ssize_t nbytes, _word* out,
+                             Py_ssize_t count, int path) except -1 nogil:
+    cdef ts2diff_error err
+    cdef int64_t used
+    if count <= 0 or nbytes < 0:
+        if count < 0 or nbytes < 0:
+            with gil:
+                raise ValueError(f"negative count {count} or size {nbytes}")
+        return 0
+    if path == PATH_PER_VALUE:
+        used = _per_value(data, <size_t>nbytes, out, <size_t>count, &err)
+    elif _word is int64_t:
+        if path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+            used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
+                                             ts2diff_simd_i64, &err)
+        else:
+            used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
+                                             ts2diff_decode_i64_scalar, &err)
+    else:
+        if path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+            used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
+                                             ts2diff_simd_i32, &err)
+        else:
+            used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
+                                             ts2diff_decode_i32_scalar, &err)
+    if used < 0:
+        _raise_corrupt(&err)
+    return <Py_ssize_t>used
 
 
 cdef Py_ssize_t ts2diff_decode_into_i64(const uint8_t* data, Py_ssize_t nbytes, int64_t* out,
                                         Py_ssize_t count, int path) except -1 nogil:
-    cdef ts2diff_error err
-    cdef int64_t used
-    if count <= 0 or nbytes < 0:
-        if count < 0 or nbytes < 0:
-            with gil:
-                raise ValueError(f"negative count {count} or size {nbytes}")
-        return 0
-    if path == PATH_PER_VALUE:
-        used = _per_value_i64(data, <size_t>nbytes, out, <size_t>count, &err)
-    elif path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
-        used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
-                                         ts2diff_simd_i64, &err)
-    else:
-        used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
-                                         ts2diff_decode_i64_scalar, &err)
-    if used < 0:
-        _raise_corrupt(&err)
-    return <Py_ssize_t>used
+    return _decode_into(data, nbytes, out, count, path)
 
 
 cdef Py_ssize_t ts2diff_decode_into_i32(const uint8_t* data, Py_ssize_t nbytes, int32_t* out,
                                         Py_ssize_t count, int path) except -1 nogil:
-    cdef ts2diff_error err
-    cdef int64_t used
-    if count <= 0 or nbytes < 0:
-        if count < 0 or nbytes < 0:
-            with gil:
-                raise ValueError(f"negative count {count} or size {nbytes}")
-        return 0
-    if path == PATH_PER_VALUE:
-        used = _per_value_i32(data, <size_t>nbytes, out, <size_t>count, &err)
-    elif path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
-        used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
-                                         ts2diff_simd_i32, &err)
-    else:
-        used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
-                                         ts2diff_decode_i32_scalar, &err)
-    if used < 0:
-        _raise_corrupt(&err)
-    return <Py_ssize_t>used
+    return _decode_into(data, nbytes, out, count, path)
 
 
 cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
