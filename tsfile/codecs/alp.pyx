@@ -174,8 +174,15 @@ cdef Py_ssize_t _stream_consumed(alp_stream_t *s, Py_ssize_t count) except -1 no
     return <Py_ssize_t>s.off
 
 
-cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, double* out,
-                                    Py_ssize_t count, int path) except -1 nogil:
+ctypedef fused _real:
+    float
+    double
+
+
+# One body for FLOAT and DOUBLE; the fused type is resolved at compile time (two C functions, the
+# same code as hand-written twins).
+cdef Py_ssize_t _decode_into(const uint8_t* data, Py_ssize_t nbytes, _real* out,
+                             Py_ssize_t count, int path) except -1 nogil:
     cdef alp_err_t err
     cdef alp_stream_t s
     cdef Py_ssize_t k = 0
@@ -183,10 +190,13 @@ cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, doub
     if count <= 0:
         return 0
     if path == PATH_PER_VALUE:
-        if alp_stream_init(&s, data, <size_t>nbytes, 1, &err) != ALP_OK:
+        if alp_stream_init(&s, data, <size_t>nbytes, sizeof(_real) == 8, &err) != ALP_OK:
             _raise_corrupt(&err)
         while k < count:
-            r = alp_stream_next_f64(&s, out + k, &err)
+            if _real is double:
+                r = alp_stream_next_f64(&s, out + k, &err)
+            else:
+                r = alp_stream_next_f32(&s, out + k, &err)
             if r == 0:
                 err.code = ALP_E_FEWER
                 err.offset = 4
@@ -194,35 +204,10 @@ cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, doub
                 _raise_corrupt(&err)
             k += 1
         return _stream_consumed(&s, count)
-    else:
+    elif _real is double:
         r = alp_decode_page_f64(data, <size_t>nbytes, out, <size_t>count,
                                 alp_simd_dec64 if (path == PATH_SIMD and simd_active()) else NULL,
                                 &err)
-    if r < 0:
-        _raise_corrupt(&err)
-    return r
-
-
-cdef Py_ssize_t alp_decode_into_f32(const uint8_t* data, Py_ssize_t nbytes, float* out,
-                                    Py_ssize_t count, int path) except -1 nogil:
-    cdef alp_err_t err
-    cdef alp_stream_t s
-    cdef Py_ssize_t k = 0
-    cdef ptrdiff_t r
-    if count <= 0:
-        return 0
-    if path == PATH_PER_VALUE:
-        if alp_stream_init(&s, data, <size_t>nbytes, 0, &err) != ALP_OK:
-            _raise_corrupt(&err)
-        while k < count:
-            r = alp_stream_next_f32(&s, out + k, &err)
-            if r == 0:
-                err.code = ALP_E_FEWER
-                err.offset = 4
-            if r != 1:
-                _raise_corrupt(&err)
-            k += 1
-        return _stream_consumed(&s, count)
     else:
         r = alp_decode_page_f32(data, <size_t>nbytes, out, <size_t>count,
                                 alp_simd_dec32 if (path == PATH_SIMD and simd_active()) else NULL,
@@ -230,6 +215,16 @@ cdef Py_ssize_t alp_decode_into_f32(const uint8_t* data, Py_ssize_t nbytes, floa
     if r < 0:
         _raise_corrupt(&err)
     return r
+
+
+cdef Py_ssize_t alp_decode_into_f64(const uint8_t* data, Py_ssize_t nbytes, double* out,
+                                    Py_ssize_t count, int path) except -1 nogil:
+    return _decode_into(data, nbytes, out, count, path)
+
+
+cdef Py_ssize_t alp_decode_into_f32(const uint8_t* data, Py_ssize_t nbytes, float* out,
+                                    Py_ssize_t count, int path) except -1 nogil:
+    return _decode_into(data, nbytes, out, count, path)
 
 
 cdef Py_ssize_t alp_encode_capacity(Py_ssize_t count, bint is64) noexcept nogil:
