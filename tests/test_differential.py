@@ -257,6 +257,32 @@ def test_official_reads_dictionary_page_of_one_entry(tmp_path):
     assert official_table(path, "t")["v"] == ["a", "a", "a"]
 
 
+@needs_official
+@pytest.mark.xfail(
+    strict=True,
+    reason="writer: the GORILLA/CHIMP end-marker fallback writes PLAIN for one chunk while the "
+    "series' other chunks keep CHIMP; the official reader decodes every chunk of a series with "
+    "one decoder and returns 2.5754437 and 1.3832016e12 for 4.5 and 5.25 (with the chunks the "
+    "other way round it hangs; INT32: PartialReadError). It reads end-marker values by count, "
+    "so the fallback is not needed for it (tsfile/writer.py)",
+)
+def test_official_reads_series_with_a_plain_fallback_chunk(tmp_path):
+    from interop.official import official_table
+
+    path = tmp_path / "m.tsfile"
+    schema = TableSchema(
+        "t", [ColumnSchema("v", TSDataType.FLOAT, ColumnCategory.FIELD, TSEncoding.CHIMP)]
+    )
+    first = np.array([1.0, np.nan, 2.0], np.float32)  # canonical NaN: this chunk is PLAIN
+    second = np.array([3.0, 4.5, 5.25, 6.0], np.float32)
+    with tsfile.TsFileTableWriter(path, schema, page_size=3) as w:
+        w.write_arrays(np.arange(3, dtype=np.int64), {"v": first})
+        w.flush()
+        w.write_arrays(np.arange(3, 7, dtype=np.int64), {"v": second})
+    got = official_table(path, "t")["v"]
+    assert got[3:] == second.tolist()
+
+
 @pytest.mark.xfail(strict=True, reason=BUG_SPRINTZ)
 def test_sprintz_error_of_min_value_not_lost(tmp_path):
     path = tmp_path / "s.tsfile"
