@@ -322,8 +322,11 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
     if rng2.random() < 0.2:  # small buffers: chunk groups flushed by the memory threshold
         opts["memory_threshold"] = int(rng2.choice([1 << 10, 1 << 13, 1 << 16]))
     shuffle = rng2.random() < 0.3  # rows out of time order within a tablet (the writer sorts)
-    w = tsfile.TsFileWriter(path, **opts)
-    w.register_table(schema)
+    if rng2.random() < 0.5:
+        w = tsfile.TsFileWriter(path, **opts)
+        w.register_table(schema)
+    else:  # the one-table API, with the same calls minus the table name
+        w = _OneTable(tsfile.TsFileTableWriter(path, schema, **opts))
     for rnd in range(n_rounds):
         api = choose(rng, ["rows", "from_arrays", "write_arrays", "dataframe", "arrow"])
         apis.append(api)
@@ -350,8 +353,28 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
         "rows": [len(x[1]) for x in data],
         "apis": apis,
         "shuffled_rows": shuffle,
+        "table_writer": isinstance(w, _OneTable),
     }
     return doc
+
+
+class _OneTable:
+    """TsFileTableWriter behind TsFileWriter's method names (the table name is dropped)."""
+
+    def __init__(self, w):
+        self.w = w
+        self.write_table = w.write_table
+        self.flush = w.flush
+        self.close = w.close
+
+    def write_arrays(self, _table, ts, columns, null_masks=None):
+        self.w.write_arrays(ts, columns, null_masks=null_masks)
+
+    def write_dataframe(self, _table, df):
+        self.w.write_dataframe(df)
+
+    def write_arrow_batch(self, _table, data):
+        self.w.write_arrow_batch(data)
 
 
 def _py(t, v):
