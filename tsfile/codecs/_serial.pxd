@@ -84,7 +84,7 @@ cdef class SerialDecoder:
     cdef int kind
     cdef bint pending
     cdef uint64_t value
-    cdef str what
+    cdef str codec
     cdef const uint8_t *_open(self, object data, object dtype, int allowed,
                               str codec) except NULL
     cdef int _step(self, uint64_t *v) noexcept

@@ -4,6 +4,7 @@ error messages, and the decode()/decode_into()/streaming wrappers their modules 
 status codes are the TSF_E_* values of include/bitreader_msb.h."""
 import numpy as np
 
+cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
@@ -138,6 +139,9 @@ cdef const uint8_t *serial_ptr(const unsigned char[::1] buf) noexcept:
 
 
 cdef class SerialCodec:
+    # (&buf[0] is taken only when the view is not empty)
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
     cdef object decode(self, object data, object dtype, object count, object path):
         cdef int kind = serial_kind(dtype, self.allowed, self.type_codec)
         cdef int p = resolve_path(path, self.has_simd, self.path_codec)
@@ -145,7 +149,7 @@ cdef class SerialCodec:
         cdef Py_ssize_t want = check_count(count)
         cdef Py_ssize_t nb = buf.shape[0]
         cdef Py_ssize_t total, cap, got
-        cdef const uint8_t *src = serial_ptr(buf)
+        cdef const uint8_t *src = &buf[0] if nb > 0 else _EMPTY
         cdef serial_decode_fn fn = self.decode_all if want < 0 else self.decode_exact
         cdef void *dst
         with nogil:
@@ -176,6 +180,8 @@ cdef class SerialCodec:
             out = out[:got].copy() if got < cap // 2 else out[:got]
         return out
 
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
     cdef object decode_into(self, object data, object out, object path):
         cdef int kind = serial_kind_of_out(out, self.allowed, self.type_codec)
         cdef int p = resolve_path(path, self.has_simd, self.path_codec)
@@ -183,7 +189,7 @@ cdef class SerialCodec:
         cdef Py_ssize_t nb = buf.shape[0]
         cdef Py_ssize_t want = out.shape[0]
         cdef Py_ssize_t got, used = 0
-        cdef const uint8_t *src = serial_ptr(buf)
+        cdef const uint8_t *src = &buf[0] if nb > 0 else _EMPTY
         cdef void *dst = cnp.PyArray_DATA(<cnp.ndarray>out)
         with nogil:
             got = self.decode_exact(src, nb, dst, want, kind, p, &used)
@@ -235,7 +241,7 @@ cdef class SerialDecoder:
     cdef const uint8_t *_open(self, object data, object dtype, int allowed,
                               str codec) except NULL:
         self.kind = serial_kind(dtype, allowed, codec)
-        self.what = f"{codec} {_NAMES[self.kind]}"
+        self.codec = codec
         self.buf = as_byte_view(data)
         self.pending = False
         return serial_ptr(self.buf)
@@ -252,7 +258,8 @@ cdef class SerialDecoder:
             return True
         rc = self._step(&self.value)
         if rc < 0:
-            serial_raise(rc, self._error_at(), self.buf.shape[0], self.what)
+            serial_raise(rc, self._error_at(), self.buf.shape[0],
+                         f"{self.codec} {_NAMES[self.kind]}")
         self.pending = rc == 1
         return self.pending
 
