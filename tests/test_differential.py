@@ -291,18 +291,14 @@ def test_sprintz_error_of_min_value_not_lost(tmp_path):
     assert got.tolist() == vals.tolist()  # read: [0, 0, 0, ...]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DOUBLE TS_2DIFF rounds v * 100 half up exactly, not floor(v * 100 + 0.5) in double "
-    "as format notes 8.3 and the official writer (which store 60427080716746.5 here): files "
-    "differ from the official writer's where v * 100 >= 2**52 (tsfile/codecs/ts2diff_float)",
-)
 def test_ts2diff_double_rounds_like_the_official_writer(tmp_path):
+    # was an open bug: v * 100 was rounded half up exactly, not floor(v * 100 + 0.5) in double
+    # as format notes 8.3 and the official writer (which store 60427080716746.5 here)
     path = tmp_path / "r.tsfile"
     v = 60427080716746.49  # v * 100 == 6042708071674649.0; + 0.5 rounds to ...650.0
     _write_one_column(path, TSDataType.DOUBLE, TSEncoding.TS_2DIFF, [v, 1.0])
     got = tsfile.read_table(path, "t")["v"]
-    assert got[0] == 60427080716746.5  # ours: 60427080716746.49
+    assert got[0] == 60427080716746.5
 
 
 @pytest.mark.xfail(strict=True, reason=BUG_CAMEL)

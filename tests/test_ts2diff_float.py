@@ -42,7 +42,10 @@ def int_blocks(ints: list[int], w: int) -> bytes:
 
 
 def java_round(x: float) -> int:
-    return math.floor(x) + (1 if x - math.floor(x) >= 0.5 else 0)
+    # The official C++ 2.5 writer: floor(x + 0.5) with the sum rounded in double (checked against
+    # its files: 0.49999999999999994 -> 1, 6042708071674649.0 -> 6042708071674650), not the exact
+    # half-up of Java 7+ Math.round.
+    return math.floor(x + 0.5)
 
 
 def reference_page(values, f32: bool, p: int = 2):

@@ -243,10 +243,11 @@ def decode_into(data, out, path="auto"):
 # ---- encoding (Java FloatEncoder rules) ----------------------------------------------------------
 
 def _java_round(x):
-    """Java Math.round on float64 values: floor(x + 1/2) computed exactly (not x + 0.5 in floating
-    point), saturating at the int64 range; NaN -> 0."""
-    fl = np.floor(x)
-    r = fl + ((x - fl) >= 0.5)
+    """floor(x + 0.5) with x + 0.5 rounded in double arithmetic, as the official C++ 2.5 writer
+    rounds (format notes 8.3; not the exact half-up of Java 7+ Math.round: from 2**52 on, and
+    for x just below a half, x + 0.5 rounds up first, e.g. 6042708071674649.0 -> ...650), saturating
+    at the int64 range; NaN -> 0."""
+    r = np.floor(x + 0.5)
     r = np.where(np.isnan(r), 0.0, r)
     lo, hi = -(2.0**63), 2.0**63
     out = np.empty(x.shape, dtype=np.int64)
@@ -270,8 +271,8 @@ def _java_round_f32(v):
 
 def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128):
     """Encode FLOAT (float32) or DOUBLE (float64) values as a lossy TS_2DIFF page, as the official
-    writers do: values * 10**p rounded (Java Math.round); form 2/3 when scaling overflows the
-    integer type or a value is NaN/huge. Returns the page bytes."""
+    writers do: values * 10**p rounded (floor(x + 0.5) in double); form 2/3 when scaling overflows
+    the integer type or a value is NaN/huge. Returns the page bytes."""
     arr = np.asarray(values)
     if dtype is None:
         if arr.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
