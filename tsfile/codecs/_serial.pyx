@@ -37,9 +37,14 @@ cnp.import_array()
 
 cdef int _check_allowed(int k, int allowed, str codec) except -1:
     if not (allowed >> k) & 1:
-        ok = ", ".join(_NAMES[i] for i in range(4) if (allowed >> i) & 1)
-        raise TypeError(f"{codec} does not encode {_NAMES[k]} values (only {ok})")
+        _refuse_kind(k, allowed, codec)
     return k
+
+
+# Apart from _check_allowed: its generator expression would make every call allocate a closure.
+cdef int _refuse_kind(int k, int allowed, str codec) except -1:
+    ok = ", ".join(_NAMES[i] for i in range(4) if (allowed >> i) & 1)
+    raise TypeError(f"{codec} does not encode {_NAMES[k]} values (only {ok})")
 
 
 cdef int serial_kind(object dtype, int allowed, str codec) except -1:
