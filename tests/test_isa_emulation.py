@@ -6,8 +6,9 @@
 (b) The same programs are compiled natively three times: as the package builds them (AVX2 kernels
     with target attributes, used when the CPU has AVX2), with -DTSFILE_NO_SIMD (the SIMD OFF
     build), and with AddressSanitizer + UBSan (out-of-bounds reads, undefined behaviour).
-(c) tests/test_ts2diff.py runs under ``qemu-x86_64 -cpu <model without AVX2>`` with the current
-    Python: simd_info() must report SIMD unavailable and everything must pass on the scalar path.
+(c) the codec suites with SIMD kernels and the reader's fixture suite (FALLBACK_SUITES) run under
+    ``qemu-x86_64 -cpu <model without AVX2>`` with the current Python: simd_info() must report
+    SIMD unavailable and everything must pass on the scalar path.
 
 Missing tools skip these tests, unless TSFILE_REQUIRE_QEMU=1 (CI), where they fail.
 """
@@ -116,6 +117,17 @@ def _python_under(qemu, model, code, env):
     return _run([qemu, "-cpu", model, sys.executable, "-c", code], timeout=120, env=env)
 
 
+# The suites run under the no-AVX2 CPU: every codec with SIMD kernels, and the file reader over
+# every official fixture (all codecs through the page engine).
+FALLBACK_SUITES = (
+    "test_ts2diff.py",
+    "test_alp.py",
+    "test_rle.py",
+    "test_plain.py",
+    "test_reader_fixtures.py",
+)
+
+
 def test_scalar_fallback_on_cpu_without_avx2():
     if not IS_X86_64:
         pytest.skip("the AVX2 fallback concerns x86-64 builds")
@@ -157,9 +169,9 @@ def test_scalar_fallback_on_cpu_without_avx2():
             "-q",
             "-p",
             "no:cacheprovider",
-            str(ROOT / "tests" / "test_ts2diff.py"),
+            *(str(ROOT / "tests" / name) for name in FALLBACK_SUITES),
         ],
-        timeout=300,
+        timeout=600,
         env=env,
     )
     assert rc == 0, f"under -cpu {model}:\n{out[-4000:]}"
