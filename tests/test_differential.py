@@ -258,15 +258,11 @@ def test_official_reads_dictionary_page_of_one_entry(tmp_path):
 
 
 @needs_official
-@pytest.mark.xfail(
-    strict=True,
-    reason="writer: the GORILLA/CHIMP end-marker fallback writes PLAIN for one chunk while the "
-    "series' other chunks keep CHIMP; the official reader decodes every chunk of a series with "
-    "one decoder and returns 2.5754437 and 1.3832016e12 for 4.5 and 5.25 (with the chunks the "
-    "other way round it hangs; INT32: PartialReadError). It reads end-marker values by count, "
-    "so the fallback is not needed for it (tsfile/writer.py)",
-)
 def test_official_reads_series_with_a_plain_fallback_chunk(tmp_path):
+    # was an open bug: the GORILLA/CHIMP end-marker fallback wrote PLAIN for one chunk while the
+    # series' other chunks kept CHIMP; the official reader decodes every chunk of a series with
+    # one decoder and returned 2.5754437 and 1.3832016e12 for 4.5 and 5.25. End-marker values
+    # are now written like the official writer does (both readers decode them by count).
     from interop.official import official_table
 
     path = tmp_path / "m.tsfile"
@@ -281,6 +277,7 @@ def test_official_reads_series_with_a_plain_fallback_chunk(tmp_path):
         w.write_arrays(np.arange(3, 7, dtype=np.int64), {"v": second})
     got = official_table(path, "t")["v"]
     assert got[3:] == second.tolist()
+    assert got[0] == 1.0 and np.isnan(got[1]) and got[2] == 2.0
 
 
 @pytest.mark.xfail(strict=True, reason=BUG_SPRINTZ)

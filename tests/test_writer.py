@@ -298,25 +298,28 @@ def test_nan_statistics_follow_cpp():
 # -- encodings ------------------------------------------------------------------------------------
 
 
-def test_gorilla_end_marker_falls_back_to_plain(tmp_path):
+@pytest.mark.parametrize("enc", [TSEncoding.GORILLA, TSEncoding.CHIMP])
+def test_end_marker_values_keep_the_encoding(tmp_path, enc):
+    # GORILLA/CHIMP end-marker values (canonical NaN, MIN_VALUE) are written like the official
+    # writer writes them, in a chunk of the declared encoding (no PLAIN chunk: the official reader
+    # misreads a series whose chunks change encoding), and read back by count.
+    import tsfile
+
     schema = TableSchema(
-        "g", [ColumnSchema("d", T.DOUBLE), ColumnSchema("i", T.INT64, encoding=TSEncoding.GORILLA)]
+        "g", [ColumnSchema("d", T.DOUBLE, encoding=enc), ColumnSchema("i", T.INT32, encoding=enc)]
     )
     path = tmp_path / "g.tsfile"
+    d = np.array([1.0, 2.0, 3.0, 1.0, np.nan, 3.0])
+    i = np.array([1, 2, 3, 1, np.iinfo(np.int32).min, 3], np.int32)
     with TsFileTableWriter(path, schema, compression=Compressor.UNCOMPRESSED) as w:
-        w.write_arrays(np.arange(3), {"d": np.array([1.0, 2.0, 3.0]), "i": np.array([1, 2, 3])})
+        w.write_arrays(np.arange(3), {"d": d[:3], "i": i[:3]})
         w.flush()
-        w.write_arrays(
-            np.arange(3, 6),
-            {"d": np.array([1.0, np.nan, 3.0]), "i": np.array([1, np.iinfo(np.int64).min, 3])},
-        )
+        w.write_arrays(np.arange(3, 6), {"d": d[3:], "i": i[3:]})
     chunks = [c for c in scan_chunks(path.read_bytes()) if c["kind"] == "value"]
-    assert [(c["measurement"], c["encoding"]) for c in chunks] == [
-        ("d", "GORILLA"),
-        ("i", "GORILLA"),
-        ("d", "PLAIN"),
-        ("i", "PLAIN"),
-    ]
+    assert [c["encoding"] for c in chunks] == [enc.name] * 4
+    got = tsfile.read_table(path, "g")
+    assert got["d"].tobytes() == d.tobytes()
+    assert got["i"].tolist() == i.tolist()
 
 
 def test_unsupported_encoding_rejected(tmp_path):

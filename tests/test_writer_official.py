@@ -260,7 +260,7 @@ def test_official_reads_values(tmp_path, compression):
 
 
 def test_official_reads_fast_path_and_end_markers(tmp_path):
-    # write_arrays, GORILLA chunks holding NaN / MIN_VALUE (written as PLAIN), nulls via masks.
+    # write_arrays, GORILLA chunks holding NaN / MIN_VALUE (its end markers), nulls via masks.
     from tsfile.schema import ColumnSchema, TableSchema
     from tsfile.writer import TsFileTableWriter
 
@@ -354,3 +354,35 @@ def test_official_reads_million_point_page(tmp_path):
     got = read_with_official(path)["tables"]["big"]["values"]
     assert got["time"] == (np.arange(n) * 3).tolist()
     assert got["v"] == v.tolist()
+
+
+def test_official_reads_end_markers_in_any_chunk(tmp_path):
+    # GORILLA/CHIMP columns with end-marker values (MIN_VALUE, canonical NaN) in the first or the
+    # second chunk of the series: every chunk keeps the declared encoding, so the official reader
+    # (one decoder per series, decoding by count) reads them all. With a PLAIN chunk in the mix it
+    # returned garbage, hung (marker chunk first) or raised PartialReadError (INT32).
+    from tsfile.schema import ColumnSchema, TableSchema
+    from tsfile.writer import TsFileTableWriter
+
+    marker = {T.INT32: np.iinfo(np.int32).min, T.INT64: np.iinfo(np.int64).min}
+    marker.update({T.FLOAT: np.nan, T.DOUBLE: np.nan})
+    cols, first, second = [], {}, {}
+    for enc in (TSEncoding.GORILLA, TSEncoding.CHIMP):
+        for dt in marker:
+            for where in (0, 1):
+                name = f"{enc.name}_{dt.name}_{where}".lower()
+                cols.append(ColumnSchema(name, dt, encoding=enc))
+                plain = np.array([3, 4, 5, 6], dt.numpy_dtype)
+                with_marker = np.array([1, marker[dt], 2, 7], dt.numpy_dtype)
+                first[name], second[name] = (
+                    (with_marker, plain) if where == 0 else (plain, with_marker)
+                )
+    path = tmp_path / "markers.tsfile"
+    with TsFileTableWriter(path, TableSchema("m", cols), page_size=3) as w:
+        w.write_arrays(np.arange(4, dtype=np.int64), first)
+        w.flush()
+        w.write_arrays(np.arange(4, 8, dtype=np.int64), second)
+    got = read_with_official(path)["tables"]["m"]["values"]
+    for name in first:
+        want = np.concatenate([first[name], second[name]])
+        assert np.array_equal(np.array(got[name], want.dtype), want, equal_nan=True), name

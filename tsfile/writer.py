@@ -23,7 +23,8 @@ FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
 GORILLA, whichever ``tsfile.codecs.alp.choose_encoding`` finds smaller on that chunk's non-null
 values (exact encoded sizes up to 2048 values, else estimated from two runs of 1024; before page
 compression; GORILLA on a tie; GORILLA for a chunk without values; ALP when a value is
-GORILLA's end marker, the canonical NaN, so no auto chunk falls back to PLAIN). The choice is
+GORILLA's end marker, the canonical NaN, which only readers that decode by count read back
+from a GORILLA page). The choice is
 per chunk (one device's rows of one flush), not per page: a chunk header carries one encoding
 for all its pages, and an aligned value chunk must keep the page boundaries of its time chunk,
 so a page cannot switch encoding and a chunk cannot be split at a better boundary. The table
@@ -33,15 +34,21 @@ GORILLA is the official default, so a file in which auto chose GORILLA everywher
 the file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are
 read by this library (every decode path) but not by the official TsFile 2.5 packages (its
 reader raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
+A column whose chunks differ in encoding is readable by this library only: the official reader
+decodes all chunks of a series with the decoder of the first one (a mix it misreads or hangs
+on); "auto" is the only way this writer mixes encodings within a column, and an "auto" file
+whose chunks all came out GORILLA is readable by the official package.
 
 What a file holds (format notes section 12): rows are buffered per device (a device = one
 combination of tag values); on flush() / close() / when the buffered data exceed
 memory_threshold, each device with rows gets one chunk group, in device order: the time chunk
 (TS_2DIFF) and one value chunk for every FIELD column of its table (all-null pages as empty pages),
 pages of page_size rows; rows are sorted by time within a device (stable; duplicate timestamps are
-kept as given). GORILLA/CHIMP chunks holding their end-marker value (canonical NaN, MIN_VALUE)
-are written with PLAIN instead (the whole chunk; the table schema keeps the declared encoding);
-"auto" chunks are ALP or GORILLA (above).
+kept as given). Every chunk of a column has the column's encoding ("auto": ALP or GORILLA, above).
+GORILLA/CHIMP values equal to the encoding's end marker (canonical NaN, MIN_VALUE; format notes
+8.4, 8.8) are written as the official writer writes them: the official C++ reader and this
+library decode a page by its value count and read them back (a reader that stops at the first
+end marker, as Java's GORILLA reader does, would lose the rest of that page).
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except

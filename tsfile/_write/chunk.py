@@ -53,7 +53,7 @@ def page_bounds(rows: int, page_size: int) -> list[int]:
 
 class Chunk:
     """A serialized chunk: `parts` (header first) to write in order, its statistics, the encoding
-    actually used (GORILLA may fall back to PLAIN, "auto" becomes ALP or GORILLA) and its size."""
+    actually used ("auto" becomes ALP or GORILLA) and its size."""
 
     __slots__ = ("parts", "statistics", "encoding", "size", "measurement", "data_type")
 
@@ -133,12 +133,6 @@ def value_chunk(
         for c in counts.tolist():
             offsets.append(offsets[-1] + c)
         value_times = times[present]
-    if encoding in (TSEncoding.GORILLA, TSEncoding.CHIMP) and encoders.holds_end_marker(
-        data_type, values
-    ):
-        # These encodings cannot store their end-marker value (canonical NaN / MIN_VALUE): the
-        # chunk header has one encoding for all its pages, so the whole chunk falls back to PLAIN.
-        encoding = TSEncoding.PLAIN
     encode = encoders.value_encoder(encoding, data_type)
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(

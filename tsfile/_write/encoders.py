@@ -1,4 +1,4 @@
-"""Which codec encodes which (encoding, data type) pair on the write path, and the GORILLA guard.
+"""Which codec encodes which (encoding, data type) pair on the write path.
 
 Every encoder takes the non-null values of one page (a numpy array of the type's dtype, or a list
 of bytes for TEXT/STRING/BLOB) and returns the page's value bytes. The codecs live in
@@ -112,8 +112,8 @@ def _codec(encoding, data_type=None):
 def chunk_encoding(encoding, data_type, values) -> TSEncoding:
     """The encoding of one value chunk: `encoding` itself, or for AUTO the smaller of ALP and
     GORILLA on the chunk's non-null `values` (alp.choose_encoding: exact sizes up to 2048 values,
-    estimated from two samples of 1024 beyond; ALP when a value is GORILLA's end marker, so an
-    auto chunk never needs the PLAIN fallback). Sizes are compared before page compression. A
+    estimated from two samples of 1024 beyond; ALP when a value is GORILLA's end marker, which
+    only readers that decode by count read back). Sizes are compared before page compression. A
     chunk without values gets GORILLA, the official default."""
     if encoding != AUTO:
         return TSEncoding(encoding)
@@ -138,6 +138,15 @@ def value_encoder(encoding, data_type):
         return lambda values: mod.encode(values, _NP[data_type])
     if encoding == E.TS_2DIFF:
         return lambda values: mod.encode(values)
+    if encoding == E.GORILLA:
+        # Values equal to the end marker (MIN_VALUE, canonical NaN; format notes 8.4) are written
+        # as the official C++ writer writes them (CHIMP's encoder always does): its reader and
+        # ours decode a page by its value count and read them back. A PLAIN fallback chunk would
+        # change the series' encoding between chunks, which the official reader misreads.
+        dtype = _NP[data_type]
+        return lambda values: mod.encode(
+            np.ascontiguousarray(values, dtype=dtype), allow_end_markers=True
+        )
     return _generic(mod, data_type)
 
 
@@ -146,25 +155,3 @@ def _generic(mod, data_type):
     if dtype is None:  # binary values: a list of bytes
         return lambda values: mod.encode(values)
     return lambda values: mod.encode(np.ascontiguousarray(values, dtype=dtype))
-
-
-# GORILLA (and CHIMP) end the page at the first value equal to the end marker (format notes 8.4):
-# such values cannot be stored; the writer falls back to PLAIN for the whole chunk.
-_END_MARKERS = {
-    T.INT32: (np.int32, -(1 << 31)),
-    T.DATE: (np.int32, -(1 << 31)),
-    T.INT64: (np.int64, -(1 << 63)),
-    T.TIMESTAMP: (np.int64, -(1 << 63)),
-    T.FLOAT: (np.int32, 0x7FC00000),
-    T.DOUBLE: (np.int64, 0x7FF8000000000000),
-}
-
-
-def holds_end_marker(data_type, values) -> bool:
-    """True if values contain the value GORILLA/CHIMP use as their end marker (canonical NaN for
-    FLOAT/DOUBLE, MIN_VALUE for the integer types), compared bit for bit."""
-    view, marker = _END_MARKERS[TSDataType(data_type)]
-    arr = np.ascontiguousarray(values)
-    if arr.size == 0:
-        return False
-    return bool((arr.view(view) == marker).any())
