@@ -70,6 +70,7 @@ class _DeviceTask:
     groups: list = field(default_factory=list)
     tags: tuple = ()
     types: list = field(default_factory=list)  # per requested field column: series data type
+    type_at: list = field(default_factory=list)  # ... and the offset of its TimeseriesMetadata
 
 
 def _refcount_base():
@@ -225,8 +226,10 @@ class TsFileReader:
             level = self._meta.properties.get("encryptLevel")
             if level not in (None, b"", b"0"):
                 # encryptLevel 1/2: page data are encrypted (AES/SM4), not readable here
+                at = self._meta.property_offsets.get("encryptLevel", self._meta.meta_start)
                 raise UnsupportedError(
-                    f"{self._path}: encrypted TsFile (encryptLevel {level!r}) is not supported"
+                    f"{self._path}: encrypted TsFile (encryptLevel {level!r} at file offset "
+                    f"{at}) is not supported"
                 )
             self._fv = engine.FileView(buf, self._path, self._meta.meta_offset)
         except BaseException:
@@ -238,6 +241,7 @@ class TsFileReader:
         self._series_cache = {}
         self._scratch = _SCRATCH.pop() if _SCRATCH else engine.new_scratch()
         self._chunks = {}
+        self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -289,11 +293,18 @@ class TsFileReader:
 
     def get_table_schema(self, table_name):
         self._check_open()
+        return self._meta.schemas[self._table_key(table_name)]
+
+    def _table_key(self, table_name):
+        """The key of a table in the file: names are case-insensitive (the writers store them
+        lower-cased), but a name listed by get_all_table_schemas() is found as listed."""
+        schemas = self._meta.schemas
+        if table_name in schemas:
+            return table_name
         name = table_name.lower() if isinstance(table_name, str) else table_name
-        try:
-            return self._meta.schemas[name]
-        except KeyError:
-            raise TableNotExistError(f"no table {table_name!r} in {self._path}") from None
+        if name in schemas:
+            return name
+        raise TableNotExistError(f"no table {table_name!r} in {self._path}")
 
     def get_tsfile_properties(self):
         self._check_open()
@@ -305,6 +316,15 @@ class TsFileReader:
         if devs is None:
             root = self._meta.table_roots[key]
             devs = list(self._walker.devices(root))
+            for d, (at, _end) in devs:
+                # a device is looked up by its first segment (format notes 13.2): one under
+                # another table's root could be listed but never found
+                if not d.segments or d.segments[0] != key:
+                    raise CorruptDataError(
+                        f"{self._path}: device {d!r} in the index of {key!r} (node at file "
+                        f"offset {root.at}; its series index at file offset {at}) does not "
+                        "belong to that table"
+                    )
             for (a, _), (b, _) in zip(devs, devs[1:], strict=False):
                 if not a < b:
                     raise CorruptDataError(
@@ -401,6 +421,7 @@ class TsFileReader:
         for name in fields:
             v = series.get(name)
             task.types.append(None if v is None else v.data_type)
+            task.type_at.append(None if v is None else v.at)
         st = tsm.statistics
         if st.count == 0 or st.end_time < t1 or st.start_time > t2:
             return task
@@ -429,6 +450,19 @@ class TsFileReader:
                         f"{self._path}: two value chunks of {name!r} for the time chunk at "
                         f"file offset {offsets[i]}"
                     )
+                tst, vst = tchunks[i].statistics, cm.statistics
+                if vst.count and (
+                    vst.count > tst.count
+                    or vst.start_time < tst.start_time
+                    or vst.end_time > tst.end_time
+                ):
+                    # the value chunk does not cover its time chunk's rows (format notes 5.4)
+                    raise CorruptDataError(
+                        f"{self._path}: value chunk of {name!r} at file offset {cm.offset} holds "
+                        f"{vst.count} values at times {vst.start_time}..{vst.end_time}, not "
+                        f"within the {tst.count} rows at times {tst.start_time}.."
+                        f"{tst.end_time} of its time chunk at file offset {offsets[i]}"
+                    )
                 owner[i][j] = cm.offset
         for tc, vals in zip(tchunks, owner, strict=False):
             s = tc.statistics
@@ -443,7 +477,7 @@ class TsFileReader:
 
     def _plan_table(self, table_name, column_names, t1, t2):
         schema = self.get_table_schema(table_name)
-        key = schema.table_name
+        key = self._table_key(table_name)
         cols = schema.columns
         by_name = {c.column_name: c for c in cols}
         tag_cols = [c.column_name for c in cols if c.category == ColumnCategory.TAG]
@@ -452,7 +486,7 @@ class TsFileReader:
         else:
             req = []
             for n in column_names:
-                ln = n.lower() if isinstance(n, str) else n
+                ln = n.lower() if isinstance(n, str) and n not in by_name else n
                 if ln not in by_name:
                     raise ColumnNotExistError(f"no column {n!r} in table {table_name!r}")
                 if by_name[ln].category == ColumnCategory.TIME:
@@ -461,6 +495,8 @@ class TsFileReader:
         fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD]
         tags = {n: tag_cols.index(n) for n in req if by_name[n].category == ColumnCategory.TAG}
         tasks = []
+        if key not in self._meta.table_roots and isinstance(key, str):
+            key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
             for dev_id, rng in self._devices(key):
                 task = self._plan_aligned(dev_id, self._series(key, rng), fields, t1, t2)
@@ -493,9 +529,17 @@ class TsFileReader:
                         out_vals[j][pos : pos + rows] = 0
                     nn = rows
                 else:
+                    vch = self._chunk(off, -1 if g.time_chunk.complete else len(sel))
+                    key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
+                    if key not in self._pages_checked:
+                        # before any row of the chunk group is served (blocks split groups)
+                        engine.check_aligned_pages(fv, g.time_chunk, vch)
+                        if len(self._pages_checked) >= 4096:
+                            self._pages_checked.clear()
+                        self._pages_checked.add(key)
                     nn = engine.read_value_chunk(
                         fv,
-                        self._chunk(off, -1 if g.time_chunk.complete else len(sel)),
+                        vch,
                         sel,
                         task.types[j],
                         pcode,
@@ -531,7 +575,8 @@ class TsFileReader:
             if t is not None and t != field_types[j]:
                 raise CorruptDataError(
                     f"{self._path}: column {fields[j]!r} of {task.device.path} has type "
-                    f"{TSDataType(t).name}, the table schema says {TSDataType(field_types[j]).name}"
+                    f"{TSDataType(t).name} (timeseries metadata at file offset "
+                    f"{task.type_at[j]}), the table schema says {TSDataType(field_types[j]).name}"
                 )
 
     def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
@@ -568,7 +613,8 @@ class TsFileReader:
                         columns[name], m = tag_cols.get(name, n)
                         if m is not None:
                             nullmap[name] = m
-                yield TsBlock(ts[:n], columns, nullmap, types)
+                origins = {f: g.values[j] for j, f in enumerate(fields)}
+                yield TsBlock(ts[:n], columns, nullmap, types, origins)
 
     # -- public queries --------------------------------------------------------------------
 
@@ -716,7 +762,8 @@ class TsFileReader:
                 n = self._decode_device(sub, sensors, ts, vals, nulls, 0, t1, t2, pcode)
                 cols = dict(zip(names[1:], [v[:n] for v in vals], strict=False))
                 nm = {nm_: m[:n] for nm_, m in zip(names[1:], nulls, strict=False) if m[:n].any()}
-                yield TsBlock(ts[:n], cols, nm, types)
+                origins = {nm_: g.values[j] for j, nm_ in enumerate(names[1:])}
+                yield TsBlock(ts[:n], cols, nm, types, origins)
             return
         parts = [self._read_series(series[s_], t1, t2, pcode) for s_ in sensors]
         if not parts:
@@ -737,7 +784,9 @@ class TsFileReader:
             if not present.all():
                 nulls[name] = ~present
         if len(all_ts):
-            yield TsBlock(all_ts.astype(np.int64), cols, nulls, types)
+            # several chunks per series: their TimeseriesMetadata lists them
+            origins = {nm_: series[s_].at for nm_, s_ in zip(names[1:], sensors, strict=False)}
+            yield TsBlock(all_ts.astype(np.int64), cols, nulls, types, origins)
 
 
 __all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock"]

@@ -247,6 +247,7 @@ class FileMetadata:
     bloom: BloomFilter | None
     properties: dict
     meta_start: int
+    property_offsets: dict = field(default_factory=dict)  # key -> file offset of its value
 
 
 def read_tail(buf, size: int, path: str) -> int:
@@ -299,15 +300,16 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
     if not HEADER_SIZE <= meta_offset < meta_start:
         raise cur.error(f"meta offset {meta_offset} outside the file", mo_at)
     bloom = read_bloom_filter(cur)
-    props = _read_properties(cur)
+    prop_at = {}
+    props = _read_properties(cur, prop_at)
     for name, node in roots.items():
         for e in node.entries:
             if not meta_offset <= e.offset < meta_start:
                 raise cur.error(f"index entry of table {name!r} points to {e.offset}", node.at)
-    return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start)
+    return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start, prop_at)
 
 
-def _read_properties(cur: Cursor) -> dict:
+def _read_properties(cur: Cursor, offsets: dict) -> dict:
     """Properties: zigzag count (the writers) or, tolerated, an unsigned count (what an old Java
     reader expects); a damaged property block only loses the properties, never the data."""
     start = cur.pos
@@ -321,13 +323,16 @@ def _read_properties(cur: Cursor) -> dict:
             n = cur.svarint("property count") if signed else cur.uvarint("property count")
             if n < 0 or n * 2 > cur.remaining():
                 raise cur.error(f"property count {n}", at)
+            offsets.clear()
             for _ in range(n):
                 key = cur.varstr("property key")
+                offsets[key] = cur.pos
                 props[key] = cur.varstr_bytes("property value")
             if cur.remaining() == 0:
                 return props
         except CorruptDataError:
             pass
+    offsets.clear()
     return {}
 
 

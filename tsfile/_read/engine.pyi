@@ -42,6 +42,7 @@ def read_time_chunk(
     page_lo: int = ...,
     page_hi: int = ...,
 ) -> tuple[int, np.ndarray]: ...
+def check_aligned_pages(fv: FileView, tch: Chunk, vch: Chunk) -> None: ...
 def read_value_chunk(
     fv: FileView,
     ch: Chunk,

@@ -153,6 +153,10 @@ cdef dict _ENCODING_NAMES = {
     6: "GORILLA_V1", 7: "REGULAR", 8: "GORILLA", 9: "ZIGZAG", 10: "FREQ", 11: "CHIMP",
     12: "SPRINTZ", 13: "RLBE", 14: "CAMEL", 15: "ALP",
 }
+cdef dict _TYPE_NAMES = {
+    0: "BOOLEAN", 1: "INT32", 2: "INT64", 3: "FLOAT", 4: "DOUBLE", 5: "TEXT", 6: "VECTOR",
+    8: "TIMESTAMP", 9: "DATE", 10: "BLOB", 11: "STRING",
+}
 cdef dict _NP_DTYPES = {
     T_BOOLEAN: np.dtype(np.bool_), T_INT32: np.dtype(np.int32), T_INT64: np.dtype(np.int64),
     T_FLOAT: np.dtype(np.float32), T_DOUBLE: np.dtype(np.float64), T_TEXT: np.dtype(object),
@@ -330,6 +334,41 @@ cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) e
     return 0
 
 
+cdef inline bint encoding_fits(int enc, int t) noexcept:
+    """Whether the decoders here take encoding ``enc`` for values of type ``t`` (a time chunk's
+    VECTOR: int64 timestamps). Unknown encodings pass: they fail at decode time, by name."""
+    cdef bint i32 = t == T_INT32 or t == T_DATE
+    cdef bint i64 = t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR
+    cdef bint flt = t == T_FLOAT or t == T_DOUBLE
+    if enc == E_PLAIN:
+        return True
+    if enc == E_DICTIONARY:
+        return is_binary(t)
+    if enc == E_RLE:
+        return t == T_BOOLEAN or i32 or i64
+    if enc == E_ZIGZAG:
+        return i32 or i64
+    if enc == E_TS_2DIFF or enc == E_GORILLA or enc == E_CHIMP or enc == E_SPRINTZ or \
+            enc == E_RLBE:
+        return i32 or i64 or flt
+    if enc == E_CAMEL:
+        return t == T_DOUBLE
+    if enc == E_ALP:
+        return flt
+    return True
+
+
+cdef int check_encoding(FileView fv, int enc, int t, Py_ssize_t at) except -1:
+    """A chunk header whose encoding cannot hold its type: an error naming the encoding byte,
+    before any codec sees the pages (the codecs would raise TypeError / errors without offset)."""
+    if not encoding_fits(enc, t):
+        raise UnsupportedError(
+            f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} of a "
+            f"{'time' if t == T_VECTOR else _TYPE_NAMES.get(t, t)} chunk at file offset {at} "
+            "is not supported (corrupt chunk header?)")
+    return 0
+
+
 cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
                        int64_t stop_after=INT64_MAX_LIT):
     """Parse the chunk header at ``off`` and the headers of its pages: all of them, or the first
@@ -371,6 +410,7 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     if ch.compression not in _MAX_RATIO:
         raise UnsupportedError(
             f"{fv.path}: compression type {ch.compression} at file offset {pos - 2}")
+    check_encoding(fv, ch.encoding, T_VECTOR if (ch.marker & 0x80) else ch.data_type, pos - 1)
     if pos + <Py_ssize_t>data_size > end:
         raise corrupt(fv, f"chunk data size {data_size} runs past the data area", off)
     ch.data_start = pos
@@ -700,6 +740,8 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
                          path=module_path(mod, path))
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
+    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
+        raise UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}") from None
     if len(arr) != count:
         raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page holds {len(arr)} values, "
                           f"expected {count}", file_at)
@@ -755,6 +797,8 @@ cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int en
             np.int64)
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"time page: {exc}", file_at) from None
+    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
+        raise UnsupportedError(f"{fv.path}: time page: {exc} at file offset {file_at}") from None
     c = len(arr)
     s.need_ts(c)
     memcpy(s.ts, cnp.PyArray_DATA(arr), c * 8)
@@ -865,6 +909,29 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     return rows, sel_arr
 
 
+def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
+    """Page k of a value chunk must cover exactly the rows of page k of its time chunk (format
+    notes 5.4): from the page headers alone (before any row is decoded), a value page whose
+    statistics count more values than its time page has rows, or whose values' times lie outside
+    the time page's range, does not (e.g. the official writer leaves the rows of a tablet that
+    lacked the column out of its pages): an error naming the value page, never values paired
+    with other rows' times. The row counts in the page bodies are checked as they are decoded."""
+    cdef Py_ssize_t i, n = min(tch.n_pages, vch.n_pages)
+    cdef Page *tp
+    cdef Page *vp
+    for i in range(n):
+        tp = &tch.pages[i]
+        vp = &vch.pages[i]
+        if vp.usize == 0 or not (tp.has_stats and vp.has_stats) or vp.count == 0:
+            continue
+        if vp.count > tp.count or vp.start < tp.start or vp.end > tp.end:
+            raise corrupt(
+                fv, f"value page {i} of the chunk at file offset {vch.offset} holds {vp.count} "
+                f"values at times {vp.start}..{vp.end}, not within the {tp.count} rows at "
+                f"times {tp.start}..{tp.end} of its time page (the value page does not cover "
+                "the time page's rows)", vp.body)
+
+
 cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitmap,
                         Py_ssize_t lo, Py_ssize_t hi, int size, uint8_t *nullmask) noexcept nogil:
     """Rows lo..hi of a page: copy present values from the dense array, flag nulls."""
@@ -935,6 +1002,9 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
             raise corrupt(fv, "value page bitmap runs past the page", pg.body)
         bitmap = body + 4
         k = tsfile_bitmap_count(bitmap, n)
+        if pg.has_stats and k != pg.count:
+            raise corrupt(fv, f"value page bitmap marks {k} rows present, its statistics "
+                              f"count {pg.count} values", pg.body)
         if k == n and lo == 0 and hi == n:
             decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, n,
                           NULL if binary else out + pos * size, out_vals, pos, path, pg.body)

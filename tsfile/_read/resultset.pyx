@@ -70,15 +70,18 @@ class TsBlock:
     ``timestamps``: int64 array; ``columns``: {name: array} in result order (tag columns
     included; TEXT/STRING as str objects, BLOB bytes, DATE int32 yyyyMMdd, BOOLEAN bool);
     ``nulls``: {name: bool array (True = null)} for every column that has a null in this block.
+    ``origins``: {name: file offset of the chunk the column's values come from} where known (for
+    the messages of errors found when a value is converted, e.g. an invalid DATE).
     """
 
-    __slots__ = ("timestamps", "columns", "nulls", "types")
+    __slots__ = ("timestamps", "columns", "nulls", "types", "origins")
 
-    def __init__(self, timestamps, columns, nulls, types=None):
+    def __init__(self, timestamps, columns, nulls, types=None, origins=None):
         self.timestamps = timestamps
         self.columns = columns
         self.nulls = nulls
         self.types = types
+        self.origins = origins
 
     @property
     def num_rows(self):
@@ -94,7 +97,7 @@ class TsBlock:
             m = m[start:stop]
             if m.any():
                 nulls[k] = m
-        return TsBlock(self.timestamps[start:stop], cols, nulls, self.types)
+        return TsBlock(self.timestamps[start:stop], cols, nulls, self.types, self.origins)
 
     def __repr__(self):
         return f"TsBlock({len(self)} rows, columns={list(self.columns)})"
@@ -267,8 +270,16 @@ cdef class ResultSet:
                 return make_date((<int32_t *>self._ptrs[c])[r])
             except CorruptDataError as exc:
                 raise CorruptDataError(
-                    f"{exc} (column {self._names[c]!r}, row {r} of the current block)") from None
+                    f"{exc} (column {self._names[c]!r}, row {r} of the current block; "
+                    f"{self._origin(c)})") from None
         return <object>(<PyObject **>self._ptrs[c])[r]
+
+    cdef str _origin(self, int c):
+        origins = getattr(self._block, "origins", None) or {}
+        at = origins.get(self._names[c])
+        if at is None:
+            return "file offset unknown"
+        return f"its values come from file offset {at}"
 
     def get_value_by_index(self, int i):
         """Value of column i (1-based; 1 is the time column) of the current row; None if null."""
