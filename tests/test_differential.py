@@ -56,7 +56,6 @@ BUG_CAMEL = (
     "writer: CAMEL stores a NaN that is not the page's first value as 0.0 (the official "
     "writer's behaviour, silently lossy; no fallback / error)"
 )
-BUG_OFFSET = "reader error without a file offset: {what}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -114,19 +113,16 @@ PARTIAL = {
     "partial_middle": {t: (1000 + t if t < 5 or t >= 10 else None) for t in range(15)},
     "partial_prefix": {t: (1000 + t if t >= 5 else None) for t in range(10)},
 }
-BUG_PARTIAL = (
-    "reader: with small batch_size, the first block of a chunk group whose value pages cover "
-    "fewer rows than the time pages is returned with v values paired with the wrong times "
-    "(1010..1012 at times 5..7) before the next page raises; the row counts of all pages "
-    "should be checked before rows are emitted (tsfile/reader.py, tsfile/_read)"
-)
+# Was an open bug: with small batch_size the first block of partial_middle paired v values with
+# the wrong times (1010..1012 at times 5..7) before the next page raised. Fixed: the page headers
+# of value and time chunks are checked against each other before any row is served.
 
 
 @pytest.mark.parametrize(
     "name, batch_size",
     [
-        pytest.param("partial_middle", 1, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL)),
-        pytest.param("partial_middle", 8, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL)),
+        ("partial_middle", 1),
+        ("partial_middle", 8),
         ("partial_middle", 0),
         ("partial_prefix", 1),
         ("partial_prefix", 0),
@@ -150,23 +146,16 @@ def test_partial_value_chunk_never_misaligned(name, batch_size):
     assert not wrong, f"rows returned with wrong values: {wrong}"
 
 
-BUG_PARTIAL_RANGE = (
-    "reader: a time range inside the first page of such a chunk group ([5, 7]) returns "
-    "v = 1010, 1011, 1012 at times 5..7 (written: null) WITHOUT any error: the later page that "
-    "would fail is skipped. Detectable from the headers: v's first page statistics end at "
-    "time 12, its time page at 7 (tsfile/reader.py, tsfile/_read)"
-)
+# Was an open bug: a range inside the first page ([5, 7]) returned v = 1010..1012 at times 5..7
+# without error (the later page that fails was skipped). Fixed: v's first page statistics end at
+# time 12, its time page at 7, which the page-header check reports.
 
 
 @pytest.mark.parametrize(
     "name, start, end",
     [
-        pytest.param(
-            "partial_middle", 5, 7, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL_RANGE)
-        ),
-        pytest.param(
-            "partial_middle", 0, 7, marks=pytest.mark.xfail(strict=True, reason=BUG_PARTIAL_RANGE)
-        ),
+        ("partial_middle", 5, 7),
+        ("partial_middle", 0, 7),
         ("partial_middle", 3, 9),
         ("partial_prefix", 0, 4),
         ("partial_prefix", 6, 9),
@@ -342,9 +331,6 @@ def test_hostile_files_never_crash_hang_or_raise_other_errors(hostile_results):
     assert not bad, json.dumps(bad[:5], indent=1, ensure_ascii=False)
 
 
-@pytest.mark.xfail(
-    strict=True, reason=BUG_OFFSET.format(what="some errors of the random mutants (see below)")
-)
 def test_hostile_file_errors_name_an_offset(hostile_results):
     assert not hostile_results, json.dumps(hostile_results[:5], indent=1, ensure_ascii=False)
 
@@ -402,11 +388,6 @@ def test_chunk_header_bytes_never_crash_or_hang(header_results):
     assert all(r["type"] == "TypeError" for r in stray), json.dumps(stray[:5], indent=1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CAMEL/ALP declared on a non-float chunk raise TypeError (see chunk-encoding-*-int64); "
-    "encodings that do not fit the type raise UnsupportedError without offset",
-)
 def test_chunk_header_bytes_fail_cleanly(header_results):
     bad = [r for r in header_results if r["result"] not in hostile.OK_RESULTS]
     assert not bad, json.dumps(bad[:5], indent=1)
@@ -437,10 +418,6 @@ def _read_in_child(path):
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def _offset_bug(what):
-    return pytest.mark.xfail(strict=True, reason=BUG_OFFSET.format(what=what))
-
-
 # Byte patches found by hostile.py (seeds 1 and 2), reduced to the one byte that matters.
 @pytest.mark.parametrize(
     "name, patches",
@@ -448,78 +425,41 @@ def _offset_bug(what):
         pytest.param(
             "tree_nonaligned",
             [(23, 0, 1)],  # encoding byte of the first chunk header: PLAIN -> DICTIONARY (INT64)
-            marks=_offset_bug(
-                "UnsupportedError 'DICTIONARY: INT64 values are not supported' for a chunk "
-                "header whose encoding does not fit its type (tsfile/_read)"
-            ),
             id="chunk-encoding-type",
         ),
         pytest.param(
             "tree_nonaligned",
             [(23, 0, 15)],  # the same encoding byte: PLAIN -> ALP (15) for INT64
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="TypeError 'ALP stores float32 or float64, not int64' escapes for a "
-                "chunk header declaring ALP on an INT64 series: not a TsFileError "
-                "(tsfile/_read dispatch to tsfile/codecs/alp)",
-            ),
             id="chunk-encoding-alp-int64",
         ),
         pytest.param(
             "tree_nonaligned",
             [(23, 0, 14)],  # the same encoding byte: PLAIN -> CAMEL (14) for INT64
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="TypeError 'CAMEL does not encode INT64 values (only DOUBLE)' escapes "
-                "for a chunk header declaring CAMEL on an INT64 series (also time chunks): not "
-                "a TsFileError (tsfile/_read dispatch to tsfile/codecs/camel)",
-            ),
             id="chunk-encoding-camel-int64",
         ),
         pytest.param(
             "extremes",
             [(8360, 5, 4)],  # a column type in the table schema: TEXT -> DOUBLE
-            marks=_offset_bug(
-                "CorruptDataError 'column ... has type TEXT, the table schema says DOUBLE' "
-                "(tsfile/reader.py _check_types)"
-            ),
             id="schema-type",
         ),
         pytest.param(
             "extremes",
             [(916, 177, 145)],  # a PLAIN DATE value: 99991231 -> 99991198
-            marks=_offset_bug(
-                "CorruptDataError 'DATE value 99991198 is not a valid yyyyMMdd date' from the "
-                "row API (tsfile/_read/resultset.pyx make_date)"
-            ),
             id="date-value",
         ),
         pytest.param(
             "extremes",
             [(7887, ord("p"), ord("P"))],  # DeviceID in the index: table segment 'plain' -> 'Plain'
-            marks=_offset_bug(
-                "DeviceNotExistError 'no device DeviceID((Plain, e))' for a device that "
-                "get_all_devices() listed (its first segment is not its index root's table; "
-                "tsfile/reader.py _find_device)"
-            ),
             id="device-outside-its-table",
         ),
         pytest.param(
             "two_tables_flushed",
             [(17930, ord("a"), ord("A"))],  # table name in the table schema: 'alpha' -> 'Alpha'
-            marks=_offset_bug(
-                "TableNotExistError 'no table Alpha' for a table that get_all_table_schemas() "
-                "listed (names are lower-cased on lookup only; tsfile/reader.py)"
-            ),
             id="table-name-case",
         ),
         pytest.param(
             "time_column",
             [(419, ord("0"), ord(" "))],  # the encryptLevel property value
-            marks=_offset_bug(
-                "UnsupportedError 'encrypted TsFile (encryptLevel b' ') is not supported' "
-                "(tsfile/reader.py)"
-            ),
             id="encrypt-level",
         ),
     ],
