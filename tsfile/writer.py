@@ -49,6 +49,15 @@ GORILLA/CHIMP values equal to the encoding's end marker (canonical NaN, MIN_VALU
 8.4, 8.8) are written as the official writer writes them: the official C++ reader and this
 library decode a page by its value count and read them back (a reader that stops at the first
 end marker, as Java's GORILLA reader does, would lose the rest of that page).
+No page is written that decodes to other values than were given: SPRINTZ (INT32/INT64) cannot
+store a value whose prediction error is exactly the type's minimum (format notes 8.9), CAMEL
+stores a NaN after a page's first value as 0.0 (8.11); the official writer writes such pages
+silently. This writer decodes every SPRINTZ/CAMEL page again and raises ``tsfile.EncodeError``
+(naming table, device, column, value, time and reason, and suggesting another encoding) when it
+does not round-trip. It is raised by the flush that writes the rows (flush(), close(), or a
+write call reaching memory_threshold): that device's rows buffered since the last flush are not
+written, the other devices are, and the writer stays usable (close() still completes the file,
+then raises).
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -79,7 +88,7 @@ from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
 from tsfile._write.serial import device_id, device_sort_key
-from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
+from tsfile.errors import ColumnNotExistError, EncodeError, TableNotExistError, TsFileError
 from tsfile.schema import TableSchema
 from tsfile.tablet import Tablet, _check_value, _dates_to_int, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
@@ -538,14 +547,30 @@ class TsFileWriter:
         self._buffered_bytes += size
 
     def flush(self) -> None:
-        """Write the buffered rows: one chunk group per device, in device order."""
+        """Write the buffered rows: one chunk group per device, in device order.
+
+        A device whose rows an encoding cannot store (EncodeError, see the module docstring)
+        gets no chunk group: the other devices are written, the rows of that device buffered
+        since the last flush are dropped, and the first such EncodeError is raised at the end
+        (the writer stays usable; close() then completes the file)."""
         self._check_open()
+        failed = []
         for dev in sorted(self._buffers, key=device_sort_key):
             table = self._tables[dev[0]]
             times, fields, runs = _concat(table, self._buffers[dev])
-            self._write_chunk_group(table, dev, times, fields, runs)
+            try:
+                self._write_chunk_group(table, dev, times, fields, runs)
+            except EncodeError as exc:
+                failed.append((exc, times.shape[0]))
         self._buffers.clear()
         self._buffered_bytes = 0
+        if failed:
+            exc, rows = failed[0]
+            more = f" ({len(failed) - 1} more devices failed alike)" if len(failed) > 1 else ""
+            raise EncodeError(
+                f"{exc}; the {rows} rows of this device buffered since the last flush were not "
+                f"written{more}"
+            )
 
     def _write_chunk_group(self, table, dev, times, fields, runs=None):
         n = times.shape[0]
@@ -561,13 +586,11 @@ class TsFileWriter:
         segments = None
         if runs is not None:
             segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
-        series = self._devices.setdefault(dev, {})
-        out = [b"\x00" + device_id(dev)]
-        pos = self._pos + len(out[0])
-        chunk = time_chunk(times, bounds, self._time_compression, self._time_encoding)
-        series.setdefault("", Series(T.VECTOR)).add_chunk(pos, chunk.statistics)
-        out.extend(chunk.parts)
-        pos += chunk.size
+        # Every chunk is built before anything is recorded or written: a chunk that cannot be
+        # encoded (EncodeError) leaves the file and the index as they were.
+        chunks = [
+            ("", T.VECTOR, time_chunk(times, bounds, self._time_compression, self._time_encoding))
+        ]
         for column in table.fields:
             name = column.column_name
             dt = column.data_type
@@ -579,17 +602,25 @@ class TsFileWriter:
                 values = _binary_values(values if present is None else values[present])
             elif present is not None:
                 values = values[present]
-            chunk = value_chunk(
-                name,
-                dt,
-                table.encoding[name],
-                table.compression[name],
-                values,
-                present,
-                times,
-                bounds,
-                segments,
-            )
+            try:
+                chunk = value_chunk(
+                    name,
+                    dt,
+                    table.encoding[name],
+                    table.compression[name],
+                    values,
+                    present,
+                    times,
+                    bounds,
+                    segments,
+                )
+            except EncodeError as exc:
+                raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
+            chunks.append((name, dt, chunk))
+        series = self._devices.setdefault(dev, {})
+        out = [b"\x00" + device_id(dev)]
+        pos = self._pos + len(out[0])
+        for name, dt, chunk in chunks:
             series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
             out.extend(chunk.parts)
             pos += chunk.size
@@ -603,8 +634,12 @@ class TsFileWriter:
         """Flush, write the metadata and the tail, close the file."""
         if self._closed:
             return
+        unwritten = None
         try:
-            self.flush()
+            try:
+                self.flush()
+            except EncodeError as exc:
+                unwritten = exc  # the other rows are written: complete the file, then raise
             self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
             self._pos += 17
             meta_offset = self._pos
@@ -625,6 +660,8 @@ class TsFileWriter:
         finally:
             self._closed = True
             self._file.close()
+        if unwritten is not None:
+            raise unwritten
 
     def __enter__(self):
         return self

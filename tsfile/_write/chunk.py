@@ -22,6 +22,7 @@ from tsfile._write.statistics import (
     value_page_statistics,
 )
 from tsfile.compression import compress
+from tsfile.errors import EncodeError
 from tsfile.types import Compressor, TSDataType, TSEncoding
 
 TIME_CHUNK = 0x80
@@ -134,6 +135,7 @@ def value_chunk(
             offsets.append(offsets[-1] + c)
         value_times = times[present]
     encode = encoders.value_encoder(encoding, data_type)
+    page_loss = encoders.page_loss(encoding, data_type)
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(
             data_type, values, value_times, offsets, multi, segments, present
@@ -156,7 +158,12 @@ def value_chunk(
             bitmap = full_bitmap(rows)
         else:
             bitmap = np.packbits(present[r0:r1]).tobytes()
-        body = i32(rows) + bitmap + encode(values[a:b])
+        page = encode(values[a:b])
+        if page_loss is not None:
+            lost = page_loss(values[a:b], page)
+            if lost is not None:
+                _refuse(measurement, data_type, encoding, values, value_times, a, lost)
+        body = i32(rows) + bitmap + page
         stored = compress(compressor, body)
         head = _page_header(len(body), len(stored))
         if multi:
@@ -167,3 +174,17 @@ def value_chunk(
     marker = VALUE_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
     parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
     return Chunk(measurement, data_type, parts, stats, encoding)
+
+
+def _refuse(measurement, data_type, encoding, values, value_times, a, lost):
+    """Raise EncodeError for a value the page would not store (never a silently lossy page)."""
+    i, decoded, reason = lost
+    value = values[a + i].item()
+    raise EncodeError(
+        f"column {measurement!r} ({data_type.name}, {encoding.name}): the value {value!r} at "
+        f"time {int(value_times[a + i])} would be read back as {decoded!r}: {reason}; choose "
+        f"another encoding for this column (e.g. {_SUGGEST[encoding]})"
+    )
+
+
+_SUGGEST = {TSEncoding.SPRINTZ: "TS_2DIFF, GORILLA or CHIMP", TSEncoding.CAMEL: "GORILLA or CHIMP"}

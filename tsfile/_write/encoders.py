@@ -155,3 +155,40 @@ def _generic(mod, data_type):
     if dtype is None:  # binary values: a list of bytes
         return lambda values: mod.encode(values)
     return lambda values: mod.encode(np.ascontiguousarray(values, dtype=dtype))
+
+
+# Encodings whose pages can decode to other values than were written (the official writer writes
+# such pages silently): SPRINTZ INT32/INT64 loses a value whose prediction error is exactly
+# MIN_VALUE (format notes 8.9), CAMEL stores a NaN after the page's first value as 0.0 (8.11).
+# The writer decodes each of their pages again and refuses a page that does not round-trip.
+_LOSSY = {
+    E.SPRINTZ: "its SPRINTZ prediction error is exactly the type's minimum, which SPRINTZ cannot "
+    "store (format notes 8.9)",
+    E.CAMEL: "CAMEL stores a NaN after the first value of a page as 0.0",
+}
+
+
+def page_loss(encoding, data_type):
+    """None, or for an encoding that may lose values a function (values, page bytes) -> None
+    when the page decodes to exactly values (bit for bit), else (index, decoded value, reason)
+    of the first value it loses."""
+    encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
+    if encoding not in _LOSSY:
+        return None
+    mod = _codec(encoding, data_type)
+    dtype = _NP[data_type]
+    bits = np.int32 if dtype.itemsize == 4 else np.int64
+
+    def check(values, page):
+        want = np.ascontiguousarray(values, dtype=dtype)
+        got = mod.decode(page, dtype, len(want))
+        bad = np.flatnonzero(got.view(bits) != want.view(bits))
+        if bad.size == 0:
+            return None
+        i = int(bad[0])
+        reason = _LOSSY[encoding]
+        if encoding == E.CAMEL and not np.isnan(want[i]):
+            reason = "the CAMEL encoder does not round-trip it"
+        return i, got[i].item(), reason
+
+    return check
