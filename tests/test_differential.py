@@ -48,14 +48,6 @@ BUG_DICT = (
     "entry (format notes 8.5: at least 1); the official reader segfaults or misreads the page "
     "(tsfile/codecs/dictionary)"
 )
-BUG_SPRINTZ = (
-    "writer: SPRINTZ INT32/INT64 silently loses values whose prediction error is exactly "
-    "MIN_VALUE (format notes 8.9); the page decodes to other values (no PLAIN fallback / error)"
-)
-BUG_CAMEL = (
-    "writer: CAMEL stores a NaN that is not the page's first value as 0.0 (the official "
-    "writer's behaviour, silently lossy; no fallback / error)"
-)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -179,11 +171,10 @@ def test_partial_value_chunk_time_range(name, start, end):
 # ------------------------------------------------------------------------------------------------
 
 OUR_SEEDS = [0, 1, 3, 5, 8]
-# seeds of writer_gen (for_official=True) that hit an open writer bug
-OUR_BUG_SEEDS = [
-    pytest.param(23, marks=pytest.mark.xfail(strict=True, reason=BUG_SPRINTZ)),
-    pytest.param(33, marks=pytest.mark.xfail(strict=True, reason=BUG_CAMEL)),
-]
+# seeds of writer_gen (for_official=True) with values an encoding would lose (SPRINTZ: an
+# INT64 prediction error of exactly MIN_VALUE; CAMEL: a NaN after a page's first value): once
+# silently lost bugs, now refused (EncodeError naming the column)
+OUR_LOSSY_SEEDS = [(23, "SPRINTZ"), (33, "CAMEL")]
 
 
 @pytest.mark.parametrize("seed", OUR_SEEDS)
@@ -195,7 +186,7 @@ def test_our_writer_roundtrip_all_encodings(tmp_path, seed):
     assert not fails, "\n".join(f"{c}: {m}" for c, m in fails[:5])
 
 
-@pytest.mark.parametrize("seed", OUR_SEEDS[:3] + OUR_BUG_SEEDS)
+@pytest.mark.parametrize("seed", OUR_SEEDS[:3])
 def test_our_writer_roundtrip(tmp_path, seed):
     path = tmp_path / "w.tsfile"
     doc = writer_gen.write_random(str(path), seed, for_official=True)
@@ -269,12 +260,17 @@ def test_official_reads_series_with_a_plain_fallback_chunk(tmp_path):
     assert got[0] == 1.0 and np.isnan(got[1]) and got[2] == 2.0
 
 
-@pytest.mark.xfail(strict=True, reason=BUG_SPRINTZ)
+@pytest.mark.parametrize("seed, encoding", OUR_LOSSY_SEEDS)
+def test_our_writer_refuses_values_the_encoding_loses(tmp_path, seed, encoding):
+    with pytest.raises(tsfile.EncodeError, match=rf"column '[^']+' \(\w+, {encoding}\)"):
+        writer_gen.write_random(str(tmp_path / "w.tsfile"), seed, for_official=True)
+
+
 def test_sprintz_error_of_min_value_not_lost(tmp_path):
+    # was an open bug: the value was silently lost (read: [0, 0, 0, ...]); now refused
     path = tmp_path / "s.tsfile"
-    vals = _write_one_column(path, TSDataType.INT32, TSEncoding.SPRINTZ, [0, -(2**31)] + [0] * 7)
-    got = tsfile.read_table(path, "t")["v"]
-    assert got.tolist() == vals.tolist()  # read: [0, 0, 0, ...]
+    with pytest.raises(tsfile.EncodeError, match=r"'v' \(INT32, SPRINTZ\).* at time 1 .*8\.9"):
+        _write_one_column(path, TSDataType.INT32, TSEncoding.SPRINTZ, [0, -(2**31)] + [0] * 7)
 
 
 def test_ts2diff_double_rounds_like_the_official_writer(tmp_path):
@@ -287,12 +283,11 @@ def test_ts2diff_double_rounds_like_the_official_writer(tmp_path):
     assert got[0] == 60427080716746.5
 
 
-@pytest.mark.xfail(strict=True, reason=BUG_CAMEL)
 def test_camel_nan_not_lost(tmp_path):
+    # was an open bug: the NaN was silently stored as 0.0 (read: [1.0, 0.0]); now refused
     path = tmp_path / "c.tsfile"
-    vals = _write_one_column(path, TSDataType.DOUBLE, TSEncoding.CAMEL, [1.0, float("nan")])
-    got = np.asarray(tsfile.read_table(path, "t")["v"])
-    assert got.tobytes() == vals.tobytes()  # read: [1.0, 0.0]
+    with pytest.raises(tsfile.EncodeError, match=r"'v' \(DOUBLE, CAMEL\).* at time 1 .*NaN"):
+        _write_one_column(path, TSDataType.DOUBLE, TSEncoding.CAMEL, [1.0, float("nan")])
 
 
 # ------------------------------------------------------------------------------------------------
