@@ -15,6 +15,10 @@ cdef int serial_kind(object dtype, int allowed, str codec) except -1
 # The SK_* of a preallocated output array (1-D, contiguous, writeable); TypeError otherwise.
 cdef int serial_kind_of_out(object out, int allowed, str codec) except -1
 
+# 64-bit words (INT64/TIMESTAMP, DOUBLE)?
+cdef inline bint serial_wide(int kind) noexcept nogil:
+    return kind == SK_I64 or kind == SK_F64
+
 # numpy dtype and type name of a kind.
 cdef object serial_dtype(int kind)
 cdef str serial_kind_name(int kind)

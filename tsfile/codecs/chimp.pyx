@@ -21,7 +21,6 @@ from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
     COUNT_BOUND,
     SK_F32,
-    SK_F64,
     SK_I32,
     SK_I64,
     SerialCodec,
@@ -31,6 +30,7 @@ from tsfile.codecs._serial cimport (
     serial_kind,
     serial_raise_nogil,
     serial_values,
+    serial_wide,
 )
 
 cnp.import_array()
@@ -56,12 +56,8 @@ cdef inline uint64_t _endv(int kind) noexcept nogil:
     return CHIMP_END_F64
 
 
-cdef inline bint _wide(int kind) noexcept nogil:
-    return kind == SK_I64 or kind == SK_F64
-
-
 cdef Py_ssize_t chimp_max_values_of(Py_ssize_t nbytes, int kind) noexcept nogil:
-    return <Py_ssize_t>chimp_max_values(<size_t>nbytes, 64 if _wide(kind) else 32)
+    return <Py_ssize_t>chimp_max_values(<size_t>nbytes, 64 if serial_wide(kind) else 32)
 
 
 cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out, Py_ssize_t cap,
@@ -72,7 +68,7 @@ cdef Py_ssize_t chimp_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
     cdef int rc
     cdef uint64_t v
     cdef chimp_state st
-    cdef bint wide = _wide(kind)
+    cdef bint wide = serial_wide(kind)
     if data == NULL:
         data = _EMPTY
         nbytes = 0
@@ -158,7 +154,7 @@ cdef class ChimpDecoder(SerialDecoder):
 
     def __init__(self, data, dtype):
         cdef const uint8_t *p = self._open(data, dtype, 15, "CHIMP")
-        self.wide = _wide(self.kind)
+        self.wide = serial_wide(self.kind)
         chimp_init(&self.st, p, <size_t>self.buf.shape[0], _endv(self.kind))
 
     cdef int _step(self, uint64_t *v) noexcept:
@@ -181,7 +177,7 @@ def encode(values, dtype=None):
     that know the page's value count (file readers do) decode them, a count-less decode stops there.
     """
     arr, kind = serial_values(values, dtype, 15, "CHIMP")
-    cdef int W = 64 if _wide(kind) else 32
+    cdef int W = 64 if serial_wide(kind) else 32
     cdef size_t n = arr.shape[0]
     cdef uint64_t endv = _endv(kind)
     out = np.empty(chimp_encode_bound(n, W), dtype=np.uint8)

@@ -15,8 +15,6 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
     COUNT_EXACT,
-    SK_F64,
-    SK_I64,
     SerialCodec,
     SerialDecoder,
     SerialEncoder,
@@ -24,6 +22,7 @@ from tsfile.codecs._serial cimport (
     serial_kind,
     serial_raise_nogil,
     serial_values,
+    serial_wide,
 )
 
 cnp.import_array()
@@ -33,17 +32,13 @@ HAS_SIMD = False
 cdef uint8_t _EMPTY[1]
 
 
-cdef inline bint _wide(int kind) noexcept nogil:
-    return kind == SK_I64 or kind == SK_F64
-
-
 cdef Py_ssize_t rlbe_count_values(const uint8_t *data, Py_ssize_t nbytes, int kind) except -1 nogil:
     cdef size_t pos = 0
     cdef int64_t n
     if data == NULL:
         data = _EMPTY
         nbytes = 0
-    n = rlbe_count(data, <size_t>nbytes, 64 if _wide(kind) else 32, &pos)
+    n = rlbe_count(data, <size_t>nbytes, 64 if serial_wide(kind) else 32, &pos)
     if n < 0:
         serial_raise_nogil(<int>n, pos, nbytes, "RLBE", kind)
     return <Py_ssize_t>n
@@ -56,7 +51,7 @@ cdef Py_ssize_t rlbe_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *ou
     cdef int rc
     cdef uint64_t v
     cdef rlbe_state st
-    cdef bint wide = _wide(kind)
+    cdef bint wide = serial_wide(kind)
     if data == NULL:
         data = _EMPTY
         nbytes = 0
@@ -117,7 +112,7 @@ cdef class RlbeDecoder(SerialDecoder):
 
     def __init__(self, data, dtype):
         cdef const uint8_t *p = self._open(data, dtype, 15, "RLBE")
-        self.wide = _wide(self.kind)
+        self.wide = serial_wide(self.kind)
         rlbe_init(&self.st, p, <size_t>self.buf.shape[0])
 
     cdef int _step(self, uint64_t *v) noexcept:
@@ -131,7 +126,7 @@ def encode(values, dtype=None):
     """Encode a page of values as RLBE (blocks of up to 10,000 values), as the official writers
     do. ``dtype``: as for :func:`decode`; None = from the values' numpy dtype."""
     arr, kind = serial_values(values, dtype, 15, "RLBE")
-    cdef int W = 64 if _wide(kind) else 32
+    cdef int W = 64 if serial_wide(kind) else 32
     cdef size_t n = arr.shape[0]
     out = np.empty(rlbe_encode_bound(n, W), dtype=np.uint8)
     cdef const void *src = cnp.PyArray_DATA(<cnp.ndarray>arr)

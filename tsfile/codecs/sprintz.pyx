@@ -17,8 +17,6 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from tsfile.codecs._common cimport PATH_PER_VALUE
 from tsfile.codecs._serial cimport (
     COUNT_EXACT,
-    SK_F64,
-    SK_I64,
     SerialCodec,
     SerialDecoder,
     SerialEncoder,
@@ -26,6 +24,7 @@ from tsfile.codecs._serial cimport (
     serial_kind,
     serial_raise_nogil,
     serial_values,
+    serial_wide,
 )
 
 cnp.import_array()
@@ -33,10 +32,6 @@ cnp.import_array()
 HAS_SIMD = False
 
 cdef uint8_t _EMPTY[1]
-
-
-cdef inline bint _wide(int kind) noexcept nogil:
-    return kind == SK_I64 or kind == SK_F64
 
 
 cdef Py_ssize_t sprintz_count_values(const uint8_t *data, Py_ssize_t nbytes, int kind) except -1 nogil:
@@ -58,7 +53,7 @@ cdef Py_ssize_t sprintz_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void 
     cdef int rc
     cdef uint64_t v
     cdef sprintz_state st
-    cdef bint wide = _wide(kind)
+    cdef bint wide = serial_wide(kind)
     if data == NULL:
         data = _EMPTY
         nbytes = 0
