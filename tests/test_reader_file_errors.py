@@ -117,3 +117,25 @@ def test_encrypt_level_error_names_the_property(tmp_path):
     with pytest.raises(UnsupportedError, match="encrypt") as ei:
         tsfile.TsFileReader(path)
     assert _offset(ei.value) == 418  # the property value's varstr length byte
+
+
+def test_invalid_date_in_dataframe_and_arrow_names_its_chunk(tmp_path):
+    path = _patched(tmp_path, "extremes", 916, 177, 145)  # a PLAIN DATE 99991231 -> 99991198
+    for read in (tsfile.to_dataframe, tsfile.dataframe.read_arrow):
+        with pytest.raises(CorruptDataError, match="99991198.*file offset") as ei:
+            read(path, "defaults")
+        assert _offset(ei.value) > 0
+    with tsfile.TsFileReader(path) as r, r.query_table("defaults", None) as rs:
+        with pytest.raises(CorruptDataError, match="99991198.*file offset"):
+            while rs.read_arrow_batch() is not None:
+                pass
+
+
+def test_invalid_date_values_are_found():
+    from tsfile.dataframe import _invalid_date
+
+    valid = [20240229, 99991231, 10101, 19700101, 20241231]
+    assert _invalid_date(np.array(valid, np.int32), None) is None
+    for bad in (20230229, 0, 20241301, 20240431, -5, 100000101, 20240100):
+        assert _invalid_date(np.array([20240101, bad], np.int32), None) == bad
+        assert _invalid_date(np.array([20240101, bad]), np.array([False, True])) is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tsfile.errors import ColumnNotExistError, TableNotExistError
+from tsfile.errors import ColumnNotExistError, CorruptDataError, TableNotExistError
 from tsfile.types import ColumnCategory, TSDataType
 
 _OFFICIAL_ITER_ROWS = 1024  # the official read_data_frame() default batch
@@ -24,10 +24,63 @@ def _resolve_table(reader, table_name):
         if not schemas:
             raise TableNotExistError(f"{reader._path} holds no table (a tree-model file?)")
         return next(iter(schemas))
-    name = table_name.lower()
-    if name not in schemas:
-        raise TableNotExistError(f"Table '{name}' does not exist")
-    return name
+    try:
+        return reader._table_key(table_name)  # as listed, else lower-cased (the reader's rule)
+    except TableNotExistError:
+        raise TableNotExistError(f"Table '{table_name.lower()}' does not exist") from None
+
+
+# -- DATE values ---------------------------------------------------------------------------------
+
+
+def _invalid_date(values, mask):
+    """The first non-null value of an int32 yyyyMMdd array that is no date (datetime.date's
+    years 1..9999), or None. Whole-array numpy work, on the conversion path only."""
+    v = np.asarray(values, np.int64)
+    y, mo, d = v // 10000, v // 100 % 100, v % 100
+    good = (y >= 1) & (y <= 9999) & (mo >= 1) & (mo <= 12) & (d >= 1)
+    month = np.where(good, (y - 1970) * 12 + (mo - 1), 0).astype("datetime64[M]")
+    days_in_month = ((month + 1).astype("datetime64[D]") - month.astype("datetime64[D]")).astype(
+        np.int64
+    )
+    bad = ~(good & (d <= days_in_month))
+    if mask is not None:
+        bad &= ~mask
+    return int(v[np.argmax(bad)]) if bad.any() else None
+
+
+def _check_dates(values, mask, name, locate):
+    """CorruptDataError for an invalid DATE value, naming where it was read from: ``locate`` is
+    a file offset, or a callable (column, value) -> offset (a second, error-path-only read)."""
+    bad = _invalid_date(values, mask)
+    if bad is None:
+        return
+    at = locate(name, bad) if callable(locate) else locate
+    where = "file offset unknown" if at is None else f"its values come from file offset {at}"
+    raise CorruptDataError(
+        f"DATE value {bad} is not a valid yyyyMMdd date (column {name!r}; {where})"
+    )
+
+
+def _date_locator(path, table, start_time, end_time):
+    """(column, value) -> the file offset of the chunk that holds the value, found by querying
+    the column again block by block (blocks know their chunks)."""
+
+    def locate(column, value):
+        try:
+            with _open(path) as r, r.query_table(table, [column], start_time, end_time) as rs:
+                while (b := rs.get_next_tsblock()) is not None:
+                    hit = b.columns[column] == value
+                    m = b.nulls.get(column)
+                    if m is not None:
+                        hit &= ~m
+                    if hit.any():
+                        return (b.origins or {}).get(column)
+        except Exception:  # noqa: BLE001 - only an error message is being built
+            return None
+        return None
+
+    return locate
 
 
 def read_table(
@@ -59,23 +112,26 @@ def read_table(
 
 
 def _date_objects(ints, mask):
-    """int32 yyyyMMdd -> object array of datetime.date (None where masked)."""
+    """int32 yyyyMMdd -> object array of datetime.date (None where masked; the values were
+    checked by _check_dates, masked ones may be anything)."""
     from tsfile.types import int_to_date
 
     out = np.empty(len(ints), dtype=object)
     if len(ints) == 0:
         return out
+    if mask is not None:
+        ints = np.where(mask, 19700101, ints)
     uniq, inv = np.unique(ints, return_inverse=True)
     objs = np.empty(len(uniq), dtype=object)
     for i, u in enumerate(uniq.tolist()):
-        objs[i] = None if u == 0 else int_to_date(u)
+        objs[i] = int_to_date(u)
     out[:] = objs[inv]
     if mask is not None:
         out[mask] = None
     return out
 
 
-def _pandas_column(values, mask, dtype):
+def _pandas_column(values, mask, dtype, name=None, locate=None):
     """A nullable pandas array as the official to_dataframe makes them (Int32/Int64/Float32/
     Float64/boolean, object for text, blobs and dates), built without copying the values."""
     import pandas as pd
@@ -90,17 +146,18 @@ def _pandas_column(values, mask, dtype):
     if t == TSDataType.BOOLEAN:
         return pd.arrays.BooleanArray(values, m)
     if t == TSDataType.DATE:
+        _check_dates(values, mask, name, locate)
         values = _date_objects(values, mask)
     # object columns stay object (pandas 3 would infer its string dtype; the official gives object)
     return pd.Series(values, dtype=object, copy=False)
 
 
-def _frame(names, types, ts, cols, nulls, rename_time=None):
+def _frame(names, types, ts, cols, nulls, rename_time=None, locate=None):
     import pandas as pd
 
     data = {"time": _pandas_column(ts, None, TSDataType.INT64)}
     for n, t in zip(names[1:], types[1:], strict=True):
-        data[n] = _pandas_column(cols[n], nulls.get(n), t)
+        data[n] = _pandas_column(cols[n], nulls.get(n), t, n, locate)
     index = pd.RangeIndex(len(ts))
     data = {
         k: (v if isinstance(v, pd.Series) else pd.Series(v, index=index, copy=False))
@@ -145,7 +202,8 @@ def to_dataframe(
     rename = time_col if (time_col is not None and (req is None or time_col not in req)) else None
     if req is not None and time_col is not None and time_col in req:
         rename = None
-    df = _frame(names, types, ts, cols, nulls, rename)
+    locate = _date_locator(file_path, table, start_time, end_time)
+    df = _frame(names, types, ts, cols, nulls, rename, locate)
     if req is not None:
         has_field = any(schema.get_column(c).category == ColumnCategory.FIELD for c in req)
         if not has_field:
@@ -166,11 +224,12 @@ def to_dataframe(
 # -- arrow ---------------------------------------------------------------------------------------
 
 
-def _arrow_array(values, mask, dtype):
+def _arrow_array(values, mask, dtype, name=None, locate=None):
     import pyarrow as pa
 
     t = TSDataType(dtype)
     if t == TSDataType.DATE:
+        _check_dates(values, mask, name, locate)  # else they would become other dates
         v = values.astype(np.int64)
         y, mo, d = v // 10000, v // 100 % 100, v % 100
         ok = (mo >= 1) & (mo <= 12) & (d >= 1) & (d <= 31)
@@ -196,7 +255,8 @@ def block_to_arrow(blk, names, types):
 
     arrays = [pa.array(blk.timestamps)]
     for n, t in zip(names[1:], types[1:], strict=True):
-        arrays.append(_arrow_array(blk.columns[n], blk.nulls.get(n), t))
+        origin = (getattr(blk, "origins", None) or {}).get(n)
+        arrays.append(_arrow_array(blk.columns[n], blk.nulls.get(n), t, n, origin))
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
@@ -208,8 +268,9 @@ def read_arrow(path, table_name=None, column_names=None, start_time=None, end_ti
         table = _resolve_table(r, table_name)
         names, types, ts, cols, nulls = r.read_columns(table, column_names, start_time, end_time)
     arrays = [pa.array(ts)]
+    locate = _date_locator(path, table, start_time, end_time)
     for n, t in zip(names[1:], types[1:], strict=True):
-        arrays.append(_arrow_array(cols[n], nulls.get(n), t))
+        arrays.append(_arrow_array(cols[n], nulls.get(n), t, n, locate))
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
