@@ -121,7 +121,9 @@ def test_encrypt_level_error_names_the_property(tmp_path):
 
 def test_invalid_date_in_dataframe_and_arrow_names_its_chunk(tmp_path):
     path = _patched(tmp_path, "extremes", 916, 177, 145)  # a PLAIN DATE 99991231 -> 99991198
-    for read in (tsfile.to_dataframe, tsfile.dataframe.read_arrow):
+    from tsfile.dataframe import read_arrow
+
+    for read in (tsfile.to_dataframe, read_arrow):
         with pytest.raises(CorruptDataError, match="99991198.*file offset") as ei:
             read(path, "defaults")
         assert _offset(ei.value) > 0
