@@ -416,7 +416,11 @@ class TsFileReader:
         task = _DeviceTask(dev_id)
         tsm = series.get("")
         if tsm is None:
-            raise CorruptDataError(f"{self._path}: device {dev_id.path} has no time column")
+            at = min((m.at for m in series.values()), default=None)
+            raise CorruptDataError(
+                f"{self._path}: device {dev_id.path} has no time column (its series metadata "
+                f"at file offset {at})"
+            )
         task.types = []
         for name in fields:
             v = series.get(name)

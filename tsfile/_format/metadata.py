@@ -258,7 +258,9 @@ def read_tail(buf, size: int, path: str) -> int:
         raise CorruptDataError(f"{path}: bad magic {bytes(buf[0:6])!r} at file offset 0")
     if buf[6] != VERSION:
         if buf[6] in (1, 2, 3):
-            raise UnsupportedError(f"{path}: TsFile format version {buf[6]} (only 4 is supported)")
+            raise UnsupportedError(
+                f"{path}: TsFile format version {buf[6]} at file offset 6 (only 4 is supported)"
+            )
         raise CorruptDataError(f"{path}: bad version byte {buf[6]} at file offset 6")
     if bytes(buf[size - 6 : size]) != MAGIC:
         raise CorruptDataError(
