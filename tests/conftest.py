@@ -13,6 +13,9 @@ import pytest
 
 from tsfile.errors import UnsupportedError
 
+# Shared assertion helpers: let pytest rewrite their asserts for detailed failure reports.
+pytest.register_assert_rewrite("codec_checks")
+
 _LZO_MISSING = importlib.util.find_spec("lzo") is None
 _LZO_REQUIRED = os.environ.get("TSFILE_REQUIRE_LZO", "") == "1"
 
