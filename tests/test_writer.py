@@ -606,3 +606,29 @@ def test_property_round_trip_our_reader(tmp_path_factory):
         _compare_with_reader(read_table, path, spec)
 
     check()
+
+
+def test_tablet_value_lists():
+    # The whole-column getters of the official Tablet, on each storage form: row-API lists (unset
+    # cells are None), from_arrays arrays with a null mask, a scalar shared by every row, DATE
+    # stored as yyyyMMdd and given back as datetime.date.
+    tab = Tablet(["Id", "v", "d"], [T.STRING, T.INT64, T.DATE], 3)
+    tab.add_value_by_index(0, 0, "a")
+    tab.add_value_by_name("v", 2, -7)
+    tab.add_value_by_index(2, 1, datetime.date(2024, 2, 29))
+    assert tab.get_max_row_num() == 3
+    assert tab.get_value_list_by_name("ID") == ["a", None, None]
+    assert tab.get_value_list() == [
+        ["a", None, None],
+        [None, None, -7],
+        [None, datetime.date(2024, 2, 29), None],
+    ]
+    arr = Tablet.from_arrays(
+        np.array([5, 6]),
+        {"id": "dev", "v": np.array([1, 2], dtype=np.int32), "b": np.array([True, False])},
+        null_masks={"v": np.array([False, True])},
+    )
+    assert arr.get_max_row_num() == 2
+    assert arr.get_value_list() == [["dev", "dev"], [1, None], [True, False]]
+    assert [type(x) for x in arr.get_value_list_by_name("b")] == [bool, bool]
+    assert [type(x) for x in arr.get_value_list_by_name("v")] == [int, type(None)]
