@@ -100,10 +100,6 @@ DEFAULT_PAGE_SIZE = 10_000
 # The encoding byte of an "auto" column in the table schema (the chunk headers say what each chunk
 # really uses).
 AUTO_SCHEMA_ENCODING = TSEncoding.GORILLA
-_INT_LIMITS = {
-    T.INT32: (-(1 << 31), (1 << 31) - 1),
-    T.DATE: (-(1 << 31), (1 << 31) - 1),
-}
 
 
 class _Table:
