@@ -89,6 +89,7 @@ cdef extern from "plain_scalar.h" nogil:
     ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
     ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count, int64_t *starts,
                                        int64_t *lens, size_t *count_out, size_t *err_at)
+    size_t plain_encoded_bound_i32(size_t count)
     size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
     size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
     size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
@@ -238,7 +239,7 @@ cdef Py_ssize_t plain_decode_binary_into(const uint8_t *src, Py_ssize_t n, objec
 cdef Py_ssize_t plain_encode_bound(int ts_type, Py_ssize_t count) noexcept nogil:
     cdef int kind = _ts_kind(ts_type)
     if kind == KIND_I32:
-        return count * 5
+        return <Py_ssize_t>plain_encoded_bound_i32(<size_t>count)
     if kind < 0:
         return 0
     return count * _WIDTH[kind]

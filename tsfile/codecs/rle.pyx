@@ -102,6 +102,7 @@ cdef extern from "rle_scalar.h" nogil:
     size_t rle_encode_bool_scalar(const uint8_t *v, size_t count, int w, uint8_t *dst)
     int rle_width_i32(const int32_t *v, size_t count)
     int rle_width_i64(const int64_t *v, size_t count)
+    int rle_width_bool(const uint8_t *v, size_t count)
 
 
 cdef enum:
@@ -231,7 +232,7 @@ cdef Py_ssize_t rle_encode_i64_c(const int64_t *values, Py_ssize_t count,
 
 cdef Py_ssize_t rle_encode_bool_c(const uint8_t *values, Py_ssize_t count,
                                   uint8_t *dst) noexcept nogil:
-    return rle_encode_bool_scalar(values, count, 1, dst)
+    return rle_encode_bool_scalar(values, count, rle_width_bool(values, count), dst)
 
 
 cdef Py_ssize_t rle_encode_i32_width_c(const int32_t *values, Py_ssize_t count, int width,
