@@ -1,0 +1,68 @@
+"""The quick benchmark sections run end to end at tiny sizes (``python -m tsfile bench SECTION``).
+
+Only that they run and print their tables is checked here, not speed: a section that crashes or
+whose own value checks fail (ts2diff decodes are compared with the input before being timed)
+would otherwise go unnoticed until someone runs the benchmark. The official package is left out.
+"""
+
+import re
+
+from tsfile.__main__ import main
+
+
+def _run(capsys, *argv):
+    assert main(["bench", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_ts2diff_section(capsys):
+    out = _run(capsys, "ts2diff", "--large", "70000", "--repeat", "1", "--min-time", "0.001")
+    for dtype in ("int32", "int64"):
+        # one row per regime (64 Ki and --large values) and one encode line per dtype
+        assert re.search(rf"^{dtype}\s+65536\s", out, re.M), out
+        assert re.search(rf"^{dtype}\s+70000\s", out, re.M), out
+        assert f"encode {dtype} (70000 values): batch" in out
+
+
+def test_floats_section(capsys):
+    out = _run(capsys, "floats", "--n", "2048", "--repeat", "1", "--large", "70000")
+    for name in ("prices_2dp", "temps_1dp_f32", "w0_double_5", "constant"):
+        assert re.search(rf"^{name}\s", out, re.M), out
+    assert "# large array: 70000 doubles" in out
+    assert "# targets (section 4)" in out
+
+
+def test_basic_section(capsys):
+    out = _run(capsys, "basic", "--count", "3000", "--repeat", "1")
+    for case in ("PLAIN INT64", "RLE INT32 (width 11)", "ZIGZAG INT64", "DICTIONARY TEXT"):
+        assert case in out
+
+
+def test_write_section(capsys):
+    out = _run(capsys, "write", "--rows", "2000", "--repeat", "1", "--no-official")
+    assert "ours write_arrays (numpy)" in out
+    assert "ours Tablet row API" in out
+    assert "official" not in out.split("\n", 1)[1].replace("vs off.", "")
+
+
+def test_read_section(capsys, tmp_path):
+    out = _run(
+        capsys,
+        "read",
+        "--rows",
+        "5000",
+        "--repeat",
+        "1",
+        "--row-cap",
+        "500",
+        "--no-official",
+        "--cache-dir",
+        str(tmp_path),
+    )
+    assert "file written by ours" in out
+    assert "official" not in out
+    # one line per selectivity with the row count of that time range
+    for sel in (1, 10, 50, 90, 100):
+        assert re.search(rf"^\s+{sel}\s+[\d,]+ \|", out, re.M), out
+    assert re.search(r"^\s+100\s+5,000 \|", out, re.M), out
+    assert [p.name for p in tmp_path.iterdir()] == ["e52_ours_5000.tsfile"]
