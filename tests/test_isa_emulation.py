@@ -176,3 +176,31 @@ def test_scalar_fallback_on_cpu_without_avx2():
     )
     assert rc == 0, f"under -cpu {model}:\n{out[-4000:]}"
     assert " passed" in out and " failed" not in out, out[-2000:]
+
+
+def test_avx2_kernels_need_every_feature_they_are_compiled_with():
+    # TSFILE_TARGET_AVX2 also enables LZCNT, which a CPU without it runs as BSR (another result,
+    # no fault): a CPU model with AVX2 and BMI2 but no LZCNT ("abm") once got wrong TS_2DIFF bit
+    # widths from the SIMD encoder. Such a CPU must get the scalar kernels; the full model keeps
+    # AVX2 (so the check is not simply "never SIMD under qemu").
+    if not IS_X86_64:
+        pytest.skip("the AVX2 run-time checks concern x86-64 builds")
+    qemu = _tool("qemu-x86_64")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("TSFILE_SIMD", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
+    code = "import json, tsfile; print(json.dumps(tsfile.simd_info()))"
+    active = {}
+    for model in ("Haswell", "Haswell,-abm"):
+        rc, out = _python_under(qemu, model, code, env)
+        if rc != 0 and model == "Haswell":
+            msg = f"numpy/tsfile does not import under -cpu Haswell:\n{out[-2000:]}"
+            if REQUIRE:
+                pytest.fail(msg)
+            pytest.skip(msg)
+        assert rc == 0, out
+        info = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+        active[model] = info["active"]
+    assert active == {"Haswell": "avx2", "Haswell,-abm": "none"}, active
