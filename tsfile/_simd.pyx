@@ -11,7 +11,8 @@ cdef extern from "tsfile_isa.h":
     unsigned tsfile_cpu_features() nogil
     int tsfile_cpu_can_run_simd() nogil
     unsigned TSFILE_CPU_SSE42, TSFILE_CPU_AVX, TSFILE_CPU_AVX2, TSFILE_CPU_BMI2
-    unsigned TSFILE_CPU_AVX512F, TSFILE_CPU_NEON
+    unsigned TSFILE_CPU_AVX512F, TSFILE_CPU_NEON, TSFILE_CPU_BMI1, TSFILE_CPU_LZCNT
+    unsigned TSFILE_CPU_POPCNT
 
 cdef bint _cpu_ok = tsfile_cpu_can_run_simd() != 0
 cdef bint _env_off = os.environ.get("TSFILE_SIMD", "").strip().lower() in ("off", "0", "no", "none", "scalar")
@@ -31,9 +32,11 @@ def cpu_features():
     """The CPU features detected at run time that matter to the kernels (a sorted list)."""
     cdef unsigned f = tsfile_cpu_features()
     names = []
-    for bit, name in ((TSFILE_CPU_SSE42, "sse4.2"), (TSFILE_CPU_AVX, "avx"),
-                      (TSFILE_CPU_AVX2, "avx2"), (TSFILE_CPU_BMI2, "bmi2"),
-                      (TSFILE_CPU_AVX512F, "avx512f"), (TSFILE_CPU_NEON, "neon")):
+    for bit, name in ((TSFILE_CPU_SSE42, "sse4.2"), (TSFILE_CPU_POPCNT, "popcnt"),
+                      (TSFILE_CPU_AVX, "avx"), (TSFILE_CPU_AVX2, "avx2"),
+                      (TSFILE_CPU_BMI1, "bmi1"), (TSFILE_CPU_BMI2, "bmi2"),
+                      (TSFILE_CPU_LZCNT, "lzcnt"), (TSFILE_CPU_AVX512F, "avx512f"),
+                      (TSFILE_CPU_NEON, "neon")):
         if f & bit:
             names.append(name)
     return names
