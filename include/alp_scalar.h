@@ -606,16 +606,30 @@ static inline int alp_stream_ready(alp_stream_t *s, alp_err_t *err)
     return 1;
 }
 
-/* The packed value i, reading only the bytes of the body (no guard assumed). */
-static inline uint64_t alp_extract_bounded(const alp_block_t *b, uint32_t i)
+/* The packed value i, reading only the body's body_bytes bytes (no guard assumed): one 8-byte
+ * load while 8 bytes remain (plus the 9th byte a value straddling it needs, which then lies inside
+ * the value's own bytes), else the remaining bytes copied into a zeroed word. Every value of the
+ * block lies inside alp_packed_bytes(count, width) <= body_bytes, checked by alp_parse_block. */
+TSFILE_INLINE uint64_t alp_extract_bounded(const alp_block_t *b, uint32_t i)
 {
-    if (b->width == 0) return 0;
-    size_t bit = (size_t)i * (size_t)b->width;
-    size_t first = bit >> 3, last = (bit + (size_t)b->width - 1) >> 3;
-    unsigned __int128 acc = 0;
-    for (size_t j = first; j <= last; j++) acc |= (unsigned __int128)b->body[j] << (8 * (j - first));
-    uint64_t v = (uint64_t)(acc >> (bit & 7));
-    return b->width == 64 ? v : (v & ((UINT64_C(1) << b->width) - 1));
+    const unsigned w = (unsigned)b->width;
+    if (w == 0) return 0;
+    const size_t bit = (size_t)i * w;
+    const size_t byte = bit >> 3;
+    const unsigned s = (unsigned)(bit & 7);
+    const uint8_t *p = b->body + byte;
+    const size_t avail = (size_t)b->body_bytes - byte; /* >= 1: the value starts in the body */
+    uint64_t v;
+    if (TSFILE_LIKELY(avail >= 8)) {
+        v = alp_ld64(p) >> s;
+        if (s + w > 64) v |= (uint64_t)p[8] << (64 - s);
+    } else {
+        /* fewer than 8 bytes left: the value fits in them (s + w <= 8 * avail < 64) */
+        uint8_t tmp[8] = {0};
+        memcpy(tmp, p, avail);
+        v = alp_ld64(tmp) >> s;
+    }
+    return w == 64 ? v : (v & ((UINT64_C(1) << w) - 1));
 }
 
 /* 1 with *out set, 0 at the end of the page, -1 on error. */
