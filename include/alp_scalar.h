@@ -42,6 +42,13 @@
 #define ALP_PAGE_HEADER 16
 #define ALP_BLOCK_HEADER 28
 #define ALP_GUARD 16
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define ALP_NOINLINE __attribute__((noinline))
+#else
+#  define ALP_NOINLINE
+#endif
+
 #define ALP_MAX_E64 18
 #define ALP_MAX_E32 10
 #define ALP_SAMPLES 32   /* values sampled per block / per page for the (e, f) search */
@@ -632,8 +639,10 @@ TSFILE_INLINE uint64_t alp_extract_bounded(const alp_block_t *b, uint32_t i)
     return w == 64 ? v : (v & ((UINT64_C(1) << w) - 1));
 }
 
-/* 1 with *out set, 0 at the end of the page, -1 on error. */
-static inline int alp_stream_next_f64(alp_stream_t *s, double *out, alp_err_t *err)
+/* 1 with *out set, 0 at the end of the page, -1 on error. Kept out of line on purpose (as
+ * ts2diff_stream_next_i64): the per_value path models a streaming decoder interface, one C call
+ * per value; an inlined copy in the caller's loop would just be a worse batch decoder. */
+static ALP_NOINLINE int alp_stream_next_f64(alp_stream_t *s, double *out, alp_err_t *err)
 {
     int r = alp_stream_ready(s, err);
     if (r <= 0) return r;
@@ -651,7 +660,7 @@ static inline int alp_stream_next_f64(alp_stream_t *s, double *out, alp_err_t *e
     return 1;
 }
 
-static inline int alp_stream_next_f32(alp_stream_t *s, float *out, alp_err_t *err)
+static ALP_NOINLINE int alp_stream_next_f32(alp_stream_t *s, float *out, alp_err_t *err)
 {
     int r = alp_stream_ready(s, err);
     if (r <= 0) return r;

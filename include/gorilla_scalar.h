@@ -34,6 +34,12 @@
 
 #define GOR_FAST_MARGIN 24
 
+#if defined(__GNUC__) || defined(__clang__)
+#  define GOR_NOINLINE __attribute__((noinline))
+#else
+#  define GOR_NOINLINE
+#endif
+
 enum {
     GOR_OK = 0,
     GOR_ERR_TRUNCATED = 1, /* data ended before the end value */
@@ -210,8 +216,9 @@ TSFILE_INLINE size_t gor_decode_generic(gorilla_dec_t *s, const int W, uint64_t 
 }
 
 /*
- * Per-value decode: one value per call (the classic streaming baseline). Returns 1 with *out set,
- * 0 at the end value, -1 on error (s->err).
+ * Per-value decode: one value per call (the classic streaming baseline), inlined into the two
+ * out-of-line entry points gorilla_next32/64 below. Returns 1 with *out set, 0 at the end value,
+ * -1 on error (s->err).
  */
 TSFILE_INLINE int gor_next_generic(gorilla_dec_t *s, const int W, uint64_t endv, int stop,
                                    uint64_t *out)
@@ -248,11 +255,14 @@ static inline size_t gorilla_decode_batch64(gorilla_dec_t *s, uint64_t endv, int
 {
     return stop ? gor_decode_generic(s, 64, endv, 1, out, cap) : gor_decode_generic(s, 64, endv, 0, out, cap);
 }
-static inline int gorilla_next32(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
+/* The per-value entry points are kept out of line on purpose (as ts2diff_stream_next_i64): the
+ * per_value path models a streaming decoder interface, one C call per value; inlined into the
+ * caller's loop it would just be a worse batch decoder. */
+static GOR_NOINLINE int gorilla_next32(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
 {
     return gor_next_generic(s, 32, endv, stop, out);
 }
-static inline int gorilla_next64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
+static GOR_NOINLINE int gorilla_next64(gorilla_dec_t *s, uint64_t endv, int stop, uint64_t *out)
 {
     return gor_next_generic(s, 64, endv, stop, out);
 }
