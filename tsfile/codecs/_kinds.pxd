@@ -57,7 +57,7 @@ cdef int check_kind_in(int kind, int allowed, str codec, str holds) except -1
 cdef int check_out_in(int kind, int allowed, str codec) except -1
 
 # The "per_value" path into raw storage: `count` values decoded from src[0:n] by `fn` (a module's
-# per-value driver filling a numpy array of the kind's dtype), then copied to `out`.
+# per-value driver filling a numpy array of the kind's dtype; it is given a view of `out`).
 ctypedef Py_ssize_t (*per_value_fn)(int kind, const unsigned char[::1] buf,
                                     object out) except -1
 cdef Py_ssize_t per_value_into(per_value_fn fn, int kind, const uint8_t *src, Py_ssize_t n,

@@ -6,7 +6,6 @@ FLOAT -> float32, DOUBLE -> float64, TEXT/STRING/BLOB -> object array of ``bytes
 turns TEXT/STRING into ``str`` itself; the codecs never guess a character set).
 """
 from cpython.bytes cimport PyBytes_CheckExact
-from libc.string cimport memcpy
 
 import numpy as np
 
@@ -119,13 +118,14 @@ cdef int check_out_in(int kind, int allowed, str codec) except -1:
 
 cdef Py_ssize_t per_value_into(per_value_fn fn, int kind, const uint8_t *src, Py_ssize_t n,
                                void *out, Py_ssize_t count) except -1:
-    cdef char[::1] raw
-    arr = np.empty(count, dtype=_DTYPES[kind])
-    cdef Py_ssize_t used = fn(kind, <const unsigned char[:n]>src if n else b"", arr)
+    # `fn` fills a numpy array; give it one that views `out` itself (no buffer of its own, no
+    # copy afterwards), so the per_value path writes each value straight to the caller's storage.
+    dt = _DTYPES[kind]
     if count:
-        raw = arr.view(np.int8)
-        memcpy(out, <const void *>&raw[0], count * arr.itemsize)
-    return used
+        arr = np.asarray(<unsigned char[:count * dt.itemsize]><unsigned char *>out).view(dt)
+    else:
+        arr = np.empty(0, dtype=dt)  # a zero-length pointer view cannot be made (out may be NULL)
+    return fn(kind, <const unsigned char[:n]>src if n else b"", arr)
 
 
 cdef object as_values(object values, int kind):
