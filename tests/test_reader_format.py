@@ -185,3 +185,30 @@ def test_encrypted_file_is_unsupported(tmp_path):
     p.write_bytes(data)
     with pytest.raises(tsfile.UnsupportedError, match="encrypted"):
         tsfile.TsFileReader(p)
+
+
+def test_overlong_plain_string_length_is_corrupt(tmp_path):
+    """A PLAIN string length whose 5th varint byte carries bits above 31 is an error; it used to
+    wrap to a shorter length and decode silently wrong strings."""
+    writer = pytest.importorskip("tsfile.writer")
+    cols = [
+        tsfile.ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG),
+        tsfile.ColumnSchema("s", TSDataType.STRING, ColumnCategory.FIELD),
+    ]
+    p = tmp_path / "s.tsfile"
+    w = writer.TsFileWriter(
+        str(p),
+        compression=tsfile.Compressor.UNCOMPRESSED,
+        encodings={TSDataType.STRING: tsfile.TSEncoding.PLAIN},
+    )
+    w.register_table(tsfile.TableSchema("t", cols))
+    w.write_arrays("t", np.arange(2, dtype=np.int64), {"dev": "a", "s": ["abcdef", "x"]})
+    w.close()
+    data = p.read_bytes()
+    body = b"\x0cabcdef\x02x"
+    assert data.count(body) == 1
+    assert tsfile.read_table(p, "t")["s"].tolist() == ["abcdef", "x"]
+    # Same size: the length 0x1_0000_0000 (wraps to 0 in 32 bits), then "x" and "y".
+    p.write_bytes(data.replace(body, b"\x80\x80\x80\x80\x10\x02x\x02y"))
+    with pytest.raises(tsfile.CorruptDataError, match="PLAIN string length"):
+        tsfile.read_table(p, "t")

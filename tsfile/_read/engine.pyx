@@ -60,6 +60,12 @@ cdef extern from "read_lz4.h":
     int tsfile_lz4_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
                               size_t *err_pos) nogil
 
+cdef extern from "varint_scalar.h" nogil:
+    enum:
+        TSC_ERR_TRUNCATED
+    int tsc_read_uvarint32(const uint8_t *p, size_t n, size_t *pos, uint32_t *out)
+    int tsc_read_svarint32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
+
 cdef extern from "read_snappy.h":
     int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
                                  size_t *err_pos) nogil
@@ -232,25 +238,14 @@ cdef inline int32_t be32(const uint8_t *p) noexcept nogil:
 
 cdef int read_uvarint(FileView fv, Py_ssize_t *pos, Py_ssize_t end, uint32_t *out,
                       str what) except -1:
-    cdef Py_ssize_t i = pos[0]
-    cdef uint64_t v = 0
-    cdef int shift = 0
-    cdef uint8_t b
-    while True:
-        if i >= end:
-            raise corrupt(fv, f"truncated {what}", pos[0])
-        b = fv.ptr[i]
-        i += 1
-        v |= (<uint64_t>(b & 0x7F)) << shift
-        if not (b & 0x80):
-            break
-        shift += 7
-        if shift > 28:
-            raise corrupt(fv, f"{what} longer than 5 bytes", pos[0])
-    if v > 0xFFFFFFFF:
-        raise corrupt(fv, f"{what} overflows 32 bits", pos[0])
-    out[0] = <uint32_t>v
-    pos[0] = i
+    # The codecs' bounds-checked reader (varint_scalar.h): rejects a 6th byte or bits above 31.
+    cdef size_t i = <size_t>pos[0]
+    cdef int rc = tsc_read_uvarint32(fv.ptr, <size_t>end, &i, out)
+    if rc == TSC_ERR_TRUNCATED:
+        raise corrupt(fv, f"truncated {what}", pos[0])
+    if rc:
+        raise corrupt(fv, f"{what} longer than 5 bytes or above 32 bits", pos[0])
+    pos[0] = <Py_ssize_t>i
     return 0
 
 
@@ -540,27 +535,15 @@ cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
                              object[::1] out, Py_ssize_t at, Py_ssize_t count,
                              Py_ssize_t file_at) except -2:
     """PLAIN TEXT/STRING/BLOB: varstr values -> str (TEXT/STRING, UTF-8) or bytes (BLOB)."""
-    cdef Py_ssize_t pos = 0, i, start
-    cdef uint32_t u
+    cdef size_t pos = 0
+    cdef Py_ssize_t i
     cdef int32_t ln
-    cdef int shift
-    cdef uint8_t b
     cdef bytes raw
     for i in range(count):
-        start = pos
-        u = 0
-        shift = 0
-        while True:
-            if pos >= n or shift > 28:
-                raise corrupt(fv, "truncated PLAIN string length", file_at)
-            b = p[pos]
-            pos += 1
-            u |= (<uint32_t>(b & 0x7F)) << shift
-            if not (b & 0x80):
-                break
-            shift += 7
-        ln = <int32_t>((u >> 1) ^ (0u - (u & 1u)))
-        if ln < 0 or pos + ln > n:
+        # varint_scalar.h's reader: a length varint wider than 32 bits is an error, not wrapped.
+        if tsc_read_svarint32(p, <size_t>n, &pos, &ln):
+            raise corrupt(fv, "truncated or overlong PLAIN string length", file_at)
+        if ln < 0 or <Py_ssize_t>pos + ln > n:
             raise corrupt(fv, f"PLAIN string length {ln} exceeds the page", file_at)
         raw = (<const char *>p + pos)[:ln]
         pos += ln
