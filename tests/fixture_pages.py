@@ -1,15 +1,16 @@
 """A minimal sequential walk over the value pages of the official UNCOMPRESSED fixtures, for codec
 tests (independent of the library's reader): chunk offsets come from the fixture's metadata, page
-headers and bodies are parsed here from format notes 5.1-5.3 and 6."""
+headers are stepped over by interop.chunk_scan (standard library only, format notes 5.1-5.3 and
+6), page bodies are parsed here."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+from interop.chunk_scan import iter_pages
 from interop.expected import fixture_path, load_expected
 
-_TYPED_STATS = {"INT32": 24, "DATE": 24, "INT64": 40, "TIMESTAMP": 40, "FLOAT": 24, "DOUBLE": 40}
 _DTYPES = {
     "INT32": np.int32,
     "DATE": np.int32,
@@ -31,12 +32,9 @@ def _uvarint(b: bytes, pos: int) -> tuple[int, int]:
             return v, pos
 
 
-def _varstr(b: bytes, pos: int) -> tuple[bytes, int]:
-    u, pos = _uvarint(b, pos)
-    n = (u >> 1) ^ -(u & 1)
-    if n < 0:
-        return b"", pos
-    return b[pos : pos + n], pos + n
+def _chunk_pages(data: bytes, ch: dict) -> list:
+    """[(stored page body)] of one chunk, empty pages as b"" (interop.chunk_scan.iter_pages)."""
+    return [pg["body"] for pg in iter_pages(data, ch)]
 
 
 def value_pages(name: str, encoding: str):
@@ -48,31 +46,16 @@ def value_pages(name: str, encoding: str):
         if ch["kind"] != "value" or ch["encoding"] != encoding:
             continue
         assert ch["compression"] == "UNCOMPRESSED"
-        pos = ch["offset"]
-        marker = data[pos]
-        _, pos = _varstr(data, pos + 1)
-        size, pos = _uvarint(data, pos)
-        pos += 3  # data type, compression, encoding
-        end = pos + size
-        multi = (marker & 0x3F) == 0x01
         pages = []
-        while pos < end:
-            unc, pos = _uvarint(data, pos)
-            if unc == 0:
+        for body in _chunk_pages(data, ch):
+            if not body:
                 pages.append((0, b""))
                 continue
-            comp, pos = _uvarint(data, pos)
-            if multi:
-                _, pos = _uvarint(data, pos)
-                pos += 16 + _TYPED_STATS[ch["type"]]
-            body = data[pos : pos + comp]
-            pos += comp
             rows = int.from_bytes(body[:4], "big")
             nb = (rows + 7) // 8
             bitmap = np.frombuffer(body[4 : 4 + nb], dtype=np.uint8)
             count = int(np.unpackbits(bitmap)[:rows].sum())
             pages.append((count, body[4 + nb :]))
-        assert pos == end
         yield ch["device"], ch["measurement"], ch["type"], pages
 
 
@@ -145,26 +128,13 @@ def nonaligned_pages(name: str, encoding: str):
     for ch in exp.meta["chunks"]:
         if ch["kind"] != "nonaligned" or ch["encoding"] != encoding:
             continue
-        pos = ch["offset"]
-        marker = data[pos]
-        _, pos = _varstr(data, pos + 1)
-        size, pos = _uvarint(data, pos)
-        pos += 3
-        end = pos + size
-        multi = (marker & 0x3F) == 0x01
         pages = []
-        while pos < end:
-            unc, pos = _uvarint(data, pos)
-            comp, pos = _uvarint(data, pos)
-            if multi:
-                _, pos = _uvarint(data, pos)
-                pos += 16 + _TYPED_STATS[ch["type"]]
-            body = _decompress(data[pos : pos + comp], ch["compression"], unc)
-            pos += comp
+        for pg in iter_pages(data, ch):
+            assert not pg["empty"]
+            body = _decompress(pg["body"], ch["compression"], pg["uncompressed_size"])
             tlen, tpos = _uvarint(body, 0)
             count = ts2diff.count_values(body[tpos : tpos + tlen], "int64")
             pages.append((count, body[tpos + tlen :]))
-        assert pos == end
         dev = ".".join(ch["device"])
         yield dev, f"{dev}.{ch['measurement']}", ch["type"], pages
 

@@ -209,3 +209,5 @@ def iter_pages(data: bytes, chunk: dict):
             }
             b.skip(csize)
         index += 1
+    if b.p != end:
+        raise ValueError(f"chunk at {chunk['offset']}: pages overrun data_size")
