@@ -86,8 +86,7 @@ def _check_file(tmp_path, data, tag="f"):
 
 def _needs(name):
     data = _data(name)
-    if data is None:
-        pytest.skip(f"fixture {name} not present")
+    assert data is not None, f"fixture {name} not present"
     return data
 
 

@@ -4,7 +4,6 @@ blocks and the row-by-row API."""
 
 from __future__ import annotations
 
-import functools
 import types
 
 import numpy as np
@@ -26,20 +25,6 @@ FIXTURES = [
     for n in list_fixtures()
 ]
 PATHS = ["per_value", "batch"] + (["simd"] if _simd.simd_available() else [])
-
-
-def skip_missing_codecs(fn):
-    # A codec module another helper has not landed yet: report a skip naming it, not a pass.
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except tsfile.UnsupportedError as exc:
-            if "is not available" in str(exc):
-                pytest.skip(str(exc))
-            raise
-
-    return wrapper
 
 
 def _actual_from_columns(names, ts, columns, nulls):
@@ -86,7 +71,6 @@ def _rows_equal(got, exp, types_):
 
 @pytest.mark.parametrize("name", FIXTURES)
 @pytest.mark.parametrize("path", PATHS)
-@skip_missing_codecs
 def test_fixture_batch(name, path):
     exp = load_expected(name)
     with tsfile.TsFileReader(fixture_path(name)) as r:
@@ -106,7 +90,6 @@ def test_fixture_batch(name, path):
 
 
 @pytest.mark.parametrize("name", FIXTURES)
-@skip_missing_codecs
 def test_fixture_blocks_and_rows(name):
     exp = load_expected(name)
     with tsfile.TsFileReader(fixture_path(name)) as r:
@@ -135,7 +118,6 @@ def test_fixture_blocks_and_rows(name):
 
 
 @pytest.mark.parametrize("name", FIXTURES)
-@skip_missing_codecs
 def test_time_range_equals_filtered_scan(name):
     exp = load_expected(name)
     rng = np.random.default_rng(7)
