@@ -130,15 +130,15 @@ def test_tablet_row_api():
     assert tab.get_value_by_name("day", 0) == datetime.date(2024, 1, 4)
     assert tab.get_value_by_index(2, 0) is None  # never set: null
     assert tab.get_timestamp_list() == [10, None, None, None]
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match="INT32 range"):
         tab.add_value_by_index(1, 1, 2**31)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="int for INT32, got float"):
         tab.add_value_by_index(1, 1, 1.5)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="float for DOUBLE, got str"):
         tab.add_value_by_index(2, 1, "x")
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="row index 4"):
         tab.add_value_by_index(0, 4, "x")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'nope' does not exist"):
         tab.add_value_by_name("nope", 0, 1)
     tab.set_timestamp_list([1, 2])
     assert tab.get_timestamp_list() == [1, 2, None, None]
@@ -161,7 +161,10 @@ def test_rows_without_timestamp(tmp_path):
         w.write_arrays(np.array([0, 2]), {"id": "a", "v": np.array([0, 20])})
     assert a.read_bytes() == b.read_bytes()
     tab.add_value_by_index(1, 3, 7)
-    with TsFileTableWriter(tmp_path / "c.tsfile", schema) as w, pytest.raises(ValueError):
+    with (
+        TsFileTableWriter(tmp_path / "c.tsfile", schema) as w,
+        pytest.raises(ValueError, match="row 3 has a value in column 'v' but no timestamp"),
+    ):
         w.write_table(tab)
 
 
@@ -479,20 +482,20 @@ def test_errors(tmp_path):
     w = TsFileTableWriter(tmp_path / "e.tsfile", schema)
     with pytest.raises(ColumnNotExistError):
         w.write_arrays(np.arange(2), {"nope": np.arange(2)})
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match="'v': values out of the INT32 range"):
         w.write_arrays(np.arange(2), {"v": np.array([0, 2**40])})
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="'v' is INT32: float values"):
         w.write_arrays(np.arange(2), {"v": np.array([0.5, 1.0])})
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="'id' values must be str"):
         w.write_arrays(np.arange(2), {"id": np.array([1, 2], dtype=object), "v": np.arange(2)})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'v' must be 1-D with 2 values"):
         w.write_arrays(np.arange(2), {"v": np.arange(3)})
     tab = Tablet(["v"], [T.INT32], 1)
     tab.set_table_name("other")
     with pytest.raises(TableNotExistError):
         w.write_table(tab)
     w.close()
-    with pytest.raises(TsFileError):
+    with pytest.raises(TsFileError, match="closed"):
         w.write_arrays(np.arange(1), {"v": np.arange(1)})
     low = TsFileWriter(tmp_path / "f.tsfile")
     with pytest.raises(TableNotExistError):

@@ -282,7 +282,7 @@ def test_schema_byte_is_gorilla(tmp_path):
 def test_auto_is_for_float_columns_only(tmp_path):
     assert ColumnSchema("x", T.DOUBLE, encoding="AUTO").encoding == AUTO
     assert "encoding='auto'" in repr(ColumnSchema("x", T.DOUBLE, encoding="auto"))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'automatic' is not a valid TSEncoding"):
         ColumnSchema("x", T.DOUBLE, encoding="automatic")
     for dt in (T.INT64, T.INT32, T.BOOLEAN, T.TEXT):
         schema = TableSchema("t", [ColumnSchema("v", dt, encoding="auto")])
