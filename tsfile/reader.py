@@ -238,6 +238,7 @@ class TsFileReader:
         self._closed = False
         self._walker = IndexWalker(buf, self._meta.meta_offset, self._meta.meta_start, self._path)
         self._devices_cache = {}
+        self._device_keys = {}  # index root -> [DeviceID] of _devices(), for bisect
         self._series_cache = {}
         self._scratch = _SCRATCH.pop() if _SCRATCH else engine.new_scratch()
         self._chunks = {}
@@ -365,7 +366,9 @@ class TsFileReader:
         if key not in self._meta.table_roots:
             raise DeviceNotExistError(f"no device {device!r} in {self._path}")
         devs = self._devices(key)
-        keys = [d for d, _ in devs]
+        keys = self._device_keys.get(key)
+        if keys is None:  # built once per root: rebuilding it made each lookup O(devices)
+            keys = self._device_keys[key] = [d for d, _ in devs]
         i = bisect.bisect_left(keys, dev_id)
         if i == len(keys) or keys[i] != dev_id:
             raise DeviceNotExistError(f"no device {device!r} in {self._path}")
