@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from interop.chunk_scan import iter_pages
+from interop.chunk_scan import iter_pages, ts2diff_int64_count
 from interop.expected import fixture_path, load_expected
 
 _DTYPES = {
@@ -120,9 +120,7 @@ def _decompress(body: bytes, comp: str, size: int) -> bytes:
 def nonaligned_pages(name: str, encoding: str):
     """Yield (device name, column name, type name, [(count, value bytes), ...]) for every
     non-aligned (tree-model) chunk of the fixture written with `encoding`; pages decompressed,
-    the value count taken from the page's TS_2DIFF timestamps."""
-    from tsfile.codecs import ts2diff
-
+    the value count taken from the block headers of the page's TS_2DIFF timestamps."""
     exp = load_expected(name)
     data = Path(fixture_path(name)).read_bytes()
     for ch in exp.meta["chunks"]:
@@ -133,7 +131,7 @@ def nonaligned_pages(name: str, encoding: str):
             assert not pg["empty"]
             body = _decompress(pg["body"], ch["compression"], pg["uncompressed_size"])
             tlen, tpos = _uvarint(body, 0)
-            count = ts2diff.count_values(body[tpos : tpos + tlen], "int64")
+            count = ts2diff_int64_count(body, tpos, tpos + tlen)
             pages.append((count, body[tpos + tlen :]))
         dev = ".".join(ch["device"])
         yield dev, f"{dev}.{ch['measurement']}", ch["type"], pages

@@ -211,3 +211,16 @@ def iter_pages(data: bytes, chunk: dict):
         index += 1
     if b.p != end:
         raise ValueError(f"chunk at {chunk['offset']}: pages overrun data_size")
+
+
+def ts2diff_int64_count(data: bytes, pos: int, end: int) -> int:
+    """Number of INT64 TS_2DIFF values (a non-aligned page's timestamps) in data[pos:end], from
+    the block headers only (format notes 8.3): count, width, two INT64, the packed deltas."""
+    count = 0
+    while pos < end:
+        n, width = struct.unpack_from(">ii", data, pos)
+        pos += 24 + (n * width + 7) // 8
+        count += n + 1
+    if pos != end:
+        raise ValueError("TS_2DIFF blocks overrun their length")
+    return count

@@ -13,9 +13,9 @@ from __future__ import annotations
 import struct
 
 try:  # as tests/interop/… package module (tests) or top-level (make_fixtures.py in the venv)
-    from .chunk_scan import _Buf, _skip_statistics
+    from .chunk_scan import _Buf, iter_pages, ts2diff_int64_count
 except ImportError:
-    from chunk_scan import _Buf, _skip_statistics
+    from chunk_scan import _Buf, iter_pages, ts2diff_int64_count
 
 
 def _wrap(x: int, w: int) -> int:
@@ -126,60 +126,28 @@ def decode_value_chunk(data: bytes, chunk: dict) -> list:
     None for nulls."""
     if chunk["compression"] != "UNCOMPRESSED" or chunk["kind"] != "value":
         raise ValueError("only uncompressed value chunks")
-    b = _Buf(data, chunk["offset"])
-    marker = b.u8()
-    b.varstr()
-    size = b.uvarint()
-    b.skip(3)
-    end = b.p + size
     rows: list = []
-    while b.p < end:
-        usize = b.uvarint()
-        if usize == 0:
+    for page in iter_pages(data, chunk):
+        if page["empty"]:
             raise ValueError("empty pages are not handled here")
-        csize = b.uvarint()
-        if marker & 0x3F == 0x01:
-            _skip_statistics(b, chunk["type"])
-        body = b.p
-        b.skip(csize)
-        (nrows,) = struct.unpack_from(">i", data, body)
-        bitmap = data[body + 4 : body + 4 + (nrows + 7) // 8]
+        body = page["body"]
+        (nrows,) = struct.unpack_from(">i", body, 0)
+        bitmap = body[4 : 4 + (nrows + 7) // 8]
         present = [bool(bitmap[r >> 3] & (0x80 >> (r & 7))) for r in range(nrows)]
-        vals = iter(decode_values(_Buf(data, body + 4 + len(bitmap)), sum(present), chunk["type"]))
+        vals = iter(decode_values(_Buf(body, 4 + len(bitmap)), sum(present), chunk["type"]))
         rows += [next(vals) if p else None for p in present]
     return rows
-
-
-def _ts2diff_count(data: bytes, pos: int, end: int) -> int:
-    """Number of INT64 TS_2DIFF values in data[pos:end] (block headers only, format notes 8.3)."""
-    count = 0
-    while pos < end:
-        n, width = struct.unpack_from(">ii", data, pos)
-        pos += 24 + (n * width + 7) // 8
-        count += n + 1
-    return count
 
 
 def decode_nonaligned_chunk(data: bytes, chunk: dict) -> list[int]:
     """All values of an UNCOMPRESSED non-aligned (tree-model) SPRINTZ chunk, in time order."""
     if chunk["compression"] != "UNCOMPRESSED" or chunk["kind"] != "nonaligned":
         raise ValueError("only uncompressed non-aligned chunks")
-    b = _Buf(data, chunk["offset"])
-    marker = b.u8()
-    b.varstr()
-    size = b.uvarint()
-    b.skip(3)
-    end = b.p + size
     out: list[int] = []
-    while b.p < end:
-        b.uvarint()
-        csize = b.uvarint()
-        if marker & 0x3F == 0x01:
-            _skip_statistics(b, chunk["type"])
-        body_end = b.p + csize
+    for page in iter_pages(data, chunk):
+        b = _Buf(page["body"], 0)
         tlen = b.uvarint()
-        count = _ts2diff_count(data, b.p, b.p + tlen)
+        count = ts2diff_int64_count(page["body"], b.p, b.p + tlen)
         b.skip(tlen)
         out += decode_values(b, count, chunk["type"])
-        b.p = body_end
     return out
