@@ -330,22 +330,11 @@ def test_hostile_file_errors_name_an_offset(hostile_results):
     assert not hostile_results, json.dumps(hostile_results[:5], indent=1, ensure_ascii=False)
 
 
-def _uvarint(b, p):
-    v = shift = 0
-    while True:
-        x = b[p]
-        p += 1
-        v |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return v, p
-
-
 @pytest.fixture(scope="module")
 def header_results(tmp_path_factory):
     """Every value of the type, compression and encoding bytes of one chunk header per
     (type, kind) of two fixtures (format notes 5.1), each read in a child process."""
-    from interop.chunk_scan import scan_chunks
+    from interop.chunk_scan import TYPE_NAMES, _Buf, scan_chunks
 
     d = tmp_path_factory.mktemp("headers")
     paths, desc = [], {}
@@ -356,8 +345,11 @@ def header_results(tmp_path_factory):
             if (c["type"], c["kind"]) in seen:
                 continue
             seen.add((c["type"], c["kind"]))
-            n, p = _uvarint(data, c["offset"] + 1)  # marker, then the measurement varstr
-            _size, p = _uvarint(data, p + n)
+            h = _Buf(data, c["offset"] + 1)  # marker, measurement varstr, data size
+            h.varstr()
+            h.uvarint()
+            p = h.p
+            assert TYPE_NAMES[data[p]] == c["type"], c  # p is the type byte
             for field, at, values in (("type", p, 12), ("comp", p + 1, 12), ("enc", p + 2, 16)):
                 for v in range(values):
                     if data[at] == v:
