@@ -159,12 +159,7 @@ def tree_pages(name: str, device: str, measurement: str) -> list[Page]:
         b = chunk_scan._Buf(pg["body"], 0)
         tlen = b.uvarint()
         tbytes = pg["body"][b.p : b.p + tlen]
-        n = 0
-        q = 0
-        while q < tlen:  # TS_2DIFF block headers give the point count (format notes 8.3)
-            cnt, width = struct.unpack_from(">ii", tbytes, q)
-            q += 24 + (cnt * width + 7) // 8
-            n += cnt + 1
+        n = chunk_scan.ts2diff_int64_count(tbytes, 0, tlen)
         out.append(
             Page(
                 chunks[0]["device"],
