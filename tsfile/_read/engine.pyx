@@ -918,11 +918,7 @@ def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
 cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitmap,
                         Py_ssize_t lo, Py_ssize_t hi, int size, uint8_t *nullmask) noexcept nogil:
     """Rows lo..hi of a page: copy present values from the dense array, flag nulls."""
-    cdef Py_ssize_t r, j = 0, nulls = 0
-    # count present values before lo
-    for r in range(lo):
-        if bitmap[r >> 3] & (0x80 >> (r & 7)):
-            j += 1
+    cdef Py_ssize_t r, j = tsfile_bitmap_count(bitmap, lo), nulls = 0  # values before lo
     for r in range(lo, hi):
         if bitmap[r >> 3] & (0x80 >> (r & 7)):
             memcpy(dst + (r - lo) * size, dense + j * size, size)
@@ -1001,10 +997,7 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
             decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
                           NULL, dense_objs, 0, path, pg.body)
             objs = out_vals
-            j = 0
-            for r in range(lo):
-                if bitmap[r >> 3] & (0x80 >> (r & 7)):
-                    j += 1
+            j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
             for r in range(lo, hi):
                 if bitmap[r >> 3] & (0x80 >> (r & 7)):
                     objs[pos + r - lo] = dense_objs[j]
