@@ -28,7 +28,8 @@ ROOT = HERE.parent.parent
 # shows up as a MemoryError finding.
 AS_LIMIT = 1 << 30
 TIMEOUT = 20.0  # seconds per mutant (the files are small: a read takes milliseconds)
-OFFSET_RE = re.compile(r"offset", re.I)
+# the word alone is not enough: the message must give the offset, e.g. "at offset 1234"
+OFFSET_RE = re.compile(r"offset\D{0,20}\d", re.I)
 
 
 # ------------------------------------------------------------------------------------------------
