@@ -466,7 +466,6 @@ cdef class Scratch:
     cdef uint8_t *vals
     cdef Py_ssize_t vals_cap
     cdef object vals_arr
-    cdef object objs  # object array for dense binary values
 
     cdef uint8_t *need_body(self, Py_ssize_t n) except NULL:
         if n > self.body_cap or self.body == NULL:
