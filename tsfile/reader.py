@@ -591,6 +591,7 @@ class TsFileReader:
         dtypes = [engine.numpy_dtype(t) for t in field_types]
         numeric = [dt.kind != "O" for dt in dtypes]
         pool = _POOL
+        fi = {f: j for j, f in enumerate(fields)}
         for task in tasks:
             self._check_types(task, fields, field_types)
             groups = [x for g in task.groups for x in self._split_group(g, t1, t2, block_rows)]
@@ -608,7 +609,6 @@ class TsFileReader:
                 if n == 0:
                     continue
                 columns, nullmap = {}, {}
-                fi = {f: j for j, f in enumerate(fields)}
                 for name in names[1:]:
                     j = fi.get(name)
                     if j is not None:
