@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from interop.chunk_scan import iter_pages, ts2diff_int64_count
+from interop.chunk_scan import iter_pages, split_value_page, ts2diff_int64_count
 from interop.expected import fixture_path, load_expected
 
 _DTYPES = {
@@ -51,11 +51,8 @@ def value_pages(name: str, encoding: str):
             if not body:
                 pages.append((0, b""))
                 continue
-            rows = int.from_bytes(body[:4], "big")
-            nb = (rows + 7) // 8
-            bitmap = np.frombuffer(body[4 : 4 + nb], dtype=np.uint8)
-            count = int(np.unpackbits(bitmap)[:rows].sum())
-            pages.append((count, body[4 + nb :]))
+            present, values = split_value_page(body)
+            pages.append((sum(present), values))
         yield ch["device"], ch["measurement"], ch["type"], pages
 
 

@@ -224,3 +224,17 @@ def ts2diff_int64_count(data: bytes, pos: int, end: int) -> int:
     if pos != end:
         raise ValueError("TS_2DIFF blocks overrun their length")
     return count
+
+
+def split_value_page(body: bytes) -> tuple[list[bool], bytes]:
+    """An aligned value page body (format notes 6): INT32 row count, the null bitmap (MSB first,
+    1 = present), the encoded values. Returns (presence per row, the value bytes)."""
+    (rows,) = struct.unpack_from(">i", body, 0)
+    if rows < 0:
+        raise ValueError(f"negative row count {rows}")
+    nb = (rows + 7) // 8
+    bitmap = body[4 : 4 + nb]
+    if len(bitmap) != nb:
+        raise ValueError("bitmap cut short")
+    present = [bool(bitmap[r >> 3] & (0x80 >> (r & 7))) for r in range(rows)]
+    return present, body[4 + nb :]

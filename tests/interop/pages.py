@@ -76,11 +76,9 @@ def value_pages(name: str, table: str, column: str) -> list[Page]:
         for pg in chunk_scan.iter_pages(data, ch):
             if pg["empty"]:
                 raise ValueError(f"{name}: empty page in {column}; row count unknown here")
-            body = pg["body"]
-            (n,) = struct.unpack_from(">i", body, 0)
-            nb = (n + 7) // 8
-            bitmap = body[4 : 4 + nb]
-            present = np.array([bool(bitmap[r >> 3] & (0x80 >> (r & 7))) for r in range(n)])
+            flags, value_bytes = chunk_scan.split_value_page(pg["body"])
+            n = len(flags)
+            present = np.array(flags, dtype=np.bool_)
             r = rows[pos : pos + n]
             if len(r) != n or (series.nulls[column][r] == present).any():
                 raise ValueError(f"{name}: page {pg['index']} of {column} does not match the rows")
@@ -92,7 +90,7 @@ def value_pages(name: str, table: str, column: str) -> list[Page]:
                     ch["type"],
                     n,
                     ~present,
-                    body[4 + nb :],
+                    value_bytes,
                     series.values[column][r][present],
                     times=series.values["time"][r],
                 )

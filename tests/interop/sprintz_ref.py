@@ -10,12 +10,10 @@ Values are returned as W-bit two's-complement integers (FLOAT/DOUBLE: their IEEE
 
 from __future__ import annotations
 
-import struct
-
 try:  # as tests/interop/… package module (tests) or top-level (make_fixtures.py in the venv)
-    from .chunk_scan import _Buf, iter_pages, ts2diff_int64_count
+    from .chunk_scan import _Buf, iter_pages, split_value_page, ts2diff_int64_count
 except ImportError:
-    from chunk_scan import _Buf, iter_pages, ts2diff_int64_count
+    from chunk_scan import _Buf, iter_pages, split_value_page, ts2diff_int64_count
 
 
 def _wrap(x: int, w: int) -> int:
@@ -130,11 +128,8 @@ def decode_value_chunk(data: bytes, chunk: dict) -> list:
     for page in iter_pages(data, chunk):
         if page["empty"]:
             raise ValueError("empty pages are not handled here")
-        body = page["body"]
-        (nrows,) = struct.unpack_from(">i", body, 0)
-        bitmap = body[4 : 4 + (nrows + 7) // 8]
-        present = [bool(bitmap[r >> 3] & (0x80 >> (r & 7))) for r in range(nrows)]
-        vals = iter(decode_values(_Buf(body, 4 + len(bitmap)), sum(present), chunk["type"]))
+        present, value_bytes = split_value_page(page["body"])
+        vals = iter(decode_values(_Buf(value_bytes, 0), sum(present), chunk["type"]))
         rows += [next(vals) if p else None for p in present]
     return rows
 
