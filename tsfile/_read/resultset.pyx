@@ -12,14 +12,12 @@ from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-import datetime
-
 import numpy as np
 
 cimport numpy as cnp
 
 from tsfile.errors import ColumnNotExistError, CorruptDataError
-from tsfile.types import TSDataType
+from tsfile.types import TSDataType, int_to_date
 
 cnp.import_array()
 
@@ -55,10 +53,7 @@ cdef object _date_cache = {}
 cdef object make_date(int32_t v):
     d = _date_cache.get(v)
     if d is None:
-        try:
-            d = datetime.date(v // 10000, v // 100 % 100, v % 100)
-        except ValueError:
-            raise CorruptDataError(f"DATE value {v} is not a valid yyyyMMdd date") from None
+        d = int_to_date(v)  # CorruptDataError for an invalid yyyyMMdd value
         if len(_date_cache) < 100000:
             _date_cache[v] = d
     return d
