@@ -134,41 +134,6 @@ def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
 
 
 # ------------------------------------------------------------------------------------------------
-# chunk header
-
-
-@dataclass(slots=True)
-class ChunkHeader:
-    marker: int
-    measurement: str
-    data_size: int
-    data_type: int
-    compression: int
-    encoding: int
-    data_start: int  # offset of the first page header
-
-    @property
-    def single_page(self) -> bool:
-        return (self.marker & 0x3F) == ONLY_ONE_PAGE_CHUNK_HEADER
-
-
-def read_chunk_header(cur: Cursor) -> ChunkHeader:
-    at = cur.pos
-    marker = cur.u8("chunk marker")
-    if (marker & 0x3F) not in (CHUNK_HEADER, ONLY_ONE_PAGE_CHUNK_HEADER) or (marker & 0xC0) == 0xC0:
-        raise cur.error(f"0x{marker:02x} is not a chunk marker", at)
-    name = cur.varstr("chunk measurement id")
-    data_size = cur.uvarint("chunk data size")
-    dt_at = cur.pos
-    data_type = check_data_type(cur, cur.u8("chunk data type"), dt_at)
-    compression = cur.u8("chunk compression")
-    encoding = cur.u8("chunk encoding")
-    if cur.pos + data_size > cur.end:
-        raise cur.error(f"chunk data size {data_size} runs past the data area", at)
-    return ChunkHeader(marker, name or "", data_size, data_type, compression, encoding, cur.pos)
-
-
-# ------------------------------------------------------------------------------------------------
 # table schema, bloom filter, TsFileMetadata
 
 
@@ -349,5 +314,4 @@ __all__ = [
     "read_file_metadata",
     "read_index_node",
     "read_timeseries_metadata",
-    "read_chunk_header",
 ]
