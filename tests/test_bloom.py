@@ -29,8 +29,9 @@ def test_membership():
     assert false_pos < len(absent) * 0.3
 
 
-def _murmur3_x64_128_reference(data: bytes, seed: int):
-    """Textbook MurmurHash3_x64_128 (unsigned tail bytes), written independently of the module."""
+def _murmur3_x64_128_reference(data: bytes, seed: int, java_tail: bool = False):
+    """Textbook MurmurHash3_x64_128 (unsigned tail bytes), written independently of the module;
+    java_tail: Java's tail, `k ^= (long) byte << shift`, each byte sign-extended to 64 bits."""
     mask = (1 << 64) - 1
 
     def rotl(x, r):
@@ -57,6 +58,14 @@ def _murmur3_x64_128_reference(data: bytes, seed: int):
     k1, k2 = struct.unpack_from("<QQ", tail)
     k1 &= (1 << (8 * min(rest, 8))) - 1
     k2 &= (1 << (8 * max(rest - 8, 0))) - 1
+    if java_tail:
+        k1 = k2 = 0
+        for j, byte in enumerate(data[16 * n :]):
+            signed = ((byte - 256 if byte >= 128 else byte) << (8 * (j % 8))) & mask
+            if j < 8:
+                k1 ^= signed
+            else:
+                k2 ^= signed
     if rest > 8:
         h2 ^= (rotl((k2 * c2) & mask, 33) * c1) & mask
     if rest > 0:
@@ -85,8 +94,8 @@ def test_non_ascii_tail_bytes():
     # C++ 2.5 (the official package) treats tail bytes as unsigned: the textbook hash. Java
     # sign-extends them ((long) byte); signed_tail=True gives that variant. Full 16-byte blocks
     # are unsigned in both.
-    def textbook(data, seed):
-        h1, h2 = _murmur3_x64_128_reference(data, seed)
+    def textbook(data, seed, java_tail=False):
+        h1, h2 = _murmur3_x64_128_reference(data, seed, java_tail)
         low = (h1 + h2) & 0xFFFFFFFF
         return low - (1 << 32) if low >= 1 << 31 else low
 
@@ -94,6 +103,13 @@ def test_non_ascii_tail_bytes():
         assert murmur128_java(data, 5) == textbook(data, 5)
     assert murmur128_java("é".encode() * 8, 5, signed_tail=True) == textbook("é".encode() * 8, 5)
     assert murmur128_java("é".encode(), 5, signed_tail=True) != textbook("é".encode(), 5)
+    # the Java variant against the sign-extending reference, every tail length 1..15
+    for k in range(1, 16):
+        data = bytes((0x80 + 37 * i) % 256 for i in range(16 + k))
+        assert murmur128_java(data, 5, signed_tail=True) == textbook(data, 5, java_tail=True), k
+        assert murmur128_java(data[16:], 59, signed_tail=True) == textbook(
+            data[16:], 59, java_tail=True
+        ), k
 
 
 def test_sizes_follow_cpp():
