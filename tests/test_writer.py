@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from interop.chunk_scan import scan_chunks
-from writer_cases import Spec, T, random_spec
+from writer_cases import T, random_spec, small_spec
 
 from tsfile._write.statistics import numeric_value_statistics
 from tsfile.errors import (
@@ -30,30 +30,6 @@ from tsfile.writer import TsFileTableWriter, TsFileWriter
 DOCS = Path(__file__).resolve().parents[2] / "shared" / "docs"
 ANNOTATED = DOCS / "tsfile-annotated-example.txt"
 ALL_PLAIN = {t: TSEncoding.PLAIN for t in T if t not in (T.VECTOR, T.UNKNOWN)}
-
-SMALL_COLUMNS = [
-    ("dev", T.STRING, ColumnCategory.TAG),
-    ("b", T.BOOLEAN, ColumnCategory.FIELD),
-    ("i32", T.INT32, ColumnCategory.FIELD),
-    ("i64", T.INT64, ColumnCategory.FIELD),
-    ("f", T.FLOAT, ColumnCategory.FIELD),
-    ("d", T.DOUBLE, ColumnCategory.FIELD),
-    ("s", T.STRING, ColumnCategory.FIELD),
-]
-SMALL_ROWS = [
-    (100, "d1", True, 1, -2, 1.5, 0.25, "a"),
-    (200, "d1", False, None, 300, None, -1.0, "bc"),
-    (300, "d1", None, -64, 1099511627776, 2.0, None, None),
-    (150, "d2", True, 5, 6, 7.0, 8.0, "é"),
-]
-
-
-def small_spec():
-    """The table of the format notes' annotated example (table_small_plain_uncompressed)."""
-    data = {
-        name: [row[1 + k] for row in SMALL_ROWS] for k, (name, _, _) in enumerate(SMALL_COLUMNS)
-    }
-    return Spec("small", SMALL_COLUMNS, [r[0] for r in SMALL_ROWS], data)
 
 
 def write_small(path):

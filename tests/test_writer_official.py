@@ -25,6 +25,7 @@ from writer_cases import (
     first_difference,
     official_config,
     random_spec,
+    small_spec,
     write_official_many,
 )
 
@@ -103,6 +104,21 @@ def _cases():
             "encodings": ours,
             "time_encoding": TSEncoding.PLAIN,
             "page_size": 700,
+        },
+    )
+    # the annotated example of the format notes (test_writer.py compares it with the notes' dump
+    # where the docs are at hand); here against the official writer itself, as in CI
+    cfg = official_config(Compressor.UNCOMPRESSED, {t: TSEncoding.PLAIN for t in CONFIG_KEYS})
+    cfg["time_encoding_type_"] = TSEncoding.PLAIN
+    cases["annotated-small"] = (
+        small_spec(),
+        cfg,
+        None,
+        False,
+        {
+            "compression": Compressor.UNCOMPRESSED,
+            "encodings": ours,
+            "time_encoding": TSEncoding.PLAIN,
         },
     )
     for encoding, types in ENCODING_CASES:

@@ -251,3 +251,29 @@ def _random_values(rng, dt, n):
     if dt == T.BLOB:
         return [bytes([1 + int(x) % 200, 7, 1 + int(x) % 9]) for x in walk]
     return [f"v{int(x) % 97}é" for x in walk]
+
+
+SMALL_COLUMNS = [
+    ("dev", T.STRING, ColumnCategory.TAG),
+    ("b", T.BOOLEAN, ColumnCategory.FIELD),
+    ("i32", T.INT32, ColumnCategory.FIELD),
+    ("i64", T.INT64, ColumnCategory.FIELD),
+    ("f", T.FLOAT, ColumnCategory.FIELD),
+    ("d", T.DOUBLE, ColumnCategory.FIELD),
+    ("s", T.STRING, ColumnCategory.FIELD),
+]
+SMALL_ROWS = [
+    (100, "d1", True, 1, -2, 1.5, 0.25, "a"),
+    (200, "d1", False, None, 300, None, -1.0, "bc"),
+    (300, "d1", None, -64, 1099511627776, 2.0, None, None),
+    (150, "d2", True, 5, 6, 7.0, 8.0, "é"),
+]
+
+
+def small_spec():
+    """The table of the format notes' annotated example (table_small_plain_uncompressed): the
+    official writer wrote it with PLAIN everywhere (time too), UNCOMPRESSED."""
+    data = {
+        name: [row[1 + k] for row in SMALL_ROWS] for k, (name, _, _) in enumerate(SMALL_COLUMNS)
+    }
+    return Spec("small", SMALL_COLUMNS, [r[0] for r in SMALL_ROWS], data)
