@@ -2,6 +2,8 @@
 
 from tsfile._simd import is_simd_enabled, set_simd_enabled, simd_available, simd_info
 from tsfile.errors import (
+    AlreadyExistsError,
+    ClosedError,
     ColumnNotExistError,
     CorruptDataError,
     DeviceNotExistError,
@@ -9,6 +11,7 @@ from tsfile.errors import (
     SimdUnavailableError,
     TableNotExistError,
     TsFileError,
+    TypeMismatchError,
     UnsupportedError,
 )
 
@@ -58,6 +61,9 @@ __all__ = [
     "set_simd_enabled",
     "TsFileError",
     "CorruptDataError",
+    "TypeMismatchError",
+    "AlreadyExistsError",
+    "ClosedError",
     "UnsupportedError",
     "SimdUnavailableError",
     "EncodeError",

@@ -28,6 +28,22 @@ class EncodeError(TsFileError, ValueError):
     """Values cannot be stored with the requested encoding (e.g. GORILLA's end-marker values)."""
 
 
+class TypeMismatchError(TsFileError, TypeError, ValueError):
+    """A value given to a writer does not fit its column exactly: a wrong type, a fractional float
+    for an integer column, an integer outside the column's range, an invalid DATE, text that is not
+    valid UTF-8. The official package's name. The message names the column and the first bad row.
+    """
+
+
+class AlreadyExistsError(TsFileError, FileExistsError):
+    """A writer was opened on a path that exists, without ``overwrite=True`` (the official
+    package's name; it refuses too)."""
+
+
+class ClosedError(TsFileError, ValueError):
+    """A reader, writer or result set was used after it was closed (or closed while in use)."""
+
+
 class TableNotExistError(TsFileError, KeyError):
     """A table name that the file does not hold."""
 
@@ -46,6 +62,9 @@ __all__ = [
     "UnsupportedError",
     "SimdUnavailableError",
     "EncodeError",
+    "TypeMismatchError",
+    "AlreadyExistsError",
+    "ClosedError",
     "TableNotExistError",
     "ColumnNotExistError",
     "DeviceNotExistError",
