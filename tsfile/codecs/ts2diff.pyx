@@ -380,10 +380,7 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
         raise TypeError(f"values must be a numpy int32 or int64 array, not {type(values).__name__}")
     if values.ndim != 1:
         raise ValueError(f"values must be 1-D, got shape {values.shape}")
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
-    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
-        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+    _check_block_size(block_size)
     cdef bint is64 = _int_array_is64(values)
     cdef uint64_t carried_min = _min_delta_bits(prev_min_delta, is64)
     cdef cnp.ndarray arr = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
@@ -428,6 +425,15 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
     return result
 
 
+cdef int _check_block_size(block_size) except -1:
+    """TypeError / ValueError unless block_size is an int in 1..TS2DIFF_MAX_BLOCK_DELTAS."""
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
+    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
+        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+    return 0
+
+
 cdef bint _int_array_is64(values) except -1:
     """True for an int64 array, False for int32; TypeError otherwise."""
     if values.dtype.kind == "i" and values.dtype.itemsize == 8:
@@ -455,10 +461,7 @@ def last_min_delta(values, block_size=DEFAULT_BLOCK_SIZE, prev_min_delta=0):
     writes (see :func:`encode`)."""
     if not isinstance(values, np.ndarray) or values.ndim != 1:
         raise TypeError("values must be a 1-D numpy int32 or int64 array")
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
-    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
-        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+    _check_block_size(block_size)
     cdef bint is64 = _int_array_is64(values)
     _min_delta_bits(prev_min_delta, is64)
     cdef Py_ssize_t length = values.shape[0]
@@ -497,10 +500,7 @@ cdef class Ts2DiffEncoder:
     def __init__(self, dtype="int64", block_size=DEFAULT_BLOCK_SIZE):
         self._is64 = _is_int64(dtype)
         self._dtype = np.dtype(np.int64 if self._is64 else np.int32)
-        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-            raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
-        if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
-            raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+        _check_block_size(block_size)
         self._bs = block_size
         free(self._buf)
         free(self._scratch)
