@@ -291,10 +291,16 @@ def official_chunk_pages(name):
     official fixture without nulls (time chunks: the page body; value pages: after the row count
     and bitmap), from interop.chunk_scan."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from interop import chunk_scan
     from interop.expected import fixture_path
 
-    data = fixture_path(name).read_bytes()
+    return chunk_pages(fixture_path(name).read_bytes())
+
+
+def chunk_pages(data):
+    """official_chunk_pages() of the bytes of any such file."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop import chunk_scan
+
     for ch in chunk_scan.scan_chunks(data):
         bodies = []
         for pg in chunk_scan.iter_pages(data, ch):
@@ -738,3 +744,45 @@ def test_official_pages_decode_and_reencode_byte_exact(simd):
     assert {c for _, c in decoded} == {
         c for c, cat in zip(s.columns, s.categories, strict=True) if cat != "TAG"
     }
+
+
+def test_writer_pages_byte_identical_to_official_one_value_blocks(tmp_path):
+    """The file writer chains the min_delta through a chunk's pages (tsfile._write.encoders): the
+    integer and time pages it writes for the ts2diff_one_value_blocks data (pages of 517 rows,
+    chunks of 130 .. 1035 rows) are the official writer's, byte for byte, also a one-value page
+    after other pages (chunks f, g), which needs the previous page's min_delta."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop.expected import load_expected
+
+    from tsfile import ColumnCategory, ColumnSchema, TableSchema, TSDataType, TSEncoding
+    from tsfile.types import Compressor
+    from tsfile.writer import TsFileTableWriter
+
+    s = load_expected(ONE_VALUE_FIXTURE).tables["one"]
+    columns = {"i32": TSDataType.INT32, "i64": TSDataType.INT64}
+    schema = TableSchema(
+        "one",
+        [ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG)]
+        + [
+            ColumnSchema(name, t, ColumnCategory.FIELD, TSEncoding.TS_2DIFF)
+            for name, t in columns.items()
+        ],
+    )
+    path = tmp_path / "ours.tsfile"
+    with TsFileTableWriter(
+        str(path), schema, page_size=517, compression=Compressor.UNCOMPRESSED
+    ) as w:
+        for device in dict.fromkeys(s.values["dev"]):
+            rows = s.values["dev"] == device
+            w.write_arrays(
+                s.values["time"][rows], {"dev": device, **{c: s.values[c][rows] for c in columns}}
+            )
+    official = {
+        (dev, col): bodies
+        for dev, col, _, bodies in official_chunk_pages(ONE_VALUE_FIXTURE)
+        if col in ("time", *columns)
+    }
+    ours = {(dev, col): bodies for dev, col, _, bodies in chunk_pages(path.read_bytes())}
+    assert ours.keys() == official.keys()
+    for key, bodies in official.items():
+        assert ours[key] == bodies, key
