@@ -3,7 +3,8 @@
  *
  * Layout: ../shared/docs/alp-format.md (16-byte page header; blocks of <= 1024 values with a
  * 28-byte header; exception bitmap LSB-first; exceptions raw; LSB-first packed body padded with
- * 16 guard bytes and rounded up to 32; PLAIN blocks where ALP does not pay). Little-endian hosts.
+ * 16 guard bytes and rounded up to 32, and no body at all for width 0; PLAIN blocks where ALP
+ * does not pay). Little-endian hosts.
  *
  * One value: encode n = round(v * 10^e * 10^-f), decode v' = n * 10^f * 10^-e, both as two
  * multiplications by tabulated constants in the value's own precision. The encoder keeps a value
@@ -98,8 +99,13 @@ TSFILE_INLINE uint32_t alp_fbits(float d) { uint32_t u; memcpy(&u, &d, 4); retur
 TSFILE_INLINE int alp_bit_width64(uint64_t range) { return range ? 64 - __builtin_clzll(range) : 0; }
 
 TSFILE_INLINE size_t alp_packed_bytes(size_t count, int width) { return (count * (size_t)width + 7) / 8; }
+/* body_bytes of an ALP block as written here. Width 0 (every non-exception value is the base) has
+ * no body: the draft TsFile decoder (apache/tsfile cpp/src/encoding/alp) rejects a width-0 block
+ * whose body_bytes is not 0, failing the whole page. Readers still accept the padded width-0 body
+ * this encoder wrote before (alp_parse_block only needs body_bytes >= the packed bytes, 0 here). */
 TSFILE_INLINE size_t alp_body_bytes(size_t count, int width)
 {
+    if (width == 0) return 0;
     return (alp_packed_bytes(count, width) + ALP_GUARD + 31) / 32 * 32;
 }
 
@@ -320,6 +326,7 @@ enum {
     ALP_E_BASE,         /* FLOAT base outside int32 */
     ALP_E_TOTAL,        /* block counts do not add up to the page's count */
     ALP_E_CAPACITY,     /* encoder: output buffer too small */
+    ALP_E_PLAIN_BODY,   /* PLAIN block whose body_bytes is not value_count * value size */
 };
 
 static inline const char *alp_error_text(int code)
@@ -341,6 +348,7 @@ static inline const char *alp_error_text(int code)
     case ALP_E_BASE: return "FLOAT frame-of-reference base outside int32";
     case ALP_E_TOTAL: return "block value counts do not add up to the page's value count";
     case ALP_E_CAPACITY: return "output buffer too small";
+    case ALP_E_PLAIN_BODY: return "PLAIN block body_bytes is not value_count * value size";
     default: return "ok";
     }
 }
@@ -390,6 +398,10 @@ static inline int alp_parse_block(const uint8_t *p, size_t avail, int is64, alp_
     if (b->scheme == 1) {
         size_t need = (size_t)b->count * vsize;
         if (need > rest) return ALP_E_BLOCK_SHORT;
+        /* the draft format sizes a PLAIN block by body_bytes and requires exactly the raw values
+         * (so does every writer of this project): any other value leaves the next block's
+         * offset ambiguous */
+        if ((size_t)b->body_bytes != need) return ALP_E_PLAIN_BODY;
         /* the other header fields mean nothing for PLAIN: never let them index a table */
         b->factor = b->exponent = b->width = 0;
         b->base = 0;
@@ -786,8 +798,8 @@ static inline void alp_write_block_header(uint8_t *p, int scheme, int f, int e, 
     p[25] = p[26] = p[27] = 0;
 }
 
-/* PLAIN block: body_bytes holds the size of the raw values (this project's choice; the draft
- * format leaves it open, and decoders here ignore it for PLAIN blocks). */
+/* PLAIN block: body_bytes holds the size of the raw values, as the draft format requires;
+ * factor, exponent, flags, base and width are 0 (readers ignore them in a PLAIN block). */
 static inline size_t alp_write_plain(const void *v, size_t n, size_t vsize, uint8_t *out)
 {
     alp_write_block_header(out, 1, 0, 0, 0, (uint32_t)n, 0, (uint32_t)(n * vsize), 0, 0);

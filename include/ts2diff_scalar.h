@@ -713,20 +713,25 @@ TSFILE_INLINE uint8_t *ts2diff_write_block_i32(const int32_t *v, const ts2diff_b
     return bw.o;
 }
 
-/* Decide one block of m >= 1 values. A block without deltas keeps the previous block's width and
- * min_delta (*prev; {0, 0} before the first block): Apache TsFile's C++ writer (2.5) leaves them in
- * such a header, and byte-exact output needs the same. */
+/*
+ * Decide one block of m >= 1 values. `carried_min` is the min_delta of the last block that had
+ * deltas (the one before this block, possibly on the chunk's previous page; 0 before any).
+ * A block without deltas (m == 1: a page whose value count is 1 mod 129) gets width 0 and the
+ * carried min_delta: that is what Apache TsFile's C++ writer (2.5) puts in such a header (its
+ * encoder keeps the last min_delta across blocks and pages of a chunk; checked on official pages,
+ * tests/fixtures/official/ts2diff_one_value_blocks.tsfile), and byte-exact output needs the same.
+ * Readers ignore both fields there (no delta uses them).
+ */
 #define TS2DIFF_DEFINE_BLOCKINFO(SUFFIX, T)                                                        \
     TSFILE_INLINE ts2diff_blockinfo ts2diff_blockinfo_##SUFFIX(const T *v, size_t m,              \
-                                                               ts2diff_blockinfo *prev)           \
+                                                               uint64_t *carried_min)             \
     {                                                                                              \
-        ts2diff_blockinfo b = *prev;                                                               \
-        b.n = (int32_t)(m - 1);                                                                    \
+        ts2diff_blockinfo b = {*carried_min, (int32_t)(m - 1), 0};                                 \
         if (m >= 2) {                                                                              \
             int w;                                                                                 \
             ts2diff_stats_##SUFFIX(v, m, &w, &b.min_delta);                                        \
             b.width = w;                                                                           \
-            *prev = b;                                                                             \
+            *carried_min = b.min_delta;                                                            \
         }                                                                                          \
         return b;                                                                                  \
     }
@@ -735,16 +740,16 @@ TS2DIFF_DEFINE_BLOCKINFO(i32, int32_t)
 
 /* One block (streaming encoder): decide and write. */
 static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint8_t *o,
-                                                ts2diff_blockinfo *prev)
+                                                uint64_t *carried_min)
 {
-    const ts2diff_blockinfo b = ts2diff_blockinfo_i64(v, m, prev);
+    const ts2diff_blockinfo b = ts2diff_blockinfo_i64(v, m, carried_min);
     return ts2diff_write_block_i64(v, &b, o);
 }
 
 static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint8_t *o,
-                                                ts2diff_blockinfo *prev)
+                                                uint64_t *carried_min)
 {
-    const ts2diff_blockinfo b = ts2diff_blockinfo_i32(v, m, prev);
+    const ts2diff_blockinfo b = ts2diff_blockinfo_i32(v, m, carried_min);
     return ts2diff_write_block_i32(v, &b, o);
 }
 
@@ -757,22 +762,22 @@ static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + 
  * exact size lets the caller allocate the result once, without an over-sized buffer.)
  */
 /* The planning pass, parameterised by the function that finds a block's width and min_delta
- * (ts2diff_avx2.h instantiates it again with an AVX2 one). Same block decisions as
- * ts2diff_blockinfo_*(). */
+ * (ts2diff_avx2.h / ts2diff_neon.h instantiate it again with a SIMD one). Same block decisions as
+ * ts2diff_blockinfo_*(); `carried_min` is the min_delta a leading block without deltas carries
+ * (the last one of the chunk's previous page, 0 on a chunk's first page). */
 #define TS2DIFF_DEFINE_PLAN(ATTR, NAME, T, HDR, STATS)                                             \
-    ATTR size_t NAME(const T *v, size_t len, size_t bs, ts2diff_blockinfo *info)                  \
+    ATTR size_t NAME(const T *v, size_t len, size_t bs, uint64_t carried_min,                     \
+                     ts2diff_blockinfo *info)                                                      \
     {                                                                                              \
-        ts2diff_blockinfo prev = {0, 0, 0};                                                        \
         size_t total = 0, k = 0;                                                                   \
         for (size_t s = 0; s < len; s += bs + 1, k++) {                                            \
             const size_t m = len - s < bs + 1 ? len - s : bs + 1;                                  \
-            ts2diff_blockinfo b = prev;                                                            \
-            b.n = (int32_t)(m - 1);                                                                \
+            ts2diff_blockinfo b = {carried_min, (int32_t)(m - 1), 0};                              \
             if (m >= 2) {                                                                          \
                 int w_;                                                                            \
                 STATS(v + s, m, &w_, &b.min_delta);                                                \
                 b.width = w_;                                                                      \
-                prev = b;                                                                          \
+                carried_min = b.min_delta;                                                         \
             }                                                                                      \
             info[k] = b;                                                                           \
             total += HDR + (((size_t)(m - 1) * (size_t)b.width + 7) >> 3);                         \
@@ -798,10 +803,10 @@ TS2DIFF_DEFINE_WRITE(i32, int32_t)
 static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs, uint8_t *out)
 {
     uint8_t *o = out;
-    ts2diff_blockinfo prev = {0, 0, 0};
+    uint64_t carried_min = 0; /* a page that starts a chunk */
     for (size_t s = 0; s < len; s += bs + 1) {
         const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i64(v + s, m, o, &prev);
+        o = ts2diff_encode_block_i64(v + s, m, o, &carried_min);
     }
     return (size_t)(o - out);
 }
@@ -809,10 +814,10 @@ static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs,
 static inline size_t ts2diff_encode_i32(const int32_t *v, size_t len, size_t bs, uint8_t *out)
 {
     uint8_t *o = out;
-    ts2diff_blockinfo prev = {0, 0, 0};
+    uint64_t carried_min = 0; /* a page that starts a chunk */
     for (size_t s = 0; s < len; s += bs + 1) {
         const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i32(v + s, m, o, &prev);
+        o = ts2diff_encode_block_i32(v + s, m, o, &carried_min);
     }
     return (size_t)(o - out);
 }

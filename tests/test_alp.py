@@ -144,12 +144,114 @@ def test_decimal_floats_every_scale(scale):
         assert len(page) * 8 / len(vals) < 28
 
 
-def test_constant_blocks_are_width_zero():
-    vals = np.full(3000, 21.5)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_constant_blocks_are_width_zero_without_body(dtype, simd_switch):
+    # A width-0 block has body_bytes = 0 and no body (alp-format.md): the draft TsFile decoder
+    # rejects a padded one, failing the whole page. Before the fix every constant block carried a
+    # 32-byte zero body (and constant runs under 5 doubles / 9 floats went PLAIN because of it).
+    code, fmt = (1, "<q") if dtype == np.float64 else (0, "<q")
+    page = _check(np.full(3000, 21.5, dtype=dtype))
+    assert page[:16] == struct.pack("<BBHIII", 1, code, 0, 3000, 3, 0)
+    off = 16
+    for n in (1024, 1024, 952):  # every encoder path wrote these bytes (_check)
+        assert page[off : off + 28] == struct.pack("<BBBBIIIqB3x", 0, 0, 1, 0, n, 0, 0, 215, 0)
+        off += 28
+    assert off == len(page)
+    assert struct.unpack_from(fmt, page, 16 + 16)[0] == 215
+    # short constant runs: one header, no body, smaller than PLAIN from one value on
+    for n in (1, 2, 4, 5, 8, 9):
+        small = _check(np.full(n, -0.75, dtype=dtype))
+        assert small == struct.pack("<BBHIII", 1, code, 0, n, 1, 0) + struct.pack(
+            "<BBBBIIIqB3x", 0, 0, 2, 0, n, 0, 0, -75, 0
+        )
+
+
+def test_width_zero_block_with_exceptions_has_no_body(simd_switch):
+    vals = np.full(100, 3.25)
+    vals[[0, 7, 99]] = [np.nan, -0.0, np.inf]
     page = _check(vals)
-    for b in alp.page_info(page)["blocks"]:
-        assert b["scheme"] == "ALP" and b["bit_width"] == 0 and b["body_bytes"] == 32
-    assert len(page) == 16 + 3 * (28 + 32)
+    (blk,) = alp.page_info(page)["blocks"]
+    assert (blk["bit_width"], blk["exceptions"], blk["body_bytes"]) == (0, 3, 0)
+    assert len(page) == 16 + 28 + 13 + 3 * 8  # header, bitmap, the raw exceptions; nothing after
+
+
+# Pages written by this project's encoder before width-0 blocks lost their body (commit 5236594,
+# alp.encode of the values named): every width-0 block carries a 32-byte zero body. They must
+# still decode, on every path.
+OLD_PADDED_F64 = bytes.fromhex(  # np.full(5, 21.5)
+    "0101000005000000010000000000000000000100050000000000000020000000d70000000000000000000000"
+    + "00" * 32
+)
+OLD_PADDED_F32 = bytes.fromhex(  # np.full(9, -0.75, dtype=np.float32)
+    "0100000009000000010000000000000000000200090000000000000020000000b5ffffffffffffff00000000"
+    + "00" * 32
+)
+# 1024 x 3.25 with a NaN at 7 (width 0, one exception), then np.round(np.linspace(0, 1, 10), 2)
+OLD_PADDED_MIXED = bytes.fromhex(
+    "010100000a04000002000000000000000000020100040000010000002000000045010000000000000000000080"
+    + "00" * 133
+    + "f87f"
+    + "00" * 34
+    + "02000a0000000000000020000000000000000000000007000000808525c4c20d9d5932"
+    + "00" * 23
+)
+
+
+def test_old_padded_width_zero_bodies_still_read(simd_switch):
+    mixed = np.concatenate([np.full(1024, 3.25), np.round(np.linspace(0, 1, 10), 2)])
+    mixed[7] = np.nan
+    cases = [
+        (OLD_PADDED_F64, np.full(5, 21.5)),
+        (OLD_PADDED_F32, np.full(9, -0.75, dtype=np.float32)),
+        (OLD_PADDED_MIXED, mixed),
+    ]
+    for page, want in cases:
+        info = alp.page_info(page)
+        assert info["size"] == len(page)
+        assert info["blocks"][0]["bit_width"] == 0 and info["blocks"][0]["body_bytes"] == 32
+        ref, used = reference_decode(page)
+        assert used == len(page) and ref.tobytes() == want.tobytes()
+        for path in _paths():
+            assert alp.decode(page, want.dtype, path=path).tobytes() == want.tobytes(), path
+            out = np.empty_like(want)
+            assert alp.decode_into(page, out, path=path) == len(page)
+            assert out.tobytes() == want.tobytes()
+        streamed = np.array(list(alp.ALPDecoder(page)), dtype=want.dtype)
+        assert streamed.tobytes() == want.tobytes()
+        # today's encoder writes the same values without the padding
+        new = alp.encode(want)
+        assert len(new) == len(page) - 32
+        assert alp.decode(new, want.dtype).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_width_next_to_width_zero_blocks(dtype, simd_switch):
+    # Blocks of width 0 (no body) around blocks of every width the encoder writes, at partial
+    # and full block lengths: each block starts where the previous one's (empty) body ends.
+    # Integers within |n| <= 2^49 (DOUBLE) / 2^30 (FLOAT), constants at both ends of their range:
+    # e = f = 0 is the best pair, and every block is ALP with n = v.
+    rng = np.random.default_rng(31)
+    limit = 2**49 if dtype == np.float64 else 2**30
+    # the widest ALP blocks: DOUBLE 51 = bits(2^50); FLOAT 30 (at 31 or 32 bits float32 rounding
+    # reaches the full 2^31 range, and a 32-bit body is no smaller than PLAIN)
+    top = 51 if dtype == np.float64 else 30
+    for width in range(0, top + 1):
+        exact = dtype == np.float64 or width <= 24  # float32 holds integers to 2^24 exactly
+        base = -(2**23) if dtype == np.float32 and exact else -limit
+        span = min(2**width - 1, 2 * limit)
+        ints = base + rng.integers(0, span, 1024, endpoint=True, dtype=np.int64)
+        ints[:2] = [base, base + span]  # exactly this width
+        for tail in (1, 8, 1023):
+            vals = np.concatenate(
+                [np.full(1024, base), ints, np.full(tail, base + span)], dtype=np.float64
+            ).astype(dtype)  # FLOAT: integers beyond 2^24 round to float32 (still integers)
+            page = _check(vals)
+            blocks = alp.page_info(page)["blocks"]
+            assert [b["scheme"] for b in blocks] == ["ALP"] * 3, width
+            assert [b["bit_width"] for b in blocks[::2]] == [0, 0]
+            assert [b["body_bytes"] for b in blocks[::2]] == [0, 0]
+            if exact:
+                assert blocks[1]["bit_width"] == width
 
 
 def test_specials_are_exceptions_bit_exact(simd_switch):
@@ -461,7 +563,7 @@ def test_float_base_outside_int32():
 
 def test_plain_block_ignores_its_other_header_fields():
     # garbage factor/exponent/width/base in a PLAIN block must not be used (nor index a table)
-    plain = struct.pack("<BBBBIIIqB3x", 1, 200, 250, 0, 2, 0, 0, -5, 99)
+    plain = struct.pack("<BBBBIIIqB3x", 1, 200, 250, 0, 2, 0, 16, -5, 99)
     page = _page(1, 2, [plain + struct.pack("<2d", 0.1, -7.25)])
     for path in _paths():
         assert alp.decode(page, np.float64, path=path).tolist() == [0.1, -7.25]
@@ -493,9 +595,45 @@ def test_body_without_padding(size, width, n):
     assert np.array(list(alp.ALPDecoder(page)), dtype=dtype).tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("body", [0, 8, 24, 2**32 - 1])
+def test_plain_block_body_bytes_must_be_the_raw_size(body):
+    # the draft sizes a PLAIN block by body_bytes = value_count * value size; any other value
+    # would leave the next block's offset ambiguous, so it is rejected (never misread)
+    plain = struct.pack("<BBBBIIIqB3x", 1, 0, 0, 0, 2, 0, body, 0, 0)
+    page = _page(1, 2, [plain + struct.pack("<2d", 0.1, -7.25)])
+    for path in _paths():
+        with pytest.raises(CorruptDataError, match="PLAIN block body_bytes .*byte offset 16"):
+            alp.decode(page, np.float64, path=path)
+    with pytest.raises(CorruptDataError, match="PLAIN"):
+        list(alp.ALPDecoder(page))
+
+
 def test_plain_block_header_written_by_this_encoder():
     page = alp.encode(np.random.default_rng(9).random(10))
     assert page[16:44] == struct.pack("<BBBBIIIqB3x", 1, 0, 0, 0, 10, 0, 80, 0, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reserved_fields_zero_and_nothing_after_the_last_block(dtype):
+    # alp-format.md: the draft rejects non-zero reserved fields and bytes after the last block
+    rng = np.random.default_rng(12)
+    pages = [
+        np.full(2000, 1.5),
+        np.round(rng.normal(0, 100, 3000), 2),
+        rng.random(1500),
+        np.concatenate([np.full(1024, 2.0), [np.nan, 0.5], rng.random(5)]),
+    ]
+    for vals in pages:
+        page = alp.encode(vals.astype(dtype))
+        assert page[2:4] == b"\0\0" and page[12:16] == b"\0\0\0\0"
+        info = alp.page_info(page)
+        assert info["size"] == len(page)
+        for b in info["blocks"]:
+            assert page[b["offset"] + 25 : b["offset"] + 28] == b"\0\0\0"
+            if b["scheme"] == "PLAIN":
+                assert b["body_bytes"] == b["count"] * np.dtype(dtype).itemsize
+            elif b["bit_width"] == 0:
+                assert b["body_bytes"] == 0
 
 
 def test_byte_order():

@@ -38,19 +38,19 @@ def _signed(x, bits):
     return x - (1 << bits) if x >> (bits - 1) else x
 
 
-def ref_encode(values, bits, block_size=128):
+def ref_encode(values, bits, block_size=128, prev_min=0):
     """Blocks of a first value + up to block_size deltas; deltas minus the block minimum, packed
-    MSB-first in the width of the largest; wrapping arithmetic. A block without deltas repeats the
-    previous block's width and min_delta (what the C++ 2.5 writer leaves there), 0 at first."""
+    MSB-first in the width of the largest; wrapping arithmetic. A block without deltas has width 0
+    and the previous block's min_delta (what the C++ 2.5 writer leaves there; format notes 8.3),
+    `prev_min` when the page starts with one."""
     mask = (1 << bits) - 1
     vals = [int(v) for v in values]
     out = bytearray()
-    prev_w, prev_min = 0, 0
     for s in range(0, len(vals), block_size + 1):
         blk = vals[s : s + block_size + 1]
         n = len(blk) - 1
         if n == 0:
-            w, mn, packed = prev_w, prev_min, b""
+            w, mn, packed = 0, prev_min, b""
         else:
             deltas = [_signed(blk[i + 1] - blk[i], bits) for i in range(n)]
             mn = min(deltas)
@@ -62,7 +62,7 @@ def ref_encode(values, bits, block_size=128):
             nbits = n * w
             nbytes = (nbits + 7) // 8
             packed = (acc << (nbytes * 8 - nbits)).to_bytes(nbytes, "big") if nbytes else b""
-            prev_w, prev_min = w, mn
+            prev_min = mn
         out += struct.pack(">ii", n, w)
         out += (mn & mask).to_bytes(bits // 8, "big") + (blk[0] & mask).to_bytes(bits // 8, "big")
         out += packed
@@ -186,21 +186,167 @@ def test_encode_matches_model(simd, dtype, block_size):
             assert ref_decode(got, bits) == vals.tolist()
 
 
-def test_block_without_deltas_repeats_previous_header_fields():
-    # 130 values: one full block and a block holding only a first value; the C++ writer leaves
-    # the previous block's width and min_delta in that header.
-    vals = np.arange(130, dtype=np.int64) * 3
-    vals[5] = 100  # width > 0 in the first block
-    data = ts2diff.encode(vals)
-    n, w = struct.unpack_from(">ii", data, 0)
-    tail = len(data) - 24
-    assert struct.unpack_from(">iiqq", data, tail) == (
-        0,
-        w,
-        struct.unpack_from(">q", data, 8)[0],
-        387,
-    )
-    assert ts2diff.encode(vals[:1]) == bytes(8) + bytes(8) + (0).to_bytes(8, "big")
+def _last_block_header(data, is64):
+    """(n, width, min_delta, first) of the last block of TS_2DIFF bytes (n = 0: no packed bytes)."""
+    fmt, size = (">iiqq", 24) if is64 else (">iiii", 16)
+    return struct.unpack_from(fmt, data, len(data) - size)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_block_without_deltas_has_width_0_and_previous_min_delta(simd, dtype):
+    # 130 values: a full block of width > 0, then a block holding only a first value. The official
+    # writer gives that block width 0 and the first block's min_delta (format notes 8.3; checked on
+    # its pages in test_official_one_value_blocks_byte_exact); before the fix the previous block's
+    # width was written too.
+    is64 = dtype == np.int64
+    vals = (np.arange(130, dtype=np.int64) * 3).astype(dtype)
+    vals[5] = 100
+    data = encode_all_paths(vals)
+    n, w, mn, _ = struct.unpack_from(">iiqq" if is64 else ">iiii", data, 0)
+    assert (n, mn) == (128, -82) and w > 0
+    assert _last_block_header(data, is64) == (0, 0, -82, 387)
+    assert data == ref_encode(vals, bits_of(dtype))
+    # a page that starts with such a block (a one-value page) carries the min_delta it is given
+    for prev in (0, -82, 7):
+        one = encode_all_paths_with(vals[:1], prev_min_delta=prev)
+        assert one == ref_encode(vals[:1], bits_of(dtype), prev_min=prev)
+        assert _last_block_header(one, is64) == (0, 0, prev, 0)
+    # 129k + 1 values with a carried min_delta: only the last block has no deltas
+    walk = np.cumsum(np.arange(1, 129 * 3 + 2) % 7 - 2).astype(dtype)
+    got = encode_all_paths_with(walk, prev_min_delta=-9)
+    assert got == ref_encode(walk, bits_of(dtype), prev_min=-9)
+    assert _last_block_header(got, is64)[:3] == (0, 0, int(np.diff(walk[258:387]).min()))
+
+
+def encode_all_paths_with(values, **kw):
+    """encode() on every encode path with extra arguments; all must write the same bytes."""
+    paths_ = ["batch", "auto"] + (["simd"] if tsfile.is_simd_enabled() else [])
+    results = {p: ts2diff.encode(values, path=p, **kw) for p in paths_}
+    assert len(set(results.values())) == 1, {p: len(b) for p, b in results.items()}
+    return results["batch"]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_streaming_encoder_carries_min_delta_across_pages(dtype):
+    # like the official encoder, one Ts2DiffEncoder keeps the last min_delta across flush()
+    rng = np.random.default_rng(5)
+    pages = [rng.integers(-1000, 1000, n).astype(dtype) for n in (259, 1, 130, 1, 129)]
+    enc = ts2diff.Ts2DiffEncoder(dtype)
+    carried = 0
+    for page in pages:
+        for v in page:
+            enc.encode(int(v))
+        assert enc.flush() == ts2diff.encode(page, prev_min_delta=carried)
+        carried = ts2diff.last_min_delta(page, prev_min_delta=carried)
+    assert carried == int(np.diff(pages[4].astype(np.int64)).min())
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_last_min_delta(dtype):
+    bits = bits_of(dtype)
+    lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+    # wrapping deltas: hi -> lo is +1, lo -> 0 is MIN_VALUE
+    vals = np.array([hi, lo] + [0] * 127 + [5, 7, 6], dtype=dtype)
+    assert ts2diff.last_min_delta(vals) == -1  # the last block: 5 -> 7 -> 6
+    assert ts2diff.last_min_delta(vals[:130]) == lo  # 130 values: the block before the last
+    assert ts2diff.last_min_delta(vals[:2]) == _signed(int(lo) - int(hi), bits) == 1
+    assert ts2diff.last_min_delta(vals[:1], prev_min_delta=-3) == -3
+    assert ts2diff.last_min_delta(vals[:0], prev_min_delta=4) == 4
+    assert ts2diff.last_min_delta(vals, block_size=2) == -1
+    with pytest.raises(OverflowError):
+        ts2diff.last_min_delta(vals, prev_min_delta=int(hi) + 1)
+    with pytest.raises(OverflowError):
+        ts2diff.encode(vals, prev_min_delta=int(lo) - 1)
+    with pytest.raises(TypeError):
+        ts2diff.encode(vals, prev_min_delta=1.5)
+    with pytest.raises(TypeError):
+        ts2diff.last_min_delta(vals.astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_one_value_block_decodes_whatever_width_it_claims(simd, dtype):
+    # Files written by this library before the fix carry the previous block's width in a block
+    # without deltas; a reader must take the block's one value whatever width (0..32 / 0..64) the
+    # header claims (it has no packed bytes), on every path, and still reject impossible widths.
+    bits = bits_of(dtype)
+    head = ts2diff.encode(np.array([3, 10, 11, 19], dtype=dtype))
+    for w in range(bits + 1):
+        last = struct.pack(">ii", 0, w) + ((-5) & ((1 << bits) - 1)).to_bytes(bits // 8, "big")
+        last += (1 << (bits - 1)).to_bytes(bits // 8, "big")  # first = MIN_VALUE
+        for data in (last, head + last):
+            want = ([3, 10, 11, 19] if data is not last else []) + [np.iinfo(dtype).min]
+            assert decode_all_paths(data, dtype).tolist() == want, w
+            assert ts2diff.count_values(data, dtype) == len(want)
+    bad = struct.pack(">ii", 0, bits + 1) + bytes(2 * bits // 8)
+    with pytest.raises(CorruptDataError, match="width"):
+        ts2diff.decode(bad, dtype)
+
+
+ONE_VALUE_FIXTURE = "ts2diff_one_value_blocks"
+ONE_VALUE_PAGE_COUNTS = {130, 259, 1, 517}  # every page of the fixture: 1 mod 129
+
+
+def official_chunk_pages(name):
+    """(device, measurement, chunk type, [page value bytes]) of every chunk of an UNCOMPRESSED
+    official fixture without nulls (time chunks: the page body; value pages: after the row count
+    and bitmap), from interop.chunk_scan."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop.expected import fixture_path
+
+    return chunk_pages(fixture_path(name).read_bytes())
+
+
+def chunk_pages(data):
+    """official_chunk_pages() of the bytes of any such file."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop import chunk_scan
+
+    for ch in chunk_scan.scan_chunks(data):
+        bodies = []
+        for pg in chunk_scan.iter_pages(data, ch):
+            assert not pg["empty"] and ch["compression"] == "UNCOMPRESSED"
+            body = pg["body"]
+            if ch["kind"] == "value":
+                present, body = chunk_scan.split_value_page(body)
+                assert all(present)
+            bodies.append(body)
+        yield ch["device"][1], ch["measurement"] or "time", ch["type"], bodies
+
+
+def test_official_one_value_blocks_byte_exact(simd):
+    """Pages of 130, 259, 1 and 129k+1 values written by the official writer (int32: INT32, DATE;
+    int64: INT64, TIMESTAMP, time): each ends in a block without deltas. Decoded on every path,
+    they re-encode to the same bytes on every encode path when each page gets the min_delta the
+    chunk's previous page left (ts2diff.last_min_delta), and with one streaming encoder per
+    chunk. Fails before the fix: the previous block's width was written in that header."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop.expected import load_expected
+
+    s = load_expected(ONE_VALUE_FIXTURE).tables["one"]
+    int_types = {"INT32": np.int32, "DATE": np.int32, "INT64": np.int64, "TIMESTAMP": np.int64}
+    int_types["VECTOR"] = np.int64  # the time column
+    counts, checked = set(), 0
+    for device, column, type_name, bodies in official_chunk_pages(ONE_VALUE_FIXTURE):
+        dtype = int_types.get(type_name)
+        if dtype is None:  # FLOAT/DOUBLE: test_ts2diff_float
+            continue
+        carried = 0
+        enc = ts2diff.Ts2DiffEncoder(dtype)
+        parts = []
+        for body in bodies:
+            vals = decode_all_paths(body, dtype)
+            counts.add(len(vals))
+            assert encode_all_paths_with(vals, prev_min_delta=carried) == body, (device, column)
+            for v in vals:
+                enc.encode(int(v))
+            assert enc.flush() == body, (device, column)
+            carried = ts2diff.last_min_delta(vals, prev_min_delta=carried)
+            parts.append(vals)
+            checked += 1
+        rows = s.values["dev"] == device
+        np.testing.assert_array_equal(np.concatenate(parts), s.values[column][rows])
+    assert counts == ONE_VALUE_PAGE_COUNTS
+    assert checked == 5 * (1 + 1 + 1 + 1 + 2 + 2 + 3)  # 5 int columns x pages of devices a..g
 
 
 # ---- round trips ----
@@ -598,3 +744,45 @@ def test_official_pages_decode_and_reencode_byte_exact(simd):
     assert {c for _, c in decoded} == {
         c for c, cat in zip(s.columns, s.categories, strict=True) if cat != "TAG"
     }
+
+
+def test_writer_pages_byte_identical_to_official_one_value_blocks(tmp_path):
+    """The file writer chains the min_delta through a chunk's pages (tsfile._write.encoders): the
+    integer and time pages it writes for the ts2diff_one_value_blocks data (pages of 517 rows,
+    chunks of 130 .. 1035 rows) are the official writer's, byte for byte, also a one-value page
+    after other pages (chunks f, g), which needs the previous page's min_delta."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from interop.expected import load_expected
+
+    from tsfile import ColumnCategory, ColumnSchema, TableSchema, TSDataType, TSEncoding
+    from tsfile.types import Compressor
+    from tsfile.writer import TsFileTableWriter
+
+    s = load_expected(ONE_VALUE_FIXTURE).tables["one"]
+    columns = {"i32": TSDataType.INT32, "i64": TSDataType.INT64}
+    schema = TableSchema(
+        "one",
+        [ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG)]
+        + [
+            ColumnSchema(name, t, ColumnCategory.FIELD, TSEncoding.TS_2DIFF)
+            for name, t in columns.items()
+        ],
+    )
+    path = tmp_path / "ours.tsfile"
+    with TsFileTableWriter(
+        str(path), schema, page_size=517, compression=Compressor.UNCOMPRESSED
+    ) as w:
+        for device in dict.fromkeys(s.values["dev"]):
+            rows = s.values["dev"] == device
+            w.write_arrays(
+                s.values["time"][rows], {"dev": device, **{c: s.values[c][rows] for c in columns}}
+            )
+    official = {
+        (dev, col): bodies
+        for dev, col, _, bodies in official_chunk_pages(ONE_VALUE_FIXTURE)
+        if col in ("time", *columns)
+    }
+    ours = {(dev, col): bodies for dev, col, _, bodies in chunk_pages(path.read_bytes())}
+    assert ours.keys() == official.keys()
+    for key, bodies in official.items():
+        assert ours[key] == bodies, key

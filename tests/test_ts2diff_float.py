@@ -19,17 +19,19 @@ PATHS = ["per_value", "batch", "auto"]
 
 
 def int_blocks(ints: list[int], w: int) -> bytes:
-    """TS_2DIFF blocks of up to 129 values (8.3)."""
+    """TS_2DIFF blocks of up to 129 values (8.3); a block without deltas has width 0 and the
+    previous block's min_delta (0 on the first)."""
     mask = (1 << w) - 1
     fmt = ">i" if w == 32 else ">q"
     out = bytearray()
+    mn = 0
     for s in range(0, len(ints), 129):
         blk = ints[s : s + 129]
         deltas = [
             ((blk[i + 1] - blk[i] + (1 << (w - 1))) & mask) - (1 << (w - 1))
             for i in range(len(blk) - 1)
         ]
-        mn = min(deltas) if deltas else 0
+        mn = min(deltas) if deltas else mn
         rs = [(d - mn) & mask for d in deltas]
         width = max((r.bit_length() for r in rs), default=0)
         out += (
@@ -227,3 +229,70 @@ def test_official_tree_fixture_compressed_pages():
     from fixture_pages import check_nonaligned
 
     assert check_nonaligned("tree_nonaligned", "TS_2DIFF", _decode_page_if_float) >= 50
+
+
+@pytest.mark.parametrize("f32", [True, False])
+def test_block_without_deltas_has_width_0(f32):
+    # 130 values: the page's integer blocks end in a block of one value, written (like the integer
+    # codec, whose encoder this shares) with width 0 and the previous block's min_delta.
+    vals = (np.arange(130) * 0.25 + np.where(np.arange(130) == 5, 7.0, 0.0)).tolist()
+    data, _ = reference_page(vals, f32)
+    assert tf.encode(np.array(vals, dtype=np.float32 if f32 else np.float64)) == data
+    head = ">iiii" if f32 else ">iiqq"
+    first = struct.unpack_from(head, data, 1)
+    last = struct.unpack_from(head, data, len(data) - struct.calcsize(head))
+    assert first[:2] == (128, 11) and last == (0, 0, first[2], 3225)
+
+
+def _page_blocks(body: bytes) -> tuple[int, bytes]:
+    """(form, the integer TS_2DIFF blocks) of a FLOAT/DOUBLE TS_2DIFF page (format notes 8.3)."""
+
+    def uvar(pos):
+        v = shift = 0
+        while True:
+            b = body[pos]
+            v |= (b & 0x7F) << shift
+            shift += 7
+            pos += 1
+            if not b & 0x80:
+                return v, pos
+
+    tag, pos = uvar(0)
+    if tag not in (0x7FFFFFFF, 0x7FFFFFFE):
+        return 1, body[pos:]
+    count, pos = uvar(pos)
+    pos += (count // 8 + 1) * (2 if tag == 0x7FFFFFFE else 1)
+    _, pos = uvar(pos)
+    return (2 if tag == 0x7FFFFFFF else 3), body[pos:]
+
+
+def test_official_one_value_blocks_byte_exact():
+    """FLOAT/DOUBLE pages of 130, 259, 1 and 129k+1 values written by the official writer
+    (tests/fixtures/official/ts2diff_one_value_blocks): the integer blocks re-encode byte for byte
+    when each page gets the min_delta its chunk's previous page left (the last block holds one
+    value: width 0, that min_delta); form-1 pages re-encode whole from their decoded values.
+    (Pages of forms 2/3 hold values whose decoded form does not re-scale to the same integer.)"""
+    from test_ts2diff import official_chunk_pages
+
+    from tsfile.codecs import ts2diff
+
+    checked = whole = 0
+    for device, column, type_name, bodies in official_chunk_pages("ts2diff_one_value_blocks"):
+        if type_name not in ("FLOAT", "DOUBLE"):
+            continue
+        dt, it = (np.float32, np.int32) if type_name == "FLOAT" else (np.float64, np.int64)
+        carried = 0
+        for body in bodies:
+            form, blocks = _page_blocks(body)
+            ints = ts2diff.decode(blocks, it)
+            assert ts2diff.encode(ints, prev_min_delta=carried) == blocks, (device, column)
+            values = tf.decode(body, dt)
+            if form == 1:
+                assert tf.encode(values, prev_min_delta=carried) == body, (device, column)
+                assert tf.last_min_delta(values, prev_min_delta=carried) == (
+                    ts2diff.last_min_delta(ints, prev_min_delta=carried)
+                )
+                whole += 1
+            carried = ts2diff.last_min_delta(ints, prev_min_delta=carried)
+            checked += 1
+    assert checked == 2 * 11 and whole >= 15

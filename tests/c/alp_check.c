@@ -3,7 +3,8 @@
  * it, NEON on AArch64) against the scalar kernels: decode over every bit width, lengths around
  * the 8-value groups, bases inside and outside the SIMD-safe range; the encoder value loop on
  * decimal, special and random data; whole pages (identical bytes from both encoders, lossless
- * decode on both paths) and corrupted pages (same verdict and values on both paths).
+ * decode on both paths) and corrupted pages (same verdict and values on both paths); width-0
+ * blocks: no body from either encoder, and the padded body older pages carry still decodes.
  * Exit status 0 = all good; prints the first failures otherwise. No SIMD in the build: the scalar
  * page checks still run.
  */
@@ -250,6 +251,117 @@ static void check_pages(void)
     }
 }
 
+/* Decode a page held in an exactly sized heap copy (a sanitizer build sees any over-read) with
+ * the scalar kernels, the SIMD kernels and the stream decoder; all must give `want`. */
+static void check_page_f64(const uint8_t *page, size_t len, const double *want, size_t n,
+                           const char *what)
+{
+    uint8_t *exact = malloc(len);
+    memcpy(exact, page, len);
+    static double out[2048];
+    alp_err_t err;
+    ptrdiff_t r = alp_decode_page_f64(exact, len, out, n, NULL, &err);
+    if (r != (ptrdiff_t)len || memcmp(out, want, n * 8)) FAIL("%s: scalar decode (%s)", what, alp_error_text(err.code));
+    if (dec64) {
+        r = alp_decode_page_f64(exact, len, out, n, dec64, &err);
+        if (r != (ptrdiff_t)len || memcmp(out, want, n * 8)) FAIL("%s: SIMD decode", what);
+    }
+    alp_stream_t s;
+    size_t k = 0;
+    double x;
+    if (alp_stream_init(&s, exact, len, 1, &err) == ALP_OK)
+        while (alp_stream_next_f64(&s, &x, &err) == 1 && k < n && !memcmp(&x, &want[k], 8)) k++;
+    if (k != n) FAIL("%s: stream decode stopped at %zu of %zu", what, k, n);
+    free(exact);
+}
+
+static void check_page_f32(const uint8_t *page, size_t len, const float *want, size_t n,
+                           const char *what)
+{
+    uint8_t *exact = malloc(len);
+    memcpy(exact, page, len);
+    static float out[2048];
+    alp_err_t err;
+    ptrdiff_t r = alp_decode_page_f32(exact, len, out, n, NULL, &err);
+    if (r != (ptrdiff_t)len || memcmp(out, want, n * 4)) FAIL("%s: scalar decode (%s)", what, alp_error_text(err.code));
+    if (dec32) {
+        r = alp_decode_page_f32(exact, len, out, n, dec32, &err);
+        if (r != (ptrdiff_t)len || memcmp(out, want, n * 4)) FAIL("%s: SIMD decode", what);
+    }
+    alp_stream_t s;
+    size_t k = 0;
+    float x;
+    if (alp_stream_init(&s, exact, len, 0, &err) == ALP_OK)
+        while (alp_stream_next_f32(&s, &x, &err) == 1 && k < n && !memcmp(&x, &want[k], 4)) k++;
+    if (k != n) FAIL("%s: stream decode stopped at %zu of %zu", what, k, n);
+    free(exact);
+}
+
+/* Width-0 blocks (alp-format.md): body_bytes 0 and no body, from the scalar and the SIMD value
+ * loop alike, for constant runs of every length around the block size, with and without
+ * exceptions, next to blocks of other widths; and a block carrying the 32-byte zero body older
+ * pages have (body_bytes 32) decodes the same on every path. */
+static void check_width_zero_blocks(void)
+{
+    static const size_t lens[] = {1, 2, 4, 5, 8, 9, 1023, 1024, 1025, 2048};
+    static double v[2048];
+    static float fv[2048];
+    static uint8_t pa[2048 * 8 + 4096], pb[2048 * 8 + 4096], old[2048 * 8 + 4096];
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+        const size_t n = lens[li];
+        for (int variant = 0; variant < 3; variant++) {
+            /* 0: constant; 1: constant with specials (exceptions); 2: constant, then a ramp */
+            for (size_t i = 0; i < n; i++) {
+                v[i] = 21.5;
+                fv[i] = -0.75f;
+                if (variant == 1 && i % 7 == 3) { v[i] = NAN; fv[i] = INFINITY; }
+                if (variant == 2 && i >= ALP_BLOCK) { v[i] = (double)i / 4; fv[i] = (float)i / 4; }
+            }
+            size_t la = alp_encode_page_f64(v, n, pa, sizeof(pa), alp_analyze_f64_scalar);
+            size_t lb = an64 ? alp_encode_page_f64(v, n, pb, sizeof(pb), an64) : la;
+            if (an64 && (la != lb || memcmp(pa, pb, la))) FAIL("f64 width-0 page bytes differ n %zu", n);
+            /* rebuild the page with the padded width-0 bodies of the old encoder */
+            size_t off = ALP_PAGE_HEADER, lo = ALP_PAGE_HEADER;
+            memcpy(old, pa, ALP_PAGE_HEADER);
+            while (off < la) {
+                alp_block_t b;
+                if (alp_parse_block(pa + off, la - off, 1, &b) != ALP_OK) { FAIL("f64 width-0 page n %zu: bad block", n); break; }
+                memcpy(old + lo, pa + off, b.size);
+                if (b.scheme == 0 && b.width == 0) {
+                    if (b.body_bytes != 0) FAIL("f64 width-0 block n %zu variant %d: body_bytes %u", n, variant, b.body_bytes);
+                    alp_st32(old + lo + 12, 32);
+                    memset(old + lo + b.size, 0, 32);
+                    lo += 32;
+                }
+                off += b.size;
+                lo += b.size;
+            }
+            check_page_f64(pa, la, v, n, "f64 width-0 page");
+            check_page_f64(old, lo, v, n, "f64 padded width-0 page");
+            la = alp_encode_page_f32(fv, n, pa, sizeof(pa), alp_analyze_f32_scalar);
+            lb = an32 ? alp_encode_page_f32(fv, n, pb, sizeof(pb), an32) : la;
+            if (an32 && (la != lb || memcmp(pa, pb, la))) FAIL("f32 width-0 page bytes differ n %zu", n);
+            off = lo = ALP_PAGE_HEADER;
+            memcpy(old, pa, ALP_PAGE_HEADER);
+            while (off < la) {
+                alp_block_t b;
+                if (alp_parse_block(pa + off, la - off, 0, &b) != ALP_OK) { FAIL("f32 width-0 page n %zu: bad block", n); break; }
+                memcpy(old + lo, pa + off, b.size);
+                if (b.scheme == 0 && b.width == 0) {
+                    if (b.body_bytes != 0) FAIL("f32 width-0 block n %zu variant %d: body_bytes %u", n, variant, b.body_bytes);
+                    alp_st32(old + lo + 12, 32);
+                    memset(old + lo + b.size, 0, 32);
+                    lo += 32;
+                }
+                off += b.size;
+                lo += b.size;
+            }
+            check_page_f32(pa, la, fv, n, "f32 width-0 page");
+            check_page_f32(old, lo, fv, n, "f32 padded width-0 page");
+        }
+    }
+}
+
 int main(void)
 {
     pick_kernels();
@@ -257,6 +369,7 @@ int main(void)
     check_decode_kernels();
     check_analyze();
     check_pages();
+    check_width_zero_blocks();
     if (failures) {
         printf("alp_check: %d failures\n", failures);
         return 1;

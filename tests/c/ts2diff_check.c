@@ -32,8 +32,8 @@ static int failures = 0;
 
 static ts2diff_block_fn_i64 simd64 = NULL;
 static ts2diff_block_fn_i32 simd32 = NULL;
-static size_t (*simd_plan64)(const int64_t *, size_t, size_t, ts2diff_blockinfo *) = NULL;
-static size_t (*simd_plan32)(const int32_t *, size_t, size_t, ts2diff_blockinfo *) = NULL;
+static size_t (*simd_plan64)(const int64_t *, size_t, size_t, uint64_t, ts2diff_blockinfo *) = NULL;
+static size_t (*simd_plan32)(const int32_t *, size_t, size_t, uint64_t, ts2diff_blockinfo *) = NULL;
 
 /* Values whose block (all deltas) has exactly width w: deltas base + r, r in [0, 2^w), with the
  * base chosen so that no delta crosses the signed boundary (the encoder's minimum is signed). */
@@ -76,7 +76,8 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
         size_t bound7 = ts2diff_encode_bound(m, 64, is64);
         uint8_t *one = malloc(bound7);
         size_t len1 = is64 ? ts2diff_encode_i64(v64, m, 64, one) : ts2diff_encode_i32(v32, m, 64, one);
-        size_t planned = is64 ? ts2diff_plan_i64(v64, m, 64, info) : ts2diff_plan_i32(v32, m, 64, info);
+        size_t planned = is64 ? ts2diff_plan_i64(v64, m, 64, 0, info)
+                              : ts2diff_plan_i32(v32, m, 64, 0, info);
         uint8_t *exact = malloc(planned ? planned : 1);
         size_t written = is64 ? ts2diff_write_i64(v64, m, 64, info, exact)
                               : ts2diff_write_i32(v32, m, 64, info, exact);
@@ -85,7 +86,8 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
                  w, m, len1, planned, written);
         if (simd_plan64) { /* the SIMD planning pass decides every block the same way */
             ts2diff_blockinfo *info2 = malloc(sizeof *info2 * nblocks);
-            size_t planned2 = is64 ? simd_plan64(v64, m, 64, info2) : simd_plan32(v32, m, 64, info2);
+            size_t planned2 = is64 ? simd_plan64(v64, m, 64, 0, info2)
+                                   : simd_plan32(v32, m, 64, 0, info2);
             if (planned2 != planned ||
                 memcmp(info, info2, sizeof *info * ts2diff_block_count(m, 64)) != 0)
                 FAIL("is64 %d w %d m %zu: SIMD plan differs\n", is64, w, m);
@@ -145,6 +147,77 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
     free(v32);
 }
 
+/* Blocks without deltas (m = 1 mod 65 with block size 64): the planners (scalar and SIMD) give
+ * them width 0 and the min_delta of the block before, or the carried one when the page starts with
+ * one; and every kernel decodes such a block the same whatever width its header claims. */
+static void check_single_value_blocks(int is64)
+{
+    static const size_t lengths[] = {1, 66, 131};
+    const uint64_t carried = is64 ? 0xFEDCBA9876543210ull : 0x76543210ull;
+    for (size_t li = 0; li < 3; li++) {
+        const size_t m = lengths[li], nblocks = ts2diff_block_count(m, 64);
+        int64_t v64[131];
+        int32_t v32[131];
+        make_values(is64, 7, m, v64, v32);
+        ts2diff_blockinfo info[3], info2[3];
+        if (is64) ts2diff_plan_i64(v64, m, 64, carried, info);
+        else ts2diff_plan_i32(v32, m, 64, carried, info);
+        const ts2diff_blockinfo *last = &info[nblocks - 1];
+        const uint64_t want = nblocks > 1 ? info[nblocks - 2].min_delta : carried;
+        if (last->n != 0 || last->width != 0 || last->min_delta != want)
+            FAIL("is64 %d m %zu: block without deltas planned as n %d width %d min %llx\n", is64,
+                 m, last->n, last->width, (unsigned long long)last->min_delta);
+        if (simd_plan64) {
+            if (is64) simd_plan64(v64, m, 64, carried, info2);
+            else simd_plan32(v32, m, 64, carried, info2);
+            if (memcmp(info, info2, sizeof *info * nblocks) != 0)
+                FAIL("is64 %d m %zu: SIMD plan of a block without deltas differs\n", is64, m);
+        }
+    }
+    /* one block: n = 0, any width, min_delta and first; nothing packed */
+    const size_t hdr = ts2diff_header_size(is64);
+    for (int w = 0; w <= (is64 ? 64 : 32); w++) {
+        uint8_t buf[24];
+        ts2diff_store_be32(buf, 0);
+        ts2diff_store_be32(buf + 4, (uint32_t)w);
+        if (is64) {
+            ts2diff_store_be64(buf + 8, rnd());
+            ts2diff_store_be64(buf + 16, 0x8000000000000001ull);
+        } else {
+            ts2diff_store_be32(buf + 8, (uint32_t)rnd());
+            ts2diff_store_be32(buf + 12, 0x80000001u);
+        }
+        uint8_t *exact = malloc(hdr); /* exactly sized: an over-read shows under ASan */
+        memcpy(exact, buf, hdr);
+        ts2diff_error err;
+        for (int kernel = 0; kernel < 3; kernel++) {
+            if (kernel == 1 && !(is64 ? (void *)simd64 : (void *)simd32)) continue;
+            int64_t o64[2] = {0, 0};
+            int32_t o32[2] = {0, 0};
+            int64_t used;
+            if (kernel == 2) {
+                ts2diff_stream st;
+                ts2diff_stream_init(&st, exact, hdr, is64);
+                int rc = is64 ? ts2diff_stream_next_i64(&st, &o64[0])
+                              : ts2diff_stream_next_i32(&st, &o32[0]);
+                used = rc == 1 && !ts2diff_stream_has_next(&st) ? (int64_t)hdr : -1;
+            } else if (is64) {
+                used = ts2diff_decode_buffer_i64(exact, hdr, o64, 1,
+                                                 kernel ? simd64 : ts2diff_decode_i64_scalar, &err);
+            } else {
+                used = ts2diff_decode_buffer_i32(exact, hdr, o32, 1,
+                                                 kernel ? simd32 : ts2diff_decode_i32_scalar, &err);
+            }
+            const int ok = is64 ? o64[0] == (int64_t)0x8000000000000001ull
+                                : o32[0] == (int32_t)0x80000001u;
+            if (used != (int64_t)hdr || !ok)
+                FAIL("is64 %d: one-value block claiming width %d, kernel %d: used %lld\n", is64,
+                     w, kernel, (long long)used);
+        }
+        free(exact);
+    }
+}
+
 int main(void)
 {
 #if TSFILE_ISA_AVX2
@@ -172,6 +245,7 @@ int main(void)
                         check_one(is64, w, lengths[li], align, slack);
                         checks++;
                     }
+    for (int is64 = 0; is64 <= 1; is64++) check_single_value_blocks(is64);
     printf("ts2diff_check [%s%s]: %zu cases, %d failures\n", TSFILE_ISA_NAME,
            simd64 ? "" : ", no SIMD kernel", checks, failures);
     return failures != 0;

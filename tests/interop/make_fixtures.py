@@ -765,6 +765,70 @@ def fx_ts2diff_uncompressed() -> Fixture:
     return fx
 
 
+# Rows per device of ts2diff_one_value_blocks, with pages of 517 = 4 * 129 + 1 points: one page
+# each of 130, 259, 1 and 517 values (1 mod 129: the page ends in a block holding one value), then
+# chunks of 517 + 259, 517 + 1 and 517 + 517 + 1 (a one-value block, or page, after other pages).
+ONE_VALUE_BLOCK_ROWS = {"a": 130, "b": 259, "c": 1, "d": 517, "e": 776, "f": 518, "g": 1035}
+
+
+@fixture
+def fx_ts2diff_one_value_blocks() -> Fixture:
+    name = "ts2diff_one_value_blocks"
+    rng = rng_for(name)
+    fx = Fixture(
+        name,
+        "Table model, UNCOMPRESSED, TS_2DIFF for the time column and every INT32, INT64, DATE, "
+        "TIMESTAMP, FLOAT and DOUBLE field, pages of 517 points; 7 devices whose row counts "
+        f"({ONE_VALUE_BLOCK_ROWS}) make pages of 130, 259, 1 and 129k+1 values: each ends in a "
+        "TS_2DIFF block holding a single value (no deltas), whose header the writer fills with "
+        "width 0 and the min_delta of the block before it (format notes 8.3), also across pages.",
+        "table",
+        config={
+            **UNCOMPRESSED_CFG,
+            "page_writer_max_point_num_": 517,
+            "time_encoding_type_": TSEncoding.TS_2DIFF,
+            "int32_encoding_type_": TSEncoding.TS_2DIFF,
+            "int64_encoding_type_": TSEncoding.TS_2DIFF,
+            "float_encoding_type_": TSEncoding.TS_2DIFF,
+            "double_encoding_type_": TSEncoding.TS_2DIFF,
+        },
+    )
+    fx.table(
+        "one",
+        [
+            Col("dev", "STRING", "TAG"),
+            Col("i32", "INT32"),
+            Col("i64", "INT64"),
+            Col("day", "DATE"),
+            Col("ts", "TIMESTAMP"),
+            Col("f32", "FLOAT"),
+            Col("f64", "DOUBLE"),
+        ],
+    )
+    fx.truth_fn[("one", "f32")] = ts2diff_float_truth(True)
+    fx.truth_fn[("one", "f64")] = ts2diff_float_truth(False)
+    fx.notes.append(
+        "FLOAT/DOUBLE TS_2DIFF is lossy (format notes 8.3): the expected values are the stored "
+        "ones (see enc_ts_2diff)."
+    )
+    for dev, n in ONE_VALUE_BLOCK_ROWS.items():
+        t = times_ms(rng, n, 1_700_000_000_000)
+        fx.write(
+            "one",
+            t,
+            {
+                "dev": [dev] * n,
+                "i32": mixed_ints(rng, n, 32),
+                "i64": mixed_ints(rng, n, 64),
+                "day": dates_ascending(rng, n, datetime.date(1900, 1, 1)),
+                "ts": timestamp_values(rng, t),
+                "f32": mixed_floats(rng, n, single=True),
+                "f64": mixed_floats(rng, n, single=False),
+            },
+        )
+    return fx
+
+
 @fixture
 def fx_gorilla_uncompressed() -> Fixture:
     name = "gorilla_uncompressed"

@@ -127,7 +127,9 @@ def chunk_encoding(encoding, data_type, values) -> TSEncoding:
 
 
 def value_encoder(encoding, data_type):
-    """The function values -> bytes that encodes one page of data_type values with encoding."""
+    """The function values -> bytes that encodes one page of data_type values with encoding.
+    Get one per chunk and call it on the chunk's pages in order (TS_2DIFF carries state from page
+    to page)."""
     encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
     check_supported(encoding, data_type)
     mod = _codec(encoding, data_type)
@@ -137,9 +139,9 @@ def value_encoder(encoding, data_type):
         return lambda values: mod.encode(values, data_type)
     if encoding == E.TS_2DIFF and data_type in _FLOATS:
         # The official writers' fixed-point form with 2 decimals (lossy, as C++/Java write it).
-        return lambda values: mod.encode(values, _NP[data_type])
+        return _ts2diff_chunk_encoder(mod, dtype=_NP[data_type])
     if encoding == E.TS_2DIFF:
-        return lambda values: mod.encode(values)
+        return _ts2diff_chunk_encoder(mod)
     if encoding == E.GORILLA:
         # Values equal to the end marker (MIN_VALUE, canonical NaN; format notes 8.4) are written
         # as the official C++ writer writes them (CHIMP's encoder always does): its reader and
@@ -150,6 +152,21 @@ def value_encoder(encoding, data_type):
             np.ascontiguousarray(values, dtype=dtype), allow_end_markers=True
         )
     return _generic(mod, data_type)
+
+
+def _ts2diff_chunk_encoder(mod, **kw):
+    """TS_2DIFF pages of ONE chunk, encoded in order (value_encoder is called once per chunk): like
+    the official encoder, carry the last block's min_delta from page to page, because a page's
+    block without deltas (1 mod 129 values) repeats it (format notes 8.3, ts2diff.encode)."""
+    carried = 0
+
+    def encode(values):
+        nonlocal carried
+        page = mod.encode(values, prev_min_delta=carried, **kw)
+        carried = mod.last_min_delta(values, prev_min_delta=carried, **kw)
+        return page
+
+    return encode
 
 
 def _generic(mod, data_type):

@@ -17,10 +17,13 @@ Choices of this project where the draft layout is silent (pinned by tests/test_a
 
 * Writer: full blocks of 1024 values, the last one partial; reserved bytes 0. PLAIN blocks carry
   factor = exponent = flags = 0, exception_count 0, for_base 0, bit_width 0 and body_bytes =
-  value_count * value size; readers look only at scheme and value_count there.
+  value_count * value size (the draft requires that size); readers use scheme, value_count and
+  body_bytes there (any other body_bytes is rejected) and ignore the rest.
 * A value is kept as an integer only if ``|v * 10^e * 10^-f| <= 2^49`` (DOUBLE) / ``2^30``
   (FLOAT) and the decoder's arithmetic returns it bit for bit; rounding is half-even. Exception
-  slots pack as the base (0 after the frame of reference). Width 0 still has a 32-byte body.
+  slots pack as the base (0 after the frame of reference). A width-0 block has no body
+  (body_bytes 0), as the draft decoder requires; readers also accept the padded width-0 body
+  (32 bytes) this encoder wrote before.
 * (e, f): all pairs scored on 32 values spread over the page, the best 5 kept; per block the
   5 are scored on 32 of its values (stopping after two that do no better); a block is PLAIN when
   ALP would not be smaller.
@@ -28,7 +31,10 @@ Choices of this project where the draft layout is silent (pinned by tests/test_a
   present cannot hold, block value counts outside 1..1024 or not adding up to the page's count,
   f > e or e > 18 (DOUBLE) / 10 (FLOAT), widths > 64 / 32, exception counts without flag bit 0,
   a bitmap whose population differs from exception_count or has bits past value_count, body_bytes
-  smaller than the packed bits, a FLOAT base outside int32. Blocks whose integers leave
+  smaller than the packed bits (a PLAIN block: other than the raw values' size), a FLOAT base
+  outside int32. Reserved fields are not checked, and decode_into() reports the bytes used, so a
+  caller can tell bytes after the last block (the draft rejects both; this encoder writes
+  neither). Blocks whose integers leave
   (-2^51, 2^51) (not produced here) are decoded by the scalar kernel on every path.
 """
 import numpy as np

@@ -24,7 +24,13 @@ def encode(
     values: npt.NDArray[np.int32] | npt.NDArray[np.int64],
     block_size: int = 128,
     path: _Path = "auto",
+    prev_min_delta: int = 0,
 ) -> bytes: ...
+def last_min_delta(
+    values: npt.NDArray[np.int32] | npt.NDArray[np.int64],
+    block_size: int = 128,
+    prev_min_delta: int = 0,
+) -> int: ...
 
 class Ts2DiffEncoder:
     def __init__(self, dtype: _IntDType = "int64", block_size: int = 128) -> None: ...

@@ -81,16 +81,18 @@ cdef extern from "ts2diff_scalar.h" nogil:
         int32_t width
 
     size_t ts2diff_block_count(size_t length, size_t bs)
-    size_t ts2diff_plan_i64(const int64_t* v, size_t length, size_t bs, ts2diff_blockinfo* info)
-    size_t ts2diff_plan_i32(const int32_t* v, size_t length, size_t bs, ts2diff_blockinfo* info)
+    size_t ts2diff_plan_i64(const int64_t* v, size_t length, size_t bs, uint64_t carried_min,
+                            ts2diff_blockinfo* info)
+    size_t ts2diff_plan_i32(const int32_t* v, size_t length, size_t bs, uint64_t carried_min,
+                            ts2diff_blockinfo* info)
     size_t ts2diff_write_i64(const int64_t* v, size_t length, size_t bs,
                              const ts2diff_blockinfo* info, uint8_t* out)
     size_t ts2diff_write_i32(const int32_t* v, size_t length, size_t bs,
                              const ts2diff_blockinfo* info, uint8_t* out)
     uint8_t* ts2diff_encode_block_i64(const int64_t* v, size_t m, uint8_t* o,
-                                      ts2diff_blockinfo* prev)
+                                      uint64_t* carried_min)
     uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o,
-                                      ts2diff_blockinfo* prev)
+                                      uint64_t* carried_min)
 
 # Named so that cythonize tracks them as dependencies (a changed kernel header rebuilds the module).
 cdef extern from "bitpack_msb_plan.h":
@@ -136,9 +138,9 @@ cdef extern from *:
     void ts2diff_simd_i32(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
                           int32_t*, size_t) nogil
     size_t ts2diff_simd_plan_i64(const int64_t* v, size_t length, size_t bs,
-                                 ts2diff_blockinfo* info) nogil
+                                 uint64_t carried_min, ts2diff_blockinfo* info) nogil
     size_t ts2diff_simd_plan_i32(const int32_t* v, size_t length, size_t bs,
-                                 ts2diff_blockinfo* info) nogil
+                                 uint64_t carried_min, ts2diff_blockinfo* info) nogil
 
 ts2diff_simd_init()
 
@@ -357,13 +359,19 @@ def decode(data, dtype, count=None, path="auto"):
     return out
 
 
-def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto"):
+def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0):
     """Encode a 1-D int32 or int64 array as TS_2DIFF blocks of up to ``block_size`` deltas.
 
     The bytes are what Apache TsFile writes for the same values (block size 128 there).
     ``path``: "batch" (scalar), "simd" (the pass that finds each block's minimum and maximum
     delta runs on AVX2 / NEON; the packing is the same) or "auto"; every path writes the same
     bytes. The one-value-at-a-time encoder is :class:`Ts2DiffEncoder`.
+
+    A block holding a single value (no deltas) is written with width 0 and the min_delta of the
+    block before it, as the official writer does; ``prev_min_delta`` is that min_delta for a page
+    that starts with such a block: the official encoder keeps it across the pages of a chunk, so
+    pass :func:`last_min_delta` of the chunk's previous page (0, the default, for a chunk's first
+    page). Readers ignore the field there; it only matters for byte-identical pages.
     """
     cdef int p = resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")
     if p == PATH_PER_VALUE:
@@ -372,17 +380,9 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto"):
         raise TypeError(f"values must be a numpy int32 or int64 array, not {type(values).__name__}")
     if values.ndim != 1:
         raise ValueError(f"values must be 1-D, got shape {values.shape}")
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
-    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
-        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
-    cdef bint is64
-    if values.dtype.kind == "i" and values.dtype.itemsize == 8:
-        is64 = True
-    elif values.dtype.kind == "i" and values.dtype.itemsize == 4:
-        is64 = False
-    else:
-        raise TypeError(f"TS_2DIFF encodes int32 or int64 arrays, not {values.dtype}")
+    _check_block_size(block_size)
+    cdef bint is64 = _int_array_is64(values)
+    cdef uint64_t carried_min = _min_delta_bits(prev_min_delta, is64)
     cdef cnp.ndarray arr = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
     cdef size_t length = <size_t>cnp.PyArray_DIM(arr, 0)
     cdef size_t bs = <size_t>block_size
@@ -400,13 +400,15 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto"):
         with nogil:
             if p == PATH_SIMD:
                 if is64:
-                    total = ts2diff_simd_plan_i64(<const int64_t*>src, length, bs, info)
+                    total = ts2diff_simd_plan_i64(<const int64_t*>src, length, bs, carried_min,
+                                                  info)
                 else:
-                    total = ts2diff_simd_plan_i32(<const int32_t*>src, length, bs, info)
+                    total = ts2diff_simd_plan_i32(<const int32_t*>src, length, bs, carried_min,
+                                                  info)
             elif is64:
-                total = ts2diff_plan_i64(<const int64_t*>src, length, bs, info)
+                total = ts2diff_plan_i64(<const int64_t*>src, length, bs, carried_min, info)
             else:
-                total = ts2diff_plan_i32(<const int32_t*>src, length, bs, info)
+                total = ts2diff_plan_i32(<const int32_t*>src, length, bs, carried_min, info)
         res = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>total)
         result = <object>res
         Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us
@@ -423,18 +425,71 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto"):
     return result
 
 
+cdef int _check_block_size(block_size) except -1:
+    """TypeError / ValueError unless block_size is an int in 1..TS2DIFF_MAX_BLOCK_DELTAS."""
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+        raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
+    if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
+        raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+    return 0
+
+
+cdef bint _int_array_is64(values) except -1:
+    """True for an int64 array, False for int32; TypeError otherwise."""
+    if values.dtype.kind == "i" and values.dtype.itemsize == 8:
+        return True
+    if values.dtype.kind == "i" and values.dtype.itemsize == 4:
+        return False
+    raise TypeError(f"TS_2DIFF encodes int32 or int64 arrays, not {values.dtype}")
+
+
+cdef uint64_t _min_delta_bits(value, bint is64) except? 0xFFFFFFFFFFFFFFFF:
+    """A min_delta given as a Python int, as the encoder's header field (two's complement bits;
+    int32 pages keep only the low half). It must fit the values' type."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"prev_min_delta must be an int, not {type(value).__name__}")
+    bits = 64 if is64 else 32
+    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise OverflowError(f"prev_min_delta {value} does not fit in int{bits}")
+    return <uint64_t>(int(value) & 0xFFFFFFFFFFFFFFFF)
+
+
+def last_min_delta(values, block_size=DEFAULT_BLOCK_SIZE, prev_min_delta=0):
+    """The min_delta that :func:`encode` (same arguments) leaves for the page after this one: the
+    min_delta of the page's last block that has deltas, or ``prev_min_delta`` when no block has
+    (a page of one value). Chain it page by page through a chunk to write what the official writer
+    writes (see :func:`encode`)."""
+    if not isinstance(values, np.ndarray) or values.ndim != 1:
+        raise TypeError("values must be a 1-D numpy int32 or int64 array")
+    _check_block_size(block_size)
+    cdef bint is64 = _int_array_is64(values)
+    _min_delta_bits(prev_min_delta, is64)
+    cdef Py_ssize_t length = values.shape[0]
+    cdef Py_ssize_t span = block_size + 1
+    cdef Py_ssize_t start = (length - 1) // span * span if length else 0
+    if length - start < 2:  # the last block holds one value (or the page none)
+        if start == 0:
+            return int(prev_min_delta)
+        start -= span  # the block before it is full
+    # wrapping differences in the values' own type, as the encoder computes them
+    return int(np.min(np.diff(values[start:start + span])))
+
+
 cdef class Ts2DiffEncoder:
     """Streaming encoder: ``encode(value)`` one value at a time, ``flush()`` returns the bytes.
 
-    ``flush()`` ends the current block and the page: the bytes equal ``encode(values)`` of the
-    values given since the previous flush.
+    ``flush()`` ends the current block and the page: the bytes equal ``encode(values,
+    prev_min_delta=m)`` of the values given since the previous flush, where ``m`` is the
+    :func:`last_min_delta` of the pages flushed before (0 for the first). Like the official
+    encoder, one instance carries that min_delta across the pages of a chunk: use a new instance
+    for a new chunk.
     """
     cdef int64_t* _buf
     cdef uint8_t* _scratch  # one encoded block
     cdef size_t _bs
     cdef size_t _n
     cdef bint _is64
-    cdef ts2diff_blockinfo _prev
+    cdef uint64_t _carried_min  # min_delta of the last block with deltas (kept across pages)
     cdef bytearray _out
     cdef object _dtype
 
@@ -445,10 +500,7 @@ cdef class Ts2DiffEncoder:
     def __init__(self, dtype="int64", block_size=DEFAULT_BLOCK_SIZE):
         self._is64 = _is_int64(dtype)
         self._dtype = np.dtype(np.int64 if self._is64 else np.int32)
-        if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-            raise TypeError(f"block_size must be an int, not {type(block_size).__name__}")
-        if not 1 <= block_size <= TS2DIFF_MAX_BLOCK_DELTAS:
-            raise ValueError(f"block_size must be in 1..{TS2DIFF_MAX_BLOCK_DELTAS}, got {block_size}")
+        _check_block_size(block_size)
         self._bs = block_size
         free(self._buf)
         free(self._scratch)
@@ -457,8 +509,7 @@ cdef class Ts2DiffEncoder:
         if self._buf == NULL or self._scratch == NULL:
             raise MemoryError()
         self._n = 0
-        self._prev.n = self._prev.width = 0
-        self._prev.min_delta = 0
+        self._carried_min = 0
         self._out = bytearray()
 
     def __dealloc__(self):
@@ -477,12 +528,12 @@ cdef class Ts2DiffEncoder:
         if self._n == 0:
             return
         if self._is64:
-            end = ts2diff_encode_block_i64(self._buf, self._n, tmp, &self._prev)
+            end = ts2diff_encode_block_i64(self._buf, self._n, tmp, &self._carried_min)
         else:
             v32 = <int32_t*>self._buf  # narrow in place: slot i (4 bytes) never passes slot i (8)
             for i in range(self._n):
                 v32[i] = <int32_t>self._buf[i]
-            end = ts2diff_encode_block_i32(v32, self._n, tmp, &self._prev)
+            end = ts2diff_encode_block_i32(v32, self._n, tmp, &self._carried_min)
         self._out += (<char*>tmp)[:end - tmp]
         self._n = 0
 
@@ -505,8 +556,6 @@ cdef class Ts2DiffEncoder:
         self._emit_block()
         out = bytes(self._out)
         self._out = bytearray()
-        self._prev.n = self._prev.width = 0
-        self._prev.min_delta = 0
         return out
 
 

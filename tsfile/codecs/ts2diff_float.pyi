@@ -19,7 +19,15 @@ def encode(
     dtype: TSDataType | DTypeLike | None = None,
     max_point_number: int = 2,
     block_size: int = 128,
+    prev_min_delta: int = 0,
 ) -> bytes: ...
+def last_min_delta(
+    values: Any,
+    dtype: TSDataType | DTypeLike | None = None,
+    max_point_number: int = 2,
+    block_size: int = 128,
+    prev_min_delta: int = 0,
+) -> int: ...
 
 class Ts2DiffFloatDecoder(Iterator[float]):
     def __init__(self, data: Any, dtype: TSDataType | DTypeLike) -> None: ...

@@ -269,10 +269,42 @@ def _java_round_f32(v):
     return np.clip(r, -(2.0**31), 2.0**31 - 1).astype(np.int64).astype(np.int32)
 
 
-def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128):
+def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128,
+           prev_min_delta=0):
     """Encode FLOAT (float32) or DOUBLE (float64) values as a lossy TS_2DIFF page, as the official
     writers do: values * 10**p rounded (floor(x + 0.5) in double); form 2/3 when scaling overflows
-    the integer type or a value is NaN/huge. Returns the page bytes."""
+    the integer type or a value is NaN/huge. Returns the page bytes.
+
+    ``prev_min_delta``: the min_delta a leading block without deltas carries (see
+    ``tsfile.codecs.ts2diff.encode``): :func:`last_min_delta` of the chunk's previous page."""
+    kind, pnum = _check_encode_args(values, dtype, max_point_number)
+    ints, ok, raw, rounded = _scaled_ints(np.asarray(values), kind, pnum)
+    blocks = _ts2diff.encode(ints, block_size, prev_min_delta=prev_min_delta)
+    head = _uvarint_bytes(pnum)
+    if not (raw.any() or rounded.any()):
+        return head + blocks
+    n = len(ints)
+    scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    out = bytearray()
+    if raw.any():
+        out += _uvarint_bytes(_MARK_RAW) + _uvarint_bytes(n) + scaled_bm
+        out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    else:
+        out += _uvarint_bytes(_MARK_SCALED) + _uvarint_bytes(n) + scaled_bm
+    return bytes(out) + head + blocks
+
+
+def last_min_delta(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128,
+                   prev_min_delta=0):
+    """The min_delta :func:`encode` (same arguments) leaves for the chunk's next page, as
+    ``tsfile.codecs.ts2diff.last_min_delta`` of the page's scaled integers."""
+    kind, pnum = _check_encode_args(values, dtype, max_point_number)
+    ints = _scaled_ints(np.asarray(values), kind, pnum)[0]
+    return _ts2diff.last_min_delta(ints, block_size, prev_min_delta)
+
+
+def _check_encode_args(values, dtype, max_point_number):
+    """(serial kind, max point number) of encode()'s arguments; TypeError / EncodeError."""
     arr = np.asarray(values)
     if dtype is None:
         if arr.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
@@ -287,6 +319,13 @@ def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_
     pnum = max(int(max_point_number), 0)
     if pnum > 0x7FFFFFFD:
         raise EncodeError("max_point_number too large")
+    return kind, pnum
+
+
+def _scaled_ints(arr, kind, pnum):
+    """(ints, ok, raw, rounded): the integers the blocks hold, and which values were scaled by
+    10**pnum (ok), stored as their raw IEEE bits (raw: NaN, or beyond the integer range) or only
+    rounded (scaling overflowed)."""
     scale = 10.0**pnum if pnum > 0 else 1.0
     if kind == SK_F32:
         v = arr.astype(np.float32)
@@ -315,19 +354,7 @@ def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_
         ints[rounded] = _java_round(v[rounded])
         ints[raw] = v[raw].view(np.int64)
         ints[np.isnan(v)] = 0x7FF8000000000000  # Double.doubleToLongBits: canonical NaN
-    blocks = _ts2diff.encode(ints, block_size)
-    head = _uvarint_bytes(pnum)
-    if not (raw.any() or rounded.any()):
-        return head + blocks
-    n = len(v)
-    scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
-    out = bytearray()
-    if raw.any():
-        out += _uvarint_bytes(_MARK_RAW) + _uvarint_bytes(n) + scaled_bm
-        out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
-    else:
-        out += _uvarint_bytes(_MARK_SCALED) + _uvarint_bytes(n) + scaled_bm
-    return bytes(out) + head + blocks
+    return ints, ok, raw, rounded
 
 
 def _uvarint_bytes(v):
