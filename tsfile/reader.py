@@ -24,10 +24,12 @@ from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata
 from tsfile._read import engine
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
+from tsfile._simd import is_simd_enabled, simd_available
 from tsfile.errors import (
     ColumnNotExistError,
     CorruptDataError,
     DeviceNotExistError,
+    SimdUnavailableError,
     TableNotExistError,
     TsFileError,
     UnsupportedError,
@@ -192,13 +194,10 @@ def _path_code(path):
         raise ValueError(
             f"unknown decode path {path!r}; expected 'per_value', 'batch', 'simd' or 'auto'"
         ) from None
-    if path == "simd":
-        from tsfile._simd import simd_available
-
-        if not simd_available():
-            from tsfile.errors import SimdUnavailableError
-
-            raise SimdUnavailableError("path='simd': no SIMD kernels can run here")
+    if path == "simd" and not is_simd_enabled():
+        # as every codec module's decode(path="simd") does when its kernels cannot run
+        why = "switched off" if simd_available() else "not available on this build or CPU"
+        raise SimdUnavailableError(f"path='simd': the SIMD kernels are {why}")
     return code
 
 
