@@ -97,7 +97,8 @@ def test_result_set_row_api():
             n += 1
         blk = rs.get_next_tsblock()
         assert blk.timestamps[0] == exp.values["time"][n]
-    assert not rs.next()  # closed with the reader's context
+    with pytest.raises(tsfile.ClosedError):  # closed with its context: not an empty result
+        rs.next()
 
 
 def test_blocks_have_masks_and_tags():

@@ -67,7 +67,9 @@ def _write(path, data_type, encoding):
     w.register_table(tsfile.TableSchema("t", cols))
     ts = np.arange(ROWS, dtype=np.int64) * 5
     # nulls: pages decode densely then scatter, besides whole pages straight into the result
-    w.write_arrays("t", ts, {"dev": "a", "v": _values(data_type, rng)}, {"v": rng.random(ROWS) < 0.1})
+    w.write_arrays(
+        "t", ts, {"dev": "a", "v": _values(data_type, rng)}, {"v": rng.random(ROWS) < 0.1}
+    )
     w.close()
 
 
