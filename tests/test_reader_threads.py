@@ -303,6 +303,40 @@ def test_close_from_inside_iteration_in_the_same_thread(table_file):
         rs.get_next_tsblock()
 
 
+def test_close_in_the_middle_of_a_decode_of_the_same_thread(table_file):
+    """close() reached from inside a decode of the same thread (e.g. a signal handler) must
+    neither wait for that decode (a deadlock) nor unmap the file under it: the decode ends on
+    the mapped file, the file is unmapped when it does, and the next block raises ClosedError."""
+    r = tsfile.TsFileReader(table_file)
+    rs = r.query_table("t", ["i64", "f64"], batch_size=1000)
+    first = rs.get_next_tsblock()
+    chunk = r._chunk
+
+    def chunk_then_close(*args, **kwargs):  # runs inside the decode of a chunk group
+        r.close()
+        assert r._fv is not None  # not yet: the decode still runs on it
+        return chunk(*args, **kwargs)
+
+    r._chunk = chunk_then_close
+    box = []
+
+    def consume():
+        try:
+            box.append(rs.get_next_tsblock())
+            box.append(rs.get_next_tsblock())
+        except BaseException as exc:  # noqa: BLE001 - checked below
+            box.append(exc)
+
+    t = threading.Thread(target=consume)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "close() inside a decode of its own thread deadlocked"
+    block, err = box
+    assert len(block) == len(first) and block.timestamps[0] > first.timestamps[-1]
+    assert isinstance(err, ClosedError)
+    assert r._fv is None  # unmapped when the decode ended
+
+
 # -- defect: a ResultSet used after its reader is closed looked like an empty result ---------------
 
 
