@@ -9,10 +9,15 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Every numeric codec is called through its C-level entry point, straight into the result arrays
-(without the GIL except RLE's per-value path), as are the raw Snappy and LZ4 block decompressors;
-text encodings (PLAIN strings here, DICTIONARY through its module) build str/bytes objects, and
-the other compressions go through tsfile.compression, once per page.
+Every numeric codec is called through its C-level entry point, straight into the result arrays,
+on the decode path the query asked for (without the GIL except the per-value paths of PLAIN and
+RLE), as are the raw Snappy and LZ4 block decompressors; text encodings (PLAIN strings here,
+DICTIONARY through its module) build str/bytes objects, and the other compressions go through
+tsfile.compression, once per page. path_counts() tells which codec ran which path.
+
+Threads: nothing here is shared between calls except the FileView (read only) and the parsed
+Chunks (immutable once read_chunk returns); each caller passes a Scratch of its own, so calls
+may run concurrently, without the GIL where they decode.
 """
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -143,7 +148,6 @@ cdef int64_t INT64_MIN_ = -0x7FFFFFFFFFFFFFFF - 1
 cdef int64_t INT64_MAX_ = 0x7FFFFFFFFFFFFFFF
 
 PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto": P_AUTO}
-_PATH_NAMES = ("per_value", "batch", "simd", "auto")
 
 # Largest expansion a page body can claim over its stored bytes, per compression: Snappy < 24x,
 # LZ4 and LZO < 256x, deflate < 1032x; ZSTD/LZMA2 decode through bounded streaming decoders in
@@ -465,7 +469,8 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
 
 
 cdef class Scratch:
-    """Buffers reused across pages: decompressed body, timestamps, dense values."""
+    """Buffers reused across pages: decompressed body, timestamps, dense values. Written without
+    the GIL: one decode at a time per Scratch (tsfile.reader gives each operation its own)."""
 
     cdef uint8_t *body
     cdef Py_ssize_t body_cap
