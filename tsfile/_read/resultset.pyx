@@ -67,6 +67,10 @@ class TsBlock:
     ``nulls``: {name: bool array (True = null)} for every column that has a null in this block.
     ``origins``: {name: file offset of the chunk the column's values come from} where known (for
     the messages of errors found when a value is converted, e.g. an invalid DATE).
+
+    Threads: a block's arrays are the caller's once it is returned (the reader reuses them only
+    after every reference to them is gone), so any thread may use them, also after the reader
+    is closed.
     """
 
     __slots__ = ("timestamps", "columns", "nulls", "types", "origins")
@@ -99,6 +103,8 @@ class TsBlock:
 
 
 class ResultSetMetaData:
+    """Column names and types of a result (1-based accessors). Immutable: safe in any thread."""
+
     def __init__(self, names, types):
         self._names = list(names)
         self._types = list(types)
