@@ -254,9 +254,14 @@ class _Operation:
         self.scratch = None
 
     def __enter__(self):
-        self.reader._life.enter()
-        self.scratch = _SCRATCH.take()
-        return self.scratch
+        scratch = _SCRATCH.take()
+        try:
+            self.reader._life.enter()  # last: once entered, __exit__ is sure to run
+        except BaseException:
+            _SCRATCH.give(scratch)
+            raise
+        self.scratch = scratch
+        return scratch
 
     def __exit__(self, *exc):
         _SCRATCH.give(self.scratch)
