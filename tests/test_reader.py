@@ -97,7 +97,8 @@ def test_result_set_row_api():
             n += 1
         blk = rs.get_next_tsblock()
         assert blk.timestamps[0] == exp.values["time"][n]
-    assert not rs.next()  # closed with the reader's context
+    with pytest.raises(tsfile.ClosedError):  # closed with its context: not an empty result
+        rs.next()
 
 
 def test_blocks_have_masks_and_tags():
@@ -272,7 +273,7 @@ def test_to_dataframe_shape_options():
 
 def test_paths_give_identical_results():
     outs = []
-    paths = ["per_value", "batch", "auto"] + (["simd"] if tsfile.simd_available() else [])
+    paths = ["per_value", "batch", "auto"] + (["simd"] if tsfile.is_simd_enabled() else [])
     for p in paths:
         with tsfile.TsFileReader(ALLTYPES) as r:
             outs.append(r.read_columns("sensors", None, path=p))
@@ -458,7 +459,7 @@ def test_float_encodings_round_trip(tmp_path, encoding):
     ts = np.arange(n, dtype=np.int64) * 2
     w.write_arrays("t", ts, {"dev": "a", "d": d, "f": f}, {"d": m})
     w.close()
-    paths = ["per_value", "batch"] + (["simd"] if tsfile.simd_available() else [])
+    paths = ["per_value", "batch"] + (["simd"] if tsfile.is_simd_enabled() else [])
     for path in paths:
         for t1, t2 in ((None, None), (301, 2201)):
             r = tsfile.read_table(p, "t", start_time=t1, end_time=t2, decode_path=path)

@@ -24,7 +24,7 @@ FIXTURES = [
     else n
     for n in list_fixtures()
 ]
-PATHS = ["per_value", "batch"] + (["simd"] if _simd.simd_available() else [])
+PATHS = ["per_value", "batch"] + (["simd"] if _simd.is_simd_enabled() else [])
 
 
 def _actual_from_columns(names, ts, columns, nulls):

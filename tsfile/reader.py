@@ -24,12 +24,14 @@ from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata
 from tsfile._read import engine
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
+from tsfile._simd import is_simd_enabled, simd_available
 from tsfile.errors import (
+    ClosedError,
     ColumnNotExistError,
     CorruptDataError,
     DeviceNotExistError,
+    SimdUnavailableError,
     TableNotExistError,
-    TsFileError,
     UnsupportedError,
 )
 from tsfile.types import ColumnCategory, TSDataType
@@ -151,7 +153,122 @@ class _BlockPool:
 
 
 _POOL = _BlockPool()
-_SCRATCH = []  # engine.Scratch objects of closed readers (list.pop/append are atomic)
+
+
+class _ScratchPool:
+    """engine.Scratch buffers (decompressed page bodies, timestamps, dense values): each decode
+    operation takes one for itself and gives it back when it ends, so no two concurrent decodes
+    (they run without the GIL) ever write to the same buffer. Up to ``keep`` stay warm for the
+    next operations, of any reader."""
+
+    def __init__(self, keep=8):
+        self.keep = keep
+        self.free = []
+        self.lock = threading.Lock()
+
+    def take(self):
+        with self.lock:
+            if self.free:
+                return self.free.pop()
+        return engine.new_scratch()
+
+    def give(self, scratch):
+        with self.lock:
+            if len(self.free) < self.keep:
+                self.free.append(scratch)
+
+
+_SCRATCH = _ScratchPool()
+
+
+class _Lifetime:
+    """Open or closed, and the operations running on a reader's file view.
+
+    Every operation that reads the file (an index walk, the planning of a query, the decode of one
+    chunk group) runs between enter() and exit(); enter() raises ClosedError once the reader is
+    closed. close() marks it closed, then waits until the operations of other threads have ended
+    (decodes run without the GIL on raw pointers into the mmap: it must not be unmapped under
+    them). Whoever finds it closed with nothing running releases the file, exactly once: close()
+    itself, or, where close() must not wait (called by a thread that is inside an operation of
+    this reader, or from __del__), the last operation to end."""
+
+    __slots__ = ("cond", "active", "closed", "released", "deferred", "path")
+
+    def __init__(self, path):
+        self.cond = threading.Condition(threading.Lock())
+        self.active = {}  # thread ident -> that thread's operations running (nesting)
+        self.closed = False
+        self.released = False
+        self.deferred = False  # close() left the release to the last operation
+        self.path = path
+
+    def enter(self):
+        with self.cond:
+            if self.closed:
+                raise ClosedError(f"{self.path}: the reader is closed")
+            me = threading.get_ident()
+            self.active[me] = self.active.get(me, 0) + 1
+
+    def exit(self):
+        """End an operation; True if the caller must now release the file."""
+        with self.cond:
+            me = threading.get_ident()
+            left = self.active[me] - 1
+            if left:
+                self.active[me] = left
+                return False
+            del self.active[me]
+            if self.active:
+                return False
+            self.cond.notify_all()
+            return self.deferred and self._claim_release()
+
+    def close(self, wait):
+        """Mark closed (waiting for other threads' operations if ``wait``); True if the caller
+        must now release the file."""
+        with self.cond:
+            self.closed = True
+            if wait and threading.get_ident() not in self.active:
+                while self.active:
+                    self.cond.wait()
+            if self.active:
+                self.deferred = True
+                return False
+            return self._claim_release()
+
+    def _claim_release(self):
+        if self.released:
+            return False
+        self.released = True
+        return True
+
+
+class _Operation:
+    """``with reader._op() as scratch:`` one operation on the reader's file (see _Lifetime), with
+    a scratch buffer of its own (see _ScratchPool)."""
+
+    __slots__ = ("reader", "scratch")
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.scratch = None
+
+    def __enter__(self):
+        scratch = _SCRATCH.take()
+        try:
+            self.reader._life.enter()  # last: once entered, __exit__ is sure to run
+        except BaseException:
+            _SCRATCH.give(scratch)
+            raise
+        self.scratch = scratch
+        return scratch
+
+    def __exit__(self, *exc):
+        _SCRATCH.give(self.scratch)
+        self.scratch = None
+        if self.reader._life.exit():
+            self.reader._release()
+        return False
 
 
 class _TagColumns:
@@ -192,22 +309,28 @@ def _path_code(path):
         raise ValueError(
             f"unknown decode path {path!r}; expected 'per_value', 'batch', 'simd' or 'auto'"
         ) from None
-    if path == "simd":
-        from tsfile._simd import simd_available
-
-        if not simd_available():
-            from tsfile.errors import SimdUnavailableError
-
-            raise SimdUnavailableError("path='simd': no SIMD kernels can run here")
+    if path == "simd" and not is_simd_enabled():
+        # as every codec module's decode(path="simd") does when its kernels cannot run
+        why = "switched off" if simd_available() else "not available on this build or CPU"
+        raise SimdUnavailableError(f"path='simd': the SIMD kernels are {why}")
     return code
 
 
 class TsFileReader:
-    """Reader of one TsFile. ``with TsFileReader(path) as r: ...``"""
+    """Reader of one TsFile. ``with TsFileReader(path) as r: ...``
+
+    Threads: a reader is safe to share. Any number of threads may query it at once (every query
+    decodes with buffers of its own, without the GIL: decodes run in parallel) and get exactly
+    the results a single thread gets. close() may be called from any thread: from then on every
+    method raises ClosedError, and so does every row or block call of the reader's result sets;
+    close() waits for decodes running in other threads to end before the file is unmapped, so a
+    thread reading when the reader is closed gets ClosedError (after whole, correct blocks
+    only), never a crash. A ResultSet is for one thread at a time (see ResultSet)."""
 
     def __init__(self, path):
         self._path = os.fspath(path)
-        self._closed = True
+        self._life = _Lifetime(self._path)
+        self._life.closed = True  # until the file is open
         self._mm = None
         self._fv = None
         self._result_sets = set()
@@ -235,21 +358,21 @@ class TsFileReader:
         except BaseException:
             self._release()
             raise
-        self._closed = False
         self._walker = IndexWalker(buf, self._meta.meta_offset, self._meta.meta_start, self._path)
+        # Caches shared by the threads that query this reader: dict/set get, set, add and clear
+        # are atomic under the GIL, and what they hold never changes once stored (two threads
+        # may both compute an entry; they store equal values).
         self._devices_cache = {}
         self._device_keys = {}  # index root -> [DeviceID] of _devices(), for bisect
         self._series_cache = {}
-        self._scratch = _SCRATCH.pop() if _SCRATCH else engine.new_scratch()
         self._chunks = {}
         self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
+        self._life.closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def _release(self):
-        scratch, self._scratch = getattr(self, "_scratch", None), None
-        if scratch is not None and len(_SCRATCH) < 2:
-            _SCRATCH.append(scratch)  # warm decompression buffers for the next reader
+        """Unmap the file; only when no operation runs on it (see _Lifetime)."""
         if self._fv is not None:
             self._fv.release()
             self._fv = None
@@ -257,17 +380,28 @@ class TsFileReader:
         if self._mm is not None:
             try:
                 self._mm.close()
-            except BufferError:  # a view still alive somewhere: let GC close it
+            except BufferError:
+                # a memoryview of the mmap is still alive somewhere (e.g. held by a traceback):
+                # the mapping stays valid for it and is unmapped when the mmap is collected
                 pass
             self._mm = None
 
     def close(self):
-        if self._closed:
+        """Close the reader (idempotent; any thread). Waits for decodes running in other threads;
+        called by a thread in the middle of an operation of this reader it returns at once and
+        the file is unmapped when that operation ends. Result sets of the reader raise
+        ClosedError from then on."""
+        self._close(wait=True)
+
+    def _close(self, wait):
+        life = getattr(self, "_life", None)
+        if life is None:  # __init__ failed before anything was opened
             return
+        release = life.close(wait)
         for rs in list(self._result_sets):
-            rs.close()
-        self._closed = True
-        self._release()
+            rs._reader_closed()
+        if release:
+            self._release()
 
     def __enter__(self):
         return self
@@ -277,14 +411,20 @@ class TsFileReader:
         return False
 
     def __del__(self):
+        # Never waits: nothing can be running (every operation holds a reference to the reader),
+        # and at interpreter exit waiting could hang.
         try:
-            self.close()
+            self._close(wait=False)
         except Exception:
             pass
 
     def _check_open(self):
-        if self._closed:
-            raise TsFileError("the reader is closed")
+        if self._life.closed:
+            raise ClosedError(f"{self._path}: the reader is closed")
+
+    def _op(self):
+        """``with self._op() as scratch:`` around every use of the file (see _Lifetime)."""
+        return _Operation(self)
 
     # -- schema and devices ----------------------------------------------------------------
 
@@ -338,10 +478,10 @@ class TsFileReader:
     def get_all_devices(self):
         """Every device of the file: tables (and tree-model groups) in name order, devices in
         index order."""
-        self._check_open()
         out = []
-        for key in sorted(self._meta.table_roots):
-            out.extend(d for d, _ in self._devices(key))
+        with self._op():
+            for key in sorted(self._meta.table_roots):
+                out.extend(d for d, _ in self._devices(key))
         return out
 
     def _series(self, key, dev_range):
@@ -356,9 +496,9 @@ class TsFileReader:
 
     def get_timeseries_names(self, device):
         """Measurements of a device (tree or table model), sorted; '' is an aligned time column."""
-        self._check_open()
-        dev_id, rng = self._find_device(device)
-        return [m for m in self._series(dev_id.table_name, rng) if m != ""]
+        with self._op():
+            dev_id, rng = self._find_device(device)
+            return [m for m in self._series(dev_id.table_name, rng) if m != ""]
 
     def _find_device(self, device):
         dev_id = device if isinstance(device, DeviceID) else tree_device_id(str(device))
@@ -519,46 +659,56 @@ class TsFileReader:
         self, task, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode, counts=None
     ):
         """Decode every chunk group of an aligned device at ``pos``; returns rows written.
-        ``counts`` (a list per field) accumulates the nulls written."""
-        fv, s = self._fv, self._scratch
+        ``counts`` (a list per field) accumulates the nulls written. One operation per chunk
+        group: close() from another thread waits for one group at most."""
         start = pos
         for g in task.groups:
-            rows, sel = engine.read_time_chunk(
-                fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, g.page_lo, g.page_hi
-            )
-            for j in range(len(fields)):
-                off = g.values[j]
-                if off is None:
-                    out_nulls[j][pos : pos + rows] = True
-                    if out_vals[j].dtype == object:
-                        out_vals[j][pos : pos + rows] = None
-                    else:
-                        out_vals[j][pos : pos + rows] = 0
-                    nn = rows
-                else:
-                    vch = self._chunk(off, -1 if g.time_chunk.complete else len(sel))
-                    key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
-                    if key not in self._pages_checked:
-                        # before any row of the chunk group is served (blocks split groups)
-                        engine.check_aligned_pages(fv, g.time_chunk, vch)
-                        if len(self._pages_checked) >= 4096:
-                            self._pages_checked.clear()
-                        self._pages_checked.add(key)
-                    nn = engine.read_value_chunk(
-                        fv,
-                        vch,
-                        sel,
-                        task.types[j],
-                        pcode,
-                        out_vals[j],
-                        out_nulls[j],
-                        pos,
-                        s,
-                    )
-                if counts is not None:
-                    counts[j] += nn
-            pos += rows
+            with self._op() as s:
+                pos += self._decode_group(
+                    task, g, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode, counts, s
+                )
         return pos - start
+
+    def _decode_group(
+        self, task, g, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode, counts, s
+    ):
+        """Decode one chunk group at ``pos`` with scratch ``s``; returns its rows."""
+        fv = self._fv
+        rows, sel = engine.read_time_chunk(
+            fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, g.page_lo, g.page_hi
+        )
+        for j in range(len(fields)):
+            off = g.values[j]
+            if off is None:
+                out_nulls[j][pos : pos + rows] = True
+                if out_vals[j].dtype == object:
+                    out_vals[j][pos : pos + rows] = None
+                else:
+                    out_vals[j][pos : pos + rows] = 0
+                nn = rows
+            else:
+                vch = self._chunk(off, -1 if g.time_chunk.complete else len(sel))
+                key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
+                if key not in self._pages_checked:
+                    # before any row of the chunk group is served (blocks split groups)
+                    engine.check_aligned_pages(fv, g.time_chunk, vch)
+                    if len(self._pages_checked) >= 4096:
+                        self._pages_checked.clear()
+                    self._pages_checked.add(key)
+                nn = engine.read_value_chunk(
+                    fv,
+                    vch,
+                    sel,
+                    task.types[j],
+                    pcode,
+                    out_vals[j],
+                    out_nulls[j],
+                    pos,
+                    s,
+                )
+            if counts is not None:
+                counts[j] += nn
+        return rows
 
     @staticmethod
     def _split_group(g, t1, t2, block_rows):
@@ -605,8 +755,8 @@ class TsFileReader:
                 counts = [0] * len(fields)
                 sub = _DeviceTask(task.device, [g], task.tags, task.types)
                 n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode, counts)
-                pool.give(bufs)
                 if n == 0:
+                    pool.give(bufs)
                     continue
                 columns, nullmap = {}, {}
                 for name in names[1:]:
@@ -621,7 +771,12 @@ class TsFileReader:
                         if m is not None:
                             nullmap[name] = m
                 origins = {f: g.values[j] for j, f in enumerate(fields)}
-                yield TsBlock(ts[:n], columns, nullmap, types, origins)
+                block = TsBlock(ts[:n], columns, nullmap, types, origins)
+                # Only now: the block's views keep its arrays from being reused (the pool checks
+                # reference counts), and ``dirty`` is set; given back earlier, another thread's
+                # query could take these arrays before the views exist.
+                pool.give(bufs)
+                yield block
 
     # -- public queries --------------------------------------------------------------------
 
@@ -645,8 +800,15 @@ class TsFileReader:
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
         block_rows = int(batch_size) if batch_size and batch_size > 0 else 2**62
-        names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
-        blocks = self._table_blocks(names, types, fields, tags, tasks, t1, t2, pcode, block_rows)
+        with self._op():
+            names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+            blocks = self._table_blocks(
+                names, types, fields, tags, tasks, t1, t2, pcode, block_rows
+            )
+            return self._result_set(blocks, names, types)
+
+    def _result_set(self, blocks, names, types):
+        """A ResultSet of this reader (inside an operation: close() then sees it registered)."""
         rs = ResultSet(blocks, names, types, self._result_sets.discard)
         self._result_sets.add(rs)
         return rs
@@ -661,7 +823,8 @@ class TsFileReader:
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
-        names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+        with self._op():
+            names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
         field_types = [types[names.index(f)] for f in fields]
         cap = sum(g.rows for t in tasks for g in t.groups)
         ts = np.empty(cap, np.int64)
@@ -709,21 +872,24 @@ class TsFileReader:
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
-        dev_id, rng = self._find_device(device_name)
-        series = self._series(dev_id.segments[0], rng)
-        sensors = list(sensor_list)
-        for s_ in sensors:
-            if s_ not in series or s_ == "":
-                raise ColumnNotExistError(f"no series {s_!r} in device {dev_id.path}")
-        names = ["time"] + [f"{dev_id.path}.{s_}" for s_ in sensors]
-        types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
-        blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
-        rs = ResultSet(blocks, names, types, self._result_sets.discard)
-        self._result_sets.add(rs)
-        return rs
+        with self._op():
+            dev_id, rng = self._find_device(device_name)
+            series = self._series(dev_id.segments[0], rng)
+            sensors = list(sensor_list)
+            for s_ in sensors:
+                if s_ not in series or s_ == "":
+                    raise ColumnNotExistError(f"no series {s_!r} in device {dev_id.path}")
+            names = ["time"] + [f"{dev_id.path}.{s_}" for s_ in sensors]
+            types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
+            blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
+            return self._result_set(blocks, names, types)
 
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
+        with self._op() as scratch:
+            return self._read_series_chunks(tsm, t1, t2, pcode, scratch)
+
+    def _read_series_chunks(self, tsm, t1, t2, pcode, scratch):
         chunks = []
         cap = 0
         for cm in sorted(tsm.chunks, key=lambda c: c.offset):
@@ -749,9 +915,7 @@ class TsFileReader:
                     f"{self._path}: chunk type {ch.data_type} of {tsm.measurement!r} differs "
                     f"from its series type at file offset {ch.offset}"
                 )
-            pos += engine.read_nonaligned_chunk(
-                self._fv, ch, t1, t2, pcode, ts, vals, pos, self._scratch
-            )
+            pos += engine.read_nonaligned_chunk(self._fv, ch, t1, t2, pcode, ts, vals, pos, scratch)
         ts, vals = ts[:pos], vals[:pos]
         if pos > 1 and not np.all(ts[1:] > ts[:-1]):
             order = np.argsort(ts, kind="stable")

@@ -9,10 +9,15 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Every numeric codec is called through its C-level entry point, straight into the result arrays
-(without the GIL except RLE's per-value path), as are the raw Snappy and LZ4 block decompressors;
-text encodings (PLAIN strings here, DICTIONARY through its module) build str/bytes objects, and
-the other compressions go through tsfile.compression, once per page.
+Every numeric codec is called through its C-level entry point, straight into the result arrays,
+on the decode path the query asked for (without the GIL except the per-value paths of PLAIN and
+RLE), as are the raw Snappy and LZ4 block decompressors; text encodings (PLAIN strings here,
+DICTIONARY through its module) build str/bytes objects, and the other compressions go through
+tsfile.compression, once per page. path_counts() tells which codec ran which path.
+
+Threads: nothing here is shared between calls except the FileView (read only) and the parsed
+Chunks (immutable once read_chunk returns); each caller passes a Scratch of its own, so calls
+may run concurrently, without the GIL where they decode.
 """
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -39,7 +44,7 @@ from tsfile.codecs.alp cimport alp_decode_into_f32, alp_decode_into_f64
 from tsfile.codecs.camel cimport camel_decode_raw
 from tsfile.codecs.chimp cimport chimp_decode_raw
 from tsfile.codecs.dictionary cimport dictionary_decode_into_c
-from tsfile.codecs.plain cimport plain_decode_numeric_c
+from tsfile.codecs.plain cimport plain_decode_path_c
 from tsfile.codecs.rlbe cimport rlbe_decode_raw
 from tsfile.codecs.rle cimport rle_decode_path_c
 from tsfile.codecs.sprintz cimport sprintz_decode_raw
@@ -52,7 +57,7 @@ from tsfile.codecs.ts2diff cimport (
 )
 
 from tsfile import compression as _compression
-from tsfile.errors import CorruptDataError, UnsupportedError
+from tsfile.errors import ClosedError, CorruptDataError, UnsupportedError
 
 cnp.import_array()
 
@@ -143,17 +148,12 @@ cdef int64_t INT64_MIN_ = -0x7FFFFFFFFFFFFFFF - 1
 cdef int64_t INT64_MAX_ = 0x7FFFFFFFFFFFFFFF
 
 PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto": P_AUTO}
-_PATH_NAMES = ("per_value", "batch", "simd", "auto")
 
 # Largest expansion a page body can claim over its stored bytes, per compression: Snappy < 24x,
 # LZ4 and LZO < 256x, deflate < 1032x; ZSTD/LZMA2 decode through bounded streaming decoders in
 # tsfile.compression, which never allocate beyond what the stream really produces.
 cdef dict _MAX_RATIO = {0: 1, 1: 24, 2: 1040, 3: 256, 7: 256, 8: 1 << 30, 9: 1 << 30}
 
-cdef dict _CODEC_MODULES = {
-    1: "dictionary", 2: "rle", 4: "ts2diff", 8: "gorilla", 9: "zigzag", 11: "chimp",
-    12: "sprintz", 13: "rlbe", 14: "camel", 15: "alp", 0: "plain",
-}
 cdef dict _ENCODING_NAMES = {
     0: "PLAIN", 1: "DICTIONARY", 2: "RLE", 3: "DIFF", 4: "TS_2DIFF", 5: "BITMAP",
     6: "GORILLA_V1", 7: "REGULAR", 8: "GORILLA", 9: "ZIGZAG", 10: "FREQ", 11: "CHIMP",
@@ -193,11 +193,16 @@ cdef inline bint is_binary(int t) noexcept nogil:
 
 
 cdef class FileView:
-    """A read-only view of the whole file (an mmap or bytes) with a raw pointer for C code."""
+    """A read-only view of the whole file (an mmap or bytes) with a raw pointer for C code.
+
+    The owner (tsfile.reader.TsFileReader) calls release() only when no decode is running on the
+    view (its close() waits for them); every entry point below refuses a released view with
+    ClosedError, so a call that slips past the owner fails instead of reading unmapped memory."""
 
     cdef object owner
     cdef const uint8_t[::1] view
     cdef const uint8_t *ptr
+    cdef bint released
     cdef public Py_ssize_t size
     cdef public str path
     cdef public Py_ssize_t data_end  # offset of the separator: chunks must end before it
@@ -214,10 +219,18 @@ cdef class FileView:
             self.ptr = NULL
 
     def release(self):
+        """Drop the view of the owner's buffer (then the owner's mmap can be closed)."""
+        self.released = True
         self.view = None
         self.ptr = NULL
         self.owner = None
         self.size = 0
+
+
+cdef inline int check_open(FileView fv) except -1:
+    if fv.released:
+        raise ClosedError(f"{fv.path}: the reader is closed")
+    return 0
 
 
 cdef object corrupt(FileView fv, str what, Py_ssize_t at):
@@ -376,6 +389,7 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     cdef Page pg
     cdef bint multi
     cdef Py_ssize_t page_at
+    check_open(fv)
     if off < 7 or off >= end:
         raise corrupt(fv, "chunk offset outside the data area", off)
     ch.offset = off
@@ -455,7 +469,8 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
 
 
 cdef class Scratch:
-    """Buffers reused across pages: decompressed body, timestamps, dense values."""
+    """Buffers reused across pages: decompressed body, timestamps, dense values. Written without
+    the GIL: one decode at a time per Scratch (tsfile.reader gives each operation its own)."""
 
     cdef uint8_t *body
     cdef Py_ssize_t body_cap
@@ -554,20 +569,69 @@ cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
 
 
 # ------------------------------------------------------------------------------------------------
-# value decoding dispatch
+# codecs and their decode paths
 
+
+cdef enum:
+    CODEC_PLAIN = 0
+    CODEC_DICTIONARY = 1
+    CODEC_RLE = 2
+    CODEC_TS2DIFF = 3
+    CODEC_TS2DIFF_FLOAT = 4
+    CODEC_GORILLA = 5
+    CODEC_ZIGZAG = 6
+    CODEC_CHIMP = 7
+    CODEC_SPRINTZ = 8
+    CODEC_RLBE = 9
+    CODEC_CAMEL = 10
+    CODEC_ALP = 11
+    N_CODECS = 12
+
+# module names under tsfile.codecs, by CODEC_* id
+_CODEC_NAMES = ("plain", "dictionary", "rle", "ts2diff", "ts2diff_float", "gorilla", "zigzag",
+                "chimp", "sprintz", "rlbe", "camel", "alp")
+_CODEC_PATH_NAMES = ("per_value", "batch", "simd")  # by PATH_*
 
 cdef dict _module_cache = {}
+cdef bint _codec_has_simd[N_CODECS]  # each codec module's HAS_SIMD (set below)
+# Pages handed to each codec per codec path (PATH_*): what path= really ran, for tests and
+# debugging. Incremented with the GIL held (decode_values runs with it), so never torn.
+cdef Py_ssize_t _path_hits[N_CODECS][3]
 
 
-cdef object codec_module(FileView fv, int enc, int t, Py_ssize_t at):
-    name = _CODEC_MODULES.get(enc)
-    if enc == E_TS_2DIFF and (t == T_FLOAT or t == T_DOUBLE):
-        name = "ts2diff_float"
-    if name is None:
+cdef int codec_of(int enc, int t) noexcept:
+    """The CODEC_* that decodes encoding ``enc`` for type ``t``; -1 for none here."""
+    if enc == E_PLAIN:
+        return CODEC_PLAIN
+    if enc == E_DICTIONARY:
+        return CODEC_DICTIONARY
+    if enc == E_RLE:
+        return CODEC_RLE
+    if enc == E_TS_2DIFF:
+        return CODEC_TS2DIFF_FLOAT if (t == T_FLOAT or t == T_DOUBLE) else CODEC_TS2DIFF
+    if enc == E_GORILLA:
+        return CODEC_GORILLA
+    if enc == E_ZIGZAG:
+        return CODEC_ZIGZAG
+    if enc == E_CHIMP:
+        return CODEC_CHIMP
+    if enc == E_SPRINTZ:
+        return CODEC_SPRINTZ
+    if enc == E_RLBE:
+        return CODEC_RLBE
+    if enc == E_CAMEL:
+        return CODEC_CAMEL
+    if enc == E_ALP:
+        return CODEC_ALP
+    return -1
+
+
+cdef object codec_module(FileView fv, int codec, int enc, Py_ssize_t at):
+    if codec < 0:
         raise UnsupportedError(
             f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} ({enc}) at file offset {at} "
             "is not supported")
+    name = _CODEC_NAMES[codec]
     mod = _module_cache.get(name)
     if mod is None:
         try:
@@ -580,28 +644,54 @@ cdef object codec_module(FileView fv, int enc, int t, Py_ssize_t at):
     return mod
 
 
-cdef str module_path(object mod, int path):
-    if path == P_SIMD and not getattr(mod, "HAS_SIMD", False):
-        return "batch"
-    return _PATH_NAMES[path]
+def _load_codec_simd():
+    cdef int c
+    for c in range(N_CODECS):
+        try:
+            mod = importlib.import_module("tsfile.codecs." + _CODEC_NAMES[c])
+        except ImportError:  # reported by codec_module when a page needs it
+            continue
+        _module_cache[_CODEC_NAMES[c]] = mod
+        _codec_has_simd[c] = bool(getattr(mod, "HAS_SIMD", False))
+
+
+_load_codec_simd()
+
+
+cdef int run_path(int codec, int path) noexcept:
+    """The codec path (PATH_*) that query path ``path`` runs on ``codec``, counted: call it once
+    per page, where the result is handed to the codec. "simd" and "auto" mean the codec's SIMD
+    kernels where its module has them and SIMD is on, batch elsewhere (a query mixes codecs; the
+    reader refuses "simd" outright when SIMD is unavailable or switched off)."""
+    cdef int cp
+    if path == P_PER_VALUE:
+        cp = PATH_PER_VALUE
+    elif path == P_BATCH:
+        cp = PATH_BATCH
+    elif _codec_has_simd[codec] and simd_active():
+        cp = PATH_SIMD
+    else:
+        cp = PATH_BATCH
+    _path_hits[codec][cp] += 1
+    return cp
+
+
+def path_counts():
+    """{(codec module name, codec path): pages} handed to each codec on each decode path since the
+    last reset_path_counts() (only non-zero entries)."""
+    cdef int c, cp
+    return {(_CODEC_NAMES[c], _CODEC_PATH_NAMES[cp]): _path_hits[c][cp]
+            for c in range(N_CODECS) for cp in range(3) if _path_hits[c][cp]}
+
+
+def reset_path_counts():
+    memset(_path_hits, 0, sizeof(_path_hits))
 
 
 cdef object codec_dtype(int t):
     if t == T_TEXT or t == T_STRING or t == T_BLOB:
         return np.dtype(object)
     return _NP_DTYPES[t]
-
-
-cdef inline int codec_path(int path, bint has_simd) noexcept:
-    """Query path -> codec path. "simd" means SIMD where the codec has kernels, batch elsewhere
-    (a query mixes codecs); "auto" the best available."""
-    if path == P_PER_VALUE:
-        return PATH_PER_VALUE
-    if path == P_BATCH:
-        return PATH_BATCH
-    if has_simd and simd_active():
-        return PATH_SIMD
-    return PATH_BATCH
 
 
 cdef inline int serial_kind(int t) noexcept:
@@ -627,99 +717,104 @@ cdef inline int gorilla_kind(int t) noexcept:
     return GOR_KIND_INT64
 
 
-cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
-                       Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
-                       int path, Py_ssize_t file_at) except -1:
-    """Decode exactly ``count`` values of type t: numeric into ``out`` (native layout), binary
-    into the object array ``out_obj`` starting at ``out_at``."""
-    cdef Py_ssize_t i, got
-    cdef int cp, kind, sk
-    cdef object arr, v
-    cdef const uint8_t[::1] src
-    cdef object[::1] objs
-    if count == 0:
+cdef inline bint is_int32(int t) noexcept nogil:
+    return t == T_INT32 or t == T_DATE
+
+
+cdef inline bint is_int64(int t) noexcept nogil:
+    return t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR
+
+
+cdef int decode_c(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int codec,
+                  Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
+                  int cp, Py_ssize_t file_at) except -1:
+    """Decode through the codec's C-level entry point on codec path ``cp``. Returns 1, or 0 where
+    this (codec, type, path) has no such entry point: then the codec module decodes the page.
+    The numeric entry points run without the GIL (they take it only to raise)."""
+    cdef Py_ssize_t got
+    cdef int sk
+    if codec == CODEC_PLAIN:
+        if not is_binary(t):
+            plain_decode_path_c(t, p, n, out, count, cp)  # releases the GIL except per value
+            return 1
+        if cp == PATH_PER_VALUE:
+            return 0  # PlainDecoder, through the module
+        plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)  # the batch scan, str objects
+        return 1
+    if codec == CODEC_DICTIONARY:
+        if cp == PATH_PER_VALUE or not is_binary(t):
+            return 0  # the streaming index decoder, through the module
+        # batch (the path of this entry point): entries decoded once (str for TEXT/STRING),
+        # shared by the values that use them
+        dictionary_decode_into_c(p, n, out_obj[out_at:out_at + count], t != T_BLOB)
+        return 1
+    if codec == CODEC_TS2DIFF and is_int64(t):
+        with nogil:
+            ts2diff_decode_into_i64(p, n, <int64_t *>out, count, cp)
+        return 1
+    if codec == CODEC_TS2DIFF and is_int32(t):
+        with nogil:
+            ts2diff_decode_into_i32(p, n, <int32_t *>out, count, cp)
+        return 1
+    if codec == CODEC_GORILLA and not is_binary(t) and t != T_BOOLEAN:
+        sk = gorilla_kind(t)
+        with nogil:
+            gorilla_decode_into(p, n, out, count, sk, cp)
+        return 1
+    if codec == CODEC_RLE and (t == T_BOOLEAN or is_int32(t) or
+                               t == T_INT64 or t == T_TIMESTAMP):
+        rle_decode_path_c(t, p, n, out, count, cp)  # releases the GIL except per value
+        return 1
+    if codec == CODEC_ZIGZAG and (is_int32(t) or t == T_INT64 or t == T_TIMESTAMP):
+        if cp == PATH_PER_VALUE:
+            return 0  # ZigzagDecoder, through the module
+        with nogil:
+            zigzag_decode_numeric_c(t, p, n, out, count)  # batch (no SIMD kernels)
+        return 1
+    sk = serial_kind(t)
+    if sk < 0:
         return 0
-    # The codecs with C-level entry points run without the GIL (they take it only to raise).
-    try:
-        if enc == E_PLAIN:
-            if is_binary(t):
-                plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)
-                return 0
-            with nogil:
-                plain_decode_numeric_c(t, p, n, out, count)
-            return 0
-        if enc == E_TS_2DIFF and (t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR):
-            cp = codec_path(path, True)
-            with nogil:
-                ts2diff_decode_into_i64(p, n, <int64_t *>out, count, cp)
-            return 0
-        if enc == E_TS_2DIFF and (t == T_INT32 or t == T_DATE):
-            cp = codec_path(path, True)
-            with nogil:
-                ts2diff_decode_into_i32(p, n, <int32_t *>out, count, cp)
-            return 0
-        if enc == E_GORILLA and not is_binary(t) and t != T_BOOLEAN:
-            kind = gorilla_kind(t)
-            cp = codec_path(path, False)
-            with nogil:
-                gorilla_decode_into(p, n, out, count, kind, cp)
-            return 0
-        if enc == E_DICTIONARY and is_binary(t):
-            # entries decoded once (str for TEXT/STRING), shared by the values that use them
-            dictionary_decode_into_c(p, n, out_obj[out_at:out_at + count], t != T_BLOB)
-            return 0
-        if enc == E_RLE and (t == T_BOOLEAN or t == T_INT32 or t == T_DATE or t == T_INT64
-                             or t == T_TIMESTAMP):
-            rle_decode_path_c(t, p, n, out, count, codec_path(path, True))
-            return 0
-        if enc == E_ZIGZAG and path != P_PER_VALUE and (
-                t == T_INT32 or t == T_DATE or t == T_INT64 or t == T_TIMESTAMP):
-            with nogil:
-                zigzag_decode_numeric_c(t, p, n, out, count)
-            return 0
-        sk = serial_kind(t)
-        got = -1
-        if sk >= 0:
-            cp = codec_path(path, False)
-            if enc == E_CHIMP:
-                with nogil:
-                    got = chimp_decode_raw(p, n, out, count, sk, cp, True, NULL)
-            elif enc == E_RLBE:
-                with nogil:
-                    got = rlbe_decode_raw(p, n, out, count, sk, cp, NULL)
-            elif enc == E_SPRINTZ:
-                with nogil:
-                    got = sprintz_decode_raw(p, n, out, count, sk, cp, NULL)
-            elif enc == E_CAMEL and t == T_DOUBLE:
-                with nogil:
-                    got = camel_decode_raw(p, n, out, count, cp, NULL)
-            elif enc == E_TS_2DIFF and (t == T_FLOAT or t == T_DOUBLE):
-                cp = codec_path(path, True)
-                with nogil:
-                    got = ts2diff_float_decode_raw(p, n, out, count, sk, cp, NULL)
-            elif enc == E_ALP and t == T_DOUBLE:
-                cp = codec_path(path, True)
-                with nogil:
-                    alp_decode_into_f64(p, n, <double *>out, count, cp)
-                got = count
-            elif enc == E_ALP and t == T_FLOAT:
-                cp = codec_path(path, True)
-                with nogil:
-                    alp_decode_into_f32(p, n, <float *>out, count, cp)
-                got = count
-        if got >= 0:
-            if got != count:
-                raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page holds {got} values, "
-                                  f"expected {count}", file_at)
-            return 0
-    except CorruptDataError as exc:
-        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
-    # Every other encoding: the codec module, once per page.
-    mod = codec_module(fv, enc, t, file_at)
-    src = <const uint8_t[:n]>p if n > 0 else b""
+    if codec == CODEC_CHIMP:
+        with nogil:
+            got = chimp_decode_raw(p, n, out, count, sk, cp, True, NULL)
+    elif codec == CODEC_RLBE:
+        with nogil:
+            got = rlbe_decode_raw(p, n, out, count, sk, cp, NULL)
+    elif codec == CODEC_SPRINTZ:
+        with nogil:
+            got = sprintz_decode_raw(p, n, out, count, sk, cp, NULL)
+    elif codec == CODEC_CAMEL and t == T_DOUBLE:
+        with nogil:
+            got = camel_decode_raw(p, n, out, count, cp, NULL)
+    elif codec == CODEC_TS2DIFF_FLOAT:
+        with nogil:
+            got = ts2diff_float_decode_raw(p, n, out, count, sk, cp, NULL)
+    elif codec == CODEC_ALP and t == T_DOUBLE:
+        with nogil:
+            alp_decode_into_f64(p, n, <double *>out, count, cp)
+        got = count
+    elif codec == CODEC_ALP and t == T_FLOAT:
+        with nogil:
+            alp_decode_into_f32(p, n, <float *>out, count, cp)
+        got = count
+    else:
+        return 0
+    if got != count:
+        raise CorruptDataError(f"{got} values decoded where the page has {count}")
+    return 1
+
+
+cdef int decode_by_module(FileView fv, object mod, const uint8_t *p, Py_ssize_t n, int t,
+                          int enc, Py_ssize_t count, uint8_t *out, object out_obj,
+                          Py_ssize_t out_at, int cp, Py_ssize_t file_at) except -1:
+    """Decode a page through the codec module's decode() on codec path ``cp``."""
+    cdef Py_ssize_t i
+    cdef object arr, v
+    cdef object[::1] objs
+    cdef const uint8_t[::1] src = <const uint8_t[:n]>p if n > 0 else b""
     try:
         arr = mod.decode(memoryview(src), codec_dtype(t), count=count,
-                         path=module_path(mod, path))
+                         path=_CODEC_PATH_NAMES[cp])
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
     except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
@@ -742,6 +837,28 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
         arr = np.ascontiguousarray(arr, dtype=_NP_DTYPES[t])
         memcpy(out, cnp.PyArray_DATA(arr), count * itemsize_of(t))
     return 0
+
+
+cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                       Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
+                       int path, Py_ssize_t file_at) except -1:
+    """Decode exactly ``count`` values of type t on query path ``path``: numeric into ``out``
+    (native layout), binary into the object array ``out_obj`` starting at ``out_at``."""
+    cdef int codec = codec_of(enc, t)
+    cdef int cp
+    if count == 0:
+        return 0
+    if codec < 0:
+        codec_module(fv, codec, enc, file_at)  # raises: not supported
+    cp = run_path(codec, path)
+    try:
+        if decode_c(fv, p, n, t, codec, count, out, out_obj, out_at, cp, file_at):
+            return 0
+    except CorruptDataError as exc:
+        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
+    # Every other (codec, type, path): the codec module, once per page.
+    return decode_by_module(fv, codec_module(fv, codec, enc, file_at), p, n, t, enc, count,
+                            out, out_obj, out_at, cp, file_at)
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
@@ -767,15 +884,17 @@ cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int en
     cdef Py_ssize_t c = time_count(fv, p, n, enc, file_at)
     cdef object arr
     cdef const uint8_t[::1] src
+    cdef int codec = codec_of(enc, T_INT64), cp
     if c >= 0:
         s.need_ts(c)
         decode_values(fv, p, n, T_INT64, enc, c, <uint8_t *>s.ts, None, 0, path, file_at)
         return c
-    mod = codec_module(fv, enc, T_INT64, file_at)
+    mod = codec_module(fv, codec, enc, file_at)
+    cp = run_path(codec, path)
     src = <const uint8_t[:n]>p if n > 0 else b""
     try:
         arr = np.ascontiguousarray(
-            mod.decode(memoryview(src), np.dtype(np.int64), path=module_path(mod, path)),
+            mod.decode(memoryview(src), np.dtype(np.int64), path=_CODEC_PATH_NAMES[cp]),
             np.int64)
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"time page: {exc}", file_at) from None
@@ -831,6 +950,7 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     cdef const uint8_t *body
     cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
     cdef bint inside
+    check_open(fv)
     sel_arr = np.empty((ch.n_pages, 3), np.int64)
     cdef int64_t[:, ::1] sel = sel_arr
     if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
@@ -946,6 +1066,7 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
     cdef uint8_t *dense
     cdef object[::1] objs
     cdef object dense_objs
+    check_open(fv)
     if not (ch.marker & 0x40):
         raise corrupt(fv, "expected a value chunk", ch.offset)
     if t != expect_type:
@@ -1031,6 +1152,7 @@ def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pat
     cdef uint32_t tlen
     cdef object dense_objs
     cdef object[::1] objs
+    check_open(fv)
     if ch.marker & 0xC0:
         raise corrupt(fv, "expected a non-aligned chunk", ch.offset)
     for i in range(ch.n_pages):

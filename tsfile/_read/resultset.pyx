@@ -16,7 +16,7 @@ import numpy as np
 
 cimport numpy as cnp
 
-from tsfile.errors import ColumnNotExistError, CorruptDataError
+from tsfile.errors import ClosedError, ColumnNotExistError, CorruptDataError, TsFileError
 from tsfile.types import TSDataType, int_to_date
 
 cnp.import_array()
@@ -67,6 +67,10 @@ class TsBlock:
     ``nulls``: {name: bool array (True = null)} for every column that has a null in this block.
     ``origins``: {name: file offset of the chunk the column's values come from} where known (for
     the messages of errors found when a value is converted, e.g. an invalid DATE).
+
+    Threads: a block's arrays are the caller's once it is returned (the reader reuses them only
+    after every reference to them is gone), so any thread may use them, also after the reader
+    is closed.
     """
 
     __slots__ = ("timestamps", "columns", "nulls", "types", "origins")
@@ -99,6 +103,8 @@ class TsBlock:
 
 
 class ResultSetMetaData:
+    """Column names and types of a result (1-based accessors). Immutable: safe in any thread."""
+
     def __init__(self, names, types):
         self._names = list(names)
         self._types = list(types)
@@ -125,7 +131,17 @@ class ResultSetMetaData:
 @cython.final
 cdef class ResultSet:
     """Rows of a query: ``next()`` + ``get_value_by_index(i)`` (1-based, 1 = time) or blocks
-    with ``get_next_tsblock()``. A context manager."""
+    with ``get_next_tsblock()``. A context manager.
+
+    Closed (by close(), or by its reader's close()), every row and block method raises
+    ClosedError, as the official package's result sets do; a closed result set never looks like
+    the end of a complete result. get_metadata() and get_column_names() stay available.
+
+    Threads: one consumer at a time. It may be handed from thread to thread, but a call made
+    while another thread is inside a call of the same result set (e.g. next() fetching a block)
+    raises TsFileError rather than racing on the cursor. Its reader may be closed from another
+    thread at any moment: the next call raises ClosedError.
+    """
 
     cdef object _blocks
     cdef object _block
@@ -140,8 +156,9 @@ cdef class ResultSet:
     cdef list _names
     cdef list _types
     cdef dict _index
-    cdef bint _closed
-    cdef bint _started
+    cdef bint _closed  # closed: every row / block call raises ClosedError(_why)
+    cdef str _why
+    cdef bint _busy  # a thread is inside a call that changes the cursor (see _enter)
     cdef object _on_close
 
     def __cinit__(self):
@@ -176,10 +193,33 @@ cdef class ResultSet:
 
     # -- block handling ---------------------------------------------------------------------
 
+    cdef int _usable(self) except -1:
+        """Raise unless the cursor may be read now: closed, or in use by another thread."""
+        if self._busy:
+            raise TsFileError(
+                "ResultSet used from two threads at once: it serves one consumer at a time "
+                "(another thread is inside a call on it)")
+        if self._closed:
+            self._drop()  # what close() left to this thread (the cursor was in use then)
+            raise ClosedError(f"{self._why}: no rows can be read from this result set")
+        return 0
+
+    cdef int _enter(self) except -1:
+        """Start a call that changes the cursor; the caller resets _busy when it ends. Between
+        the check and the flag no Python code runs (the GIL is held throughout), so two threads
+        cannot both get in."""
+        self._usable()
+        self._busy = True
+        return 0
+
+    cdef int _drop(self) except -1:
+        """Let go of the current block and the block iterator (a suspended generator is closed)."""
+        self._install(None)
+        self._blocks = iter(())
+        return 0
+
     cdef object _fetch(self):
         """The next non-empty block from the iterator, or None."""
-        if self._closed:
-            return None
         for blk in self._blocks:
             if len(blk.timestamps):
                 return blk
@@ -227,16 +267,24 @@ cdef class ResultSet:
 
     def next(self):
         """Advance to the next row; False at the end."""
-        self._row += 1
-        if self._row < self._n:
+        if self._busy or self._closed:
+            self._usable()  # raises
+        if self._row + 1 < self._n:
+            self._row += 1
             return True
-        self._install(self._fetch())
+        self._enter()
+        try:
+            self._install(self._fetch())
+        finally:
+            self._busy = False
         if self._n == 0:
             return False
         self._row = 0
         return True
 
     cdef inline int _check(self, int i) except -1:
+        if self._busy or self._closed:
+            self._usable()  # raises
         if i < 1 or i > self._ncols:
             raise IndexError(f"column index {i} out of range 1..{self._ncols}")
         if self._row < 0 or self._row >= self._n:
@@ -307,8 +355,13 @@ cdef class ResultSet:
 
     def get_row(self):
         """The current row as a tuple (convenience)."""
+        cdef int c
         self._check(1)
-        return tuple(self._value(c) for c in range(self._ncols))
+        self._enter()  # values can run Python code (DATE): the cursor must not move meanwhile
+        try:
+            return tuple([self._value(c) for c in range(self._ncols)])
+        finally:
+            self._busy = False
 
     # -- metadata, blocks -------------------------------------------------------------------
 
@@ -324,11 +377,15 @@ cdef class ResultSet:
         If rows of the current block were consumed with next(), the rest of that block comes
         first."""
         cdef object blk
-        if self._block is not None and self._row + 1 < self._n:
-            blk = self._block.slice(self._row + 1)
-        else:
-            blk = self._fetch()
-        self._install(None)
+        self._enter()
+        try:
+            if self._block is not None and self._row + 1 < self._n:
+                blk = self._block.slice(self._row + 1)
+            else:
+                blk = self._fetch()
+            self._install(None)
+        finally:
+            self._busy = False
         return blk
 
     def read_arrow_batch(self):
@@ -341,13 +398,24 @@ cdef class ResultSet:
         return block_to_arrow(blk, self._names, self._types)
 
     def close(self):
-        if not self._closed:
-            self._closed = True
-            self._install(None)
-            self._blocks = iter(())
-            if self._on_close is not None:
-                self._on_close(self)
-                self._on_close = None
+        """Close the result set (idempotent): later row and block calls raise ClosedError."""
+        self._shut("the result set is closed")
+
+    def _reader_closed(self):
+        """Called by the reader's close() (from any thread)."""
+        self._shut("its TsFileReader is closed")
+
+    cdef int _shut(self, str why) except -1:
+        if self._closed:
+            return 0
+        self._closed = True
+        self._why = why
+        if not self._busy:  # else the thread inside a call drops them at its next call
+            self._drop()
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close(self)
+        return 0
 
     def __enter__(self):
         return self
