@@ -326,12 +326,7 @@ class TsFileReader:
                         f"offset {root.at}; its series index at file offset {at}) does not "
                         "belong to that table"
                     )
-            for (a, _), (b, _) in zip(devs, devs[1:], strict=False):
-                if not a < b:
-                    raise CorruptDataError(
-                        f"{self._path}: devices out of order in the index of {key!r} "
-                        f"at file offset {root.at}"
-                    )
+            # (the walker checks that devices strictly increase, IndexWalker.devices)
             self._devices_cache[key] = devs
         return devs
 
@@ -499,14 +494,21 @@ class TsFileReader:
                 if by_name[ln].category == ColumnCategory.TIME:
                     continue
                 req.append(ln)
-        fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD]
+        # ATTRIBUTE columns (IoTDB's; TsFile stores no chunks for them) are planned as fields
+        # without chunks: all-null columns of their declared type, as the official reader
+        # returns them, even where a series of that name exists.
+        attributes = {n for n in req if by_name[n].category == ColumnCategory.ATTRIBUTE}
+        fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD or n in attributes]
         tags = {n: tag_cols.index(n) for n in req if by_name[n].category == ColumnCategory.TAG}
         tasks = []
         if key not in self._meta.table_roots and isinstance(key, str):
             key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
             for dev_id, rng in self._devices(key):
-                task = self._plan_aligned(dev_id, self._series(key, rng), fields, t1, t2)
+                series = self._series(key, rng)
+                if attributes:
+                    series = {m: v for m, v in series.items() if m not in attributes}
+                task = self._plan_aligned(dev_id, series, fields, t1, t2)
                 task.tags = dev_id.tag_values(len(tag_cols))
                 tasks.append(task)
         names = ["time", *req]

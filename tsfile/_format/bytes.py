@@ -2,6 +2,11 @@
 
 Every read checks the bytes left in the region before touching them and raises CorruptDataError
 naming the absolute file offset and what was being read.
+
+Text policy (the same for every name and value the reader decodes, see tsfile.reader): the format
+stores names and TEXT/STRING values as UTF-8, and bytes that are not valid UTF-8 are corruption.
+They raise CorruptDataError naming the file offset of the first bad byte; nothing is replaced or
+kept as surrogates, so a str the reader returns is always the text that was written.
 """
 
 from __future__ import annotations
@@ -135,8 +140,10 @@ class Cursor:
 
 
 def _utf8(b: bytes, cur: Cursor, what: str) -> str:
+    """``b``, just read by ``cur`` (it ends at cur.pos), as text; invalid UTF-8 is corruption."""
     try:
         return b.decode("utf-8")
-    except UnicodeDecodeError:
-        # Names are UTF-8 by the format; keep undecodable bytes rather than fail a whole file.
-        return b.decode("utf-8", "surrogateescape")
+    except UnicodeDecodeError as exc:
+        raise cur.error(
+            f"invalid UTF-8 in {what} ({exc.reason})", cur.pos - len(b) + exc.start
+        ) from None
