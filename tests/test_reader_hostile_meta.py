@@ -513,6 +513,27 @@ def test_duplicate_device_across_leaves_is_named_at_its_entry(tmp_path, base):
     assert _offset(ei.value) == second_at["entry"]
 
 
+def test_two_devices_sharing_a_series_index_is_corruption(tmp_path, base):
+    # an INTERNAL_DEVICE root over the original leaf (d1, d2) and a leaf whose device d3 points
+    # at d1's series index: before, d3 silently read d1's rows
+    leaf_node = _Meta(base).roots[0]["node"]
+    leaf = base[leaf_node["at"] : leaf_node["end"]]
+    d1, d2 = leaf_node["entries"]
+    key3 = _device_key([b"t", b"d3"])
+    second_at = {}
+
+    def build(pos, key):
+        other = _uvarint(1) + key3 + struct.pack(">qq", d1["offset"], d2["offset"]) + b"\x01"
+        second = pos + len(leaf)
+        second_at["entry"] = second + 1
+        root = _uvarint(2) + key + struct.pack(">q", pos) + key3 + struct.pack(">q", second)
+        return leaf + other, root + struct.pack(">q", second + len(other)) + b"\x00"
+
+    path = tmp_path / "shared_series.tsfile"
+    path.write_bytes(_with_index(base, build))
+    _all_apis_raise(path, second_at["entry"], "another device uses")
+
+
 def test_duplicate_series_in_a_device_is_corruption(tmp_path, base):
     meta = _Meta(base)
     entry = meta.device_entry("t", ("d1",))

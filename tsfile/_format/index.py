@@ -3,7 +3,8 @@ TimeseriesMetadata records of one device.
 
 A damaged index ends in CorruptDataError, never a loop or a silently hidden series: child ranges
 must lie inside the metadata area, every node is reached at most once per walk (a cycle, or two
-parents sharing a child, is named at the node reached twice), walks are depth-bounded, entries of
+parents sharing a child, is named at the node reached twice; two devices sharing one series
+index at the second device's entry), walks are depth-bounded, entries of
 a node are sorted and distinct (read_index_node), an internal entry's key is its child's first key,
 and devices of a table and series of a device come strictly increasing (a duplicate would be hidden
 by a reader that searches the index), each error naming the offset of the offending entry.
@@ -63,14 +64,23 @@ class IndexWalker:
 
     def devices(self, root: IndexNode):
         """Yield (DeviceID, measurement-root range) for every device under a table root, strictly
-        increasing (a duplicate or misplaced device across nodes is named at its entry)."""
+        increasing and each with its own series index (a duplicate or misplaced device, or one
+        reusing another's series index, is named at its entry)."""
         prev = None
+        series_indexes = set()
         for key, rng, at in self._devices(root, 0, {root.at}):
             if prev is not None and not prev < key:
                 what = "duplicate" if prev == key else "out of order"
                 raise self._error(
                     f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at
                 )
+            if rng[0] in series_indexes:  # one device would read the other's series
+                raise self._error(
+                    f"device {key_text(key)} points to a series index at file offset {rng[0]} "
+                    "that another device uses",
+                    at,
+                )
+            series_indexes.add(rng[0])
             prev = key
             yield key, rng
 
