@@ -634,6 +634,21 @@ def test_index_cycle_names_the_node_reached_twice(tmp_path, base):
     assert _offset(ei.value) == _Meta(base).meta_start
 
 
+def test_measurement_index_cycle_names_the_node_reached_twice(tmp_path, base):
+    # device d1's series index replaced by an INTERNAL_MEASUREMENT node pointing at itself
+    def build(pos, key):
+        entry = _varstr(b"") + struct.pack(">q", pos)
+        size = len(_uvarint(1) + entry) + 9
+        node = _uvarint(1) + entry + struct.pack(">q", pos + size) + b"\x02"
+        root = _uvarint(1) + key + struct.pack(">qq", pos, pos + size) + b"\x01"
+        return node, root
+
+    path = tmp_path / "mcycle.tsfile"
+    path.write_bytes(_with_index(base, build))
+    # before: "index too deep" after walking the same node 41 times
+    _all_apis_raise(path, _Meta(base).meta_start, "reached twice")
+
+
 def test_index_with_shared_nodes_is_corruption_not_a_hang(tmp_path, base):
     # 30 levels of two INTERNAL_DEVICE nodes X, Y whose two entries both point at the next
     # level's X and Y: 2**30 paths to the leaves (copies of the original LEAF_DEVICE root)
