@@ -6,6 +6,13 @@ value chunk that belongs to each time chunk by file position); the decoding of c
 Cython module tsfile._read.engine. Rows come one chunk group at a time as blocks, which the
 ResultSet serves row by row or block by block; ``read_columns`` decodes a whole query straight
 into one set of result arrays (tsfile.read_table / to_dataframe / read_arrow).
+
+Odd and hostile metadata: ATTRIBUTE columns of a table schema (IoTDB's; no chunks in a TsFile)
+are listed and read as all-null columns of their declared type, as the official reader does.
+Text follows one policy everywhere (tsfile._format.bytes): names and TEXT/STRING values that
+are not valid UTF-8 raise CorruptDataError naming the file offset, on every query path; BLOB
+values are bytes, never decoded. Schema codes no writer has and a damaged metadata index
+(duplicates, disorder, cycles, shared nodes) are CorruptDataError too (tsfile._format).
 """
 
 from __future__ import annotations

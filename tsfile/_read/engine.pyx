@@ -12,7 +12,9 @@ ever depends on an unchecked count.
 Every numeric codec is called through its C-level entry point, straight into the result arrays
 (without the GIL except RLE's per-value path), as are the raw Snappy and LZ4 block decompressors;
 text encodings (PLAIN strings here, DICTIONARY through its module) build str/bytes objects, and
-the other compressions go through tsfile.compression, once per page.
+the other compressions go through tsfile.compression, once per page. TEXT/STRING values and chunk
+header names that are not valid UTF-8 raise CorruptDataError naming the page (bad_utf8: the
+reader's one text policy, see tsfile._format.bytes); BLOB values stay bytes.
 """
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
