@@ -1,13 +1,15 @@
 """Walking the metadata index (format notes 9.3, 13.2): devices of a table in index order, and the
 TimeseriesMetadata records of one device.
 
-A damaged index ends in CorruptDataError, never a loop or a silently hidden series: child ranges
-must lie inside the metadata area, every node is reached at most once per walk (a cycle, or two
-parents sharing a child, is named at the node reached twice; two devices sharing one series
-index at the second device's entry), walks are depth-bounded, entries of
-a node are sorted and distinct (read_index_node), an internal entry's key is its child's first key,
-and devices of a table and series of a device come strictly increasing (a duplicate would be hidden
-by a reader that searches the index), each error naming the offset of the offending entry.
+A damaged index ends in CorruptDataError naming the offending node or entry, never in a loop or a
+silently hidden or borrowed series:
+
+* child ranges must lie inside the metadata area, and walks are depth-bounded;
+* every node is reached at most once per walk (a cycle, or two parents sharing a child);
+* entries of a node are sorted and distinct (read_index_node), and an internal entry is named
+  after its child's first key (a reader that searches the index would otherwise miss keys);
+* devices of a table and series of a device strictly increase (a duplicate would be hidden), and
+  no two devices share one series index (one would read the other's rows).
 """
 
 from __future__ import annotations
