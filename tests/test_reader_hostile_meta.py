@@ -117,6 +117,19 @@ class _Meta:
                 cur.i32()
                 columns[col_name[1].decode()] = col
             self.schemas.append({"name": name, "columns": columns})
+        cur.i64()  # meta offset
+        bloom_bytes = cur.uvarint()
+        if bloom_bytes:
+            cur.p += bloom_bytes
+            cur.uvarint()
+            if cur.uvarint() == 0x7FFFFFFF:
+                cur.uvarint()
+        u = cur.uvarint()
+        self.properties = {}  # key -> (offset of the key's bytes, value)
+        for _ in range((u >> 1) ^ -(u & 1)):
+            key_at, key = cur.varstr()
+            self.properties[key.decode()] = (key_at, cur.varstr())
+        assert cur.p == len(data) - 10
 
     def column(self, name: str) -> dict:
         (schema,) = self.schemas
@@ -414,6 +427,16 @@ def test_invalid_utf8_in_a_chunk_header_measurement(tmp_path, base):
     assert base[at : at + 1] == b"s"
     path = _save(tmp_path, base, {at: 0xFF})
     _all_apis_raise(path, at, "invalid UTF-8 in chunk measurement id")
+
+
+def test_invalid_utf8_in_a_property_key(tmp_path, base):
+    at = _Meta(base).properties["encryptLevel"][0]
+    path = _save(tmp_path, base, {at: 0xFF})
+    # before: the key came back as '\udcffncryptLevel' (and a bad key inside the property
+    # block's tolerance of damage would have lost every property, encryptLevel included)
+    with pytest.raises(CorruptDataError, match="invalid UTF-8 in property key") as ei:
+        tsfile.TsFileReader(path)
+    assert _offset(ei.value) == at
 
 
 def test_invalid_utf8_in_a_tree_model_measurement(tmp_path):

@@ -125,7 +125,7 @@ class Cursor:
         b = self.varstr_bytes(what)
         if b is None:
             return None
-        return _utf8(b, self, what)
+        return self.text(b, self.pos - len(b), what)
 
     def binstr_bytes(self, what: str = "string") -> bytes:
         """i32 length + bytes (statistics and table schemas)."""
@@ -136,14 +136,13 @@ class Cursor:
         return self.raw(n, what)
 
     def binstr(self, what: str = "string") -> str:
-        return _utf8(self.binstr_bytes(what), self, what)
+        b = self.binstr_bytes(what)
+        return self.text(b, self.pos - len(b), what)
 
-
-def _utf8(b: bytes, cur: Cursor, what: str) -> str:
-    """``b``, just read by ``cur`` (it ends at cur.pos), as text; invalid UTF-8 is corruption."""
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise cur.error(
-            f"invalid UTF-8 in {what} ({exc.reason})", cur.pos - len(b) + exc.start
-        ) from None
+    def text(self, b: bytes, at: int, what: str) -> str:
+        """``b``, stored at file offset ``at``, as text: invalid UTF-8 is corruption (the text
+        policy above), named at its first bad byte."""
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self.error(f"invalid UTF-8 in {what} ({exc.reason})", at + exc.start) from None

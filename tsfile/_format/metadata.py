@@ -328,29 +328,42 @@ def _table_name(cur: Cursor) -> str:
 
 def _read_properties(cur: Cursor, offsets: dict) -> dict:
     """Properties: zigzag count (the writers) or, tolerated, an unsigned count (what an old Java
-    reader expects); a damaged property block only loses the properties, never the data."""
+    reader expects); a damaged property block only loses the properties, never the data. A key
+    that is not valid UTF-8 is CorruptDataError all the same (the text policy, tsfile._format.
+    bytes): the keys are decoded once the block's structure has been read, outside that
+    tolerance, so a bad key can neither lose the properties (an encryptLevel unseen) silently
+    nor come back as a surrogate-escaped str."""
     start = cur.pos
     for signed in (True, False):
         cur.pos = start
-        props = {}
+        raw = []  # (key bytes or None, offset of the key's bytes, value)
         try:
             if cur.remaining() == 0:
-                return props
+                return {}
             at = cur.pos
             n = cur.svarint("property count") if signed else cur.uvarint("property count")
             if n < 0 or n * 2 > cur.remaining():
                 raise cur.error(f"property count {n}", at)
-            offsets.clear()
             for _ in range(n):
-                key = cur.varstr("property key")
-                offsets[key] = cur.pos
-                props[key] = cur.varstr_bytes("property value")
-            if cur.remaining() == 0:
-                return props
+                key = cur.varstr_bytes("property key")
+                key_at = cur.pos - (0 if key is None else len(key))
+                raw.append((key, key_at, cur.pos, cur.varstr_bytes("property value")))
         except CorruptDataError:
-            pass
+            continue
+        if cur.remaining() == 0:
+            return _decode_properties(cur, raw, offsets)
     offsets.clear()
     return {}
+
+
+def _decode_properties(cur: Cursor, raw: list, offsets: dict) -> dict:
+    offsets.clear()
+    props = {}
+    for key_bytes, key_at, value_at, value in raw:
+        key = None if key_bytes is None else cur.text(key_bytes, key_at, "property key")
+        offsets[key] = value_at
+        props[key] = value
+    return props
 
 
 def check_chunk_offset(cur: Cursor, off: int, meta_offset: int, what: str) -> None:
