@@ -123,11 +123,14 @@ def test_strings_option():
     out = np.empty(5, object)
     assert dictionary.decode_into(data, out, strings=True) == len(data)
     assert out.tolist() == values
-    # invalid UTF-8 survives as surrogates (and encodes back to the same bytes)
-    bad = dictionary.encode([b"\xff\xfe", b"ok"])
-    got = dictionary.decode(bad, strings=True).tolist()
-    assert got == ["\udcff\udcfe", "ok"]
-    assert got[0].encode("utf-8", "surrogateescape") == b"\xff\xfe"
+    # invalid UTF-8 is corruption (the reader's text policy), named by entry; bytes still read
+    bad = dictionary.encode([b"ok", b"\xff\xfe"])
+    for p in PATHS:
+        with pytest.raises(CorruptDataError, match="entry 1 is not valid UTF-8"):
+            dictionary.decode(bad, strings=True, path=p)
+        with pytest.raises(CorruptDataError, match="entry 1 is not valid UTF-8"):
+            dictionary.decode_into(bad, np.empty(2, object), path=p, strings=True)
+    assert dictionary.decode(bad).tolist() == [b"ok", b"\xff\xfe"]
 
 
 def test_large_and_unicode_entries():

@@ -1,6 +1,10 @@
 """Whole-result conveniences: ``read_table`` (numpy), ``to_dataframe`` (pandas, the official
 function's signature and result) and ``read_arrow`` / ResultSet.read_arrow_batch (pyarrow, only
-imported when asked for)."""
+imported when asked for).
+
+TEXT/STRING columns hold the str the reader decoded: text that is not valid UTF-8 has already
+raised CorruptDataError there (the reader's one text policy), so no str reaching pyarrow or
+pandas can hold surrogates. ATTRIBUTE columns come as all-null columns (tsfile.reader)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,13 @@ value chunk that belongs to each time chunk by file position); the decoding of c
 Cython module tsfile._read.engine. Rows come one chunk group at a time as blocks, which the
 ResultSet serves row by row or block by block; ``read_columns`` decodes a whole query straight
 into one set of result arrays (tsfile.read_table / to_dataframe / read_arrow).
+
+Odd and hostile metadata: ATTRIBUTE columns of a table schema (IoTDB's; no chunks in a TsFile)
+are listed and read as all-null columns of their declared type, as the official reader does.
+Text follows one policy everywhere (tsfile._format.bytes): names and TEXT/STRING values that
+are not valid UTF-8 raise CorruptDataError naming the file offset, on every query path; BLOB
+values are bytes, never decoded. Schema codes no writer has and a damaged metadata index
+(duplicates, disorder, cycles, shared nodes) are CorruptDataError too (tsfile._format).
 """
 
 from __future__ import annotations
@@ -466,12 +473,7 @@ class TsFileReader:
                         f"offset {root.at}; its series index at file offset {at}) does not "
                         "belong to that table"
                     )
-            for (a, _), (b, _) in zip(devs, devs[1:], strict=False):
-                if not a < b:
-                    raise CorruptDataError(
-                        f"{self._path}: devices out of order in the index of {key!r} "
-                        f"at file offset {root.at}"
-                    )
+            # (the walker checks that devices strictly increase, IndexWalker.devices)
             self._devices_cache[key] = devs
         return devs
 
@@ -639,14 +641,21 @@ class TsFileReader:
                 if by_name[ln].category == ColumnCategory.TIME:
                     continue
                 req.append(ln)
-        fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD]
+        # ATTRIBUTE columns (IoTDB's; TsFile stores no chunks for them) are planned as fields
+        # without chunks: all-null columns of their declared type, as the official reader
+        # returns them, even where a series of that name exists.
+        attributes = {n for n in req if by_name[n].category == ColumnCategory.ATTRIBUTE}
+        fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD or n in attributes]
         tags = {n: tag_cols.index(n) for n in req if by_name[n].category == ColumnCategory.TAG}
         tasks = []
         if key not in self._meta.table_roots and isinstance(key, str):
             key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
             for dev_id, rng in self._devices(key):
-                task = self._plan_aligned(dev_id, self._series(key, rng), fields, t1, t2)
+                series = self._series(key, rng)
+                if attributes:
+                    series = {m: v for m, v in series.items() if m not in attributes}
+                task = self._plan_aligned(dev_id, series, fields, t1, t2)
                 task.tags = dev_id.tag_values(len(tag_cols))
                 tasks.append(task)
         names = ["time", *req]

@@ -2,6 +2,11 @@
 
 Every read checks the bytes left in the region before touching them and raises CorruptDataError
 naming the absolute file offset and what was being read.
+
+Text policy (the same for every name and value the reader decodes, see tsfile.reader): the format
+stores names and TEXT/STRING values as UTF-8, and bytes that are not valid UTF-8 are corruption.
+They raise CorruptDataError naming the file offset of the first bad byte; nothing is replaced or
+kept as surrogates, so a str the reader returns is always the text that was written.
 """
 
 from __future__ import annotations
@@ -120,7 +125,7 @@ class Cursor:
         b = self.varstr_bytes(what)
         if b is None:
             return None
-        return _utf8(b, self, what)
+        return self.text(b, self.pos - len(b), what)
 
     def binstr_bytes(self, what: str = "string") -> bytes:
         """i32 length + bytes (statistics and table schemas)."""
@@ -131,12 +136,13 @@ class Cursor:
         return self.raw(n, what)
 
     def binstr(self, what: str = "string") -> str:
-        return _utf8(self.binstr_bytes(what), self, what)
+        b = self.binstr_bytes(what)
+        return self.text(b, self.pos - len(b), what)
 
-
-def _utf8(b: bytes, cur: Cursor, what: str) -> str:
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        # Names are UTF-8 by the format; keep undecodable bytes rather than fail a whole file.
-        return b.decode("utf-8", "surrogateescape")
+    def text(self, b: bytes, at: int, what: str) -> str:
+        """``b``, stored at file offset ``at``, as text: invalid UTF-8 is corruption (the text
+        policy above), named at its first bad byte."""
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self.error(f"invalid UTF-8 in {what} ({exc.reason})", at + exc.start) from None

@@ -34,9 +34,13 @@ class DeviceID:
 
     def sort_key(self):
         # null sorts before any string; strings by UTF-8 bytes; a prefix sorts first (tuples do).
+        # Segments read from a file are valid UTF-8 (read_device_id decodes strictly, as the
+        # writer encodes); "surrogatepass" only serves a caller's lookup key holding a lone
+        # surrogate, which then compares (and matches nothing) instead of raising
+        # UnicodeEncodeError.
         if self._key is None:
             self._key = tuple(
-                (0, b"") if s is None else (1, s.encode("utf-8", "surrogateescape"))
+                (0, b"") if s is None else (1, s.encode("utf-8", "surrogatepass"))
                 for s in self.segments
             )
         return self._key
@@ -70,6 +74,8 @@ class DeviceID:
 
 
 def read_device_id(cur: Cursor) -> DeviceID:
+    """A serialized DeviceID; a segment that is not valid UTF-8 is CorruptDataError (the text
+    policy of tsfile._format.bytes), naming the offset of its first bad byte."""
     start = cur.pos
     n = cur.uvarint("device id segment count")
     if n > MAX_SEGMENTS or n > cur.remaining():  # each segment takes at least one byte

@@ -1,6 +1,16 @@
 """Walking the metadata index (format notes 9.3, 13.2): devices of a table in index order, and the
-TimeseriesMetadata records of one device. Child ranges are checked to lie inside the metadata area
-and walks are depth-bounded, so a damaged index ends in CorruptDataError, never a loop."""
+TimeseriesMetadata records of one device.
+
+A damaged index ends in CorruptDataError naming the offending node or entry, never in a loop or a
+silently hidden or borrowed series:
+
+* child ranges must lie inside the metadata area, and walks are depth-bounded;
+* every node is reached at most once per walk (a cycle, or two parents sharing a child);
+* entries of a node are sorted and distinct (read_index_node), and an internal entry is named
+  after its child's first key (a reader that searches the index would otherwise miss keys);
+* devices of a table and series of a device strictly increase (a duplicate would be hidden), and
+  no two devices share one series index (one would read the other's rows).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +22,8 @@ from tsfile._format.metadata import (
     LEAF_MEASUREMENT,
     MAX_INDEX_DEPTH,
     IndexNode,
+    key_text,
+    names_increase,
     read_index_node,
     read_timeseries_metadata,
 )
@@ -24,56 +36,110 @@ class IndexWalker:
         self.hi = meta_start
         self.path = path
 
+    def _error(self, what: str, at: int):
+        return Cursor(self.buf, at, at, self.path).error(what)
+
     def _range_cursor(self, start: int, end: int, node: IndexNode) -> Cursor:
         if not (self.lo <= start < end <= self.hi):
-            raise Cursor(self.buf, node.at, node.at, self.path).error(
-                f"index child range [{start}, {end}) outside the metadata area"
+            raise self._error(
+                f"index child range [{start}, {end}) outside the metadata area", node.at
             )
         return Cursor(self.buf, start, end, self.path)
 
-    def devices(self, root: IndexNode):
-        """Yield (DeviceID, measurement-root range) for every device under a table root."""
-        yield from self._devices(root, 0)
+    def _child(self, cur: Cursor, seen: set, device_level: bool) -> IndexNode:
+        """The node at the start of ``cur``, reached for the first time in this walk."""
+        if cur.pos in seen:
+            raise self._error("index node reached twice (a cycle or a shared child)", cur.pos)
+        seen.add(cur.pos)
+        return read_index_node(cur, device_level=device_level)
 
-    def _devices(self, node: IndexNode, depth: int):
+    def _check_child_key(self, node: IndexNode, i: int, child: IndexNode) -> None:
+        """An internal entry is named after its child's first entry (format notes 9.4)."""
+        e = node.entries[i]
+        if not child.entries or child.entries[0].key != e.key:
+            first = child.entries[0].key if child.entries else None
+            raise self._error(
+                f"index entry {key_text(e.key)} names a child node whose first key is "
+                f"{key_text(first)}",
+                e.at,
+            )
+
+    def devices(self, root: IndexNode):
+        """Yield (DeviceID, measurement-root range) for every device under a table root, strictly
+        increasing and each with its own series index (a duplicate or misplaced device, or one
+        reusing another's series index, is named at its entry)."""
+        prev = None
+        series_indexes = set()
+        for key, rng, at in self._devices(root, 0, {root.at}):
+            if prev is not None and not prev < key:
+                what = "duplicate" if prev == key else "out of order"
+                raise self._error(
+                    f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at
+                )
+            if rng[0] in series_indexes:  # one device would read the other's series
+                raise self._error(
+                    f"device {key_text(key)} points to a series index at file offset {rng[0]} "
+                    "that another device uses",
+                    at,
+                )
+            series_indexes.add(rng[0])
+            prev = key
+            yield key, rng
+
+    def _devices(self, node: IndexNode, depth: int, seen: set):
         if depth > MAX_INDEX_DEPTH:
-            raise Cursor(self.buf, node.at, node.at, self.path).error("index too deep")
+            raise self._error("index too deep", node.at)
         if node.node_type == LEAF_DEVICE:
             for i, e in enumerate(node.entries):
                 start, end = node.child_range(i)
                 self._range_cursor(start, end, node)
-                yield e.key, (start, end)
+                yield e.key, (start, end), e.at
         elif node.node_type == INTERNAL_DEVICE:
             for i in range(len(node.entries)):
                 start, end = node.child_range(i)
-                cur = self._range_cursor(start, end, node)
-                child = read_index_node(cur, device_level=True)
-                yield from self._devices(child, depth + 1)
+                child = self._child(self._range_cursor(start, end, node), seen, True)
+                self._check_child_key(node, i, child)
+                yield from self._devices(child, depth + 1, seen)
         else:
-            raise Cursor(self.buf, node.at, node.at, self.path).error(
-                f"measurement-level node type {node.node_type} in the device index"
+            raise self._error(
+                f"measurement-level node type {node.node_type} in the device index", node.at
             )
 
     def series(self, dev_range: tuple[int, int]) -> list:
-        """All TimeseriesMetadata of one device, in index order (sorted by measurement)."""
+        """All TimeseriesMetadata of one device, in index order: strictly increasing by
+        measurement (a duplicate series is named at its record)."""
         start, end = dev_range
         cur = Cursor(self.buf, start, end, self.path)
         node = read_index_node(cur, device_level=False)
         out = []
-        self._series(node, out, 0)
+        self._series(node, out, 0, {start})
+        for prev, tsm in zip(out, out[1:], strict=False):
+            if not names_increase(prev.measurement, tsm.measurement):
+                what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
+                raise self._error(
+                    f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",
+                    tsm.at,
+                )
         return out
 
-    def _series(self, node: IndexNode, out: list, depth: int):
+    def _series(self, node: IndexNode, out: list, depth: int, seen: set):
         if depth > MAX_INDEX_DEPTH:
-            raise Cursor(self.buf, node.at, node.at, self.path).error("index too deep")
+            raise self._error("index too deep", node.at)
         for i in range(len(node.entries)):
             start, end = node.child_range(i)
             cur = self._range_cursor(start, end, node)
             if node.node_type == LEAF_MEASUREMENT:
+                first = len(out)
                 while cur.remaining() > 0:
                     out.append(read_timeseries_metadata(cur))
+                e = node.entries[i]
+                if len(out) == first or out[first].measurement != e.key:
+                    raise self._error(
+                        f"index entry {e.key!r} does not name the first series of its range", e.at
+                    )
             elif node.node_type == INTERNAL_MEASUREMENT:
-                child = read_index_node(cur, device_level=False)
-                self._series(child, out, depth + 1)
+                child = self._child(cur, seen, False)
+                self._check_child_key(node, i, child)
+                self._series(child, out, depth + 1, seen)
             else:
                 raise cur.error(f"device-level node type {node.node_type} in a measurement index")

@@ -19,6 +19,9 @@ from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
 
 _ENCODINGS = {int(e) for e in TSEncoding}
 _COMPRESSORS = {int(c) for c in Compressor}
+# Data types a table column can have: VECTOR (6) is only the type of an aligned device's time
+# series, never a column's, and UNKNOWN (7) is never written.
+_COLUMN_TYPES = {int(t) for t in TSDataType} - {TSDataType.VECTOR, TSDataType.UNKNOWN}
 
 MAGIC = b"TsFile"
 VERSION = 4
@@ -47,6 +50,15 @@ MAX_INDEX_DEPTH = 40
 class IndexEntry:
     key: object  # DeviceID (device-level nodes) or str (measurement-level nodes)
     offset: int
+    at: int = 0  # file offset of the entry (for messages)
+
+
+def names_increase(a: str, b: str) -> bool:
+    """True if name ``a`` sorts strictly before ``b`` as a writer sorts them: by UTF-8 bytes
+    (C++, std::string; the same as Python's code point order) or by UTF-16 units (Java,
+    String.compareTo). The two differ only between supplementary characters and U+E000..U+FFFF,
+    so a file of either writer passes; an equal name never does."""
+    return a < b or a.encode("utf-16-be") < b.encode("utf-16-be")
 
 
 @dataclass(slots=True)
@@ -72,8 +84,11 @@ def read_index_node(cur: Cursor, device_level: bool | None = None) -> IndexNode:
         raise cur.error(f"index node child count {n} exceeds the bytes present", at)
     entries = []
     for _ in range(n):
+        entry_at = cur.pos
         key = read_device_id(cur) if device_level else cur.varstr("index entry name")
-        entries.append(IndexEntry(key, cur.i64("index entry offset")))
+        if key is None:
+            raise cur.error("null index entry name", entry_at)
+        entries.append(IndexEntry(key, cur.i64("index entry offset"), entry_at))
     end_offset = cur.i64("index node end offset")
     node_type = cur.u8("index node type")
     if node_type > LEAF_MEASUREMENT:
@@ -84,7 +99,25 @@ def read_index_node(cur: Cursor, device_level: bool | None = None) -> IndexNode:
             " level node was expected",
             cur.pos - 1,
         )
+    _check_keys_increase(cur, entries, node_type <= LEAF_DEVICE)
     return IndexNode(node_type, entries, end_offset, at)
+
+
+def _check_keys_increase(cur: Cursor, entries: list, device_level: bool) -> None:
+    """The entries of a node are sorted and distinct (format notes 9.4); a reader that searches
+    the index (13.2) would miss every key after a duplicate or misplaced one, so either is
+    corruption, named at the entry."""
+    for prev, e in zip(entries, entries[1:], strict=False):
+        ok = prev.key < e.key if device_level else names_increase(prev.key, e.key)
+        if not ok:
+            what = "duplicate" if prev.key == e.key else "out of order"
+            raise cur.error(
+                f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at
+            )
+
+
+def key_text(key) -> str:
+    return repr(key.path) if isinstance(key, DeviceID) else repr(key)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -162,17 +195,20 @@ def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
             cat = ColumnCategory(category)
         except ValueError:
             raise cur.error(f"unknown column category {category}", cat_at) from None
+        if data_type not in _COLUMN_TYPES:
+            raise cur.error(f"unknown column data type {data_type}", dt_at)
+        # the recorded encoding/compression are informational (chunk headers rule), but a code
+        # no writer has is damage all the same
+        if encoding not in _ENCODINGS:
+            raise cur.error(f"unknown column encoding {encoding}", dt_at + 1)
+        if compression not in _COMPRESSORS:
+            raise cur.error(f"unknown column compression {compression}", dt_at + 2)
         try:
-            dtype = TSDataType(data_type)
-        except ValueError:
-            raise cur.error(f"unknown column data type {data_type}", dt_at) from None
-        try:
-            col = ColumnSchema(name or f"col{len(columns)}", dtype, cat)
+            col = ColumnSchema(name or f"col{len(columns)}", TSDataType(data_type), cat)
         except (TypeError, ValueError) as exc:
             raise cur.error(f"bad column {name!r}: {exc}", name_at) from None
-        # the recorded encoding/compression are informational (chunk headers rule)
-        col.encoding = TSEncoding(encoding) if encoding in _ENCODINGS else None
-        col.compression = Compressor(compression) if compression in _COMPRESSORS else None
+        col.encoding = TSEncoding(encoding)
+        col.compression = Compressor(compression)
         columns.append(col)
     try:
         return TableSchema(table_name, columns)
@@ -247,20 +283,26 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
     if n_tables * 3 > cur.remaining():
         raise cur.error(f"table count {n_tables} exceeds the bytes present", at)
     roots = {}
+    prev = None
     for _ in range(n_tables):
-        name = cur.varstr("table name")
-        if name is None:
-            raise cur.error("null table name")
+        name_at = cur.pos
+        name = _table_name(cur)
+        # sorted and distinct (9.5): a second root of one name would hide the first's devices
+        if prev is not None and not names_increase(prev, name):
+            what = "duplicate" if name == prev else "out of order"
+            raise cur.error(f"table index root {name!r} {what} (after {prev!r})", name_at)
         roots[name] = read_index_node(cur, device_level=True)
+        prev = name
     at = cur.pos
     n_schemas = cur.uvarint("table schema count")
     if n_schemas * 2 > cur.remaining():
         raise cur.error(f"table schema count {n_schemas} exceeds the bytes present", at)
     schemas = {}
     for _ in range(n_schemas):
-        name = cur.varstr("table name")
-        if name is None:
-            raise cur.error("null table name")
+        name_at = cur.pos
+        name = _table_name(cur)
+        if name in schemas:  # schemas come in any order, but one per table
+            raise cur.error(f"duplicate table schema {name!r}", name_at)
         schemas[name] = read_table_schema(cur, name)
     mo_at = cur.pos
     meta_offset = cur.i64("meta offset")
@@ -276,31 +318,52 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
     return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start, prop_at)
 
 
+def _table_name(cur: Cursor) -> str:
+    at = cur.pos
+    name = cur.varstr("table name")
+    if name is None:
+        raise cur.error("null table name", at)
+    return name
+
+
 def _read_properties(cur: Cursor, offsets: dict) -> dict:
     """Properties: zigzag count (the writers) or, tolerated, an unsigned count (what an old Java
-    reader expects); a damaged property block only loses the properties, never the data."""
+    reader expects); a damaged property block only loses the properties, never the data. A key
+    that is not valid UTF-8 is CorruptDataError all the same (the text policy, tsfile._format.
+    bytes): the keys are decoded once the block's structure has been read, outside that
+    tolerance, so a bad key can neither lose the properties (an encryptLevel unseen) silently
+    nor come back as a surrogate-escaped str."""
     start = cur.pos
     for signed in (True, False):
         cur.pos = start
-        props = {}
+        raw = []  # (key bytes or None, offset of the key's bytes, value)
         try:
             if cur.remaining() == 0:
-                return props
+                return {}
             at = cur.pos
             n = cur.svarint("property count") if signed else cur.uvarint("property count")
             if n < 0 or n * 2 > cur.remaining():
                 raise cur.error(f"property count {n}", at)
-            offsets.clear()
             for _ in range(n):
-                key = cur.varstr("property key")
-                offsets[key] = cur.pos
-                props[key] = cur.varstr_bytes("property value")
-            if cur.remaining() == 0:
-                return props
+                key = cur.varstr_bytes("property key")
+                key_at = cur.pos - (0 if key is None else len(key))
+                raw.append((key, key_at, cur.pos, cur.varstr_bytes("property value")))
         except CorruptDataError:
-            pass
+            continue
+        if cur.remaining() == 0:
+            return _decode_properties(cur, raw, offsets)
     offsets.clear()
     return {}
+
+
+def _decode_properties(cur: Cursor, raw: list, offsets: dict) -> dict:
+    offsets.clear()
+    props = {}
+    for key_bytes, key_at, value_at, value in raw:
+        key = None if key_bytes is None else cur.text(key_bytes, key_at, "property key")
+        offsets[key] = value_at
+        props[key] = value
+    return props
 
 
 def check_chunk_offset(cur: Cursor, off: int, meta_offset: int, what: str) -> None:

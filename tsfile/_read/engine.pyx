@@ -13,7 +13,9 @@ Every numeric codec is called through its C-level entry point, straight into the
 on the decode path the query asked for (without the GIL except the per-value paths of PLAIN and
 RLE), as are the raw Snappy and LZ4 block decompressors; text encodings (PLAIN strings here,
 DICTIONARY through its module) build str/bytes objects, and the other compressions go through
-tsfile.compression, once per page. path_counts() tells which codec ran which path.
+tsfile.compression, once per page. path_counts() tells which codec ran which path. TEXT/STRING
+values and chunk header names that are not valid UTF-8 raise CorruptDataError naming the page
+(bad_utf8: the reader's one text policy, see tsfile._format.bytes); BLOB values stay bytes.
 
 Threads: nothing here is shared between calls except the FileView (read only) and the parsed
 Chunks (immutable once read_chunk returns); each caller passes a Scratch of its own, so calls
@@ -403,7 +405,10 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     if zz < -1 or pos + (zz if zz > 0 else 0) > end:
         raise corrupt(fv, f"chunk measurement id length {zz}", name_at)
     if zz > 0:
-        ch.measurement = bytes(fv.view[pos:pos + zz]).decode("utf-8", "surrogateescape")
+        try:
+            ch.measurement = bytes(fv.view[pos:pos + zz]).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise bad_utf8(fv, exc, "chunk measurement id", pos, TEXT_IN_FILE) from None
         pos += zz
     else:
         ch.measurement = ""
@@ -542,29 +547,53 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
 
 
 # ------------------------------------------------------------------------------------------------
+# text: the one policy for bad UTF-8 (tsfile._format.bytes, README "Reading")
+
+
+cdef enum:
+    TEXT_IN_FILE = -1  # bad_utf8: the text is stored as is at file offset ``at``
+    TEXT_IN_PAGE = -2  # ... somewhere in the page body at ``at`` (decoded by a codec module)
+
+
+cdef object bad_utf8(FileView fv, object exc, str what, Py_ssize_t at, Py_ssize_t body_pos):
+    """The CorruptDataError for text that is not valid UTF-8 (``exc``, its UnicodeDecodeError):
+    bad text is never replaced or kept as surrogates. ``body_pos``: TEXT_IN_FILE (the error
+    names the file offset of the first bad byte), TEXT_IN_PAGE, or the offset of the text in the
+    decoded body of the page at ``at`` (a page may be compressed, so only the page has a file
+    offset; the byte in its body is named beside it)."""
+    if body_pos == TEXT_IN_FILE:
+        return corrupt(fv, f"invalid UTF-8 in {what} ({exc.reason})", at + exc.start)
+    where = "" if body_pos < 0 else f"; byte {body_pos + exc.start} of the page's values"
+    return corrupt(fv, f"invalid UTF-8 in {what} ({exc.reason}{where}) in the page", at)
+
+
+# ------------------------------------------------------------------------------------------------
 # PLAIN binary values (straight to str / bytes objects)
 
 
 cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
                              object[::1] out, Py_ssize_t at, Py_ssize_t count,
                              Py_ssize_t file_at) except -2:
-    """PLAIN TEXT/STRING/BLOB: varstr values -> str (TEXT/STRING, UTF-8) or bytes (BLOB)."""
+    """PLAIN TEXT/STRING/BLOB: varstr values -> str (TEXT/STRING, UTF-8; invalid UTF-8 is
+    CorruptDataError, bad_utf8) or bytes (BLOB, never decoded)."""
     cdef size_t pos = 0
     cdef Py_ssize_t i
     cdef int32_t ln
-    cdef bytes raw
-    for i in range(count):
-        # varint_scalar.h's reader: a length varint wider than 32 bits is an error, not wrapped.
-        if tsc_read_svarint32(p, <size_t>n, &pos, &ln):
-            raise corrupt(fv, "truncated or overlong PLAIN string length", file_at)
-        if ln < 0 or <Py_ssize_t>pos + ln > n:
-            raise corrupt(fv, f"PLAIN string length {ln} exceeds the page", file_at)
-        raw = (<const char *>p + pos)[:ln]
-        pos += ln
-        if t == T_BLOB:
-            out[at + i] = raw
-        else:
-            out[at + i] = raw.decode("utf-8", "surrogateescape")
+    try:  # around the loop, not per value: the hot loop stays free of exception set-up
+        for i in range(count):
+            # varint_scalar.h's reader: a length varint wider than 32 bits is an error, not
+            # wrapped.
+            if tsc_read_svarint32(p, <size_t>n, &pos, &ln):
+                raise corrupt(fv, "truncated or overlong PLAIN string length", file_at)
+            if ln < 0 or <Py_ssize_t>pos + ln > n:
+                raise corrupt(fv, f"PLAIN string length {ln} exceeds the page", file_at)
+            if t == T_BLOB:
+                out[at + i] = (<const char *>p + pos)[:ln]
+            else:
+                out[at + i] = (<const char *>p + pos)[:ln].decode("utf-8")
+            pos += ln
+    except UnicodeDecodeError as exc:
+        raise bad_utf8(fv, exc, f"PLAIN {_TYPE_NAMES[t]} value {i}", file_at, pos) from None
     return pos
 
 
@@ -829,9 +858,14 @@ cdef int decode_by_module(FileView fv, object mod, const uint8_t *p, Py_ssize_t 
             if isinstance(v, (bytes, bytearray, memoryview)):
                 v = bytes(v)
                 if t != T_BLOB:
-                    v = v.decode("utf-8", "surrogateescape")
+                    try:
+                        v = v.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise bad_utf8(fv, exc, f"{_ENCODING_NAMES.get(enc, enc)} "
+                                       f"{_TYPE_NAMES[t]} value {i}", file_at, TEXT_IN_PAGE
+                                       ) from None
             elif t == T_BLOB and isinstance(v, str):
-                v = v.encode("utf-8", "surrogateescape")
+                v = v.encode("utf-8")  # codecs that return str got it from UTF-8 bytes
             objs[out_at + i] = v
     else:
         arr = np.ascontiguousarray(arr, dtype=_NP_DTYPES[t])

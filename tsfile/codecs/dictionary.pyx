@@ -108,13 +108,20 @@ cdef int _bad_index(object indices, Py_ssize_t nentries, size_t base, size_t n) 
 
 
 cdef object _as_str(object entries):
-    """The entries as str: UTF-8, undecodable bytes kept as surrogates (the reader's rule), each
-    entry decoded once however many values use it."""
+    """The entries as str, each decoded once however many values use it. Invalid UTF-8 is
+    CorruptDataError naming the entry (the reader's text policy: bad text is never replaced or
+    kept as surrogates; the reader adds the page's file offset)."""
     out = np.empty(len(entries), dtype=object)
     cdef object[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(len(entries)):
-        o[i] = (<bytes>entries[i]).decode("utf-8", "surrogateescape")
+    cdef Py_ssize_t i = 0
+    try:
+        for i in range(len(entries)):
+            o[i] = (<bytes>entries[i]).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptDataError(
+            f"DICTIONARY entry {i} is not valid UTF-8 ({exc.reason} at byte {exc.start} of "
+            "the entry)"
+        ) from None
     return out
 
 
@@ -214,7 +221,7 @@ cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, objec
 
 def decode(data, dtype=TSDataType.TEXT, count=None, path="auto", strings=False):
     """Decode DICTIONARY values into an object array of ``bytes`` (``strings=True``: of ``str``,
-    each entry decoded from UTF-8 once, undecodable bytes kept as surrogates)."""
+    each entry decoded from UTF-8 once; an entry that is not valid UTF-8 is CorruptDataError)."""
     _check_kind(resolve_kind(dtype))
     cdef int p = resolve_path(path, False, "DICTIONARY")
     cdef const unsigned char[::1] buf = as_byte_view(data)

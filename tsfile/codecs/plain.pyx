@@ -4,8 +4,9 @@
 BOOLEAN one byte (non-zero = true); INT32/DATE svarint; INT64/TIMESTAMP big-endian i64;
 FLOAT/DOUBLE big-endian IEEE bits (bit-exact: NaN payloads and -0.0 survive); TEXT/STRING/BLOB
 svarint length + bytes. Binary values decode to an object array of ``bytes``; the file reader turns
-TEXT/STRING into ``str``. A negative length is rejected: the null marker -1 of the format's varstr
-never appears among PLAIN values (nulls live in the page's bitmap), and Java's reader fails on it.
+TEXT/STRING into ``str`` (strictly: bytes that are not UTF-8 are CorruptDataError). A negative
+length is rejected: the null marker -1 of the format's varstr never appears among PLAIN values
+(nulls live in the page's bitmap), and Java's reader fails on it.
 
 Paths: ``per_value`` drives :class:`PlainDecoder` one value per C-level call; ``batch`` runs the
 scalar kernels of ``include/plain_scalar.h`` over the whole buffer; ``simd`` byte-swaps the
