@@ -1,13 +1,31 @@
 """Writers of table-model TsFiles (format v4), with the official package's names.
 
-``TsFileTableWriter(path, table_schema, memory_threshold=128 MiB, **options)``: one table;
+``TsFileTableWriter(path, table_schema, memory_threshold=128 MiB, *, overwrite=False,
+**options)``: one table;
 ``write_table(tablet)``, ``write_dataframe(df)``, ``write_arrays(timestamps, columns,
 null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsfile_property``,
 ``flush()``, ``close()``; a context manager.
 
-``TsFileWriter(path, memory_threshold=128 MiB, **options)``: the low-level writer, several tables:
-``register_table(schema)``, ``write_table(tablet)``, ``write_arrays(table, ...)``,
-``write_dataframe(table, df)``.
+``TsFileWriter(path, memory_threshold=128 MiB, *, overwrite=False, **options)``: the low-level
+writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
+``write_arrays(table, ...)``, ``write_dataframe(table, df)``.
+
+The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
+official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
+appearing between a check and the open cannot be replaced either. Every option, the schema of
+TsFileTableWriter and its encodings and compressions are checked before the file is created or
+truncated: a constructor that raises leaves the file system as it was.
+
+Values: every write call checks its values against the column types before anything is buffered
+(``tsfile._write.values`` has the rules): a value that does not fit its column exactly (1.5 or
+2**40 for INT32, NaN for an integer, a str for a number, an INT64 beyond 2**53 that a DOUBLE cannot
+hold, a finite double beyond the FLOAT range, an invalid DATE, a str with a lone surrogate, bytes
+that are not UTF-8 for STRING, a str for BLOB, a fractional or out-of-range timestamp) raises
+``tsfile.TypeMismatchError`` naming the column and the first bad row, and nothing of that call is
+written. Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
+any unit, pandas timestamps naive or tz-aware, Arrow timestamps, datetime objects) become
+milliseconds since the epoch, the time precision of the files written here; a sub-millisecond
+remainder is refused, not floored.
 
 Options (keyword-only, all optional; defaults are the official writer's, format notes 14):
 ``page_size`` points per page (10,000), ``compression`` (LZ4) for value chunks whose ColumnSchema
@@ -24,16 +42,16 @@ GORILLA, whichever ``tsfile.codecs.alp.choose_encoding`` finds smaller on that c
 values (exact encoded sizes up to 2048 values, else estimated from two runs of 1024; before page
 compression; GORILLA on a tie; GORILLA for a chunk without values; ALP when a value is
 GORILLA's end marker, the canonical NaN, which only readers that decode by count read back
-from a GORILLA page). The choice is
-per chunk (one device's rows of one flush), not per page: a chunk header carries one encoding
-for all its pages, and an aligned value chunk must keep the page boundaries of its time chunk,
-so a page cannot switch encoding and a chunk cannot be split at a better boundary. The table
-schema's encoding byte of an "auto" column is GORILLA: the schema is written for the column,
-before any chunk exists, while chunks of one column may differ (across devices and flushes);
-GORILLA is the official default, so a file in which auto chose GORILLA everywhere is exactly
-the file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are
-read by this library (every decode path) but not by the official TsFile 2.5 packages (its
-reader raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
+from a GORILLA page). The choice is per chunk (one device's rows of one flush), not per page: a
+chunk header carries one encoding for all its pages, and an aligned value chunk must keep the
+page boundaries of its time chunk, so a page cannot switch encoding and a chunk cannot be split
+at a better boundary. The table schema (written by close(), after every chunk) declares for an
+"auto" column the encoding all its chunks used (ALP or GORILLA, what
+``TsFileReader.get_table_schema`` then reports), and GORILLA, the official default, when its
+chunks differ or it has none; so a file in which auto chose GORILLA everywhere is exactly the
+file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are read
+by this library (every decode path) but not by the official TsFile 2.5 packages (its reader
+raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
 A column whose chunks differ in encoding is readable by this library only: the official reader
 decodes all chunks of a series with the decoder of the first one (a mix it misreads or hangs
 on); "auto" is the only way this writer mixes encodings within a column, and an "auto" file
@@ -58,6 +76,12 @@ does not round-trip. It is raised by the flush that writes the rows (flush(), cl
 write call reaching memory_threshold): that device's rows buffered since the last flush are not
 written, the other devices are, and the writer stays usable (close() still completes the file,
 then raises).
+
+Failures: whatever raises in flush() or close() (an EncodeError, a bug in a codec, an OSError
+while writing), close() still writes the metadata and tail for the chunk groups already in the
+file, closes it, then re-raises: a file that was written to is always readable, with everything
+flushed before the failure. A chunk group is indexed only once its bytes are written; after an
+OSError in the middle of one, close() cuts the file back to the last complete chunk group.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -66,12 +90,13 @@ for SNAPPY / LZMA2 / LZO page bodies, whose bytes depend on the compressor libra
 Writing from numpy (no Python work per value for numeric columns)::
 
     with TsFileTableWriter("x.tsfile", schema, compression=Compressor.SNAPPY) as w:
-        for dev, ts, cols in per_device_batches:            # ts: int64 array, cols: {name: array}
+        for dev, ts, cols in per_device_batches:  # ts: int64 ms or datetime64; cols: {name: array}
             w.write_arrays(ts, {"device": dev, **cols}, null_masks={"f3": f3_is_null})
 
 * a scalar TAG value means "all rows are this device" (fastest); TAG arrays are grouped by value;
-* FIELD arrays are converted to the schema's type (range-checked); NaN is a value, nulls come from
-  ``null_masks`` (True = null), a numpy.ma.MaskedArray's mask, or None in object arrays;
+* FIELD arrays are converted exactly to the schema's type (checked with whole-array numpy
+  operations, only where a cast happens); NaN is a value, nulls come from ``null_masks``
+  (True = null), a numpy.ma.MaskedArray's mask, None in object arrays, or NaT;
 * rows are copied only when they stay buffered (below memory_threshold), so the caller may reuse
   its arrays after the call; a call whose data reach the threshold is written at once;
 * ``Tablet.from_arrays`` builds a tablet the same way for ``write_table``.
