@@ -230,6 +230,11 @@ def test_sub_millisecond_and_nat_timestamps_are_refused(writer):
     far = np.array([0, 2**62], dtype="datetime64[s]")  # 2**62 s is beyond INT64 milliseconds
     refused(lambda: writer.write_arrays(far, {}), "time", 1, "millisecond range")
     refused(lambda: writer.write_arrays([1, 2], {"ts": times}), "ts", 1, "sub-millisecond")
+    objects = np.array([datetime.datetime(2024, 1, 1), np.datetime64("NaT")], dtype=object)
+    refused(lambda: writer.write_arrays(objects, {}), "time", 1, "NaT")
+    row = Tablet(["ts"], [T.TIMESTAMP], 2)
+    refused(lambda: row.add_value_by_index(0, 1, np.datetime64("NaT")), "ts", 1, "NaT")
+    refused(lambda: row.add_timestamp(0, np.datetime64("NaT", "ms")), "time", 0, "NaT")
 
 
 def test_pandas_datetimes_become_milliseconds(tmp_path):
@@ -379,6 +384,10 @@ def test_bad_text_on_every_path(writer):
     refused(lambda: writer.write_dataframe(df), "dev", 1, "not valid Unicode")
     refused(lambda: writer.write_arrays([1], {"dev": "\ud800"}), "dev", None)
     refused(lambda: writer.write_arrays([1, 2], {"dev": np.array(["a", 3], object)}), "dev", 1)
+    unicode_array = np.array(["ok", "\ud800"])  # numpy str arrays hold lone surrogates too
+    refused(lambda: writer.write_arrays([1, 2], {"s": unicode_array}), "s", 1, "not valid Unicode")
+    ascii_bytes = np.array([b"ok", b"\xc3"])
+    refused(lambda: writer.write_arrays([1, 2], {"s": ascii_bytes}), "s", 1, "not valid UTF-8")
     row = Tablet(["s"], [T.STRING], 2)
     refused(lambda: row.add_value_by_index(0, 1, "x\ud800"), "s", 1, "not valid Unicode")
     bad_bytes = {"s": np.array([b"\xff"], object)}

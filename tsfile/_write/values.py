@@ -364,7 +364,6 @@ def to_timestamps(values, column="time") -> np.ndarray:
         arr = _object_times(column, arr)
         kind = arr.dtype.kind
     if kind == "M":
-        _refuse_first(np.isnat(arr), None, column, "NaT is not a timestamp")
         return np.ascontiguousarray(datetimes_to_ms(column, arr))
     if arr.dtype == np.int64:
         return np.ascontiguousarray(arr)
@@ -377,8 +376,10 @@ def to_timestamps(values, column="time") -> np.ndarray:
 
 def _object_times(column, arr) -> np.ndarray:
     """Object timestamps: Python ints, or datetimes (naive = UTC, aware converted)."""
-    if arr.size and all(_is_datetime(v) for v in arr.tolist()):
-        return np.concatenate([datetimes_to_ms(column, _datetime64_of(v)) for v in arr.tolist()])
+    values = arr.tolist()
+    if values and all(_is_datetime(v) for v in values):
+        # One datetime64 array (numpy takes the finest unit of the values), checked below.
+        return np.concatenate([_datetime64_of(v) for v in values])
     cells = check_cells(column, T.INT64, arr.tolist())
     row = next((i for i, v in enumerate(cells) if v is None), None)
     if row is not None:
@@ -389,7 +390,9 @@ def _object_times(column, arr) -> np.ndarray:
 def datetimes_to_ms(column, arr, present=None) -> np.ndarray:
     """int64 milliseconds since the epoch of a datetime64 array of any unit. A value with a
     sub-millisecond remainder, or one beyond the INT64 millisecond range, is refused; NaT rows
-    must be nulls (present False) and come out as 0."""
+    must be nulls (present False; they come out as 0), a present NaT is refused."""
+    nat = np.isnat(arr)
+    _refuse_first(nat, present, column, "NaT is not a timestamp")
     unit, count = np.datetime_data(arr.dtype)
     if unit in ("Y", "M"):  # calendar units: months differ in length
         arr = arr.astype("datetime64[D]")
@@ -397,7 +400,6 @@ def datetimes_to_ms(column, arr, present=None) -> np.ndarray:
     if unit not in _ATTOSECONDS:
         raise mismatch(f"datetime64 unit {unit!r} has no fixed length", column)
     raw = arr.view(np.int64)
-    nat = np.isnat(arr)
     step = _ATTOSECONDS[unit] * count
     if step % _MILLISECOND == 0:
         factor = step // _MILLISECOND
@@ -496,30 +498,31 @@ def check_date_ints(column, values, present=None) -> None:
 def check_text_array(column, data_type, arr, present=None) -> None:
     """Refuse the first present value of a TEXT/STRING/BLOB array that its column cannot store
     (see the module docstring). All-ASCII str columns are checked by one C-level join."""
-    if arr.dtype.kind == "U":
-        if data_type == T.BLOB:
-            _refuse_first(np.ones(arr.shape[0], bool), present, column, "BLOB needs bytes, got str")
-        return  # numpy str arrays hold code points; a lone surrogate cannot be in one
-    if arr.dtype.kind == "S":
-        if data_type != T.BLOB:
-            _check_text_cells(column, data_type, arr.tolist(), present)
-        return
-    if arr.dtype.kind != "O":
+    if arr.dtype.kind not in "OUS":
         what = f"{arr.dtype} values"
         _refuse_first(np.ones(arr.shape[0], bool), present, column, f"{data_type.name} got {what}")
         return
     cells = (arr if present is None else arr[present]).tolist()
-    try:
-        # One C-level pass: join raises TypeError unless every value is a str (bytes-like for
-        # BLOB); an all-ASCII str cannot hold a lone surrogate.
-        if data_type == T.BLOB:
-            b"".join(cells)
-            return
-        if "".join(cells).isascii():
-            return
-    except TypeError:
-        pass  # some value is of another type: look at each
+    if _all_fine(data_type, cells):
+        return
     _check_text_cells(column, data_type, arr.tolist(), present)
+
+
+def _all_fine(data_type, cells) -> bool:
+    """True when one C-level join shows every value fits: all bytes-like for BLOB; all str (or
+    all bytes) and ASCII for TEXT/STRING (ASCII cannot hold a lone surrogate or bad UTF-8).
+    False means: look at each value (numpy str arrays too can hold lone surrogates)."""
+    try:
+        if data_type == T.BLOB:
+            b"".join(cells)  # TypeError unless every value is bytes-like
+            return True
+        return "".join(cells).isascii()
+    except TypeError:
+        pass
+    try:
+        return data_type != T.BLOB and b"".join(cells).isascii()
+    except TypeError:
+        return False
 
 
 def _check_text_cells(column, data_type, cells, present):
