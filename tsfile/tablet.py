@@ -205,11 +205,7 @@ class Tablet:
         ts = [None] * self.max_row_num
         for i, t in enumerate(timestamp_list):
             if t is not None:
-                ts[i] = (
-                    t
-                    if type(t) is int and _INT64_MIN <= t <= _INT64_MAX
-                    else (_check_timestamp(t, i))
-                )
+                ts[i] = _check_timestamp(t, i)
         self._ts = ts
 
     def add_value_by_index(self, col_index, row_index, value):
@@ -391,6 +387,8 @@ _INT64_MIN, _INT64_MAX = INT_RANGE[T.INT64]
 def _check_timestamp(value, row):
     """A row-API timestamp: an int (or integral float) in the INT64 range, or a datetime (in
     milliseconds), else TypeMismatchError."""
+    if type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
+        return value
     try:
         return check_value(T.TIMESTAMP, value)
     except TypeMismatchError as exc:
