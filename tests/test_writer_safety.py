@@ -328,6 +328,28 @@ def test_invalid_date_integers_are_refused(writer):
     refused(lambda: writer.write_arrays([1], {"d": noon}), "d", 0, "whole days")
 
 
+def test_date_check_agrees_with_the_calendar():
+    # The vectorised yyyyMMdd check against datetime.date, for every MMdd 0000..1299 of years at
+    # the range ends and around the leap-year rules (century years, 400-year years).
+    from tsfile._write.values import check_date_ints
+
+    def is_date(v):
+        try:
+            return 1000 <= datetime.date(v // 10000, v // 100 % 100, v % 100).year <= 9999
+        except ValueError:
+            return False
+
+    years = (999, 1000, 1600, 1700, 1900, 2000, 2023, 2024, 9999, 10000)
+    values = [y * 10000 + md for y in years for md in range(1300)] + [0, -20240101, 2**31 - 1]
+    for v in values:
+        try:
+            check_date_ints("d", np.array([v], dtype=np.int32))
+            accepted = True
+        except TypeMismatchError:
+            accepted = False
+        assert accepted == is_date(v), v
+
+
 def test_valid_dates_in_every_form(tmp_path):
     pd = pytest.importorskip("pandas")
     path = tmp_path / "a.tsfile"
