@@ -520,6 +520,31 @@ def test_close_completes_the_file_after_an_os_error(tmp_path):
     _assert_only_first_device(path)
 
 
+def test_after_an_os_error_in_flush_nothing_more_is_buffered(tmp_path):
+    path = tmp_path / "a.tsfile"
+    w = TsFileTableWriter(path, SCHEMA)
+    w.write_arrays([1, 2], {"dev": "a", "l": np.array([1, 2])})
+    w.flush()
+    real = w._writer._file
+
+    class Failing:
+        def writelines(self, parts):
+            raise OSError(5, "Input/output error")
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    w._writer._file = Failing()
+    w.write_arrays([3], {"dev": "b", "l": np.array([3])})
+    with pytest.raises(OSError, match="Input/output error"):
+        w.flush()
+    w._writer._file = real
+    with pytest.raises(tsfile.TsFileError, match="failed part way"):  # not silently dropped
+        w.write_arrays([4], {"dev": "c", "l": np.array([4])})
+    w.close()
+    _assert_only_first_device(path)
+
+
 # -- 6. overwriting --------------------------------------------------------------------------
 
 

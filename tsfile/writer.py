@@ -128,6 +128,7 @@ from tsfile.errors import (
     ColumnNotExistError,
     EncodeError,
     TableNotExistError,
+    TsFileError,
     TypeMismatchError,
     UnsupportedError,
 )
@@ -477,6 +478,11 @@ class TsFileWriter:
     def _check_open(self):
         if self._closed:
             raise ClosedError("the writer is closed")
+        if self._torn:
+            raise TsFileError(
+                "an earlier write to the file failed part way: no more rows can be written; "
+                "close() completes the file with the chunk groups written before"
+            )
 
     def _field_array(self, table, name, arr, present):
         """Convert one FIELD column exactly to its storage dtype; returns (values, present or

@@ -166,9 +166,9 @@ def _float_value(data_type, value):
         return exact
     value = float(value)
     if data_type == T.FLOAT and abs(value) > _FLOAT32_MAX and np.isfinite(value):
-        # Rounding to float32 would give infinity (values a hair above the maximum round down
-        # to it, but refusing them is simpler to explain than half an ulp).
-        raise mismatch(f"{value} is out of the FLOAT range")
+        with np.errstate(over="ignore"):
+            if np.isinf(np.float32(value)):  # as the array path: refused if it becomes infinity
+                raise mismatch(f"{value} is out of the FLOAT range")
     return value
 
 
