@@ -860,6 +860,8 @@ def _factorize(name, arr, present):
 
 
 def _binary_values(arr) -> list:
+    """The bytes of text/BLOB values (str encoded to UTF-8). The values were checked at the write
+    call (values.check_text_array), so this cannot fail at flush time."""
     out = []
     for v in arr.tolist():
         if isinstance(v, str):
