@@ -20,6 +20,7 @@ from tsfile.errors import (
     EncodeError,
     TableNotExistError,
     TsFileError,
+    TypeMismatchError,
     UnsupportedError,
 )
 from tsfile.schema import ColumnSchema, TableSchema
@@ -106,11 +107,13 @@ def test_tablet_row_api():
     assert tab.get_value_by_name("day", 0) == datetime.date(2024, 1, 4)
     assert tab.get_value_by_index(2, 0) is None  # never set: null
     assert tab.get_timestamp_list() == [10, None, None, None]
-    with pytest.raises(OverflowError, match="INT32 range"):
+    with pytest.raises(
+        TypeMismatchError, match="column 'v', row 1: 2147483648 is out of the INT32"
+    ):
         tab.add_value_by_index(1, 1, 2**31)
-    with pytest.raises(TypeError, match="int for INT32, got float"):
+    with pytest.raises(TypeMismatchError, match="INT32 needs an int, got 1.5"):
         tab.add_value_by_index(1, 1, 1.5)
-    with pytest.raises(TypeError, match="float for DOUBLE, got str"):
+    with pytest.raises(TypeMismatchError, match="DOUBLE needs a float, got 'x'"):
         tab.add_value_by_index(2, 1, "x")
     with pytest.raises(IndexError, match="row index 4"):
         tab.add_value_by_index(0, 4, "x")
@@ -458,11 +461,11 @@ def test_errors(tmp_path):
     w = TsFileTableWriter(tmp_path / "e.tsfile", schema)
     with pytest.raises(ColumnNotExistError):
         w.write_arrays(np.arange(2), {"nope": np.arange(2)})
-    with pytest.raises(OverflowError, match="'v': values out of the INT32 range"):
+    with pytest.raises(TypeMismatchError, match="'v', row 1: 1099511627776 is out of the INT32"):
         w.write_arrays(np.arange(2), {"v": np.array([0, 2**40])})
-    with pytest.raises(TypeError, match="'v' is INT32: float values"):
+    with pytest.raises(TypeMismatchError, match="'v', row 0: 0.5 is not an integer"):
         w.write_arrays(np.arange(2), {"v": np.array([0.5, 1.0])})
-    with pytest.raises(TypeError, match="'id' values must be str"):
+    with pytest.raises(TypeMismatchError, match="'id', row 0: TAG values must be str"):
         w.write_arrays(np.arange(2), {"id": np.array([1, 2], dtype=object), "v": np.arange(2)})
     with pytest.raises(ValueError, match="'v' must be 1-D with 2 values"):
         w.write_arrays(np.arange(2), {"v": np.arange(3)})

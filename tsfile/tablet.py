@@ -6,70 +6,38 @@ Row API (as the official package): ``Tablet(column_names, types, max_row_num)``,
 never set is null; rows without a timestamp are not written (a row that has values but no
 timestamp is an error when the tablet is written).
 
-Array API (no Python work per value): ``Tablet.from_arrays(timestamps, columns, types=None,
-null_masks=None, table_name=None)``, see its docstring.
+Array API (no Python work per value for numeric columns): ``Tablet.from_arrays(timestamps,
+columns, types=None, null_masks=None, table_name=None)``, see its docstring.
+
+Both check every value against its column type when it is given (``tsfile._write.values`` has the
+rules; e.g. an integral float is accepted for an integer column, 1.5 is not; ``True`` is not a
+number; a STRING must encode to UTF-8; a DATE must be a real date in the years 1000..9999) and
+raise ``tsfile.TypeMismatchError`` naming the column and the row. The writer checks the tablet's
+columns again against the table schema's types when it is written.
 """
 
 from __future__ import annotations
 
 import datetime
-import math
 
 import numpy as np
 
-from tsfile.types import TSDataType, date_to_int, int_to_date
+from tsfile._write.values import (
+    INT_RANGE,
+    check_value,
+    mismatch,
+    to_storage,
+    to_timestamps,
+)
+from tsfile.errors import TypeMismatchError
+from tsfile.types import TSDataType, int_to_date
 
 T = TSDataType
-_INT_RANGE = {
-    T.INT32: (-(1 << 31), (1 << 31) - 1),
-    T.DATE: (-(1 << 31), (1 << 31) - 1),
-    T.INT64: (-(1 << 63), (1 << 63) - 1),
-    T.TIMESTAMP: (-(1 << 63), (1 << 63) - 1),
-}
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def storage_dtype(data_type) -> np.dtype:
     """The numpy dtype a column of data_type is held in (DATE as int32 yyyyMMdd, text as object)."""
     return TSDataType(data_type).numpy_dtype
-
-
-def _check_value(data_type, value):
-    """Validate one Python value as the official Tablet does (types, integer ranges) and return it
-    in storage form."""
-    if data_type == T.BOOLEAN:
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"expected bool for BOOLEAN, got {type(value).__name__}")
-        return bool(value)
-    if data_type in _INT_RANGE:
-        if data_type == T.DATE:
-            if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
-                raise TypeError(f"expected datetime.date for DATE, got {type(value).__name__}")
-            return date_to_int(value)
-        if not isinstance(value, (int, np.integer)):
-            raise TypeError(f"expected int for {data_type.name}, got {type(value).__name__}")
-        lo, hi = _INT_RANGE[data_type]
-        if not lo <= value <= hi:
-            raise OverflowError(f"{value} out of the {data_type.name} range [{lo}, {hi}]")
-        return int(value)
-    if data_type in (T.FLOAT, T.DOUBLE):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (float, int, np.floating, np.integer)
-        ):
-            raise TypeError(f"expected float for {data_type.name}, got {type(value).__name__}")
-        value = float(value)
-        if data_type == T.FLOAT and not math.isnan(value) and not math.isinf(value):
-            if abs(value) > _FLOAT32_MAX:
-                raise OverflowError(f"{value} out of the FLOAT range")
-        return value
-    if data_type == T.BLOB:
-        if not isinstance(value, (bytes, bytearray, memoryview)):
-            raise TypeError(f"expected bytes for BLOB, got {type(value).__name__}")
-        return bytes(value)
-    # TEXT / STRING
-    if not isinstance(value, (str, bytes)):
-        raise TypeError(f"expected str for {data_type.name}, got {type(value).__name__}")
-    return value
 
 
 def _infer_type(arr: np.ndarray):
@@ -81,7 +49,9 @@ def _infer_type(arr: np.ndarray):
                 continue
             if isinstance(v, (bytes, bytearray)):
                 return T.BLOB
-            if isinstance(v, datetime.date) and not isinstance(v, datetime.datetime):
+            if isinstance(v, datetime.datetime):
+                return T.TIMESTAMP
+            if isinstance(v, datetime.date):
                 return T.DATE
             break
         return T.STRING
@@ -120,22 +90,20 @@ class Tablet:
     def from_arrays(cls, timestamps, columns, types=None, null_masks=None, table_name=None):
         """A tablet made of whole columns, without Python work per value.
 
-        timestamps: 1-D int64-compatible array (or datetime64, taken as its integer count).
+        timestamps: 1-D array of integers (integral floats accepted) or datetimes (converted to
+        milliseconds, see tsfile._write.values.to_timestamps).
         columns: {name: array of len(timestamps), or a scalar that every row shares (handy for
         the TAG columns of a one-device batch)}.
         types: {name: TSDataType} or a list in the order of columns; default: inferred from
         the dtypes (int64 -> INT64, int32 -> INT32, float64 -> DOUBLE, float32 -> FLOAT, bool ->
-        BOOLEAN, datetime64 -> TIMESTAMP, str/object -> STRING or BLOB/DATE by the first value).
-        The writer converts to the table schema's type anyway.
+        BOOLEAN, datetime64 -> TIMESTAMP (in milliseconds), str/object -> STRING or BLOB/DATE/
+        TIMESTAMP by the first value). Values are checked against these types here
+        (TypeMismatchError, first bad row) and against the table schema's when written.
         null_masks: {name: bool array, True = null} (numpy.ma convention); a numpy.ma.MaskedArray
         column brings its own mask; None values in object columns are null too.
-        The arrays are referenced, not copied (the writer copies what it keeps buffered)."""
-        ts = np.asarray(timestamps)
-        if ts.ndim != 1:
-            raise ValueError("timestamps must be 1-D")
-        if ts.dtype.kind == "M":
-            ts = ts.view(np.int64)
-        ts = np.ascontiguousarray(ts, dtype=np.int64)
+        Arrays that need no conversion are referenced, not copied (the writer copies what it
+        keeps buffered)."""
+        ts = to_timestamps(timestamps)
         n = ts.shape[0]
         names = list(columns)
         if types is None:
@@ -161,7 +129,7 @@ class Tablet:
                 if dt is None:
                     dt = _infer_type(np.asarray([data]))
                 tab.type_list.append(dt)
-                tab._cols.append(_Const(None if data is None else _check_value(dt, data)))
+                tab._cols.append(_Const(_check_const(key, dt, data)))
                 continue
             mask = masks.get(key)
             if isinstance(data, np.ma.MaskedArray):
@@ -175,16 +143,13 @@ class Tablet:
             if dt is None:
                 dt = _infer_type(arr)
             present = None if mask is None else ~np.asarray(mask, dtype=bool)
+            if present is not None and present.shape[0] != n:
+                raise ValueError(f"null mask of {name!r} must have {n} values")
             if arr.dtype == object:
                 isnone = np.equal(arr, None)
                 if isnone.any():
                     present = ~isnone if present is None else present & ~isnone
-            if dt == T.DATE and arr.dtype.kind in "OM":
-                arr = _dates_to_int(arr)
-            elif arr.dtype.kind == "M":
-                arr = arr.view(np.int64)
-            if present is not None and present.shape[0] != n:
-                raise ValueError(f"null mask of {name!r} must have {n} values")
+            arr, present = to_storage(key, dt, arr, present)
             tab.type_list.append(dt)
             tab._cols.append((arr, present))
         tab._index = {c: i for i, c in enumerate(tab.column_name_list)}
@@ -227,13 +192,11 @@ class Tablet:
     def add_timestamp(self, row_index, timestamp):
         if not 0 <= row_index < self.max_row_num:
             raise IndexError(f"row index {row_index} out of range [0, {self.max_row_num - 1}]")
-        if type(timestamp) is not int and (
-            not isinstance(timestamp, (int, np.integer)) or isinstance(timestamp, bool)
-        ):
-            raise TypeError(f"timestamp must be int, got {type(timestamp).__name__}")
+        if type(timestamp) is not int or not _INT64_MIN <= timestamp <= _INT64_MAX:
+            timestamp = _check_timestamp(timestamp, row_index)
         if not isinstance(self._ts, list):
             self._ts = self._ts.tolist()
-        self._ts[row_index] = int(timestamp)
+        self._ts[row_index] = timestamp
 
     def set_timestamp_list(self, timestamp_list):
         n = len(timestamp_list)
@@ -242,7 +205,7 @@ class Tablet:
         ts = [None] * self.max_row_num
         for i, t in enumerate(timestamp_list):
             if t is not None:
-                ts[i] = int(t)
+                ts[i] = _check_timestamp(t, i)
         self._ts = ts
 
     def add_value_by_index(self, col_index, row_index, value):
@@ -251,7 +214,10 @@ class Tablet:
         cells = self._cols[col_index]
         if not isinstance(cells, list):
             cells = self._as_list(col_index)
-        cells[row_index] = None if value is None else self._checks[col_index](value)
+        try:
+            cells[row_index] = None if value is None else self._checks[col_index](value)
+        except TypeMismatchError as exc:
+            raise mismatch(exc.reason, self.column_name_list[col_index], row_index) from None
 
     def add_value_by_name(self, column_name, row_index, value):
         self.add_value_by_index(self._col(column_name), row_index, value)
@@ -316,8 +282,9 @@ class Tablet:
     # -- for the writer -------------------------------------------------------------------------
 
     def _export(self):
-        """(timestamps int64 array, {name: scalar | (values array, present or None)}) of the
-        rows that have a timestamp; a row with values but no timestamp is an error."""
+        """(timestamps int64 array, {name: scalar | (values array, present or None)}, rows) of
+        the rows that have a timestamp (rows: their tablet row indexes, None when every row has
+        one); a row with values but no timestamp is an error."""
         ts = self._ts
         rows = None
         if isinstance(ts, list):
@@ -357,7 +324,7 @@ class Tablet:
                     arr = arr[idx]
                     present = None if present is None else present[idx]
                 out[name] = (arr, present)
-        return times, out
+        return times, out, rows
 
     def __repr__(self):
         return (
@@ -392,41 +359,50 @@ def _cells_to_array(dt, cells):
 
 
 def _make_check(data_type):
-    """A validator for one type: fast exact-type tests first, _check_value for the rest."""
+    """A validator for one type: fast exact-type tests first, values.check_value for the rest."""
     dt = TSDataType(data_type)
     if dt in (T.INT64, T.TIMESTAMP, T.INT32):
-        lo, hi = _INT_RANGE[dt]
+        lo, hi = INT_RANGE[dt]
 
         def check(v):
             if type(v) is int and lo <= v <= hi:
                 return v
-            return _check_value(dt, v)
+            return check_value(dt, v)
 
         return check
     if dt == T.DOUBLE:
-        return lambda v: v if type(v) is float else _check_value(dt, v)
+        return lambda v: v if type(v) is float else check_value(dt, v)
     if dt in (T.STRING, T.TEXT):
-        return lambda v: v if type(v) is str else _check_value(dt, v)
+        # isascii() is O(1) on CPython's compact strings; other text is encoded once to check it.
+        return lambda v: v if type(v) is str and v.isascii() else check_value(dt, v)
     if dt == T.BOOLEAN:
-        return lambda v: v if type(v) is bool else _check_value(dt, v)
-    return lambda v: _check_value(dt, v)
+        return lambda v: v if type(v) is bool else check_value(dt, v)
+    return lambda v: check_value(dt, v)
 
 
 _CHECKS = {t: _make_check(t) for t in TSDataType if t not in (T.VECTOR, T.UNKNOWN)}
+_INT64_MIN, _INT64_MAX = INT_RANGE[T.INT64]
 
 
-def _dates_to_int(arr):
-    out = np.zeros(arr.shape[0], dtype=np.int32)
-    if arr.dtype.kind == "M":
-        days = arr.astype("datetime64[D]")
-        for i, d in enumerate(days.tolist()):
-            if d is not None:
-                out[i] = date_to_int(d)
-        return out
-    for i, d in enumerate(arr.tolist()):
-        if d is not None:
-            out[i] = date_to_int(d)
-    return out
+def _check_timestamp(value, row):
+    """A row-API timestamp: an int (or integral float) in the INT64 range, or a datetime (in
+    milliseconds), else TypeMismatchError."""
+    if type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    try:
+        return check_value(T.TIMESTAMP, value)
+    except TypeMismatchError as exc:
+        raise mismatch(exc.reason, "time", row) from None
+
+
+def _check_const(name, dt, value):
+    """A scalar that every row of a from_arrays column shares (None: all null)."""
+    if value is None:
+        return None
+    try:
+        return check_value(dt, value)
+    except TypeMismatchError as exc:
+        raise mismatch(exc.reason, name) from None
 
 
 __all__ = ["Tablet"]

@@ -1,13 +1,31 @@
 """Writers of table-model TsFiles (format v4), with the official package's names.
 
-``TsFileTableWriter(path, table_schema, memory_threshold=128 MiB, **options)``: one table;
+``TsFileTableWriter(path, table_schema, memory_threshold=128 MiB, *, overwrite=False,
+**options)``: one table;
 ``write_table(tablet)``, ``write_dataframe(df)``, ``write_arrays(timestamps, columns,
 null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsfile_property``,
 ``flush()``, ``close()``; a context manager.
 
-``TsFileWriter(path, memory_threshold=128 MiB, **options)``: the low-level writer, several tables:
-``register_table(schema)``, ``write_table(tablet)``, ``write_arrays(table, ...)``,
-``write_dataframe(table, df)``.
+``TsFileWriter(path, memory_threshold=128 MiB, *, overwrite=False, **options)``: the low-level
+writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
+``write_arrays(table, ...)``, ``write_dataframe(table, df)``.
+
+The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
+official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
+appearing between a check and the open cannot be replaced either. Every option, the schema of
+TsFileTableWriter and its encodings and compressions are checked before the file is created or
+truncated: a constructor that raises leaves the file system as it was.
+
+Values: every write call checks its values against the column types before anything is buffered
+(``tsfile._write.values`` has the rules): a value that does not fit its column exactly (1.5 or
+2**40 for INT32, NaN for an integer, a str for a number, an INT64 beyond 2**53 that a DOUBLE cannot
+hold, a finite double beyond the FLOAT range, an invalid DATE, a str with a lone surrogate, bytes
+that are not UTF-8 for STRING, a str for BLOB, a fractional or out-of-range timestamp) raises
+``tsfile.TypeMismatchError`` naming the column and the first bad row, and nothing of that call is
+written. Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
+any unit, pandas timestamps naive or tz-aware, Arrow timestamps, datetime objects) become
+milliseconds since the epoch, the time precision of the files written here; a sub-millisecond
+remainder is refused, not floored.
 
 Options (keyword-only, all optional; defaults are the official writer's, format notes 14):
 ``page_size`` points per page (10,000), ``compression`` (LZ4) for value chunks whose ColumnSchema
@@ -24,16 +42,16 @@ GORILLA, whichever ``tsfile.codecs.alp.choose_encoding`` finds smaller on that c
 values (exact encoded sizes up to 2048 values, else estimated from two runs of 1024; before page
 compression; GORILLA on a tie; GORILLA for a chunk without values; ALP when a value is
 GORILLA's end marker, the canonical NaN, which only readers that decode by count read back
-from a GORILLA page). The choice is
-per chunk (one device's rows of one flush), not per page: a chunk header carries one encoding
-for all its pages, and an aligned value chunk must keep the page boundaries of its time chunk,
-so a page cannot switch encoding and a chunk cannot be split at a better boundary. The table
-schema's encoding byte of an "auto" column is GORILLA: the schema is written for the column,
-before any chunk exists, while chunks of one column may differ (across devices and flushes);
-GORILLA is the official default, so a file in which auto chose GORILLA everywhere is exactly
-the file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are
-read by this library (every decode path) but not by the official TsFile 2.5 packages (its
-reader raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
+from a GORILLA page). The choice is per chunk (one device's rows of one flush), not per page: a
+chunk header carries one encoding for all its pages, and an aligned value chunk must keep the
+page boundaries of its time chunk, so a page cannot switch encoding and a chunk cannot be split
+at a better boundary. The table schema (written by close(), after every chunk) declares for an
+"auto" column the encoding all its chunks used (ALP or GORILLA, what
+``TsFileReader.get_table_schema`` then reports), and GORILLA, the official default, when its
+chunks differ or it has none; so a file in which auto chose GORILLA everywhere is exactly the
+file a GORILLA column gives. ALP is an extension of the format: files with ALP chunks are read
+by this library (every decode path) but not by the official TsFile 2.5 packages (its reader
+raises TsFileCorruptedError on an ALP chunk); use GORILLA where they must read the file.
 A column whose chunks differ in encoding is readable by this library only: the official reader
 decodes all chunks of a series with the decoder of the first one (a mix it misreads or hangs
 on); "auto" is the only way this writer mixes encodings within a column, and an "auto" file
@@ -58,6 +76,12 @@ does not round-trip. It is raised by the flush that writes the rows (flush(), cl
 write call reaching memory_threshold): that device's rows buffered since the last flush are not
 written, the other devices are, and the writer stays usable (close() still completes the file,
 then raises).
+
+Failures: whatever raises in flush() or close() (an EncodeError, a bug in a codec, an OSError
+while writing), close() still writes the metadata and tail for the chunk groups already in the
+file, closes it, then re-raises: a file that was written to is always readable, with everything
+flushed before the failure. A chunk group is indexed only once its bytes are written; after an
+OSError in the middle of one, close() cuts the file back to the last complete chunk group.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -66,12 +90,13 @@ for SNAPPY / LZMA2 / LZO page bodies, whose bytes depend on the compressor libra
 Writing from numpy (no Python work per value for numeric columns)::
 
     with TsFileTableWriter("x.tsfile", schema, compression=Compressor.SNAPPY) as w:
-        for dev, ts, cols in per_device_batches:            # ts: int64 array, cols: {name: array}
+        for dev, ts, cols in per_device_batches:  # ts: int64 ms or datetime64; cols: {name: array}
             w.write_arrays(ts, {"device": dev, **cols}, null_masks={"f3": f3_is_null})
 
 * a scalar TAG value means "all rows are this device" (fastest); TAG arrays are grouped by value;
-* FIELD arrays are converted to the schema's type (range-checked); NaN is a value, nulls come from
-  ``null_masks`` (True = null), a numpy.ma.MaskedArray's mask, or None in object arrays;
+* FIELD arrays are converted exactly to the schema's type (checked with whole-array numpy
+  operations, only where a cast happens); NaN is a value, nulls come from ``null_masks``
+  (True = null), a numpy.ma.MaskedArray's mask, None in object arrays, or NaT;
 * rows are copied only when they stay buffered (below memory_threshold), so the caller may reuse
   its arrays after the call; a call whose data reach the threshold is written at once;
 * ``Tablet.from_arrays`` builds a tablet the same way for ``write_table``.
@@ -79,26 +104,44 @@ Writing from numpy (no Python work per value for numeric columns)::
 
 from __future__ import annotations
 
+import operator
 import os
 
 import numpy as np
 
+from tsfile import compression as _compression
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
 from tsfile._write.serial import device_id, device_sort_key
-from tsfile.errors import ColumnNotExistError, EncodeError, TableNotExistError, TsFileError
+from tsfile._write.values import (
+    check_tag_value,
+    check_value,
+    mismatch,
+    to_storage,
+    to_timestamps,
+)
+from tsfile.errors import (
+    AlreadyExistsError,
+    ClosedError,
+    ColumnNotExistError,
+    EncodeError,
+    TableNotExistError,
+    TsFileError,
+    TypeMismatchError,
+    UnsupportedError,
+)
 from tsfile.schema import TableSchema
-from tsfile.tablet import Tablet, _check_value, _dates_to_int, storage_dtype
+from tsfile.tablet import Tablet, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
 T = TSDataType
 HEADER = b"TsFile\x04"
 DEFAULT_MEMORY_THRESHOLD = 128 * 1024 * 1024
 DEFAULT_PAGE_SIZE = 10_000
-# The encoding byte of an "auto" column in the table schema (the chunk headers say what each chunk
-# really uses).
+# The encoding byte of an "auto" column in the table schema when its chunks differ in encoding (or
+# it has none); when every chunk of the column has the same encoding, the schema names that one.
 AUTO_SCHEMA_ENCODING = TSEncoding.GORILLA
 
 
@@ -116,7 +159,6 @@ class _Table:
         self.time_column = schema.get_time_column()
         self.encoding = {}
         self.compression = {}
-        cols = []
         for c in schema.get_columns():
             enc = c.encoding
             if enc is None:
@@ -127,13 +169,26 @@ class _Table:
             elif c.category == ColumnCategory.FIELD:
                 encoders.check_supported(enc, c.data_type)
                 encoders.value_encoder(enc, c.data_type)  # fail now if the codec is missing
+            if c.category == ColumnCategory.FIELD:
+                _check_compression(comp)
             self.encoding[c.column_name] = enc
             self.compression[c.column_name] = comp
-            # The schema is a per-column declaration written before any chunk exists; for "auto"
-            # it names GORILLA, the official default (see the module docstring).
-            declared = AUTO_SCHEMA_ENCODING if enc == AUTO else enc
-            cols.append((c.column_name, c.data_type, declared, comp, c.category))
-        self.schema_bytes = table_schema_bytes(cols)
+        # The encodings the written chunks of each "auto" column used (chunk headers).
+        self.chunk_encodings = {name: set() for name, enc in self.encoding.items() if enc == AUTO}
+
+    def schema_bytes(self) -> bytes:
+        """The table schema, written at close() after every chunk: an "auto" column declares the
+        encoding all its chunks used, or GORILLA when they differ or there are none."""
+        cols = []
+        for c in self.schema.get_columns():
+            enc = self.encoding[c.column_name]
+            if enc == AUTO:
+                used = self.chunk_encodings[c.column_name]
+                enc = next(iter(used)) if len(used) == 1 else AUTO_SCHEMA_ENCODING
+            cols.append(
+                (c.column_name, c.data_type, enc, self.compression[c.column_name], c.category)
+            )
+        return table_schema_bytes(cols)
 
 
 class _Piece:
@@ -171,6 +226,7 @@ class TsFileWriter:
         path,
         memory_threshold=DEFAULT_MEMORY_THRESHOLD,
         *,
+        overwrite=False,
         page_size=DEFAULT_PAGE_SIZE,
         compression=Compressor.LZ4,
         time_compression=None,
@@ -179,26 +235,54 @@ class TsFileWriter:
         index_degree=DEFAULT_DEGREE,
         bloom_error_rate=DEFAULT_ERROR_RATE,
     ):
-        if int(page_size) < 1:
-            raise ValueError("page_size must be >= 1")
-        self._page_size = int(page_size)
-        self._memory_threshold = int(memory_threshold)
-        self._compression = Compressor(compression)
+        self._configure(
+            memory_threshold,
+            page_size=page_size,
+            compression=compression,
+            time_compression=time_compression,
+            encodings=encodings,
+            time_encoding=time_encoding,
+            index_degree=index_degree,
+            bloom_error_rate=bloom_error_rate,
+        )
+        self._open(path, overwrite)
+
+    def _configure(
+        self,
+        memory_threshold=DEFAULT_MEMORY_THRESHOLD,
+        *,
+        page_size=DEFAULT_PAGE_SIZE,
+        compression=Compressor.LZ4,
+        time_compression=None,
+        encodings=None,
+        time_encoding=TSEncoding.TS_2DIFF,
+        index_degree=DEFAULT_DEGREE,
+        bloom_error_rate=DEFAULT_ERROR_RATE,
+    ):
+        """Check every option and set the writer up, without touching the file system (a bad
+        option must not have created or truncated the file)."""
+        self._page_size = _int_option("page_size", page_size, 1)
+        self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
+        self._compression = _check_compression(compression)
         self._time_compression = (
-            self._compression if time_compression is None else Compressor(time_compression)
+            self._compression if time_compression is None else _check_compression(time_compression)
         )
         self._encodings = {}
         for k, v in (encodings or {}).items():
             k, v = TSDataType(k), encoding_or_auto(v)
             if v == AUTO:
                 encoders.check_supported(v, k)  # at once, not when a table is registered
+            # Other pairs are checked for the columns that use them (_Table): a caller may give
+            # one encoding for several types, not all of which it supports.
             self._encodings[k] = v
         self._time_encoding = TSEncoding(time_encoding)
         encoders.check_supported(self._time_encoding, T.INT64)
         if self._time_encoding not in (TSEncoding.TS_2DIFF, TSEncoding.PLAIN):
             raise ValueError("time_encoding must be TS_2DIFF or PLAIN")
-        self._degree = int(index_degree)
+        self._degree = _int_option("index_degree", index_degree, 2)
         self._bloom_error_rate = float(bloom_error_rate)
+        if not 0.0 < self._bloom_error_rate < 1.0:
+            raise ValueError(f"bloom_error_rate must be in (0, 1), got {bloom_error_rate!r}")
         self._tables: dict[str, _Table] = {}
         self._buffers: dict[tuple, list] = {}
         self._buffered_bytes = 0
@@ -206,17 +290,37 @@ class TsFileWriter:
         self._chunk_path_count = 0  # C++'s bloom filter entry count (bloom.cpp_path_count)
         self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
-        self._path = os.fspath(path)
-        self._file = open(self._path, "wb", buffering=1 << 20)
-        self._file.write(HEADER)
-        self._pos = len(HEADER)
+        self._file = None
         self._closed = False
+        # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
+        # nothing more is appended until close() cuts it back to the last complete chunk group.
+        self._torn = False
         self._fresh = []
+
+    def _open(self, path, overwrite):
+        """Create the file ("xb": never replaces a file, no race between a check and the open)
+        or, with overwrite=True, create or truncate it; write the header."""
+        self._path = os.fspath(path)
+        try:
+            self._file = open(self._path, "wb" if overwrite else "xb", buffering=1 << 20)
+        except FileExistsError:
+            raise AlreadyExistsError(
+                f"{self._path!r} exists; pass overwrite=True to replace it"
+            ) from None
+        try:
+            self._file.write(HEADER)
+        except BaseException:
+            self._file.close()
+            raise
+        self._pos = len(HEADER)
 
     # -- schema -----------------------------------------------------------------------------------
 
     def register_table(self, table_schema: TableSchema) -> None:
         self._check_open()
+        self._register(table_schema)
+
+    def _register(self, table_schema):
         if not isinstance(table_schema, TableSchema):
             raise TypeError("register_table needs a TableSchema")
         name = table_schema.get_table_name()
@@ -245,31 +349,36 @@ class TsFileWriter:
     # -- writing ----------------------------------------------------------------------------------
 
     def write_table(self, tablet: Tablet) -> None:
-        """Write the rows of a tablet (rows without a timestamp are skipped)."""
+        """Write the rows of a tablet (rows without a timestamp are skipped). Its columns are
+        checked against the table schema's types (TypeMismatchError names the tablet row)."""
         self._check_open()
         if not isinstance(tablet, Tablet):
             raise TypeError("write_table needs a Tablet")
         table = self._table(tablet.get_target_name())
-        times, columns = tablet._export()
-        self._add(table, times, columns)
+        times, columns, rows = tablet._export()
+        try:
+            self._add(table, times, columns)
+        except TypeMismatchError as exc:
+            row = getattr(exc, "row", None)
+            if rows is None or row is None:
+                raise
+            raise mismatch(exc.reason, exc.column, rows[row]) from None
 
     def write_arrays(self, table_name, timestamps, columns, null_masks=None) -> None:
-        """The numpy fast path: timestamps (int64 array) and {column: array or scalar}.
+        """The numpy fast path: timestamps and {column: array or scalar}.
 
-        TAG columns may be scalars (all rows belong to one device: nothing to group) or arrays
-        (rows are grouped by device). FIELD columns are arrays converted to the schema's type
-        (DATE: int32 yyyyMMdd, or datetime.date objects); BOOLEAN/INT/FLOAT columns without nulls
-        are encoded straight from the array. null_masks = {column: bool array, True = null}; a
-        numpy.ma.MaskedArray brings its own mask; None in object arrays is null. NaN is a value,
-        not a null. Columns of the schema that are not given are null."""
+        timestamps: integers (integral floats accepted), or datetime64 / datetimes, converted to
+        milliseconds (tsfile._write.values.to_timestamps). TAG columns may be scalars (all rows
+        belong to one device: nothing to group) or arrays (rows are grouped by device). FIELD
+        columns are arrays converted exactly to the schema's type (tsfile._write.values has the
+        rules; TypeMismatchError names the column and the first bad row). DATE: int yyyyMMdd,
+        datetime.date objects or datetime64 days; BOOLEAN/INT/FLOAT columns of the schema's dtype
+        without nulls are encoded straight from the array. null_masks = {column: bool array,
+        True = null}; a numpy.ma.MaskedArray brings its own mask; None in object arrays and NaT
+        are null. NaN is a value, not a null. Columns of the schema that are not given are null."""
         self._check_open()
         table = self._table(table_name)
-        ts = np.asarray(timestamps)
-        if ts.dtype.kind == "M":
-            ts = ts.view(np.int64)
-        if ts.ndim != 1:
-            raise ValueError("timestamps must be 1-D")
-        ts = np.ascontiguousarray(ts, dtype=np.int64)
+        ts = to_timestamps(timestamps, _time_name(table))
         masks = {str(k).lower(): np.asarray(v, dtype=bool) for k, v in (null_masks or {}).items()}
         cols = {}
         for name, data in columns.items():
@@ -287,8 +396,11 @@ class TsFileWriter:
 
     def write_dataframe(self, table_name, dataframe, table_schema=None) -> None:
         """Write a pandas DataFrame: a time column (the schema's TIME column, else `time`), the
-        other columns matched to the schema case-insensitively; missing values (None, NaN, NA)
-        are nulls, as in the official package. table_schema (the official signature's third
+        other columns matched to the schema case-insensitively; missing values (None, NaN, NA,
+        NaT) are nulls, as in the official package (a null time is refused). Values are
+        converted exactly to the schema's types (TypeMismatchError names the column and the
+        first bad row, a position in the DataFrame); datetime columns (any unit, tz-naive = UTC
+        or tz-aware) become milliseconds. table_schema (the official signature's third
         argument) registers the table first if it is not registered yet."""
         self._check_open()
         if table_schema is not None and table_schema.get_table_name() not in self._tables:
@@ -302,17 +414,14 @@ class TsFileWriter:
             if key in lower:
                 raise ValueError(f"duplicate column {c!r} (column names are case-insensitive)")
             lower[key] = c
-        tname = table.time_column.column_name if table.time_column is not None else "time"
+        tname = _time_name(table)
         if tname not in lower:
             raise ValueError(f"the DataFrame has no time column {tname!r}")
         tseries = dataframe[lower[tname]]
-        if tseries.isna().any():
-            raise ValueError(f"time column {tname!r} must not contain nulls")
-        tvals = tseries.to_numpy()
-        if tvals.dtype.kind == "M":
-            tvals = tvals.view(np.int64)
-        elif tvals.dtype.kind not in "iu":
-            raise TypeError(f"time column {tname!r} must hold integers or datetimes")
+        isna = tseries.isna().to_numpy()
+        if isna.any():
+            raise mismatch("a null is not a timestamp", tname, int(np.argmax(isna)))
+        ts = to_timestamps(_series_values(tseries), tname)
         cols = {}
         for key, orig in lower.items():
             if key == tname:
@@ -327,20 +436,16 @@ class TsFileWriter:
                 cols[key] = _Codes(np.asarray(codes, dtype=np.int64), list(uniques))
                 continue
             isna = series.isna().to_numpy()
-            dt = column.data_type
-            if dt in (T.TEXT, T.STRING, T.BLOB, T.DATE) or column.category == ColumnCategory.TAG:
-                arr = series.to_numpy(dtype=object)
-            else:
-                fill = False if dt == T.BOOLEAN else 0
-                arr = series.to_numpy(dtype=storage_dtype(dt), na_value=fill)
-            cols[key] = (arr, ~isna if isna.any() else None)
-        self._add(table, tvals.astype(np.int64, copy=False), cols)
+            cols[key] = (_series_values(series), ~isna if isna.any() else None)
+        self._add(table, ts, cols)
 
     def write_arrow_batch(self, table_name, data, time_col_index=-1) -> None:
-        """Write a pyarrow RecordBatch / Table (with its time column, int64 or timestamp)."""
+        """Write a pyarrow RecordBatch / Table (with its time column: integers or timestamps of
+        any unit, which become milliseconds). Values are checked as in write_arrays."""
+        self._check_open()
         table = self._table(table_name)
         names = [str(n).lower() for n in data.schema.names]
-        tname = table.time_column.column_name if table.time_column is not None else "time"
+        tname = _time_name(table)
         if time_col_index is not None and time_col_index >= 0:
             tname = names[time_col_index]
         if tname not in names:
@@ -349,7 +454,10 @@ class TsFileWriter:
         ts = None
         for name, col in zip(names, data.columns, strict=False):
             if name == tname:
-                ts = np.asarray(col.to_numpy(zero_copy_only=False))
+                if col.null_count:
+                    nulls = np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+                    raise mismatch("a null is not a timestamp", tname, int(np.argmax(nulls)))
+                ts = to_timestamps(np.asarray(col.to_numpy(zero_copy_only=False)), tname)
                 continue
             if col.null_count:
                 import pyarrow as pa
@@ -363,20 +471,23 @@ class TsFileWriter:
                 mask = None
             arr = np.asarray(col.to_numpy(zero_copy_only=False))
             cols[name] = (arr, None if mask is None else ~mask)
-        if ts.dtype.kind == "M":
-            ts = ts.view(np.int64)
-        self._add(table, np.ascontiguousarray(ts, dtype=np.int64), cols)
+        self._add(table, ts, cols)
 
     # -- internals ------------------------------------------------------------------------------
 
     def _check_open(self):
         if self._closed:
-            raise TsFileError("the writer is closed")
+            raise ClosedError("the writer is closed")
+        if self._torn:
+            raise TsFileError(
+                "an earlier write to the file failed part way: no more rows can be written; "
+                "close() completes the file with the chunk groups written before"
+            )
 
     def _field_array(self, table, name, arr, present):
-        """Convert one FIELD column to its storage dtype; returns (values, present or None)."""
+        """Convert one FIELD column exactly to its storage dtype; returns (values, present or
+        None). TypeMismatchError for the first row that does not fit (values.to_storage)."""
         column = table.field_by_name[name]
-        dt = column.data_type
         n = arr.shape[0]
         if present is not None:
             present = np.ascontiguousarray(present, dtype=bool)
@@ -386,32 +497,10 @@ class TsFileWriter:
             isnone = np.equal(arr, None)
             if isnone.any():
                 present = ~isnone if present is None else present & ~isnone
+        values, present = to_storage(name, column.data_type, arr, present)
         if present is not None and present.all():
             present = None
-        if dt in (T.TEXT, T.STRING, T.BLOB):
-            return arr, present
-        if dt == T.DATE and arr.dtype.kind in "OM":
-            return _dates_to_int(arr if present is None else np.where(present, arr, None)), present
-        target = storage_dtype(dt)
-        if arr.dtype == target:
-            return arr, present
-        if arr.dtype == object:
-            if present is not None:
-                fill = False if dt == T.BOOLEAN else 0
-                arr = np.where(present, arr, fill)
-            return np.asarray([_check_value(dt, v) for v in arr.tolist()], dtype=target), present
-        if arr.dtype.kind == "M":
-            arr = arr.view(np.int64)
-        if target.kind in "iu" and arr.dtype.kind == "f":
-            raise TypeError(f"column {name!r} is {dt.name}: float values given")
-        if target.kind in "iu" and arr.dtype.kind in "iu" and arr.size:
-            lo, hi = np.iinfo(target).min, np.iinfo(target).max
-            sel = arr if present is None else arr[present]
-            if sel.size and (sel.min() < lo or sel.max() > hi):
-                raise OverflowError(f"column {name!r}: values out of the {dt.name} range")
-        if target.kind == "b" and arr.dtype.kind != "b":
-            raise TypeError(f"column {name!r} is BOOLEAN: {arr.dtype} values given")
-        return arr.astype(target), present
+        return values, present
 
     def _add(self, table: _Table, times, columns) -> None:
         self._fresh = []
@@ -462,7 +551,10 @@ class TsFileWriter:
             if arr is None:  # a scalar for every row of a FIELD column
                 if item is None:
                     continue
-                value = _check_value(column.data_type, item)
+                try:
+                    value = check_value(column.data_type, item)
+                except TypeMismatchError as exc:
+                    raise mismatch(exc.reason, name) from None
                 if column.data_type.is_binary:
                     arr = np.empty(n, dtype=object)
                     arr[:] = [value] * n
@@ -476,8 +568,7 @@ class TsFileWriter:
         for name in table.tags:
             item = columns.get(name)
             if item is not None and not isinstance(item, (tuple, _Codes)):
-                if not isinstance(item, str):
-                    raise TypeError(f"TAG {name!r} values must be str, got {type(item).__name__}")
+                check_tag_value(name, item)
                 const_tags[name] = item
         if not tag_arrays:
             dev = (table.name, *(const_tags.get(t) for t in table.tags))
@@ -545,28 +636,31 @@ class TsFileWriter:
     def flush(self) -> None:
         """Write the buffered rows: one chunk group per device, in device order.
 
-        A device whose rows an encoding cannot store (EncodeError, see the module docstring)
-        gets no chunk group: the other devices are written, the rows of that device buffered
-        since the last flush are dropped, and the first such EncodeError is raised at the end
-        (the writer stays usable; close() then completes the file)."""
+        A device whose rows cannot be written (an EncodeError, see the module docstring, or any
+        other error while its chunks are built) gets no chunk group: the other devices are
+        written, the rows of that device buffered since the last flush are dropped, and the
+        first error is raised at the end. The writer stays usable and close() completes the
+        file. An error while writing bytes to the file (OSError) stops the flush: the rows not
+        yet written are dropped, and close() ends the file after the last complete chunk group."""
         self._check_open()
+        self._flush()
+
+    def _flush(self):
         failed = []
         for dev in sorted(self._buffers, key=device_sort_key):
+            if self._torn:
+                break
+            pieces = self._buffers.pop(dev)
             table = self._tables[dev[0]]
-            times, fields, runs = _concat(table, self._buffers[dev])
             try:
+                times, fields, runs = _concat(table, pieces)
                 self._write_chunk_group(table, dev, times, fields, runs)
-            except EncodeError as exc:
-                failed.append((exc, times.shape[0]))
+            except Exception as exc:
+                failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
         self._buffers.clear()
         self._buffered_bytes = 0
         if failed:
-            exc, rows = failed[0]
-            more = f" ({len(failed) - 1} more devices failed alike)" if len(failed) > 1 else ""
-            raise EncodeError(
-                f"{exc}; the {rows} rows of this device buffered since the last flush were not "
-                f"written{more}"
-            )
+            raise _flush_error(failed, self._torn)
 
     def _write_chunk_group(self, table, dev, times, fields, runs=None):
         n = times.shape[0]
@@ -613,51 +707,84 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
-        series = self._devices.setdefault(dev, {})
         out = [b"\x00" + device_id(dev)]
+        offsets = []
         pos = self._pos + len(out[0])
-        for name, dt, chunk in chunks:
-            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+        for _, _, chunk in chunks:
+            offsets.append(pos)
             out.extend(chunk.parts)
             pos += chunk.size
-        self._file.writelines(out)
+        try:
+            self._file.writelines(out)
+        except BaseException:
+            self._torn = True  # some of these bytes may be in the file: close() cuts them off
+            raise
+        # Only a chunk group that is in the file is indexed.
         self._pos = pos
+        series = self._devices.setdefault(dev, {})
+        for (name, dt, chunk), offset in zip(chunks, offsets, strict=True):
+            series.setdefault(name, Series(dt)).add_chunk(offset, chunk.statistics)
+            used = table.chunk_encodings.get(name)
+            if used is not None:
+                used.add(chunk.encoding)
         names = ["", *(c.column_name for c in table.fields)]
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
     def close(self) -> None:
-        """Flush, write the metadata and the tail, close the file."""
+        """Flush, write the metadata and the tail, close the file.
+
+        Whatever fails on the way (a flush error, an encoder bug, an OSError), close() still
+        writes the metadata of every chunk group already in the file, ends the file there and
+        closes it, then raises the first error: a file that was written to is always readable,
+        with every row flushed before the failure."""
         if self._closed:
             return
-        unwritten = None
+        errors = []
         try:
-            try:
-                self.flush()
-            except EncodeError as exc:
-                unwritten = exc  # the other rows are written: complete the file, then raise
-            self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
-            self._pos += 17
-            meta_offset = self._pos
-            self._file.write(b"\x02")
-            self._pos += 1
-            schemas = {name: t.schema_bytes for name, t in self._tables.items()}
-            tail = build_metadata(
-                self._pos,
-                meta_offset,
-                self._devices,
-                schemas,
-                list(self._properties.items()),
-                self._degree,
-                self._bloom_error_rate,
-                self._chunk_path_count,
-            )
-            self._file.write(tail)
+            self._flush()
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, after the tail
+            errors.append(exc)
+        try:
+            self._write_tail()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
         finally:
             self._closed = True
-            self._file.close()
-        if unwritten is not None:
-            raise unwritten
+            try:
+                self._file.close()
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+        if errors:
+            first = errors[0]
+            for later in errors[1:]:
+                first.add_note(f"close() also failed: {type(later).__name__}: {later}")
+            raise first
+
+    def _write_tail(self):
+        """The operation index range, the metadata index, the bloom filter and the tail."""
+        if self._torn:
+            # A chunk group was written in part: drop its bytes (seek() first writes out what
+            # the buffer still holds, so the cut is at the last complete chunk group).
+            self._file.seek(self._pos)
+            self._file.truncate()
+        self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
+        self._pos += 17
+        meta_offset = self._pos
+        self._file.write(b"\x02")
+        self._pos += 1
+        schemas = {name: t.schema_bytes() for name, t in self._tables.items()}
+        tail = build_metadata(
+            self._pos,
+            meta_offset,
+            self._devices,
+            schemas,
+            list(self._properties.items()),
+            self._degree,
+            self._bloom_error_rate,
+            self._chunk_path_count,
+        )
+        self._file.write(tail)
 
     def __enter__(self):
         return self
@@ -682,10 +809,18 @@ def _codes_with_null(name, item):
     if nulls.any():
         code = np.where(nulls, len(values), code)
         values.append(None)
-    for v in values:
-        if v is not None and not isinstance(v, str):
-            raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
+    _check_tag_values(name, code, values)
     return code, values
+
+
+def _check_tag_values(name, code, values):
+    """Each distinct TAG value must be a str that encodes to UTF-8 (checked once per value; the
+    error names the first row holding a bad one)."""
+    for k, v in enumerate(values):
+        try:
+            check_tag_value(name, v)
+        except TypeMismatchError as exc:
+            raise mismatch(exc.reason, name, int(np.argmax(code == k))) from None
 
 
 def _factorize(name, arr, present):
@@ -720,13 +855,13 @@ def _factorize(name, arr, present):
                 c = index[v] = len(index)
             code[i] = c
         values = list(index)
-    for v in values:
-        if v is not None and not isinstance(v, str):
-            raise TypeError(f"TAG {name!r} values must be str, got {type(v).__name__}")
+    _check_tag_values(name, code, values)
     return code, values
 
 
 def _binary_values(arr) -> list:
+    """The bytes of text/BLOB values (str encoded to UTF-8). The values were checked at the write
+    call (values.check_text_array), so this cannot fail at flush time."""
     out = []
     for v in arr.tolist():
         if isinstance(v, str):
@@ -736,6 +871,65 @@ def _binary_values(arr) -> list:
         else:
             raise TypeError(f"expected str or bytes, got {type(v).__name__}")
     return out
+
+
+def _int_option(name, value, minimum) -> int:
+    """An integer option (not a float or a bool: 1.5 pages is a mistake, not 1) >= minimum."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    value = operator.index(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_compression(compressor) -> Compressor:
+    """A page compression this installation can write (LZO needs python-lzo; SDT, PAA and PLA
+    are not page compressions), checked before the file is created."""
+    code = Compressor(compressor)
+    if not _compression.available(code):
+        raise UnsupportedError(
+            f"compression {code.name} needs the optional 'python-lzo' package to be written"
+        )
+    return code
+
+
+def _flush_error(failed, torn):
+    """The exception a flush raises: the first device's, saying which rows were not written."""
+    exc, dev, rows = failed[0]
+    more = f" ({len(failed) - 1} more devices failed alike)" if len(failed) > 1 else ""
+    lost = f"the {rows} rows of this device buffered since the last flush were not written{more}"
+    if isinstance(exc, EncodeError):
+        return EncodeError(f"{exc}; {lost}")
+    exc.add_note(f"table {dev[0]!r}, device {dev[1:]!r}: {lost}")
+    if torn:
+        exc.add_note(
+            "writing to the file failed: no further rows are written; close() ends the file "
+            "after the last complete chunk group"
+        )
+    return exc
+
+
+def _time_name(table) -> str:
+    """The name of the time column in write calls: the schema's TIME column, else "time"."""
+    return table.time_column.column_name if table.time_column is not None else "time"
+
+
+def _series_values(series) -> np.ndarray:
+    """A pandas Series as a numpy array in its own dtype (no cast: the writer converts it
+    exactly, values.to_storage). Nullable extension dtypes give their numpy dtype with 0 in the
+    null rows (masked by isna); tz-aware datetimes become naive UTC; anything else objects."""
+    import pandas as pd
+
+    dtype = series.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return series.dt.tz_convert(None).to_numpy()
+    if isinstance(dtype, np.dtype):
+        return series.to_numpy()
+    np_dtype = getattr(dtype, "numpy_dtype", None)
+    if np_dtype is not None and np_dtype.kind in "biuf":
+        return series.to_numpy(dtype=np_dtype, na_value=np_dtype.type(0))
+    return series.to_numpy(dtype=object)
 
 
 def _concat(table, pieces):
@@ -780,13 +974,22 @@ def _concat(table, pieces):
 class TsFileTableWriter:
     """Write one table (the official TsFileTableWriter, plus the numpy fast path)."""
 
-    def __init__(self, path, table_schema, memory_threshold=DEFAULT_MEMORY_THRESHOLD, **options):
-        self._writer = TsFileWriter(path, memory_threshold, **options)
-        try:
-            self._writer.register_table(table_schema)
-        except BaseException:
-            self._writer._file.close()
-            raise
+    def __init__(
+        self,
+        path,
+        table_schema,
+        memory_threshold=DEFAULT_MEMORY_THRESHOLD,
+        *,
+        overwrite=False,
+        **options,
+    ):
+        # The options and the schema are checked before the file is created: a writer that
+        # fails here leaves the file system as it was.
+        writer = TsFileWriter.__new__(TsFileWriter)
+        writer._configure(memory_threshold, **options)
+        writer._register(table_schema)
+        writer._open(path, overwrite)
+        self._writer = writer
         self._schema = table_schema
         self._name = table_schema.get_table_name()
 

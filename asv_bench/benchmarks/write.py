@@ -47,6 +47,10 @@ class WriteArrays:
         os.rmdir(self.dir)
 
     def _write(self):
+        # Repeats write the same path; the writer refuses to replace a file (and commits before
+        # the overwrite keyword have none), so the file goes first.
+        if os.path.exists(self.path):
+            os.remove(self.path)
         with self.writer(self.path, self.schema, compression=self.comp) as w:
             for dev, ts, vals in self.data:
                 w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})

@@ -324,10 +324,10 @@ def write_random(path, seed: int, for_official: bool = True, avoid_known: bool =
         opts["memory_threshold"] = int(rng2.choice([1 << 10, 1 << 13, 1 << 16]))
     shuffle = rng2.random() < 0.3  # rows out of time order within a tablet (the writer sorts)
     if rng2.random() < 0.5:
-        w = tsfile.TsFileWriter(path, **opts)
+        w = tsfile.TsFileWriter(path, overwrite=True, **opts)
         w.register_table(schema)
     else:  # the one-table API, with the same calls minus the table name
-        w = _OneTable(tsfile.TsFileTableWriter(path, schema, **opts))
+        w = _OneTable(tsfile.TsFileTableWriter(path, schema, overwrite=True, **opts))
     for rnd in range(n_rounds):
         api = choose(rng, ["rows", "from_arrays", "write_arrays", "dataframe", "arrow"])
         apis.append(api)

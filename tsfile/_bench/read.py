@@ -195,6 +195,7 @@ def make_our_file(cache: Path, rows: int) -> Path | None:
         tmp = path.with_suffix(".tmp")
         w = TsFileWriter(
             str(tmp),
+            overwrite=True,  # a .tmp left by an interrupted run
             compression=tsfile.Compressor.SNAPPY,
             encodings={tsfile.TSDataType.INT64: tsfile.TSEncoding.TS_2DIFF},
         )

@@ -159,7 +159,7 @@ def run_ours(data, out_dir, repeat, row_api_rows):
     path = os.path.join(out_dir, "ours.tsfile")
 
     def arrays():
-        with TsFileTableWriter(path, schema, compression=comp) as w:
+        with TsFileTableWriter(path, schema, compression=comp, overwrite=True) as w:
             for dev, ts, vals in data:
                 w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
 
@@ -181,7 +181,7 @@ def run_ours(data, out_dir, repeat, row_api_rows):
         path_df = os.path.join(out_dir, "ours_df.tsfile")
 
         def dataframe():
-            with TsFileTableWriter(path_df, schema, compression=comp) as w:
+            with TsFileTableWriter(path_df, schema, compression=comp, overwrite=True) as w:
                 w.write_dataframe(df)
 
         res["dataframe"] = _median(dataframe, repeat)
@@ -193,7 +193,7 @@ def run_ours(data, out_dir, repeat, row_api_rows):
     types = [TSDataType.STRING] + [TSDataType.INT64] * FIELDS
 
     def row_api():
-        with TsFileTableWriter(path, schema, compression=comp) as w:
+        with TsFileTableWriter(path, schema, compression=comp, overwrite=True) as w:
             for a in range(0, n, 10_000):
                 b = min(n, a + 10_000)
                 tab = Tablet(names, types, b - a)
