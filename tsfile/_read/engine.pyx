@@ -151,6 +151,17 @@ _PATH_NAMES = ("per_value", "batch", "simd", "auto")
 # 32768, LZMA2 2^19). Checked on every page header; page_body then checks the sizes the streams
 # state (Snappy here, the others in tsfile.compression) before anything is allocated.
 cdef dict _MAX_RATIO = dict(_compression.MAX_EXPANSION)
+# The error codes of read_snappy.h and read_lz4.h.
+cdef dict _SNAPPY_ERRORS = {
+    1: "bad length preamble", 2: "the stream's length differs from the page header's",
+    3: "truncated stream", 4: "decompresses to more than the page header says",
+    5: "bad copy offset", 6: "decompresses to less than the page header says",
+}
+cdef dict _LZ4_ERRORS = {
+    1: "truncated stream", 2: "decompresses to more than the page header says",
+    3: "bad match offset", 4: "decompresses to less than the page header says",
+    5: "length overflow",
+}
 
 cdef dict _CODEC_MODULES = {
     1: "dictionary", 2: "rle", 4: "ts2diff", 8: "gorilla", 9: "zigzag", 11: "chimp",
@@ -531,14 +542,16 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
         with nogil:
             rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"bad SNAPPY page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+            raise corrupt(fv, f"SNAPPY page body: {_SNAPPY_ERRORS.get(rc, rc)} (byte {err_pos} "
+                              "of the body)", pg.body)
         return dst
     if ch.compression == C_LZ4:
         dst = s.need_body(pg.usize)  # usize <= 255 x csize, checked with the page header
         with nogil:
             rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"bad LZ4 page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+            raise corrupt(fv, f"LZ4 page body: {_LZ4_ERRORS.get(rc, rc)} (byte {err_pos} of the "
+                              "body)", pg.body)
         return dst
     # GZIP, ZSTD, LZMA2, LZO: tsfile.compression checks the size the stream states and bounds the
     # decoder's output by the page header; its output buffer becomes the body as it is (one copy
