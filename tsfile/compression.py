@@ -283,14 +283,20 @@ def decompress_into(compressor, src, dst) -> int:
     return want
 
 
-def _grow(code, pieces, want) -> bytearray:
+def _grow(code, pieces, want) -> bytes | bytearray:
     """Join a streaming decoder's pieces into one buffer that grows only as the stream produces
-    output and never past ``want`` (bytearray growth reallocates in place, no second copy)."""
-    out = bytearray()
+    output and never past ``want`` (bytearray growth reallocates in place, no second copy). A
+    page of one piece (up to 1 MiB: most pages) is returned as it came, without a copy."""
+    out = b""
     for piece in pieces:
         if len(out) + len(piece) > want:
             raise _fail(code, f"decompresses to more than the page header's {want} bytes")
-        out += piece
+        if not out:
+            out = piece
+        else:
+            if isinstance(out, bytes):
+                out = bytearray(out)
+            out += piece
     return out
 
 
@@ -355,7 +361,7 @@ def _zstd_decompress(src, want):
     # single-segment frame's window is its content size, so allow windows up to the page size.
     window = max(_ZSTD_DEFAULT_WINDOW, 1 << max(want - 1, 1).bit_length())
     dctx = _zstandard.ZstdDecompressor(max_window_size=window)
-    return dctx.decompress(bytes(src) if not isinstance(src, bytes) else src, max_output_size=want)
+    return dctx.decompress(src, max_output_size=want)
 
 
 def _lzo_decompress(src, want):
