@@ -519,7 +519,8 @@ def new_scratch():
 
 
 cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
-    """The decompressed body of a page: a pointer into the file (uncompressed) or the scratch."""
+    """The decompressed body of a page: a pointer into the file (uncompressed) or into a buffer
+    the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output otherwise)."""
     cdef uint8_t *dst
     cdef size_t err_pos = 0
     cdef uint32_t stated = 0
