@@ -19,6 +19,28 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The block's preamble: the uvarint of its exact decompressed length (at most 32 bits), so that
+ * a reader can match it with the size it expects before sizing any buffer. Returns 0 and sets
+ * *length and *pos (the offset of the first element), or 1 for a truncated or overlong preamble
+ * (*pos = the offset of the bad byte). */
+static int tsfile_snappy_length(const uint8_t *src, size_t n, uint32_t *length, size_t *pos)
+{
+    size_t ip = 0;
+    uint32_t len = 0;
+    int shift = 0;
+    for (;;) {
+        if (ip >= n || shift > 28) { *pos = ip; return 1; }
+        uint8_t b = src[ip++];
+        if (shift == 28 && (b & 0x70)) { *pos = ip - 1; return 1; } /* bits above 32 */
+        len |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+    }
+    *length = len;
+    *pos = ip;
+    return 0;
+}
+
 /* Returns 0 on success, or a positive error code: 1 bad length prefix, 2 length differs from the
  * expected size, 3 truncated input, 4 output overrun, 5 bad copy offset, 6 output not filled. */
 static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
@@ -26,14 +48,7 @@ static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, 
 {
     size_t ip = 0, op = 0;
     uint32_t len = 0;
-    int shift = 0;
-    for (;;) {
-        if (ip >= n || shift > 28) { *err_pos = ip; return 1; }
-        uint8_t b = src[ip++];
-        len |= (uint32_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-        shift += 7;
-    }
+    if (tsfile_snappy_length(src, n, &len, &ip)) { *err_pos = ip; return 1; }
     if ((size_t)len != want) { *err_pos = 0; return 2; }
     while (ip < n) {
         uint8_t tag = src[ip];

@@ -108,9 +108,9 @@ def _decompress(body: bytes, comp: str, size: int) -> bytes:
     if comp == "ZSTD":
         return bytes(cramjam.zstd.decompress(body))
     if comp == "LZO":
-        import lzo
+        import lzokay
 
-        return lzo.decompress(body, False, size)
+        return lzokay.decompress(body, size)
     raise NotImplementedError(comp)
 
 

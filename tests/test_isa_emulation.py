@@ -49,7 +49,9 @@ def _native_cc():
     for name in (os.environ.get("CC", ""), "cc", "gcc", "clang"):
         if name and shutil.which(name):
             return shutil.which(name)
-    pytest.skip("no C compiler")
+    if REQUIRE:
+        pytest.fail("no C compiler (cc, gcc, clang or $CC) and TSFILE_REQUIRE_QEMU=1")
+    pytest.skip("no C compiler (cc, gcc, clang or $CC)")
 
 
 def _compile(cc, src, out, *flags):

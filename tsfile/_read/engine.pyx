@@ -74,6 +74,7 @@ cdef extern from "varint_scalar.h" nogil:
     int tsc_read_svarint32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
 
 cdef extern from "read_snappy.h":
+    int tsfile_snappy_length(const uint8_t *src, size_t n, uint32_t *length, size_t *pos) nogil
     int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
                                  size_t *err_pos) nogil
 
@@ -151,10 +152,22 @@ cdef int64_t INT64_MAX_ = 0x7FFFFFFFFFFFFFFF
 
 PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto": P_AUTO}
 
-# Largest expansion a page body can claim over its stored bytes, per compression: Snappy < 24x,
-# LZ4 and LZO < 256x, deflate < 1032x; ZSTD/LZMA2 decode through bounded streaming decoders in
-# tsfile.compression, which never allocate beyond what the stream really produces.
-cdef dict _MAX_RATIO = {0: 1, 1: 24, 2: 1040, 3: 256, 7: 256, 8: 1 << 30, 9: 1 << 30}
+# Largest expansion a page body can claim over its stored bytes, per compression, worked out from
+# each format in tsfile.compression.MAX_EXPANSION (Snappy 22, LZ4 and LZO 255, deflate 1032, ZSTD
+# 32768, LZMA2 2^19). Checked on every page header; page_body then checks the sizes the streams
+# state (Snappy here, the others in tsfile.compression) before anything is allocated.
+cdef dict _MAX_RATIO = dict(_compression.MAX_EXPANSION)
+# The error codes of read_snappy.h and read_lz4.h.
+cdef dict _SNAPPY_ERRORS = {
+    1: "bad length preamble", 2: "the stream's length differs from the page header's",
+    3: "truncated stream", 4: "decompresses to more than the page header says",
+    5: "bad copy offset", 6: "decompresses to less than the page header says",
+}
+cdef dict _LZ4_ERRORS = {
+    1: "truncated stream", 2: "decompresses to more than the page header says",
+    3: "bad match offset", 4: "decompresses to less than the page header says",
+    5: "length overflow",
+}
 
 cdef dict _ENCODING_NAMES = {
     0: "PLAIN", 1: "DICTIONARY", 2: "RLE", 3: "DIFF", 4: "TS_2DIFF", 5: "BITMAP",
@@ -486,6 +499,7 @@ cdef class Scratch:
     cdef uint8_t *vals
     cdef Py_ssize_t vals_cap
     cdef object vals_arr
+    cdef object held_body
 
     cdef uint8_t *need_body(self, Py_ssize_t n) except NULL:
         if n > self.body_cap or self.body == NULL:
@@ -493,6 +507,17 @@ cdef class Scratch:
             self.body = <uint8_t *>cnp.PyArray_DATA(self.body_arr)
             self.body_cap = max(n, 4096)
         return self.body
+
+    cdef const uint8_t *hold_body(self, object buf) except NULL:
+        """Keep ``buf`` (a decompressor's own output, the whole body of one page) alive as the
+        current page's body until the next page replaces it; a pointer to its bytes. Pass None
+        to release the previous one first (a large page should not wait for the next one)."""
+        cdef const uint8_t[::1] view
+        self.held_body = buf
+        if buf is None or len(buf) == 0:
+            return <const uint8_t *>b""
+        view = buf
+        return &view[0]
 
     cdef int64_t *need_ts(self, Py_ssize_t n) except NULL:
         if n > self.ts_cap or self.ts == NULL:
@@ -514,9 +539,11 @@ def new_scratch():
 
 
 cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
-    """The decompressed body of a page: a pointer into the file (uncompressed) or the scratch."""
+    """The decompressed body of a page: a pointer into the file (uncompressed) or into a buffer
+    the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output otherwise)."""
     cdef uint8_t *dst
     cdef size_t err_pos = 0
+    cdef uint32_t stated = 0
     cdef int rc
     cdef const uint8_t *src = fv.ptr + pg.body
     if ch.compression == C_UNCOMPRESSED:
@@ -524,26 +551,39 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
             raise corrupt(fv, f"uncompressed page with stored size {pg.csize} != {pg.usize}",
                           pg.body)
         return src
-    dst = s.need_body(pg.usize)
     if ch.compression == C_SNAPPY:
+        # The block's preamble states its exact size: match it with the page header before the
+        # buffer is sized from either.
+        if tsfile_snappy_length(src, pg.csize, &stated, &err_pos) != 0:
+            raise corrupt(fv, "bad SNAPPY page body (length preamble)", pg.body)
+        if stated != pg.usize:
+            raise corrupt(fv, f"SNAPPY page body: the stream says {stated} bytes, the page "
+                              f"header {pg.usize}", pg.body)
+        dst = s.need_body(pg.usize)
         with nogil:
             rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"bad SNAPPY page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+            raise corrupt(fv, f"SNAPPY page body: {_SNAPPY_ERRORS.get(rc, rc)} (byte {err_pos} "
+                              "of the body)", pg.body)
         return dst
     if ch.compression == C_LZ4:
+        dst = s.need_body(pg.usize)  # usize <= 255 x csize, checked with the page header
         with nogil:
             rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"bad LZ4 page body (error {rc})", pg.body + <Py_ssize_t>err_pos)
+            raise corrupt(fv, f"LZ4 page body: {_LZ4_ERRORS.get(rc, rc)} (byte {err_pos} of the "
+                              "body)", pg.body)
         return dst
+    # GZIP, ZSTD, LZMA2, LZO: tsfile.compression checks the size the stream states and bounds the
+    # decoder's output by the page header; its output buffer becomes the body as it is (one copy
+    # of the page in memory). The previous page's buffer is released first.
+    s.hold_body(None)
     try:
-        _compression.decompress_into(
-            ch.compression, fv.view[pg.body:pg.body + pg.csize],
-            <uint8_t[:pg.usize]>dst)
+        body = _compression.decompress(
+            ch.compression, fv.view[pg.body:pg.body + pg.csize], pg.usize)
     except CorruptDataError as exc:
         raise corrupt(fv, str(exc), pg.body) from None
-    return dst
+    return s.hold_body(body)
 
 
 # ------------------------------------------------------------------------------------------------
