@@ -420,3 +420,45 @@ def test_result_set_used_from_two_threads_at_once_raises():
         t.join(10)
     assert errors == [True]
     assert rs.get_row() == (3, 3)  # the first thread's next() completed normally
+
+
+def test_pooled_scratch_keeps_no_large_page_alive(tmp_path):
+    """After a read of a file with 40 MB pages, the scratch buffers the reader pools for the next
+    operations hold no page-sized memory (they kept the largest page ever read, for good)."""
+    import gc
+    import tracemalloc
+
+    from tsfile import (
+        ColumnCategory,
+        ColumnSchema,
+        Compressor,
+        TableSchema,
+        TSDataType,
+        TSEncoding,
+        TsFileTableWriter,
+    )
+
+    n = 5_000_000
+    path = tmp_path / "big_pages.tsfile"
+    schema = TableSchema(
+        "t",
+        [
+            ColumnSchema("d", TSDataType.STRING, ColumnCategory.TAG),
+            ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD, encoding=TSEncoding.PLAIN),
+        ],
+    )
+    rng = np.random.default_rng(1)
+    with TsFileTableWriter(str(path), schema, page_size=n, compression=Compressor.SNAPPY) as w:
+        w.write_arrays(np.arange(n, dtype=np.int64), {"d": "a", "v": rng.integers(0, 1 << 62, n)})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        columns = tsfile.read_table(str(path), "t", ["v"])
+        assert columns["v"].shape == (n,)
+        del columns
+        gc.collect()
+        left = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert left < 8 << 20, f"{left / 2**20:.1f} MiB still held after the read"

@@ -168,6 +168,8 @@ class _ScratchPool:
     (they run without the GIL) ever write to the same buffer. Up to ``keep`` stay warm for the
     next operations, of any reader."""
 
+    KEEP_BYTES = 16 << 20
+
     def __init__(self, keep=8):
         self.keep = keep
         self.free = []
@@ -180,6 +182,9 @@ class _ScratchPool:
         return engine.new_scratch()
 
     def give(self, scratch):
+        # A pooled scratch must not keep one huge page (or its decoder's output) alive for the
+        # rest of the process: buffers above KEEP_BYTES go when the operation ends.
+        scratch.reset(self.KEEP_BYTES)
         with self.lock:
             if len(self.free) < self.keep:
                 self.free.append(scratch)

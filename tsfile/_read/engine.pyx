@@ -533,6 +533,18 @@ cdef class Scratch:
             self.vals_cap = max(nbytes, 8192)
         return self.vals
 
+    def reset(self, Py_ssize_t keep_bytes):
+        """Drop the held page body and every buffer larger than ``keep_bytes``: a pooled scratch
+        then keeps no huge page alive after the operation that needed it (the next operation
+        that needs a large buffer allocates it again)."""
+        self.held_body = None
+        if self.body_cap > keep_bytes:
+            self.body_arr, self.body, self.body_cap = None, NULL, 0
+        if self.ts_cap * 8 > keep_bytes:
+            self.ts_arr, self.ts, self.ts_cap = None, NULL, 0
+        if self.vals_cap > keep_bytes:
+            self.vals_arr, self.vals, self.vals_cap = None, NULL, 0
+
 
 def new_scratch():
     return Scratch()
