@@ -31,13 +31,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "official"
 # -- a minimal, independent parser of the metadata area (format notes 9.3, 9.5, 9.6) -------------
 
 
-class _Cur:
-    def __init__(self, data: bytes, pos: int):
-        self.d, self.p = data, pos
-
-    def u8(self) -> int:
-        self.p += 1
-        return self.d[self.p - 1]
+class _Cur(_Buf):
+    """chunk_scan's cursor, plus fixed-width reads and strings returned with their offsets (the
+    tests patch bytes where a string starts)."""
 
     def i32(self) -> int:
         self.p += 4
@@ -47,19 +43,9 @@ class _Cur:
         self.p += 8
         return struct.unpack_from(">q", self.d, self.p - 8)[0]
 
-    def uvarint(self) -> int:
-        shift = v = 0
-        while True:
-            b = self.u8()
-            v |= (b & 0x7F) << shift
-            if b < 0x80:
-                return v
-            shift += 7
-
     def varstr(self):
         """(offset of the string's bytes, bytes); None for the null string."""
-        u = self.uvarint()
-        n = (u >> 1) ^ -(u & 1)
+        n = self.svarint()
         if n < 0:
             return None
         at = self.p
