@@ -18,8 +18,11 @@ values are bytes, never decoded. Schema codes no writer has and a damaged metada
 from __future__ import annotations
 
 import bisect
+import datetime
+import math
 import mmap
 import os
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -268,12 +271,17 @@ class _Operation:
     def __enter__(self):
         scratch = _SCRATCH.take()
         try:
-            self.reader._life.enter()  # last: once entered, __exit__ is sure to run
+            self.reader._life.enter()
         except BaseException:
             _SCRATCH.give(scratch)
             raise
         self.scratch = scratch
-        return scratch
+        try:
+            self.reader._check_unchanged()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return scratch  # from here on, __exit__ is sure to run
 
     def __exit__(self, *exc):
         _SCRATCH.give(self.scratch)
@@ -304,12 +312,78 @@ class _TagColumns:
         return arr[:n], None if mask is None else mask[:n]
 
 
+def _open_regular_file(path):
+    """A read-only descriptor of ``path``; UnsupportedError for anything but a regular file (a
+    FIFO or a device would block or cannot be mapped; O_NONBLOCK keeps the open itself from
+    waiting for a FIFO's writer)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise UnsupportedError(f"{path}: {kind}; a TsFile is read from a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _time_bound(value, name, is_start):
+    """One query bound as an int64 time, exact: a row is in the range when start <= t <= end.
+    None is unbounded; ints as they are; floats rounded inwards (start up, end down: t >= 2.5
+    means t >= 3), infinities unbounded; numpy datetime64, datetime.datetime and pandas
+    Timestamps in milliseconds, the writer's time unit (naive ones taken as UTC)."""
+    if value is None:
+        return INT64_MIN if is_start else INT64_MAX
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int or a datetime, not bool")
+    if isinstance(value, (int, np.integer)):
+        t = int(value)
+    elif isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            raise ValueError(f"{name} is NaN")
+        if math.isinf(v):
+            if (v > 0) == is_start:  # start at +inf / end at -inf: nothing can match
+                return INT64_MAX if is_start else INT64_MIN
+            return INT64_MIN if is_start else INT64_MAX
+        t = math.ceil(v) if is_start else math.floor(v)
+    elif isinstance(value, (np.datetime64, datetime.datetime)):
+        t = _datetime_ms(value, name, is_start)
+    else:
+        raise TypeError(f"{name} must be an int, a float or a datetime, not {type(value).__name__}")
+    if not INT64_MIN <= t <= INT64_MAX:
+        raise ValueError(f"{name} {value!r} does not fit in int64")
+    return t
+
+
+def _datetime_ms(value, name, is_start):
+    """A datetime bound in milliseconds, rounded inwards like a float bound."""
+    if value != value:  # NaT (numpy's and pandas')
+        raise ValueError(f"{name} is NaT")
+    if isinstance(value, np.datetime64):
+        if np.datetime_data(value.dtype)[0] in ("ns", "ps", "fs", "as"):
+            ns = int(value.astype("datetime64[ns]").astype(np.int64))
+        else:  # exact in microseconds, and no int64 nanosecond overflow for far dates
+            ns = int(value.astype("datetime64[us]").astype(np.int64)) * 1000
+    elif hasattr(value, "nanosecond") and isinstance(getattr(value, "value", None), int):
+        ns = value.value  # pandas.Timestamp: nanoseconds since the epoch, UTC
+    else:
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        delta = value - datetime.datetime(1970, 1, 1)
+        ns = (delta.days * 86_400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+    q, r = divmod(ns, 1_000_000)
+    return q + 1 if (is_start and r) else q
+
+
 def _time_bounds(start_time, end_time):
-    t1 = INT64_MIN if start_time is None else int(start_time)
-    t2 = INT64_MAX if end_time is None else int(end_time)
-    if not (INT64_MIN <= t1 <= INT64_MAX and INT64_MIN <= t2 <= INT64_MAX):
-        raise ValueError("start_time/end_time must fit in int64")
-    return t1, t2
+    return (
+        _time_bound(start_time, "start_time", True),
+        _time_bound(end_time, "end_time", False),
+    )
 
 
 def _path_code(path):
@@ -346,14 +420,15 @@ class TsFileReader:
         self._mm = None
         self._fv = None
         self._result_sets = set()
-        with open(self._path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                buf = b""
-            else:
-                # mmap: pages of the file are read on demand; nothing is copied up front.
-                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-                buf = self._mm
+        self._fd = _open_regular_file(self._path)
+        try:
+            size = os.fstat(self._fd).st_size
+            # mmap: pages of the file are read on demand; nothing is copied up front.
+            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if size else None
+        except BaseException:
+            os.close(self._fd)
+            raise
+        buf = b"" if self._mm is None else self._mm
         self._buf = buf
         self._size = size
         try:
@@ -383,6 +458,19 @@ class TsFileReader:
 
     # -- lifecycle -------------------------------------------------------------------------
 
+    def _check_unchanged(self):
+        """Raise if the file shrank since it was mapped. Touching a mapped page past the new end
+        of file kills the process (SIGBUS), so every operation checks first. Another process
+        truncating the file while an operation is already running is not caught: a file must
+        not be truncated in place while a reader has it open (this library's writer never does:
+        overwrite=True replaces the file by a new one)."""
+        size = os.fstat(self._fd).st_size
+        if size < self._size:
+            raise CorruptDataError(
+                f"{self._path}: the file was truncated to {size} bytes while the reader had it "
+                f"open ({self._size} bytes when opened); open it again"
+            )
+
     def _release(self):
         """Unmap the file; only when no operation runs on it (see _Lifetime)."""
         if self._fv is not None:
@@ -397,6 +485,9 @@ class TsFileReader:
                 # the mapping stays valid for it and is unmapped when the mmap is collected
                 pass
             self._mm = None
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
 
     def close(self):
         """Close the reader (idempotent; any thread). Waits for decodes running in other threads;
@@ -646,6 +737,15 @@ class TsFileReader:
                 if by_name[ln].category == ColumnCategory.TIME:
                     continue
                 req.append(ln)
+        if "time" in req:
+            # Results are keyed by name and their first column is "time": a TAG/FIELD column of
+            # that name (IoTDB reserves it; the official writer accepts it, and its reader then
+            # returns wrong rows) cannot be told apart from the timestamps.
+            raise UnsupportedError(
+                f"{self._path}: table {table_name!r} has a {by_name['time'].category.name} "
+                "column named 'time', the name of the timestamps in every result; query the "
+                "table's other columns by name"
+            )
         # ATTRIBUTE columns (IoTDB's; TsFile stores no chunks for them) are planned as fields
         # without chunks: all-null columns of their declared type, as the official reader
         # returns them, even where a series of that name exists.
