@@ -110,6 +110,7 @@ import os
 import numpy as np
 
 from tsfile import compression as _compression
+from tsfile._format.constants import HEADER, Marker
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
@@ -137,7 +138,6 @@ from tsfile.tablet import Tablet, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
 T = TSDataType
-HEADER = b"TsFile\x04"
 DEFAULT_MEMORY_THRESHOLD = 128 * 1024 * 1024
 DEFAULT_PAGE_SIZE = 10_000
 # The encoding byte of an "auto" column in the table schema when its chunks differ in encoding (or
@@ -707,7 +707,7 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
-        out = [b"\x00" + device_id(dev)]
+        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + device_id(dev)]
         offsets = []
         pos = self._pos + len(out[0])
         for _, _, chunk in chunks:
@@ -768,10 +768,11 @@ class TsFileWriter:
             # the buffer still holds, so the cut is at the last complete chunk group).
             self._file.seek(self._pos)
             self._file.truncate()
-        self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
+        # the operation index range (0, 0), as C++ writes it
+        self._file.write(bytes((Marker.OPERATION_INDEX_RANGE,)) + bytes(16))
         self._pos += 17
         meta_offset = self._pos
-        self._file.write(b"\x02")
+        self._file.write(bytes((Marker.SEPARATOR,)))
         self._pos += 1
         schemas = {name: t.schema_bytes() for name, t in self._tables.items()}
         tail = build_metadata(

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from tsfile._format.bytes import Cursor
 from tsfile.types import TSDataType
 
-BOOLEAN, INT32, INT64, FLOAT, DOUBLE, TEXT, VECTOR, UNKNOWN, TIMESTAMP, DATE, BLOB, STRING = range(
-    12
-)
+T = TSDataType
+VECTOR = T.VECTOR
 
 
 @dataclass(slots=True)
@@ -27,12 +26,12 @@ class Statistics:
 
 _FIXED = {
     # data type: (struct of the typed part: min, max, first, last, sum)
-    INT32: struct.Struct(">iiiiq"),
-    DATE: struct.Struct(">iiiiq"),
-    INT64: struct.Struct(">qqqqd"),
-    TIMESTAMP: struct.Struct(">qqqqd"),
-    FLOAT: struct.Struct(">ffffd"),
-    DOUBLE: struct.Struct(">ddddd"),
+    T.INT32: struct.Struct(">iiiiq"),
+    T.DATE: struct.Struct(">iiiiq"),
+    T.INT64: struct.Struct(">qqqqd"),
+    T.TIMESTAMP: struct.Struct(">qqqqd"),
+    T.FLOAT: struct.Struct(">ffffd"),
+    T.DOUBLE: struct.Struct(">ddddd"),
 }
 _HEAD = struct.Struct(">qq")
 
@@ -49,19 +48,19 @@ def read_statistics(cur: Cursor, data_type: int) -> Statistics:
         cur.need(fixed.size, "statistics")
         st.min, st.max, st.first, st.last, st.sum = fixed.unpack_from(cur.buf, cur.pos)
         cur.pos += fixed.size
-    elif t == BOOLEAN:
+    elif t == T.BOOLEAN:
         st.first = cur.u8("statistics first") != 0
         st.last = cur.u8("statistics last") != 0
         st.sum = cur.i64("statistics sum")
-    elif t == TEXT:
+    elif t == T.TEXT:
         st.first = cur.binstr_bytes("statistics first")
         st.last = cur.binstr_bytes("statistics last")
-    elif t == STRING:
+    elif t == T.STRING:
         st.first = cur.binstr_bytes("statistics first")
         st.last = cur.binstr_bytes("statistics last")
         st.min = cur.binstr_bytes("statistics min")
         st.max = cur.binstr_bytes("statistics max")
-    elif t in (BLOB, VECTOR):
+    elif t in (T.BLOB, T.VECTOR):
         pass
     else:
         raise cur.error(f"statistics of unknown data type {t}")
@@ -69,7 +68,7 @@ def read_statistics(cur: Cursor, data_type: int) -> Statistics:
 
 
 def check_data_type(cur: Cursor, code: int, at: int) -> int:
-    if code in (UNKNOWN,) or code > STRING:
+    if code in (T.UNKNOWN,) or code > T.STRING:
         raise cur.error(f"unknown data type {code}", at)
     return code
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 
+from tsfile._format.constants import MAGIC, IndexNodeType
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, BloomFilter
 from tsfile._write.serial import (
     binstr,
@@ -20,12 +21,7 @@ from tsfile._write.serial import (
 from tsfile._write.statistics import Statistics
 from tsfile.types import ColumnCategory
 
-INTERNAL_DEVICE = 0
-LEAF_DEVICE = 1
-INTERNAL_MEASUREMENT = 2
-LEAF_MEASUREMENT = 3
 DEFAULT_DEGREE = 256
-MAGIC = b"TsFile"
 
 # What the C++ 2.5 writer puts in every file (format notes 9.5), in its order.
 DEFAULT_PROPERTIES = (
@@ -142,20 +138,23 @@ def build_metadata(
         names = sorted(series, key=lambda s: s.encode("utf-8"))
         full = device_full_name(dev)
         dev_leaves = []
-        leaf = _Node(LEAF_MEASUREMENT)
+        leaf = _Node(IndexNodeType.LEAF_MEASUREMENT)
         for i, name in enumerate(names):
             if i % degree == 0:
                 if len(leaf.entries) == degree:
                     leaf.end = area.pos
                     dev_leaves.append(leaf)
-                    leaf = _Node(LEAF_MEASUREMENT)
+                    leaf = _Node(IndexNodeType.LEAF_MEASUREMENT)
                 leaf.entries.append((varstr(name), name, area.pos))
             area.write(series[name].serialize(name))
             bloom_entries.append(f"{full}.{name}")
         leaf.end = area.pos
         dev_leaves.append(leaf)
         leaves[dev] = dev_leaves
-    roots = {dev: _build_levels(area, leaves[dev], INTERNAL_MEASUREMENT, degree) for dev in ordered}
+    roots = {
+        dev: _build_levels(area, leaves[dev], IndexNodeType.INTERNAL_MEASUREMENT, degree)
+        for dev in ordered
+    }
 
     tables = {}
     for dev in ordered:
@@ -163,17 +162,19 @@ def build_metadata(
     table_roots = []
     for table in sorted(tables, key=lambda s: s.encode("utf-8")):
         nodes = []
-        node = _Node(LEAF_DEVICE)
+        node = _Node(IndexNodeType.LEAF_DEVICE)
         for dev in tables[table]:
             if len(node.entries) == degree:
                 node.end = area.pos
                 nodes.append(node)
-                node = _Node(LEAF_DEVICE)
+                node = _Node(IndexNodeType.LEAF_DEVICE)
             node.entries.append((device_id(dev), None, area.pos))
             area.write(roots[dev].serialize())
         node.end = area.pos
         nodes.append(node)
-        table_roots.append((table, _build_levels(area, nodes, INTERNAL_DEVICE, degree)))
+        table_roots.append(
+            (table, _build_levels(area, nodes, IndexNodeType.INTERNAL_DEVICE, degree))
+        )
 
     meta = bytearray(uvarint(len(table_roots)))
     for table, root in table_roots:
