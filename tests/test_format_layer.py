@@ -112,3 +112,129 @@ def test_written_file_starts_and_ends_with_the_constants(tmp_path):
     assert data.endswith(constants.MAGIC)
     # the chunk group of the one device follows the header
     assert data[constants.HEADER_SIZE] == constants.Marker.CHUNK_GROUP_HEADER
+
+
+# ------------------------------------------------------------------------------------------------
+# DeviceID: one byte encoding, one order, one UTF-8 policy
+
+
+def _schema(table="t", tag="id", field="v"):
+    from tsfile import ColumnSchema, TableSchema
+
+    return TableSchema(
+        table,
+        [
+            ColumnSchema(tag, TSDataType.STRING, ColumnCategory.TAG),
+            ColumnSchema(field, TSDataType.INT64, ColumnCategory.FIELD),
+        ],
+    )
+
+
+def _write_devices(path, tags, schema=None):
+    """One row per tag value (None: a null tag) into table t; returns the writer's file bytes."""
+    from tsfile import Tablet, TsFileWriter
+
+    schema = schema or _schema()
+    names = [c.column_name for c in schema.get_columns()]
+    with TsFileWriter(str(path)) as w:
+        w.register_table(schema)
+        tab = Tablet(names, [TSDataType.STRING, TSDataType.INT64], len(tags))
+        for r, tag in enumerate(tags):
+            tab.add_timestamp(r, r)
+            if tag is not None:
+                tab.add_value_by_name(names[0], r, tag)
+            tab.add_value_by_name(names[1], r, np.int64(r))
+        w.write_table(tab)
+    return path.read_bytes()
+
+
+# Segments whose UTF-8 order differs from their UTF-16 (Java) and code point orders are all
+# covered: U+FFFD sorts before U+1F600 in UTF-8 bytes and after it in UTF-16 units.
+SEGMENTS = [None, "", "a", "a.b", "\u00e9", "\ufffd", "\U0001f600", "z" * 200]
+
+
+@pytest.mark.parametrize("tag", SEGMENTS, ids=repr)
+def test_device_id_bytes_round_trip(tag):
+    from tsfile._format.bytes import Cursor
+    from tsfile._format.device import DeviceID, read_device_id, serialize_device_id
+
+    segments = ("t", tag)
+    data = serialize_device_id(segments)
+    assert DeviceID(segments).serialize() == data
+    got = read_device_id(Cursor(data, 0, len(data)))
+    assert got.segments == segments
+    assert got == DeviceID(segments)
+
+
+def test_device_order_is_utf8_bytes_null_first_prefix_first():
+    from tsfile._format.device import DeviceID, sort_key
+
+    devices = [("t", s) for s in SEGMENTS] + [("t",), ("t", "a", "b")]
+    by_key = sorted(devices, key=sort_key)
+    expected = sorted(
+        devices,
+        key=lambda d: [(s is not None, (s or "").encode("utf-8")) for s in d],
+    )
+    assert by_key == expected
+    assert sort_key(("t", "\ufffd")) < sort_key(("t", "\U0001f600"))  # UTF-8, not UTF-16
+    assert sorted(DeviceID(d) for d in devices) == [DeviceID(d) for d in by_key]
+
+
+def test_written_devices_are_read_back_in_the_shared_order(tmp_path):
+    from tsfile import TsFileReader
+    from tsfile._format.device import DeviceID, sort_key
+
+    tags = ["\U0001f600", "b", None, "\ufffd", "a", "\u00e9"]
+    _write_devices(tmp_path / "d.tsfile", tags)
+    with TsFileReader(str(tmp_path / "d.tsfile")) as r:
+        got = r.get_all_devices()
+    assert got == [DeviceID(d) for d in sorted((("t", s) for s in tags), key=sort_key)]
+
+
+def test_table_name_with_lone_surrogate_is_refused_at_registration(tmp_path):
+    # before: accepted, then UnicodeEncodeError while sorting devices at close(), and close()
+    # itself failed, leaving a file without its metadata
+    from tsfile import TsFileReader, TsFileWriter
+    from tsfile.errors import EncodeError
+
+    path = tmp_path / "s.tsfile"
+    with TsFileWriter(str(path)) as w:
+        with pytest.raises(EncodeError, match=r"table name 't\\udc80'.*character 1"):
+            w.register_table(_schema(table="t\udc80"))
+    with TsFileReader(str(path)) as r:  # the file is complete (and empty)
+        assert r.get_all_devices() == []
+
+
+def test_column_name_with_lone_surrogate_is_refused_as_encode_error(tmp_path):
+    # before: UnicodeEncodeError (not a TsFileError) from register_table
+    from tsfile import TsFileWriter
+    from tsfile.errors import EncodeError
+
+    with TsFileWriter(str(tmp_path / "c.tsfile")) as w:
+        with pytest.raises(EncodeError, match=r"column name 'v\\udc81'"):
+            w.register_table(_schema(field="v\udc81"))
+        w.register_table(_schema())  # the writer stays usable
+
+
+def test_property_with_lone_surrogate_is_refused_when_added(tmp_path):
+    # before: the key was accepted and close() raised UnicodeEncodeError writing the metadata;
+    # a str value raised UnicodeEncodeError (not a TsFileError)
+    from tsfile import TsFileReader, TsFileWriter
+    from tsfile.errors import EncodeError
+
+    path = tmp_path / "p.tsfile"
+    with TsFileWriter(str(path)) as w:
+        with pytest.raises(EncodeError, match="property key"):
+            w.add_tsfile_property("k\udc80", b"v")
+        with pytest.raises(EncodeError, match="value"):
+            w.add_tsfile_property("k", "v\udc80")
+        w.add_tsfile_property("k", "v")
+    with TsFileReader(str(path)) as r:
+        assert r.get_tsfile_properties()["k"] == b"v"
+
+
+def test_tag_value_with_lone_surrogate_is_refused_at_the_write_call(tmp_path):
+    from tsfile.errors import TypeMismatchError
+
+    with pytest.raises(TypeMismatchError, match="not valid Unicode"):
+        _write_devices(tmp_path / "g.tsfile", ["ok", "x\udc80"])

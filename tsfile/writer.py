@@ -111,11 +111,11 @@ import numpy as np
 
 from tsfile import compression as _compression
 from tsfile._format.constants import HEADER, Marker
+from tsfile._format.device import serialize_device_id, sort_key, text_utf8
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
-from tsfile._write.serial import device_id, device_sort_key
 from tsfile._write.values import (
     check_tag_value,
     check_value,
@@ -151,6 +151,11 @@ class _Table:
     def __init__(self, schema: TableSchema, writer: TsFileWriter):
         self.schema = schema
         self.name = schema.get_table_name()
+        # Names the file stores must encode to UTF-8 (the policy of tsfile._format.device):
+        # refused here, not when the file is closed.
+        text_utf8(self.name, "table name")
+        for column in schema.get_columns():
+            text_utf8(column.column_name, f"table {self.name!r}: column name")
         self.tags = [c.column_name for c in schema.get_tag_columns()]
         self.fields = sorted(
             (c for c in schema.get_field_columns()), key=lambda c: c.column_name.encode("utf-8")
@@ -340,8 +345,9 @@ class TsFileWriter:
 
     def add_tsfile_property(self, key: str, value) -> None:
         self._check_open()
+        text_utf8(str(key), "property key")  # stored at close: refuse it now
         if isinstance(value, str):
-            value = value.encode("utf-8")
+            value = text_utf8(value, f"property {key!r}: value")
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
         self._properties[str(key)] = None if value is None else bytes(value)
@@ -647,7 +653,7 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
-        for dev in sorted(self._buffers, key=device_sort_key):
+        for dev in sorted(self._buffers, key=sort_key):
             if self._torn:
                 break
             pieces = self._buffers.pop(dev)
@@ -707,7 +713,7 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
-        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + device_id(dev)]
+        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
         offsets = []
         pos = self._pos + len(out[0])
         for _, _, chunk in chunks:

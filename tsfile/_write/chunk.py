@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tsfile._format.bytes import i32, uvarint, varstr
 from tsfile._format.constants import TIME_COLUMN_MASK, VALUE_COLUMN_MASK, Marker
 from tsfile._write import encoders
-from tsfile._write.serial import i32, uvarint, varstr
 from tsfile._write.statistics import (
     Statistics,
     is_numeric,

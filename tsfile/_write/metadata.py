@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import struct
 
+from tsfile._format.bytes import binstr, i64, svarint, uvarint, varstr
 from tsfile._format.constants import MAGIC, IndexNodeType
+from tsfile._format.device import device_path, serialize_device_id, sort_key
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, BloomFilter
-from tsfile._write.serial import (
-    binstr,
-    device_full_name,
-    device_id,
-    device_sort_key,
-    i64,
-    svarint,
-    uvarint,
-    varstr,
-)
 from tsfile._write.statistics import Statistics
 from tsfile.types import ColumnCategory
 
@@ -130,13 +122,13 @@ def build_metadata(
     if degree < 2:
         raise ValueError("index degree must be at least 2")
     area = _Area(base)
-    ordered = sorted(devices, key=device_sort_key)
+    ordered = sorted(devices, key=sort_key)
     bloom_entries = []
     leaves = {}
     for dev in ordered:
         series = devices[dev]
         names = sorted(series, key=lambda s: s.encode("utf-8"))
-        full = device_full_name(dev)
+        full = device_path(dev)
         dev_leaves = []
         leaf = _Node(IndexNodeType.LEAF_MEASUREMENT)
         for i, name in enumerate(names):
@@ -168,7 +160,7 @@ def build_metadata(
                 node.end = area.pos
                 nodes.append(node)
                 node = _Node(IndexNodeType.LEAF_DEVICE)
-            node.entries.append((device_id(dev), None, area.pos))
+            node.entries.append((serialize_device_id(dev), None, area.pos))
             area.write(roots[dev].serialize())
         node.end = area.pos
         nodes.append(node)

@@ -13,8 +13,8 @@ import struct
 
 import numpy as np
 
+from tsfile._format.bytes import binstr, uvarint
 from tsfile._write._stats import numeric_chunk_stats, page_min_max_sum
-from tsfile._write.serial import binstr, uvarint
 from tsfile.types import TSDataType
 
 T = TSDataType
