@@ -238,3 +238,135 @@ def test_tag_value_with_lone_surrogate_is_refused_at_the_write_call(tmp_path):
 
     with pytest.raises(TypeMismatchError, match="not valid Unicode"):
         _write_devices(tmp_path / "g.tsfile", ["ok", "x\udc80"])
+
+
+# ------------------------------------------------------------------------------------------------
+# statistics: one model for both directions
+
+SAMPLES = {
+    TSDataType.BOOLEAN: [True, False, True],
+    TSDataType.INT32: [5, -(2**31), 2**31 - 1],
+    TSDataType.DATE: [20240101, 19700101, 99991231],
+    TSDataType.INT64: [7, -(2**63), 2**63 - 1],
+    TSDataType.TIMESTAMP: [0, -5, 1 << 40],
+    TSDataType.FLOAT: [1.5, -np.inf, 3.25],
+    TSDataType.DOUBLE: [0.1, -0.0, 1e300],
+    TSDataType.TEXT: [b"b", b"\xc3\xa9", b""],
+    TSDataType.STRING: [b"m", b"a", b"\xf0\x9f\x98\x80"],
+    TSDataType.BLOB: [b"\x00", b"\xff", b"x"],
+    TSDataType.VECTOR: [1, 2, 3],
+}
+
+
+def _model_statistics(dt, values, times):
+    """Statistics of values by the rules of format notes 6, computed independently here."""
+    from tsfile._format.statistics import LAYOUTS, Statistics
+
+    fields = LAYOUTS[dt].fields
+    if dt in (TSDataType.INT64, TSDataType.TIMESTAMP, TSDataType.FLOAT, TSDataType.DOUBLE):
+        total = 0.0  # a double, added value by value as the official writers do
+        for v in values:
+            total += float(v)
+    else:
+        total = int(sum(values)) if "sum" in fields else None
+    computed = {
+        "min": min(values),
+        "max": max(values),
+        "first": values[0],
+        "last": values[-1],
+        "sum": total,
+    }
+    st = Statistics(dt, len(values), times[0], times[-1])
+    for name in fields:
+        setattr(st, name, computed[name])
+    return st
+
+
+def test_every_written_type_has_one_statistics_layout():
+    from tsfile._format.statistics import LAYOUTS, NUMERIC_TYPES
+
+    assert set(LAYOUTS) == set(TSDataType) - {TSDataType.UNKNOWN}
+    assert NUMERIC_TYPES == {
+        TSDataType.BOOLEAN,
+        TSDataType.INT32,
+        TSDataType.DATE,
+        TSDataType.INT64,
+        TSDataType.TIMESTAMP,
+        TSDataType.FLOAT,
+        TSDataType.DOUBLE,
+    }
+    # the reader and the writer use the same class
+    import tsfile._format.metadata as reader_meta
+    import tsfile._write.metadata as writer_meta
+    import tsfile._write.statistics as writer_stats
+    from tsfile._format.statistics import Statistics
+
+    assert reader_meta.Statistics is writer_stats.Statistics is writer_meta.Statistics is Statistics
+
+
+@pytest.mark.parametrize("dt", list(SAMPLES), ids=str)
+def test_statistics_serialize_then_parse_round_trips(dt):
+    from tsfile._format.bytes import Cursor
+    from tsfile._format.statistics import read_statistics
+
+    st = _model_statistics(dt, SAMPLES[dt], [10, 20, 30])
+    data = st.serialize()
+    back = read_statistics(Cursor(data, 0, len(data)), int(dt))
+    assert back == st
+    assert back.serialize() == data
+
+
+@pytest.mark.parametrize("dt", list(SAMPLES), ids=str)
+def test_empty_statistics_are_zeros(dt):
+    from tsfile._format.statistics import LAYOUTS, Statistics
+
+    layout = LAYOUTS[dt]
+    typed = layout.fixed.size if layout.fixed is not None else 4 * len(layout.fields)
+    assert Statistics(dt).serialize() == bytes(1 + 16 + typed)
+
+
+@pytest.mark.parametrize(
+    "dt",
+    [
+        t
+        for t in SAMPLES
+        if t not in (TSDataType.TEXT, TSDataType.STRING, TSDataType.BLOB, TSDataType.VECTOR)
+    ],
+    ids=str,
+)
+def test_compiled_page_statistics_equal_the_model(dt):
+    """_stats.pyx serializes numeric page statistics in C: byte for byte the model's layout, and
+    its chunk statistics the model's merge of the pages."""
+    from tsfile._format.statistics import Statistics
+    from tsfile._write.statistics import numeric_value_statistics
+
+    vals = SAMPLES[dt] + SAMPLES[dt][::-1] + SAMPLES[dt][:1]
+    arr = np.array(vals, dtype=dt.numpy_dtype)
+    times = np.arange(100, 100 + len(vals), dtype=np.int64)
+    offsets = [0, 3, 3, 7]  # three pages, the middle one empty
+    pages, chunk = numeric_value_statistics(dt, arr, times, offsets, True)
+    expected_pages, merged = [], Statistics(dt)
+    for a, b in zip(offsets[:-1], offsets[1:], strict=True):
+        if a == b:
+            expected_pages.append(None)
+            continue
+        st = _model_statistics(dt, arr[a:b].tolist(), times[a:b].tolist())
+        expected_pages.append(st.serialize())
+        merged.merge(st)
+    assert pages == expected_pages
+    assert chunk.serialize() == merged.serialize()
+
+
+def test_statistics_of_a_written_file_parse_to_the_writers_statistics(tmp_path):
+    """What the writer serializes into the index is what the reader parses (one model)."""
+    from tsfile import TsFileReader
+    from tsfile._format.statistics import Statistics
+
+    _write_devices(tmp_path / "w.tsfile", ["a", "a", "a"])
+    with TsFileReader(str(tmp_path / "w.tsfile")) as r:
+        ((dev, rng),) = r._devices("t")
+        series = r._series("t", rng)
+    st = series["v"].statistics
+    assert isinstance(st, Statistics)
+    assert (st.count, st.start_time, st.end_time) == (3, 0, 2)
+    assert (st.min, st.max, st.first, st.last, st.sum) == (0, 2, 0, 2, 3.0)
