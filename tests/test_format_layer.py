@@ -370,3 +370,34 @@ def test_statistics_of_a_written_file_parse_to_the_writers_statistics(tmp_path):
     assert isinstance(st, Statistics)
     assert (st.count, st.start_time, st.end_time) == (3, 0, 2)
     assert (st.min, st.max, st.first, st.last, st.sum) == (0, 2, 0, 2, 3.0)
+
+
+def test_devices_in_the_java_writers_order_are_read(tmp_path, monkeypatch):
+    """The Java writer sorts devices by String.compareTo (UTF-16 units): U+1F600 before U+FFFD,
+    the reverse of the C++ (UTF-8) order. Before: such an index was CorruptDataError "out of
+    order" (and a bisect in the UTF-8 order could not find its devices)."""
+    import tsfile._write.metadata as writer_meta
+    import tsfile.writer as writer_mod
+    from tsfile import TsFileReader
+    from tsfile._format.device import DeviceID, java_sort_key, sort_key
+
+    tags = ["\ufffd", "\U0001f600", "a", "\ue000x", None]
+    java = sorted((("t", s) for s in tags), key=java_sort_key)
+    assert java != sorted(java, key=sort_key)  # the two orders differ for these devices
+    monkeypatch.setattr(writer_meta, "sort_key", java_sort_key)  # write as Java would
+    monkeypatch.setattr(writer_mod, "sort_key", java_sort_key)
+    _write_devices(tmp_path / "j.tsfile", tags)
+    monkeypatch.undo()
+    with TsFileReader(str(tmp_path / "j.tsfile")) as r:
+        assert r.get_all_devices() == [DeviceID(d) for d in java]
+        for d in java:
+            assert r.get_timeseries_names(DeviceID(d)) == ["v"]
+
+
+def test_duplicate_device_is_refused_in_either_order():
+    from tsfile._format.device import DeviceID
+
+    a, b = DeviceID(("t", "\ufffd")), DeviceID(("t", "\U0001f600"))
+    assert a.precedes(b) and b.precedes(a)  # C++ order, Java order
+    assert not a.precedes(DeviceID(("t", "\ufffd")))
+    assert not DeviceID(("t", "b")).precedes(DeviceID(("t", "a")))

@@ -8,8 +8,9 @@ wraps them in DeviceID. Both use:
 * one byte encoding (serialize_device_id / read_device_id): uvarint segment count, then each
   segment as a varstr (None: the null string);
 * one order (sort_key): segment by segment, null before any string, strings by their UTF-8 bytes
-  (the C++ writer's std::string order), a prefix before its extensions. The reader also accepts
-  Java's UTF-16 order where it checks the order of names (tsfile._format.metadata.names_increase);
+  (the C++ writer's std::string order), a prefix before its extensions. Where the reader checks
+  the order of a file's devices it also accepts Java's (DeviceID.precedes: strings by UTF-16
+  units, String.compareTo), as it does for names (tsfile._format.metadata.names_increase);
 * one UTF-8 policy, strict: the writer refuses a segment that does not encode to UTF-8 (a lone
   surrogate) before anything is buffered: a table name with EncodeError when the table is
   registered (text_utf8), a tag value with TypeMismatchError at the write call
@@ -54,6 +55,15 @@ def sort_key(segments, errors: str = "strict"):
     return tuple((0, b"") if s is None else (1, s.encode("utf-8", errors)) for s in segments)
 
 
+def java_sort_key(segments):
+    """The Java writer's device order (StringArrayDeviceID.compareTo): as sort_key, but strings
+    by UTF-16 units. It differs from sort_key only between supplementary characters and
+    U+E000..U+FFFF."""
+    return tuple(
+        (0, b"") if s is None else (1, s.encode("utf-16-be", "surrogatepass")) for s in segments
+    )
+
+
 def device_path(segments) -> str:
     """Segments joined with '.', a null segment as the text 'null' (bloom filter / APIs)."""
     return ".".join("null" if s is None else s for s in segments)
@@ -88,6 +98,11 @@ class DeviceID:
 
     def serialize(self) -> bytes:
         return serialize_device_id(self.segments)
+
+    def precedes(self, other: DeviceID) -> bool:
+        """True if self sorts strictly before other as a C++ (sort_key) or a Java (java_sort_key)
+        writer sorts devices, so a file of either passes; an equal device never does."""
+        return self < other or java_sort_key(self.segments) < java_sort_key(other.segments)
 
     def tag_values(self, n_tags: int) -> tuple:
         """The tag values padded with None (Java strips trailing null segments)."""

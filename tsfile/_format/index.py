@@ -68,7 +68,7 @@ class IndexWalker:
         prev = None
         series_indexes = set()
         for key, rng, at in self._devices(root, 0, {root.at}):
-            if prev is not None and not prev < key:
+            if prev is not None and not prev.precedes(key):
                 what = "duplicate" if prev == key else "out of order"
                 raise self._error(
                     f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at

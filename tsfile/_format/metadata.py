@@ -94,7 +94,7 @@ def _check_keys_increase(cur: Cursor, entries: list, device_level: bool) -> None
     the index (13.2) would miss every key after a duplicate or misplaced one, so either is
     corruption, named at the entry."""
     for prev, e in zip(entries, entries[1:], strict=False):
-        ok = prev.key < e.key if device_level else names_increase(prev.key, e.key)
+        ok = prev.key.precedes(e.key) if device_level else names_increase(prev.key, e.key)
         if not ok:
             what = "duplicate" if prev.key == e.key else "out of order"
             raise cur.error(
