@@ -79,6 +79,8 @@ _FIELD_TYPES = {t: _coercions(lay) for t, lay in LAYOUTS.items() if lay.fixed is
 # {data type: {carried field: its zero}}; a field missing here is None
 _ZEROS = {t: dict.fromkeys(lay.fields, lay.zero) for t, lay in LAYOUTS.items()}
 _NONE: dict = {}
+# {data type: (fixed struct, fields, fields in the constructor's order)} for read_statistics
+_PARSE = {t: (lay.fixed, lay.fields, lay.fields is _NUMBER_FIELDS) for t, lay in LAYOUTS.items()}
 
 
 class Statistics:
@@ -113,12 +115,15 @@ class Statistics:
         self.count = count
         self.start_time = start_time
         self.end_time = end_time
-        zeros = _ZEROS.get(data_type, _NONE)
-        self.min = zeros.get("min") if min is None else min
-        self.max = zeros.get("max") if max is None else max
-        self.first = zeros.get("first") if first is None else first
-        self.last = zeros.get("last") if last is None else last
-        self.sum = zeros.get("sum") if sum is None else sum
+        self.min = min
+        self.max = max
+        self.first = first
+        self.last = last
+        self.sum = sum
+        if min is None or max is None or first is None or last is None or sum is None:
+            for name, zero in _ZEROS.get(data_type, _NONE).items():
+                if getattr(self, name) is None:
+                    setattr(self, name, zero)
 
     @property
     def layout(self) -> StatsLayout:
@@ -180,21 +185,24 @@ def read_statistics(cur: Cursor, data_type: int) -> Statistics:
     """Parse statistics of ``data_type`` at the cursor (bounds-checked; CorruptDataError names
     the file offset). String fields stay bytes."""
     at = cur.pos
-    layout = LAYOUTS.get(data_type)
-    if layout is None:
+    parse = _PARSE.get(data_type)
+    if parse is None:
         raise cur.error(f"statistics of unknown data type {data_type}", at)
+    fixed, fields, positional = parse
     count = cur.uvarint("statistics count")
     cur.need(_HEAD.size, "statistics start/end time")
     start, end = _HEAD.unpack_from(cur.buf, cur.pos)
     cur.pos += _HEAD.size
-    st = Statistics(data_type, count, start, end)
-    if layout.fixed is not None:
-        cur.need(layout.fixed.size, "statistics")
-        values = layout.fixed.unpack_from(cur.buf, cur.pos)
-        cur.pos += layout.fixed.size
+    if fixed is not None:
+        cur.need(fixed.size, "statistics")
+        values = fixed.unpack_from(cur.buf, cur.pos)
+        cur.pos += fixed.size
     else:
-        values = [cur.binstr_bytes(f"statistics {name}") for name in layout.fields]
-    for name, value in zip(layout.fields, values, strict=True):
+        values = [cur.binstr_bytes(f"statistics {name}") for name in fields]
+    if positional:
+        return Statistics(data_type, count, start, end, *values)
+    st = Statistics(data_type, count, start, end)
+    for name, value in zip(fields, values, strict=True):
         setattr(st, name, value)
     return st
 
