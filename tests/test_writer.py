@@ -245,7 +245,7 @@ def test_numeric_statistics_against_numpy(dt):
     offsets = [0, 300, 300, 650, 1000]  # the second page is empty
     pages, chunk = numeric_value_statistics(dt, vals, times, offsets, True)
     assert pages[1] is None
-    assert chunk.count == n and chunk.start == times[0] and chunk.end == times[-1]
+    assert chunk.count == n and chunk.start_time == times[0] and chunk.end_time == times[-1]
     for p, (a, b) in enumerate(zip(offsets[:-1], offsets[1:], strict=True)):
         if a == b:
             continue

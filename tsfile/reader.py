@@ -450,7 +450,7 @@ class TsFileReader:
         # are atomic under the GIL, and what they hold never changes once stored (two threads
         # may both compute an entry; they store equal values).
         self._devices_cache = {}
-        self._device_keys = {}  # index root -> [DeviceID] of _devices(), for bisect
+        self._device_keys = {}  # index root -> {DeviceID: its index in _devices()}
         self._series_cache = {}
         self._chunks = {}
         self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
@@ -604,11 +604,12 @@ class TsFileReader:
         if key not in self._meta.table_roots:
             raise DeviceNotExistError(f"no device {device!r} in {self._path}")
         devs = self._devices(key)
-        keys = self._device_keys.get(key)
-        if keys is None:  # built once per root: rebuilding it made each lookup O(devices)
-            keys = self._device_keys[key] = [d for d, _ in devs]
-        i = bisect.bisect_left(keys, dev_id)
-        if i == len(keys) or keys[i] != dev_id:
+        index = self._device_keys.get(key)
+        if index is None:  # built once per root: rebuilding it made each lookup O(devices)
+            # a dict, not a bisect: the index is in the C++ or the Java device order
+            index = self._device_keys[key] = {d: i for i, (d, _) in enumerate(devs)}
+        i = index.get(dev_id)
+        if i is None:
             raise DeviceNotExistError(f"no device {device!r} in {self._path}")
         return devs[i]
 

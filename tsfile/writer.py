@@ -110,11 +110,12 @@ import os
 import numpy as np
 
 from tsfile import compression as _compression
+from tsfile._format.constants import HEADER, Marker
+from tsfile._format.device import serialize_device_id, sort_key, text_utf8
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
-from tsfile._write.serial import device_id, device_sort_key
 from tsfile._write.values import (
     check_tag_value,
     check_value,
@@ -137,7 +138,6 @@ from tsfile.tablet import Tablet, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
 T = TSDataType
-HEADER = b"TsFile\x04"
 DEFAULT_MEMORY_THRESHOLD = 128 * 1024 * 1024
 DEFAULT_PAGE_SIZE = 10_000
 # The encoding byte of an "auto" column in the table schema when its chunks differ in encoding (or
@@ -151,6 +151,11 @@ class _Table:
     def __init__(self, schema: TableSchema, writer: TsFileWriter):
         self.schema = schema
         self.name = schema.get_table_name()
+        # Names the file stores must encode to UTF-8 (the policy of tsfile._format.device):
+        # refused here, not when the file is closed.
+        text_utf8(self.name, "table name")
+        for column in schema.get_columns():
+            text_utf8(column.column_name, f"table {self.name!r}: column name")
         self.tags = [c.column_name for c in schema.get_tag_columns()]
         self.fields = sorted(
             (c for c in schema.get_field_columns()), key=lambda c: c.column_name.encode("utf-8")
@@ -340,8 +345,9 @@ class TsFileWriter:
 
     def add_tsfile_property(self, key: str, value) -> None:
         self._check_open()
+        text_utf8(str(key), "property key")  # stored at close: refuse it now
         if isinstance(value, str):
-            value = value.encode("utf-8")
+            value = text_utf8(value, f"property {key!r}: value")
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
         self._properties[str(key)] = None if value is None else bytes(value)
@@ -647,7 +653,7 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
-        for dev in sorted(self._buffers, key=device_sort_key):
+        for dev in sorted(self._buffers, key=sort_key):
             if self._torn:
                 break
             pieces = self._buffers.pop(dev)
@@ -707,7 +713,7 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
-        out = [b"\x00" + device_id(dev)]
+        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
         offsets = []
         pos = self._pos + len(out[0])
         for _, _, chunk in chunks:
@@ -768,10 +774,11 @@ class TsFileWriter:
             # the buffer still holds, so the cut is at the last complete chunk group).
             self._file.seek(self._pos)
             self._file.truncate()
-        self._file.write(b"\x04" + bytes(16))  # OPERATION_INDEX_RANGE (0, 0), as C++ writes
+        # the operation index range (0, 0), as C++ writes it
+        self._file.write(bytes((Marker.OPERATION_INDEX_RANGE,)) + bytes(16))
         self._pos += 17
         meta_offset = self._pos
-        self._file.write(b"\x02")
+        self._file.write(bytes((Marker.SEPARATOR,)))
         self._pos += 1
         schemas = {name: t.schema_bytes() for name, t in self._tables.items()}
         tail = build_metadata(

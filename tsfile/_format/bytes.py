@@ -1,7 +1,9 @@
-"""A bounds-checked cursor over a region of the file (format notes section 1).
+"""Byte-level building blocks of the TsFile format (format notes section 1), in both directions:
+the encoders the writer uses (varints, the two string forms, big-endian fixed-width numbers) and a
+bounds-checked cursor the reader parses with.
 
-Every read checks the bytes left in the region before touching them and raises CorruptDataError
-naming the absolute file offset and what was being read.
+Every read of the cursor checks the bytes left in the region before touching them and raises
+CorruptDataError naming the absolute file offset and what was being read.
 
 Text policy (the same for every name and value the reader decodes, see tsfile.reader): the format
 stores names and TEXT/STRING values as UTF-8, and bytes that are not valid UTF-8 are corruption.
@@ -19,6 +21,59 @@ _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _F32 = struct.Struct(">f")
 _F64 = struct.Struct(">d")
+
+
+# ------------------------------------------------------------------------------------------------
+# encoding (the writer)
+
+
+def uvarint(value: int) -> bytes:
+    """Unsigned LEB128 of a 32-bit value (Java writeUnsignedVarInt); writers never need more."""
+    if value < 0 or value > 0xFFFFFFFF:
+        raise ValueError(f"uvarint out of the 32-bit range: {value}")
+    if value < 0x80:
+        return bytes((value,))
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def svarint(value: int) -> bytes:
+    """Zigzag varint of a 32-bit signed value (Java writeVarInt)."""
+    if value < -(1 << 31) or value >= (1 << 31):
+        raise ValueError(f"svarint out of the 32-bit range: {value}")
+    return uvarint(((value << 1) ^ (value >> 31)) & 0xFFFFFFFF)
+
+
+def varstr(value: bytes | str | None) -> bytes:
+    """svarint length + bytes; None is the null string (length -1)."""
+    if value is None:
+        return b"\x01"
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    return svarint(len(value)) + value
+
+
+def binstr(value: bytes | str) -> bytes:
+    """i32 big-endian length + bytes (statistics and table schemas)."""
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    return _I32.pack(len(value)) + value
+
+
+def i32(value: int) -> bytes:
+    return _I32.pack(value)
+
+
+def i64(value: int) -> bytes:
+    return _I64.pack(value)
+
+
+# ------------------------------------------------------------------------------------------------
+# decoding (the reader)
 
 
 class Cursor:

@@ -1,12 +1,72 @@
-"""Device IDs (format notes 4.2): segments, ordering, full names, tree-model paths."""
+"""Device IDs (format notes 4.2), the one definition the reader and the writer share: segments,
+their bytes, their order, full names, tree-model paths.
+
+A device ID is a tuple of segments: the table name, then the tag values (str, or None for a null
+tag). The writer keys its buffers by such tuples and uses the functions below on them; the reader
+wraps them in DeviceID. Both use:
+
+* one byte encoding (serialize_device_id / read_device_id): uvarint segment count, then each
+  segment as a varstr (None: the null string);
+* one order (sort_key): segment by segment, null before any string, strings by their UTF-8 bytes
+  (the C++ writer's std::string order), a prefix before its extensions. Where the reader checks
+  the order of a file's devices it also accepts Java's (DeviceID.precedes: strings by UTF-16
+  units, String.compareTo), as it does for names (tsfile._format.metadata.names_increase);
+* one UTF-8 policy, strict: the writer refuses a segment that does not encode to UTF-8 (a lone
+  surrogate) before anything is buffered: a table name with EncodeError when the table is
+  registered (text_utf8), a tag value with TypeMismatchError at the write call
+  (tsfile._write.values.check_tag_value); the reader raises CorruptDataError for segments in the
+  file that are not valid UTF-8 (read_device_id).
+"""
 
 from __future__ import annotations
 
-from tsfile._format.bytes import Cursor
+from tsfile._format.bytes import Cursor, uvarint, varstr
+from tsfile.errors import EncodeError
 
 # A device with more segments than this is certainly corrupt (tables have at most a few thousand
 # tag columns); the bound also keeps a damaged count from looping for long.
 MAX_SEGMENTS = 1 << 16
+
+
+def text_utf8(text: str, what: str) -> bytes:
+    """The UTF-8 bytes of a name or segment the writer is given; one that cannot be encoded (a
+    lone surrogate) is EncodeError naming it and the character."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError(
+            f"{what} {text!r} is not valid Unicode ({exc.reason} at character {exc.start})"
+        ) from None
+
+
+def serialize_device_id(segments) -> bytes:
+    """StringArrayDeviceID: uvarint segment count + varstr segments (None = null segment)."""
+    return uvarint(len(segments)) + b"".join(
+        varstr(None if s is None else text_utf8(s, "device ID segment")) for s in segments
+    )
+
+
+def sort_key(segments, errors: str = "strict"):
+    """The device order above as a tuple key (Python tuple order gives the prefix rule).
+
+    errors="surrogatepass" serves only a reader's lookup key given by a caller: one holding a
+    lone surrogate then compares (and matches nothing) instead of raising. Segments read from a
+    file are valid UTF-8 (read_device_id), and the writer refuses others (text_utf8)."""
+    return tuple((0, b"") if s is None else (1, s.encode("utf-8", errors)) for s in segments)
+
+
+def java_sort_key(segments):
+    """The Java writer's device order (StringArrayDeviceID.compareTo): as sort_key, but strings
+    by UTF-16 units. It differs from sort_key only between supplementary characters and
+    U+E000..U+FFFF."""
+    return tuple(
+        (0, b"") if s is None else (1, s.encode("utf-16-be", "surrogatepass")) for s in segments
+    )
+
+
+def device_path(segments) -> str:
+    """Segments joined with '.', a null segment as the text 'null' (bloom filter / APIs)."""
+    return ".".join("null" if s is None else s for s in segments)
 
 
 class DeviceID:
@@ -29,21 +89,20 @@ class DeviceID:
 
     @property
     def path(self) -> str:
-        """Segments joined with '.', a null segment as the text 'null' (bloom filter / APIs)."""
-        return ".".join("null" if s is None else s for s in self.segments)
+        return device_path(self.segments)
 
     def sort_key(self):
-        # null sorts before any string; strings by UTF-8 bytes; a prefix sorts first (tuples do).
-        # Segments read from a file are valid UTF-8 (read_device_id decodes strictly, as the
-        # writer encodes); "surrogatepass" only serves a caller's lookup key holding a lone
-        # surrogate, which then compares (and matches nothing) instead of raising
-        # UnicodeEncodeError.
         if self._key is None:
-            self._key = tuple(
-                (0, b"") if s is None else (1, s.encode("utf-8", "surrogatepass"))
-                for s in self.segments
-            )
+            self._key = sort_key(self.segments, "surrogatepass")
         return self._key
+
+    def serialize(self) -> bytes:
+        return serialize_device_id(self.segments)
+
+    def precedes(self, other: DeviceID) -> bool:
+        """True if self sorts strictly before other as a C++ (sort_key) or a Java (java_sort_key)
+        writer sorts devices, so a file of either passes; an equal device never does."""
+        return self < other or java_sort_key(self.segments) < java_sort_key(other.segments)
 
     def tag_values(self, n_tags: int) -> tuple:
         """The tag values padded with None (Java strips trailing null segments)."""

@@ -15,11 +15,8 @@ silently hidden or borrowed series:
 from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
+from tsfile._format.constants import IndexNodeType
 from tsfile._format.metadata import (
-    INTERNAL_DEVICE,
-    INTERNAL_MEASUREMENT,
-    LEAF_DEVICE,
-    LEAF_MEASUREMENT,
     MAX_INDEX_DEPTH,
     IndexNode,
     key_text,
@@ -71,7 +68,7 @@ class IndexWalker:
         prev = None
         series_indexes = set()
         for key, rng, at in self._devices(root, 0, {root.at}):
-            if prev is not None and not prev < key:
+            if prev is not None and not prev.precedes(key):
                 what = "duplicate" if prev == key else "out of order"
                 raise self._error(
                     f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at
@@ -89,12 +86,12 @@ class IndexWalker:
     def _devices(self, node: IndexNode, depth: int, seen: set):
         if depth > MAX_INDEX_DEPTH:
             raise self._error("index too deep", node.at)
-        if node.node_type == LEAF_DEVICE:
+        if node.node_type == IndexNodeType.LEAF_DEVICE:
             for i, e in enumerate(node.entries):
                 start, end = node.child_range(i)
                 self._range_cursor(start, end, node)
                 yield e.key, (start, end), e.at
-        elif node.node_type == INTERNAL_DEVICE:
+        elif node.node_type == IndexNodeType.INTERNAL_DEVICE:
             for i in range(len(node.entries)):
                 start, end = node.child_range(i)
                 child = self._child(self._range_cursor(start, end, node), seen, True)
@@ -128,7 +125,7 @@ class IndexWalker:
         for i in range(len(node.entries)):
             start, end = node.child_range(i)
             cur = self._range_cursor(start, end, node)
-            if node.node_type == LEAF_MEASUREMENT:
+            if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
                 first = len(out)
                 while cur.remaining() > 0:
                     out.append(read_timeseries_metadata(cur))
@@ -137,7 +134,7 @@ class IndexWalker:
                     raise self._error(
                         f"index entry {e.key!r} does not name the first series of its range", e.at
                     )
-            elif node.node_type == INTERNAL_MEASUREMENT:
+            elif node.node_type == IndexNodeType.INTERNAL_MEASUREMENT:
                 child = self._child(cur, seen, False)
                 self._check_child_key(node, i, child)
                 self._series(child, out, depth + 1, seen)

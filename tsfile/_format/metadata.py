@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tsfile._format.bytes import Cursor
+from tsfile._format.constants import HEADER_SIZE, MAGIC, TAIL_SIZE, VERSION, IndexNodeType
 from tsfile._format.device import DeviceID, read_device_id
 from tsfile._format.statistics import VECTOR, Statistics, check_data_type, read_statistics
 from tsfile.errors import CorruptDataError, UnsupportedError
@@ -22,21 +23,6 @@ _COMPRESSORS = {int(c) for c in Compressor}
 # Data types a table column can have: VECTOR (6) is only the type of an aligned device's time
 # series, never a column's, and UNKNOWN (7) is never written.
 _COLUMN_TYPES = {int(t) for t in TSDataType} - {TSDataType.VECTOR, TSDataType.UNKNOWN}
-
-MAGIC = b"TsFile"
-VERSION = 4
-HEADER_SIZE = 7
-TAIL_SIZE = 10
-
-INTERNAL_DEVICE, LEAF_DEVICE, INTERNAL_MEASUREMENT, LEAF_MEASUREMENT = 0, 1, 2, 3
-
-CHUNK_GROUP_HEADER = 0
-CHUNK_HEADER = 1
-SEPARATOR = 2
-OPERATION_INDEX_RANGE = 4
-ONLY_ONE_PAGE_CHUNK_HEADER = 5
-TIME_COLUMN_MASK = 0x80
-VALUE_COLUMN_MASK = 0x40
 
 # An index deeper than this cannot come from a real writer (degree >= 2 and < 2^40 series).
 MAX_INDEX_DEPTH = 40
@@ -91,15 +77,15 @@ def read_index_node(cur: Cursor, device_level: bool | None = None) -> IndexNode:
         entries.append(IndexEntry(key, cur.i64("index entry offset"), entry_at))
     end_offset = cur.i64("index node end offset")
     node_type = cur.u8("index node type")
-    if node_type > LEAF_MEASUREMENT:
+    if node_type > IndexNodeType.LEAF_MEASUREMENT:
         raise cur.error(f"unknown index node type {node_type}", cur.pos - 1)
-    if device_level is not None and (node_type <= LEAF_DEVICE) != device_level:
+    if device_level is not None and (node_type <= IndexNodeType.LEAF_DEVICE) != device_level:
         raise cur.error(
             f"index node type {node_type} where a {'device' if device_level else 'measurement'}"
             " level node was expected",
             cur.pos - 1,
         )
-    _check_keys_increase(cur, entries, node_type <= LEAF_DEVICE)
+    _check_keys_increase(cur, entries, node_type <= IndexNodeType.LEAF_DEVICE)
     return IndexNode(node_type, entries, end_offset, at)
 
 
@@ -108,7 +94,7 @@ def _check_keys_increase(cur: Cursor, entries: list, device_level: bool) -> None
     the index (13.2) would miss every key after a duplicate or misplaced one, so either is
     corruption, named at the entry."""
     for prev, e in zip(entries, entries[1:], strict=False):
-        ok = prev.key < e.key if device_level else names_increase(prev.key, e.key)
+        ok = prev.key.precedes(e.key) if device_level else names_increase(prev.key, e.key)
         if not ok:
             what = "duplicate" if prev.key == e.key else "out of order"
             raise cur.error(
@@ -255,19 +241,19 @@ def read_tail(buf, size: int, path: str) -> int:
     """Check header and tail magic, return meta_start."""
     if size < HEADER_SIZE + TAIL_SIZE:
         raise CorruptDataError(f"{path}: {size} bytes is too short for a TsFile at file offset 0")
-    if bytes(buf[0:6]) != MAGIC:
+    if bytes(buf[0 : len(MAGIC)]) != MAGIC:
         raise CorruptDataError(f"{path}: bad magic {bytes(buf[0:6])!r} at file offset 0")
-    if buf[6] != VERSION:
+    if buf[len(MAGIC)] != VERSION:
         if buf[6] in (1, 2, 3):
             raise UnsupportedError(
                 f"{path}: TsFile format version {buf[6]} at file offset 6 (only 4 is supported)"
             )
         raise CorruptDataError(f"{path}: bad version byte {buf[6]} at file offset 6")
-    if bytes(buf[size - 6 : size]) != MAGIC:
+    if bytes(buf[size - len(MAGIC) : size]) != MAGIC:
         raise CorruptDataError(
             f"{path}: no tail magic at file offset {size - 6} (incomplete or truncated file)"
         )
-    cur = Cursor(buf, size - TAIL_SIZE, size - 6, path)
+    cur = Cursor(buf, size - TAIL_SIZE, size - len(MAGIC), path)
     msize = cur.i32("metadata size")
     meta_start = size - TAIL_SIZE - msize
     if msize <= 0 or meta_start < HEADER_SIZE:

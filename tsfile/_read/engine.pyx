@@ -32,6 +32,10 @@ import numpy as np
 
 cimport numpy as cnp
 
+from tsfile._format.codes cimport (
+    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
+    T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
+)
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs.gorilla cimport (
@@ -60,6 +64,7 @@ from tsfile.codecs.ts2diff cimport (
 
 from tsfile import compression as _compression
 from tsfile.errors import ClosedError, CorruptDataError, UnsupportedError
+from tsfile.types import TSDataType
 
 cnp.import_array()
 
@@ -106,19 +111,8 @@ cdef extern from *:
     """
     Py_ssize_t tsfile_bitmap_count(const uint8_t *bm, Py_ssize_t n) nogil
 
-# data types, encodings, compressions, decode paths
+# encodings and decode paths (data type and compression codes: tsfile/_format/codes.pxd)
 cdef enum:
-    T_BOOLEAN = 0
-    T_INT32 = 1
-    T_INT64 = 2
-    T_FLOAT = 3
-    T_DOUBLE = 4
-    T_TEXT = 5
-    T_VECTOR = 6
-    T_TIMESTAMP = 8
-    T_DATE = 9
-    T_BLOB = 10
-    T_STRING = 11
     E_PLAIN = 0
     E_DICTIONARY = 1
     E_RLE = 2
@@ -130,9 +124,6 @@ cdef enum:
     E_RLBE = 13
     E_CAMEL = 14
     E_ALP = 15
-    C_UNCOMPRESSED = 0
-    C_SNAPPY = 1
-    C_LZ4 = 7
     P_PER_VALUE = 0
     P_BATCH = 1
     P_SIMD = 2
@@ -174,16 +165,8 @@ cdef dict _ENCODING_NAMES = {
     6: "GORILLA_V1", 7: "REGULAR", 8: "GORILLA", 9: "ZIGZAG", 10: "FREQ", 11: "CHIMP",
     12: "SPRINTZ", 13: "RLBE", 14: "CAMEL", 15: "ALP",
 }
-cdef dict _TYPE_NAMES = {
-    0: "BOOLEAN", 1: "INT32", 2: "INT64", 3: "FLOAT", 4: "DOUBLE", 5: "TEXT", 6: "VECTOR",
-    8: "TIMESTAMP", 9: "DATE", 10: "BLOB", 11: "STRING",
-}
-cdef dict _NP_DTYPES = {
-    T_BOOLEAN: np.dtype(np.bool_), T_INT32: np.dtype(np.int32), T_INT64: np.dtype(np.int64),
-    T_FLOAT: np.dtype(np.float32), T_DOUBLE: np.dtype(np.float64), T_TEXT: np.dtype(object),
-    T_VECTOR: np.dtype(np.int64), T_TIMESTAMP: np.dtype(np.int64), T_DATE: np.dtype(np.int32),
-    T_BLOB: np.dtype(object), T_STRING: np.dtype(object),
-}
+cdef dict _TYPE_NAMES = {int(t): t.name for t in TSDataType}
+cdef dict _NP_DTYPES = {int(t): t.numpy_dtype for t in TSDataType}
 
 def numpy_dtype(int data_type):
     return _NP_DTYPES[data_type]

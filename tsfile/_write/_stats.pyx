@@ -6,6 +6,11 @@ DATE and BOOLEAN: int64; INT64, FLOAT, DOUBLE: double), the way the C++ and Java
 their statistics, so the stored double sums are bit-identical to theirs. min/max follow the C++
 update rule (start from the first value, replace when strictly smaller / larger), so a NaN that
 is not the first value never becomes min or max.
+
+Which statistics each type carries and their byte layout are defined once, in
+tsfile._format.statistics (LAYOUTS); _serialize_one below is that layout for the numeric types,
+in C so that page statistics need no Python object per page. tests/test_format_layer.py checks
+that both give the same bytes.
 """
 
 import numpy as np
@@ -135,7 +140,8 @@ cdef inline uint32_t _fbits(float f) noexcept nogil:
 cdef Py_ssize_t _serialize_one(num_t* dummy, unsigned char* out, Py_ssize_t count, int64_t start,
                                int64_t end, num_t lo, num_t hi, num_t first, num_t last,
                                double dsum, int64_t isum) noexcept nogil:
-    """count, start, end and the typed part (format notes 6) at out; returns the bytes written."""
+    """count, start, end and the typed part (format notes 6, tsfile._format.statistics.LAYOUTS)
+    at out; returns the bytes written."""
     cdef Py_ssize_t n = _put_uvarint(out, <uint32_t>count)
     _put_be64(out + n, <uint64_t>start)
     _put_be64(out + n + 8, <uint64_t>end)

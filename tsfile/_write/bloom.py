@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from tsfile._write.serial import uvarint
+from tsfile._format.bytes import uvarint
 
 SEEDS = (5, 7, 11, 19, 31, 37, 43, 59)
 _M64 = (1 << 64) - 1

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tsfile._format.bytes import i32, uvarint, varstr
+from tsfile._format.constants import TIME_COLUMN_MASK, VALUE_COLUMN_MASK, Marker
 from tsfile._write import encoders
-from tsfile._write.serial import i32, uvarint, varstr
 from tsfile._write.statistics import (
     Statistics,
     is_numeric,
@@ -24,11 +25,6 @@ from tsfile._write.statistics import (
 from tsfile.compression import compress
 from tsfile.errors import EncodeError
 from tsfile.types import Compressor, TSDataType, TSEncoding
-
-TIME_CHUNK = 0x80
-VALUE_CHUNK = 0x40
-ONE_PAGE = 0x05
-MULTI_PAGE = 0x01
 
 _FULL_BITMAPS: dict[int, bytes] = {}
 
@@ -76,6 +72,10 @@ def _chunk_header(marker, measurement, data_size, data_type, compressor, encodin
     )
 
 
+def _chunk_marker(multi_page: bool) -> int:
+    return Marker.CHUNK_HEADER if multi_page else Marker.ONLY_ONE_PAGE_CHUNK_HEADER
+
+
 def _page_header(uncompressed: int, compressed: int) -> bytes:
     return uvarint(uncompressed) + uvarint(compressed)
 
@@ -100,7 +100,7 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
         size += len(head) + len(stored)
     rows = bounds[-1]
     stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
-    marker = TIME_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
+    marker = TIME_COLUMN_MASK | _chunk_marker(multi)
     parts[0] = _chunk_header(marker, "", size, TSDataType.VECTOR, compressor, encoding)
     return Chunk("", TSDataType.VECTOR, parts, stats, TSEncoding(encoding))
 
@@ -171,7 +171,7 @@ def value_chunk(
         parts.append(head)
         parts.append(stored)
         size += len(head) + len(stored)
-    marker = VALUE_CHUNK | (MULTI_PAGE if multi else ONE_PAGE)
+    marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
     parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
     return Chunk(measurement, data_type, parts, stats, encoding)
 

@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import struct
 
+from tsfile._format.bytes import binstr, i64, svarint, uvarint, varstr
+from tsfile._format.constants import MAGIC, IndexNodeType
+from tsfile._format.device import device_path, serialize_device_id, sort_key
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, BloomFilter
-from tsfile._write.serial import (
-    binstr,
-    device_full_name,
-    device_id,
-    device_sort_key,
-    i64,
-    svarint,
-    uvarint,
-    varstr,
-)
 from tsfile._write.statistics import Statistics
 from tsfile.types import ColumnCategory
 
-INTERNAL_DEVICE = 0
-LEAF_DEVICE = 1
-INTERNAL_MEASUREMENT = 2
-LEAF_MEASUREMENT = 3
 DEFAULT_DEGREE = 256
-MAGIC = b"TsFile"
 
 # What the C++ 2.5 writer puts in every file (format notes 9.5), in its order.
 DEFAULT_PROPERTIES = (
@@ -134,28 +122,31 @@ def build_metadata(
     if degree < 2:
         raise ValueError("index degree must be at least 2")
     area = _Area(base)
-    ordered = sorted(devices, key=device_sort_key)
+    ordered = sorted(devices, key=sort_key)
     bloom_entries = []
     leaves = {}
     for dev in ordered:
         series = devices[dev]
         names = sorted(series, key=lambda s: s.encode("utf-8"))
-        full = device_full_name(dev)
+        full = device_path(dev)
         dev_leaves = []
-        leaf = _Node(LEAF_MEASUREMENT)
+        leaf = _Node(IndexNodeType.LEAF_MEASUREMENT)
         for i, name in enumerate(names):
             if i % degree == 0:
                 if len(leaf.entries) == degree:
                     leaf.end = area.pos
                     dev_leaves.append(leaf)
-                    leaf = _Node(LEAF_MEASUREMENT)
+                    leaf = _Node(IndexNodeType.LEAF_MEASUREMENT)
                 leaf.entries.append((varstr(name), name, area.pos))
             area.write(series[name].serialize(name))
             bloom_entries.append(f"{full}.{name}")
         leaf.end = area.pos
         dev_leaves.append(leaf)
         leaves[dev] = dev_leaves
-    roots = {dev: _build_levels(area, leaves[dev], INTERNAL_MEASUREMENT, degree) for dev in ordered}
+    roots = {
+        dev: _build_levels(area, leaves[dev], IndexNodeType.INTERNAL_MEASUREMENT, degree)
+        for dev in ordered
+    }
 
     tables = {}
     for dev in ordered:
@@ -163,17 +154,19 @@ def build_metadata(
     table_roots = []
     for table in sorted(tables, key=lambda s: s.encode("utf-8")):
         nodes = []
-        node = _Node(LEAF_DEVICE)
+        node = _Node(IndexNodeType.LEAF_DEVICE)
         for dev in tables[table]:
             if len(node.entries) == degree:
                 node.end = area.pos
                 nodes.append(node)
-                node = _Node(LEAF_DEVICE)
-            node.entries.append((device_id(dev), None, area.pos))
+                node = _Node(IndexNodeType.LEAF_DEVICE)
+            node.entries.append((serialize_device_id(dev), None, area.pos))
             area.write(roots[dev].serialize())
         node.end = area.pos
         nodes.append(node)
-        table_roots.append((table, _build_levels(area, nodes, INTERNAL_DEVICE, degree)))
+        table_roots.append(
+            (table, _build_levels(area, nodes, IndexNodeType.INTERNAL_DEVICE, degree))
+        )
 
     meta = bytearray(uvarint(len(table_roots)))
     for table, root in table_roots:

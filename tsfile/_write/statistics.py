@@ -1,118 +1,18 @@
-"""Statistics of pages, chunks and series (format notes section 6): computing them for whole
-chunks at once (numeric types in one C pass, see _stats.pyx), merging, serializing.
-
-A Statistics object describes the non-null values of a page / chunk / series: count, start_time and
-end_time (times of the first and last non-null value), and the typed part (min, max, first, last,
-sum as the data type stores them). Statistics with count 0 serialize as zeros (C++ writes them so
-for all-null series).
-"""
+"""Computing the statistics of the writer's pages and chunks (format notes section 6) for whole
+chunks at once: numeric types in one C pass (see _stats.pyx), text types here. What the
+statistics of each type are, how they merge and serialize: tsfile._format.statistics."""
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
+from tsfile._format.statistics import NUMERIC_TYPES, Statistics
 from tsfile._write._stats import numeric_chunk_stats, page_min_max_sum
-from tsfile._write.serial import binstr, uvarint
 from tsfile.types import TSDataType
 
 T = TSDataType
-_TIME = struct.Struct(">qq")
-_BOOL = struct.Struct(">BBq")
-_I32 = struct.Struct(">iiiiq")
-_I64 = struct.Struct(">qqqqd")
-_F32 = struct.Struct(">ffffd")
-_F64 = struct.Struct(">ddddd")
-_NUMERIC = {
-    T.INT32: _I32,
-    T.DATE: _I32,
-    T.INT64: _I64,
-    T.TIMESTAMP: _I64,
-    T.FLOAT: _F32,
-    T.DOUBLE: _F64,
-}
-_ZERO = {T.BOOLEAN: 0, T.TEXT: b"", T.STRING: b"", T.BLOB: None, T.VECTOR: None}
-
-
-class Statistics:
-    __slots__ = ("data_type", "count", "start", "end", "min", "max", "first", "last", "sum")
-
-    def __init__(
-        self,
-        data_type,
-        count=0,
-        start=0,
-        end=0,
-        mn=None,
-        mx=None,
-        first=None,
-        last=None,
-        total=None,
-    ):
-        self.data_type = data_type
-        self.count = count
-        self.start = start
-        self.end = end
-        zero = _ZERO.get(data_type, 0)
-        self.min = zero if mn is None else mn
-        self.max = zero if mx is None else mx
-        self.first = zero if first is None else first
-        self.last = zero if last is None else last
-        self.sum = 0 if total is None else total
-
-    def merge(self, other: Statistics) -> None:
-        """Fold other into self the way the official writers merge page -> chunk -> series
-        statistics (first/last by time; sums added in merge order)."""
-        if other.count == 0:
-            return
-        if self.count == 0:
-            for name in Statistics.__slots__[1:]:
-                setattr(self, name, getattr(other, name))
-            return
-        dt = self.data_type
-        if other.start < self.start:
-            self.start = other.start
-            self.first = other.first
-        if other.end >= self.end:
-            self.end = other.end
-            self.last = other.last
-        self.count += other.count
-        if dt in _NUMERIC or dt == T.STRING:
-            if other.min < self.min:
-                self.min = other.min
-            if other.max > self.max:
-                self.max = other.max
-        if dt in _NUMERIC or dt == T.BOOLEAN:
-            self.sum += other.sum
-
-    def serialize(self) -> bytes:
-        dt = self.data_type
-        head = uvarint(self.count) + _TIME.pack(self.start, self.end)
-        fmt = _NUMERIC.get(dt)
-        if fmt is not None:
-            if fmt is _I32 or fmt is _I64:
-                s = self.sum if fmt is _I32 else float(self.sum)
-                return head + fmt.pack(
-                    int(self.min), int(self.max), int(self.first), int(self.last), s
-                )
-            return head + fmt.pack(self.min, self.max, self.first, self.last, float(self.sum))
-        if dt == T.BOOLEAN:
-            return head + _BOOL.pack(int(self.first), int(self.last), int(self.sum))
-        if dt == T.TEXT:
-            return head + binstr(self.first) + binstr(self.last)
-        if dt == T.STRING:
-            return (
-                head + binstr(self.first) + binstr(self.last) + binstr(self.min) + binstr(self.max)
-            )
-        return head  # BLOB and the VECTOR time column: no typed part
-
-    def __repr__(self):
-        return (
-            f"Statistics({self.data_type.name}, count={self.count}, start={self.start}, "
-            f"end={self.end}, min={self.min!r}, max={self.max!r}, first={self.first!r}, "
-            f"last={self.last!r}, sum={self.sum!r})"
-        )
+# The dtype the C pass reads each numeric type's values as (BOOLEAN as its bytes).
+_STAT_VIEW = {t: np.dtype(np.uint8) if t == T.BOOLEAN else t.numpy_dtype for t in NUMERIC_TYPES}
 
 
 def time_page_statistics(times: np.ndarray, bounds) -> list[Statistics]:
@@ -121,17 +21,6 @@ def time_page_statistics(times: np.ndarray, bounds) -> list[Statistics]:
     for a, b in zip(bounds[:-1], bounds[1:], strict=False):
         out.append(Statistics(T.VECTOR, b - a, int(times[a]), int(times[b - 1])))
     return out
-
-
-_STAT_VIEW = {
-    T.BOOLEAN: np.uint8,
-    T.INT32: np.int32,
-    T.DATE: np.int32,
-    T.INT64: np.int64,
-    T.TIMESTAMP: np.int64,
-    T.FLOAT: np.float32,
-    T.DOUBLE: np.float64,
-}
 
 
 def numeric_value_statistics(
