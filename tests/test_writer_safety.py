@@ -502,9 +502,15 @@ def test_close_completes_the_file_after_an_os_error(tmp_path):
     real = w._writer._file
 
     class DiskFull:
-        """The file object, but a chunk group is written only in part, then ENOSPC."""
+        """The file object, but the first chunk group is written only in part, then ENOSPC
+        (the space is back for the tail, which is written after the cut)."""
+
+        failed = False
 
         def writelines(self, parts):
+            if self.failed:
+                return real.writelines(parts)
+            self.failed = True
             real.write(parts[0])
             real.write(parts[1][: len(parts[1]) // 2])
             raise OSError(28, "No space left on device")
