@@ -353,13 +353,18 @@ def _call_row(origin, k) -> int:
     return int(origin[k])
 
 
+def _tags_text(dev) -> str:
+    """The tag values of a device for a message, as plain str (numpy str scalars too)."""
+    return repr(tuple(None if v is None else str(v) for v in dev[1:]))
+
+
 def _duplicate_time(dev, timestamp, row, earlier) -> OutOfOrderError:
     """OutOfOrderError for a timestamp a device gets twice (earlier: the call's other row, or
     None for a row buffered by an earlier call); the parts are kept as attributes so that
     write_table can name the tablet's rows."""
     other = f"row {earlier}" if earlier is not None else "a row of an earlier write call"
     exc = OutOfOrderError(
-        f"column 'time', row {row}: table {dev[0]!r}, device {dev[1:]!r} has timestamp "
+        f"column 'time', row {row}: table {dev[0]!r}, device {_tags_text(dev)} has timestamp "
         f"{timestamp} twice (also {other}, not yet flushed); a device has one row per timestamp"
     )
     exc.device, exc.timestamp, exc.row, exc.earlier = dev, timestamp, row, earlier
@@ -374,10 +379,11 @@ def _unstorable(table, dev, name, page, page_times, lost) -> EncodeError:
     encoding = table.encoding[name]
     other = "TS_2DIFF, GORILLA or CHIMP" if encoding == TSEncoding.SPRINTZ else "GORILLA or CHIMP"
     return EncodeError(
-        f"table {table.name!r}, device {dev[1:]!r}, column {name!r} ({column.data_type.name}, "
-        f"{encoding.name}): the value {page[i].item()!r} at time {int(page_times[i])} would be "
-        f"read back as {decoded!r}: {reason}; the write call is refused (nothing of it is "
-        f"buffered); choose another encoding for this column (e.g. {other})"
+        f"table {table.name!r}, device {_tags_text(dev)}, column {name!r} "
+        f"({column.data_type.name}, {encoding.name}): the value {page[i].item()!r} at time "
+        f"{int(page_times[i])} would be read back as {decoded!r}: {reason}; the write call is "
+        f"refused (nothing of it is buffered); choose another encoding for this column "
+        f"(e.g. {other})"
     )
 
 
