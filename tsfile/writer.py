@@ -12,9 +12,18 @@ writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
 
 The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
 official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
-appearing between a check and the open cannot be replaced either. Every option, the schema of
-TsFileTableWriter and its encodings and compressions are checked before the file is created or
-truncated: a constructor that raises leaves the file system as it was.
+appearing between a check and the open cannot be replaced either; a directory is refused
+(IsADirectoryError). ``overwrite=True`` never truncates the existing file: the rows go to a new
+file beside it (``.<name>.tsfile-tmp-<random>``), renamed over the path by close() (a reader
+that has the old file mapped keeps reading it; if the process dies, the old file is intact and
+the temporary one is left). Every option, the schema of TsFileTableWriter (names must encode to
+UTF-8; a TAG/FIELD/ATTRIBUTE column named "time" without a TIME column is refused,
+``tsfile.InvalidSchemaError``) and its encodings and compressions are checked before the file
+is created: a constructor that raises leaves the file system as it was.
+
+Threads: every public method of TsFileWriter and TsFileTableWriter runs under one RLock per
+writer: a writer may be shared by threads, each call is atomic, the rows of all calls land (in
+the order the calls take the lock). A Tablet is not thread-safe (a builder for one thread).
 
 Values: every write call checks its values against the column types before anything is buffered
 (``tsfile._write.values`` has the rules): a value that does not fit its column exactly (1.5 or
@@ -22,7 +31,9 @@ Values: every write call checks its values against the column types before anyth
 hold, a finite double beyond the FLOAT range, an invalid DATE, a str with a lone surrogate, bytes
 that are not UTF-8 for STRING, a str for BLOB, a fractional or out-of-range timestamp) raises
 ``tsfile.TypeMismatchError`` naming the column and the first bad row, and nothing of that call is
-written. Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
+written. A null timestamp (masked, NaT, None) is refused; a column given twice (names differing
+in case) is refused, and a ``null_masks`` key naming no column is ``ColumnNotExistError``.
+Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
 any unit, pandas timestamps naive or tz-aware, Arrow timestamps, datetime objects) become
 milliseconds since the epoch, the time precision of the files written here; a sub-millisecond
 remainder is refused, not floored.
@@ -61,8 +72,13 @@ What a file holds (format notes section 12): rows are buffered per device (a dev
 combination of tag values); on flush() / close() / when the buffered data exceed
 memory_threshold, each device with rows gets one chunk group, in device order: the time chunk
 (TS_2DIFF) and one value chunk for every FIELD column of its table (all-null pages as empty pages),
-pages of page_size rows; rows are sorted by time within a device (stable; duplicate timestamps are
-kept as given). Every chunk of a column has the column's encoding ("auto": ALP or GORILLA, above).
+pages of page_size rows; rows are sorted by time within a device (stable). A timestamp that a
+device gets twice within a write call, or that it already has among its rows buffered since the
+last flush, is refused (``tsfile.OutOfOrderError`` naming the device, the timestamp and the rows;
+the official writer raises its OutOfOrderError for these, and also for any decreasing timestamp,
+which this writer sorts instead). Across a flush the official writer accepts the timestamp again
+(a second chunk group), and so does this writer. Every chunk of a column has the column's
+encoding ("auto": ALP or GORILLA, above).
 GORILLA/CHIMP values equal to the encoding's end marker (canonical NaN, MIN_VALUE; format notes
 8.4, 8.8) are written as the official writer writes them: the official C++ reader and this
 library decode a page by its value count and read them back (a reader that stops at the first
@@ -70,18 +86,27 @@ end marker, as Java's GORILLA reader does, would lose the rest of that page).
 No page is written that decodes to other values than were given: SPRINTZ (INT32/INT64) cannot
 store a value whose prediction error is exactly the type's minimum (format notes 8.9), CAMEL
 stores a NaN after a page's first value as 0.0 (8.11); the official writer writes such pages
-silently. This writer decodes every SPRINTZ/CAMEL page again and raises ``tsfile.EncodeError``
-(naming table, device, column, value, time and reason, and suggesting another encoding) when it
-does not round-trip. It is raised by the flush that writes the rows (flush(), close(), or a
-write call reaching memory_threshold): that device's rows buffered since the last flush are not
-written, the other devices are, and the writer stays usable (close() still completes the file,
-then raises).
+silently. This writer refuses such values at the write call: for each SPRINTZ/CAMEL column it
+trial-encodes the pages flush will write for the device (its buffered rows plus the call's, in
+time order, page_size rows a page; when the call's rows come after the buffered ones, from the
+last partial page on) and decodes them again; a page that does not round-trip refuses the whole
+call with ``tsfile.EncodeError`` (naming table, device, column, value, time and reason, and
+suggesting another encoding), nothing of it buffered. Cost, for these two encodings only: each
+value is encoded twice (at the call and at flush), plus the last partial page once per call
+(many tiny calls pay up to page_size values each; rows out of time order re-check the device's
+buffered rows). So a flush never fails for accepted rows; should it still (a codec bug), the
+old safety net stays: that device's buffered rows are not written, the other devices are, and
+close() still completes the file, then raises.
 
 Failures: whatever raises in flush() or close() (an EncodeError, a bug in a codec, an OSError
 while writing), close() still writes the metadata and tail for the chunk groups already in the
 file, closes it, then re-raises: a file that was written to is always readable, with everything
-flushed before the failure. A chunk group is indexed only once its bytes are written; after an
-OSError in the middle of one, close() cuts the file back to the last complete chunk group.
+flushed before the failure. The file is written without a user-space buffer, one os.writev per
+chunk group, so a chunk group is indexed only once the OS has taken all its bytes; after an
+OSError in the middle of one (a full disk, RLIMIT_FSIZE), close() cuts the file back to the last
+complete chunk group (ftruncate) and writes the tail there. Only if the tail itself cannot be
+written is the file incomplete, and the error says so. A writer garbage-collected without
+close() completes its file and emits a ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
