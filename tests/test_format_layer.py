@@ -195,23 +195,23 @@ def test_table_name_with_lone_surrogate_is_refused_at_registration(tmp_path):
     # before: accepted, then UnicodeEncodeError while sorting devices at close(), and close()
     # itself failed, leaving a file without its metadata
     from tsfile import TsFileReader, TsFileWriter
-    from tsfile.errors import EncodeError
+    from tsfile.errors import TypeMismatchError
 
     path = tmp_path / "s.tsfile"
     with TsFileWriter(str(path)) as w:
-        with pytest.raises(EncodeError, match=r"table name 't\\udc80'.*character 1"):
+        with pytest.raises(TypeMismatchError, match=r"table name 't\\udc80'.*character 1"):
             w.register_table(_schema(table="t\udc80"))
     with TsFileReader(str(path)) as r:  # the file is complete (and empty)
         assert r.get_all_devices() == []
 
 
-def test_column_name_with_lone_surrogate_is_refused_as_encode_error(tmp_path):
+def test_column_name_with_lone_surrogate_is_refused(tmp_path):
     # before: UnicodeEncodeError (not a TsFileError) from register_table
     from tsfile import TsFileWriter
-    from tsfile.errors import EncodeError
+    from tsfile.errors import TypeMismatchError
 
     with TsFileWriter(str(tmp_path / "c.tsfile")) as w:
-        with pytest.raises(EncodeError, match=r"column name 'v\\udc81'"):
+        with pytest.raises(TypeMismatchError, match=r"column name 'v\\udc81'"):
             w.register_table(_schema(field="v\udc81"))
         w.register_table(_schema())  # the writer stays usable
 
@@ -220,13 +220,13 @@ def test_property_with_lone_surrogate_is_refused_when_added(tmp_path):
     # before: the key was accepted and close() raised UnicodeEncodeError writing the metadata;
     # a str value raised UnicodeEncodeError (not a TsFileError)
     from tsfile import TsFileReader, TsFileWriter
-    from tsfile.errors import EncodeError
+    from tsfile.errors import TypeMismatchError
 
     path = tmp_path / "p.tsfile"
     with TsFileWriter(str(path)) as w:
-        with pytest.raises(EncodeError, match="property key"):
+        with pytest.raises(TypeMismatchError, match="property key"):
             w.add_tsfile_property("k\udc80", b"v")
-        with pytest.raises(EncodeError, match="value"):
+        with pytest.raises(TypeMismatchError, match="value"):
             w.add_tsfile_property("k", "v\udc80")
         w.add_tsfile_property("k", "v")
     with TsFileReader(str(path)) as r:

@@ -307,8 +307,9 @@ def test_end_marker_values_keep_the_encoding(tmp_path, enc):
 
 def test_values_an_encoding_would_lose_are_refused(tmp_path):
     # SPRINTZ loses a value whose prediction error is MIN_VALUE, CAMEL a NaN after a page's first
-    # value (the official writer writes such pages silently): EncodeError naming the table,
-    # device, column and time; the other devices are written and close() completes the file.
+    # value (the official writer writes such pages silently): the write call that brings such a
+    # value is refused (EncodeError naming the table, device, column and time), nothing of it is
+    # buffered, and the rows of other calls are written.
     import tsfile
 
     schema = TableSchema(
@@ -323,19 +324,20 @@ def test_values_an_encoding_would_lose_are_refused(tmp_path):
     ok = {"s": np.array([5, 6, 7]), "c": np.array([np.nan, 2.5, 3.5])}  # NaN first: stored
     w = TsFileTableWriter(path, schema, page_size=10)
     w.write_arrays(np.arange(3), {"dev": "a", **ok})
-    w.write_arrays(np.arange(3), {"dev": "b", "s": np.array([0, 0, 7]), "c": [1.0, 2.0, np.nan]})
     with pytest.raises(
         EncodeError,
         match=r"table 't', device \('b',\), column 'c' \(DOUBLE, "
-        r"CAMEL\): the value nan at time 2 .* GORILLA or CHIMP.* 3 rows",
+        r"CAMEL\): the value nan at time 2 .* refused .* GORILLA or CHIMP",
     ):
-        w.flush()
+        w.write_arrays(
+            np.arange(3), {"dev": "b", "s": np.array([0, 0, 7]), "c": [1.0, 2.0, np.nan]}
+        )
     lost = np.array([0, np.iinfo(np.int64).min] + [0] * 8)  # a full SPRINTZ block of 9
-    w.write_arrays(np.arange(10), {"dev": "c", "s": lost, "c": np.zeros(10)})
     with pytest.raises(
         EncodeError, match=r"device \('c',\), column 's' \(INT64, SPRINTZ\).* at time 1 "
     ):
-        w.close()
+        w.write_arrays(np.arange(10), {"dev": "c", "s": lost, "c": np.zeros(10)})
+    w.close()
     got = tsfile.read_table(path, "t")
     assert got["dev"].tolist() == ["a"] * 3
     assert got["s"].tolist() == [5, 6, 7]

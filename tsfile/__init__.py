@@ -8,6 +8,8 @@ from tsfile.errors import (
     CorruptDataError,
     DeviceNotExistError,
     EncodeError,
+    InvalidSchemaError,
+    OutOfOrderError,
     SimdUnavailableError,
     TableNotExistError,
     TsFileError,
@@ -70,4 +72,6 @@ __all__ = [
     "TableNotExistError",
     "ColumnNotExistError",
     "DeviceNotExistError",
+    "InvalidSchemaError",
+    "OutOfOrderError",
 ]

@@ -56,6 +56,17 @@ class DeviceNotExistError(TsFileError, KeyError):
     """A device that the file does not hold."""
 
 
+class InvalidSchemaError(TsFileError, ValueError):
+    """A table schema a writer cannot write as given (e.g. a TAG/FIELD column named like the time
+    column). The official package's name."""
+
+
+class OutOfOrderError(TsFileError, ValueError):
+    """A write call gives one device two rows with the same timestamp (within the call, or against
+    its rows buffered since the last flush). The official 2.5 writer raises its OutOfOrderError
+    for these cases (and for any decreasing timestamp, which this writer sorts instead)."""
+
+
 __all__ = [
     "TsFileError",
     "CorruptDataError",
@@ -68,4 +79,6 @@ __all__ = [
     "TableNotExistError",
     "ColumnNotExistError",
     "DeviceNotExistError",
+    "InvalidSchemaError",
+    "OutOfOrderError",
 ]

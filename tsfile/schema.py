@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from tsfile._format.device import text_utf8
 from tsfile.errors import ColumnNotExistError
 from tsfile.types import ColumnCategory, Compressor, TSDataType, encoding_or_auto
+
+
+def check_name(what, text) -> None:
+    """A name the file stores as UTF-8 (table and column names) must encode to it: a str with a
+    lone surrogate is refused here, at the call that gives it, instead of as a bare
+    UnicodeEncodeError when the metadata is written (which would leave the file without a tail)."""
+    if not text.isascii():
+        text_utf8(text, what)
 
 
 class ColumnSchema:
@@ -18,6 +27,7 @@ class ColumnSchema:
     ):
         if not isinstance(column_name, str) or not column_name:
             raise TypeError("column_name must be a non-empty str")
+        check_name("column name", column_name)
         self.column_name = column_name.lower()
         self.data_type = TSDataType(data_type)
         self.category = ColumnCategory(category)
@@ -74,6 +84,7 @@ class TableSchema:
     def __init__(self, table_name, columns):
         if not isinstance(table_name, str) or not table_name:
             raise TypeError("table_name must be a non-empty str")
+        check_name("table name", table_name)
         self.table_name = table_name.lower()
         self.columns = []
         self._by_name = {}
@@ -130,4 +141,4 @@ class TableSchema:
         return f"TableSchema({self.table_name!r}, [{cols}])"
 
 
-__all__ = ["ColumnSchema", "TableSchema"]
+__all__ = ["ColumnSchema", "TableSchema", "check_name"]

@@ -14,6 +14,9 @@ rules; e.g. an integral float is accepted for an integer column, 1.5 is not; ``T
 number; a STRING must encode to UTF-8; a DATE must be a real date in the years 1000..9999) and
 raise ``tsfile.TypeMismatchError`` naming the column and the row. The writer checks the tablet's
 columns again against the table schema's types when it is written.
+
+A Tablet is a builder, not thread-safe: one thread fills it (then any thread may hand it to a
+writer, whose methods are thread-safe).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from tsfile._write.values import (
     to_storage,
     to_timestamps,
 )
-from tsfile.errors import TypeMismatchError
+from tsfile.errors import ColumnNotExistError, TypeMismatchError
 from tsfile.types import TSDataType, int_to_date
 
 T = TSDataType
@@ -63,7 +66,8 @@ class Tablet:
 
     Storage: a tablet made with the constructor keeps Python lists (the row API sets one cell per
     call, as cheaply as a list store); a tablet made by from_arrays keeps the arrays. A row-API
-    call on an array column turns that column into a list first."""
+    call on an array column turns that column into a list first. Not thread-safe (a builder: one
+    thread fills it)."""
 
     def __init__(self, column_name_list, type_list, max_row_num=1024):
         if len(column_name_list) != len(type_list):
@@ -115,7 +119,10 @@ class Tablet:
         tab = cls.__new__(cls)
         tab.column_name_list = [str(c).lower() for c in names]
         if len(set(tab.column_name_list)) != len(names):
-            raise ValueError("duplicate column names")
+            raise ValueError("duplicate column names (column names are case-insensitive)")
+        unknown = sorted(set(masks) - set(tab.column_name_list))
+        if unknown:
+            raise ColumnNotExistError(f"null_masks names {unknown[0]!r}, which is not a column")
         tab.max_row_num = n
         tab.target_name = table_name
         tab._ts = ts
@@ -190,6 +197,8 @@ class Tablet:
         self.target_name = table_name
 
     def add_timestamp(self, row_index, timestamp):
+        if type(row_index) is not int:
+            _check_index_type(row_index)
         if not 0 <= row_index < self.max_row_num:
             raise IndexError(f"row index {row_index} out of range [0, {self.max_row_num - 1}]")
         if type(timestamp) is not int or not _INT64_MIN <= timestamp <= _INT64_MAX:
@@ -209,6 +218,9 @@ class Tablet:
         self._ts = ts
 
     def add_value_by_index(self, col_index, row_index, value):
+        if type(row_index) is not int or type(col_index) is not int:
+            _check_index_type(row_index)
+            _check_index_type(col_index, "column index")
         if not 0 <= row_index < self.max_row_num or not 0 <= col_index < len(self._cols):
             self._check_index(col_index, row_index)
         cells = self._cols[col_index]
@@ -382,6 +394,12 @@ def _make_check(data_type):
 
 _CHECKS = {t: _make_check(t) for t in TSDataType if t not in (T.VECTOR, T.UNKNOWN)}
 _INT64_MIN, _INT64_MAX = INT_RANGE[T.INT64]
+
+
+def _check_index_type(index, what="row index") -> None:
+    """A row (or column) index is an int: True is not row 1 (numpy integers are accepted)."""
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {index!r} ({type(index).__name__})")
 
 
 def _check_timestamp(value, row):

@@ -12,9 +12,18 @@ writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
 
 The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
 official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
-appearing between a check and the open cannot be replaced either. Every option, the schema of
-TsFileTableWriter and its encodings and compressions are checked before the file is created or
-truncated: a constructor that raises leaves the file system as it was.
+appearing between a check and the open cannot be replaced either; a directory is refused
+(IsADirectoryError). ``overwrite=True`` never truncates the existing file: the rows go to a new
+file beside it (``.<name>.tsfile-tmp-<random>``), renamed over the path by close() (a reader
+that has the old file mapped keeps reading it; if the process dies, the old file is intact and
+the temporary one is left). Every option, the schema of TsFileTableWriter (names must encode to
+UTF-8; a TAG/FIELD/ATTRIBUTE column named "time" without a TIME column is refused,
+``tsfile.InvalidSchemaError``) and its encodings and compressions are checked before the file
+is created: a constructor that raises leaves the file system as it was.
+
+Threads: every public method of TsFileWriter and TsFileTableWriter runs under one RLock per
+writer: a writer may be shared by threads, each call is atomic, the rows of all calls land (in
+the order the calls take the lock). A Tablet is not thread-safe (a builder for one thread).
 
 Values: every write call checks its values against the column types before anything is buffered
 (``tsfile._write.values`` has the rules): a value that does not fit its column exactly (1.5 or
@@ -22,7 +31,9 @@ Values: every write call checks its values against the column types before anyth
 hold, a finite double beyond the FLOAT range, an invalid DATE, a str with a lone surrogate, bytes
 that are not UTF-8 for STRING, a str for BLOB, a fractional or out-of-range timestamp) raises
 ``tsfile.TypeMismatchError`` naming the column and the first bad row, and nothing of that call is
-written. Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
+written. A null timestamp (masked, NaT, None) is refused; a column given twice (names differing
+in case) is refused, and a ``null_masks`` key naming no column is ``ColumnNotExistError``.
+Integral floats are accepted for integer columns (exact). Datetimes (numpy datetime64 of
 any unit, pandas timestamps naive or tz-aware, Arrow timestamps, datetime objects) become
 milliseconds since the epoch, the time precision of the files written here; a sub-millisecond
 remainder is refused, not floored.
@@ -61,8 +72,13 @@ What a file holds (format notes section 12): rows are buffered per device (a dev
 combination of tag values); on flush() / close() / when the buffered data exceed
 memory_threshold, each device with rows gets one chunk group, in device order: the time chunk
 (TS_2DIFF) and one value chunk for every FIELD column of its table (all-null pages as empty pages),
-pages of page_size rows; rows are sorted by time within a device (stable; duplicate timestamps are
-kept as given). Every chunk of a column has the column's encoding ("auto": ALP or GORILLA, above).
+pages of page_size rows; rows are sorted by time within a device (stable). A timestamp that a
+device gets twice within a write call, or that it already has among its rows buffered since the
+last flush, is refused (``tsfile.OutOfOrderError`` naming the device, the timestamp and the rows;
+the official writer raises its OutOfOrderError for these, and also for any decreasing timestamp,
+which this writer sorts instead). Across a flush the official writer accepts the timestamp again
+(a second chunk group), and so does this writer. Every chunk of a column has the column's
+encoding ("auto": ALP or GORILLA, above).
 GORILLA/CHIMP values equal to the encoding's end marker (canonical NaN, MIN_VALUE; format notes
 8.4, 8.8) are written as the official writer writes them: the official C++ reader and this
 library decode a page by its value count and read them back (a reader that stops at the first
@@ -70,18 +86,27 @@ end marker, as Java's GORILLA reader does, would lose the rest of that page).
 No page is written that decodes to other values than were given: SPRINTZ (INT32/INT64) cannot
 store a value whose prediction error is exactly the type's minimum (format notes 8.9), CAMEL
 stores a NaN after a page's first value as 0.0 (8.11); the official writer writes such pages
-silently. This writer decodes every SPRINTZ/CAMEL page again and raises ``tsfile.EncodeError``
-(naming table, device, column, value, time and reason, and suggesting another encoding) when it
-does not round-trip. It is raised by the flush that writes the rows (flush(), close(), or a
-write call reaching memory_threshold): that device's rows buffered since the last flush are not
-written, the other devices are, and the writer stays usable (close() still completes the file,
-then raises).
+silently. This writer refuses such values at the write call: for each SPRINTZ/CAMEL column it
+trial-encodes the pages flush will write for the device (its buffered rows plus the call's, in
+time order, page_size rows a page; when the call's rows come after the buffered ones, from the
+last partial page on) and decodes them again; a page that does not round-trip refuses the whole
+call with ``tsfile.EncodeError`` (naming table, device, column, value, time and reason, and
+suggesting another encoding), nothing of it buffered. Cost, for these two encodings only: each
+value is encoded twice (at the call and at flush), plus the last partial page once per call
+(many tiny calls pay up to page_size values each; rows out of time order re-check the device's
+buffered rows). So a flush never fails for accepted rows; should it still (a codec bug), the
+old safety net stays: that device's buffered rows are not written, the other devices are, and
+close() still completes the file, then raises.
 
 Failures: whatever raises in flush() or close() (an EncodeError, a bug in a codec, an OSError
 while writing), close() still writes the metadata and tail for the chunk groups already in the
 file, closes it, then re-raises: a file that was written to is always readable, with everything
-flushed before the failure. A chunk group is indexed only once its bytes are written; after an
-OSError in the middle of one, close() cuts the file back to the last complete chunk group.
+flushed before the failure. The file is written without a user-space buffer, one os.writev per
+chunk group, so a chunk group is indexed only once the OS has taken all its bytes; after an
+OSError in the middle of one (a full disk, RLIMIT_FSIZE), close() cuts the file back to the last
+complete chunk group (ftruncate) and writes the tail there. Only if the tail itself cannot be
+written is the file incomplete, and the error says so. A writer garbage-collected without
+close() completes its file and emits a ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -104,8 +129,13 @@ Writing from numpy (no Python work per value for numeric columns)::
 
 from __future__ import annotations
 
+import errno
+import functools
 import operator
 import os
+import secrets
+import threading
+import warnings
 
 import numpy as np
 
@@ -128,6 +158,8 @@ from tsfile.errors import (
     ClosedError,
     ColumnNotExistError,
     EncodeError,
+    InvalidSchemaError,
+    OutOfOrderError,
     TableNotExistError,
     TsFileError,
     TypeMismatchError,
@@ -162,6 +194,7 @@ class _Table:
         )
         self.field_by_name = {c.column_name: c for c in self.fields}
         self.time_column = schema.get_time_column()
+        _refuse_time_named_column(schema)
         self.encoding = {}
         self.compression = {}
         for c in schema.get_columns():
@@ -180,6 +213,14 @@ class _Table:
             self.compression[c.column_name] = comp
         # The encodings the written chunks of each "auto" column used (chunk headers).
         self.chunk_encodings = {name: set() for name, enc in self.encoding.items() if enc == AUTO}
+        # {field: (page encoder, page check)} of the columns whose encoding may not store a value
+        # (SPRINTZ, CAMEL): their pages are trial-encoded at the write call (_check_pages).
+        self.page_checks = {}
+        for c in self.fields:
+            enc = self.encoding[c.column_name]
+            check = None if enc == AUTO else encoders.page_loss(enc, c.data_type)
+            if check is not None:
+                self.page_checks[c.column_name] = (encoders.value_encoder(enc, c.data_type), check)
 
     def schema_bytes(self) -> bytes:
         """The table schema, written at close() after every chunk: an "auto" column declares the
@@ -223,8 +264,167 @@ class _Piece:
         self.fields = {k: (own(v), own(p)) for k, (v, p) in self.fields.items()}
 
 
+def _locked(method):
+    """Run a public writer method under the writer's lock (one threading.RLock per writer):
+    calls from several threads take turns, each one atomic."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+# At most this many buffers per os.writev call (Linux's IOV_MAX is 1024).
+_IOV_MAX = 1024
+
+
+class _Output:
+    """The file being written, without a user-space buffer: each writelines() hands a whole
+    chunk group to the OS (os.writev, one system call for its parts). So after a failed write
+    (a full disk, RLIMIT_FSIZE) everything before the failed chunk group is in the file, and
+    cut() can end the file there; a BufferedWriter keeps the bytes it could not write and tries
+    them again on every seek() or close(), failing the tail too."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._fd = raw.fileno()
+
+    @property
+    def closed(self) -> bool:
+        return self._raw.closed
+
+    def write(self, data) -> None:
+        self.writelines([data])
+
+    def writelines(self, parts) -> None:
+        views = [memoryview(p).cast("B") for p in parts if len(p)]
+        first = 0
+        while first < len(views):
+            written = os.writev(self._fd, views[first : first + _IOV_MAX])
+            # Partial write: skip the buffers written whole, trim the one written in part.
+            while written and first < len(views):
+                size = views[first].nbytes
+                if written >= size:
+                    written -= size
+                    first += 1
+                else:
+                    views[first] = views[first][written:]
+                    written = 0
+
+    def cut(self, pos) -> None:
+        """End the file at pos and continue writing there."""
+        os.ftruncate(self._fd, pos)
+        os.lseek(self._fd, pos, os.SEEK_SET)
+
+    def close(self) -> None:
+        self._raw.close()
+
+
+def _create_temp_beside(path):
+    """(raw file, its path): a new file in path's directory, created exclusively under a unique
+    name that says whose it is (``.<name>.tsfile-tmp-<random>``)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    for _ in range(100):
+        temp = os.path.join(folder, f".{name}.tsfile-tmp-{secrets.token_hex(4)}")
+        try:
+            return open(temp, "xb", buffering=0), temp
+        except FileExistsError:
+            continue
+    raise AlreadyExistsError(f"no unused temporary file name beside {path!r}")
+
+
+def _by_lower_name(mapping, what) -> dict:
+    """{name.lower(): value}; a name given twice (differing only in case) is refused: column
+    names are case-insensitive, and one of the two would be dropped silently."""
+    out = {}
+    for name, value in mapping.items():
+        key = str(name).lower()
+        if key in out:
+            raise ValueError(f"duplicate {what} {name!r} (column names are case-insensitive)")
+        out[key] = value
+    return out
+
+
+def _refuse_time_named_column(schema) -> None:
+    """A TAG/FIELD/ATTRIBUTE column named "time" in a table without a TIME column has the name
+    of the time column: the file would declare two columns "time" (our reader refuses such a
+    file, and every DataFrame of the table would have two), so the writer refuses the schema."""
+    if schema.get_time_column() is not None:
+        return  # its name is unique in the schema (TableSchema refuses duplicates)
+    if schema.has_column("time"):
+        column = schema.get_column("time")
+        raise InvalidSchemaError(
+            f"table {schema.get_table_name()!r}: the {column.category.name} column 'time' has "
+            "the name of the time column; rename it, or declare it as the TIME column "
+            "(ColumnCategory.TIME, INT64 or TIMESTAMP)"
+        )
+
+
+def _refuse_dates_into_other_types(table, tablet) -> None:
+    """A DATE column of a tablet holds dates (stored as yyyyMMdd ints): written into an INT32
+    column it would become the number 20240101. Refused, as any other type mismatch."""
+    for name, dt in zip(tablet.get_column_name_list(), tablet.get_data_type_list(), strict=True):
+        if dt != T.DATE or not table.schema.has_column(name):
+            continue
+        column = table.schema.get_column(name)
+        if column.data_type != T.DATE and column.category == ColumnCategory.FIELD:
+            reason = f"a DATE tablet column cannot be written into a {column.data_type.name} column"
+            raise mismatch(reason, name)
+
+
+def _call_row(origin, k) -> int:
+    """The write call's row of row k of a piece (origin: see _add_rows)."""
+    if origin is None:
+        return k
+    if isinstance(origin, int):
+        return origin + k
+    return int(origin[k])
+
+
+def _tags_text(dev) -> str:
+    """The tag values of a device for a message, as plain str (numpy str scalars too)."""
+    return repr(tuple(None if v is None else str(v) for v in dev[1:]))
+
+
+def _duplicate_time(dev, timestamp, row, earlier) -> OutOfOrderError:
+    """OutOfOrderError for a timestamp a device gets twice (earlier: the call's other row, or
+    None for a row buffered by an earlier call); the parts are kept as attributes so that
+    write_table can name the tablet's rows."""
+    other = f"row {earlier}" if earlier is not None else "a row of an earlier write call"
+    exc = OutOfOrderError(
+        f"column 'time', row {row}: table {dev[0]!r}, device {_tags_text(dev)} has timestamp "
+        f"{timestamp} twice (also {other}, not yet flushed); a device has one row per timestamp"
+    )
+    exc.device, exc.timestamp, exc.row, exc.earlier = dev, timestamp, row, earlier
+    return exc
+
+
+def _unstorable(table, dev, name, page, page_times, lost) -> EncodeError:
+    """EncodeError for a write call whose rows would make a SPRINTZ/CAMEL page that does not
+    decode to its values (nothing of the call is buffered)."""
+    i, decoded, reason = lost
+    column = table.field_by_name[name]
+    encoding = table.encoding[name]
+    other = "TS_2DIFF, GORILLA or CHIMP" if encoding == TSEncoding.SPRINTZ else "GORILLA or CHIMP"
+    return EncodeError(
+        f"table {table.name!r}, device {_tags_text(dev)}, column {name!r} "
+        f"({column.data_type.name}, {encoding.name}): the value {page[i].item()!r} at time "
+        f"{int(page_times[i])} would be read back as {decoded!r}: {reason}; the write call is "
+        f"refused (nothing of it is buffered); choose another encoding for this column "
+        f"(e.g. {other})"
+    )
+
+
 class TsFileWriter:
-    """Low-level writer: register tables, then write tablets / arrays / DataFrames into them."""
+    """Low-level writer: register tables, then write tablets / arrays / DataFrames into them.
+
+    Thread safety: every public method runs under one lock per writer (a ``threading.RLock``), so
+    a writer may be shared by several threads: each call is atomic (all its rows are accepted or
+    none), the rows of concurrent calls all land, and the order between calls is the order in
+    which they take the lock. Calls do not run in parallel (the lock is held while a call
+    converts, checks and, at memory_threshold, writes its rows)."""
 
     def __init__(
         self,
@@ -295,7 +495,11 @@ class TsFileWriter:
         self._chunk_path_count = 0  # C++'s bloom filter entry count (bloom.cpp_path_count)
         self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
+        # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
+        self._spans: dict[tuple, tuple[int, int]] = {}
+        self._lock = threading.RLock()
         self._file = None
+        self._temp_path = None  # overwrite=True: the file written, renamed over _path by close()
         self._closed = False
         # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
         # nothing more is appended until close() cuts it back to the last complete chunk group.
@@ -303,24 +507,42 @@ class TsFileWriter:
         self._fresh = []
 
     def _open(self, path, overwrite):
-        """Create the file ("xb": never replaces a file, no race between a check and the open)
-        or, with overwrite=True, create or truncate it; write the header."""
+        """Create the file and write the header.
+
+        Without overwrite: "xb" on the path (never replaces a file; no race between a check and
+        the open). With overwrite=True the existing file is not touched until close(): the rows
+        go to a new file next to it (``.<name>.tsfile-tmp-<random>``, created "xb"), which
+        close() renames over the path (os.replace). A reader that has the old file open or
+        mapped keeps reading it whole (truncating it in place made such a reader die of SIGBUS),
+        and if the process dies the old file is intact (the temporary file is left behind)."""
         self._path = os.fspath(path)
-        try:
-            self._file = open(self._path, "wb" if overwrite else "xb", buffering=1 << 20)
-        except FileExistsError:
-            raise AlreadyExistsError(
-                f"{self._path!r} exists; pass overwrite=True to replace it"
-            ) from None
+        if os.path.isdir(self._path):
+            raise IsADirectoryError(
+                errno.EISDIR, "the writer's path is a directory, not a file", self._path
+            )
+        if overwrite:
+            raw, self._temp_path = _create_temp_beside(self._path)
+        else:
+            try:
+                raw = open(self._path, "xb", buffering=0)
+            except FileExistsError:
+                raise AlreadyExistsError(
+                    f"{self._path!r} exists; pass overwrite=True to replace it"
+                ) from None
+        self._file = _Output(raw)
         try:
             self._file.write(HEADER)
         except BaseException:
-            self._file.close()
+            # Nothing was written: remove the file this call created (exclusively).
+            raw.close()
+            os.unlink(self._temp_path or self._path)
+            self._file = None
             raise
         self._pos = len(HEADER)
 
     # -- schema -----------------------------------------------------------------------------------
 
+    @_locked
     def register_table(self, table_schema: TableSchema) -> None:
         self._check_open()
         self._register(table_schema)
@@ -343,33 +565,44 @@ class TsFileWriter:
             raise TableNotExistError(f"table {name!r} is not registered")
         return table
 
+    @_locked
     def add_tsfile_property(self, key: str, value) -> None:
+        """A key/value pair of the file's metadata. A key or str value that does not encode to
+        UTF-8 is refused here (TypeMismatchError), not when close() writes the metadata."""
         self._check_open()
-        text_utf8(str(key), "property key")  # stored at close: refuse it now
+        key = str(key)
+        text_utf8(key, "property key")  # stored at close: refuse it now
         if isinstance(value, str):
             value = text_utf8(value, f"property {key!r}: value")
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
-        self._properties[str(key)] = None if value is None else bytes(value)
+        self._properties[key] = None if value is None else bytes(value)
 
     # -- writing ----------------------------------------------------------------------------------
 
+    @_locked
     def write_table(self, tablet: Tablet) -> None:
         """Write the rows of a tablet (rows without a timestamp are skipped). Its columns are
-        checked against the table schema's types (TypeMismatchError names the tablet row)."""
+        checked against the table schema's types (TypeMismatchError names the tablet row); a
+        DATE column of the tablet goes only into a DATE column."""
         self._check_open()
         if not isinstance(tablet, Tablet):
             raise TypeError("write_table needs a Tablet")
         table = self._table(tablet.get_target_name())
+        _refuse_dates_into_other_types(table, tablet)
         times, columns, rows = tablet._export()
         try:
             self._add(table, times, columns)
-        except TypeMismatchError as exc:
+        except (TypeMismatchError, OutOfOrderError) as exc:
             row = getattr(exc, "row", None)
             if rows is None or row is None:
                 raise
+            if isinstance(exc, OutOfOrderError):
+                earlier = None if exc.earlier is None else rows[exc.earlier]
+                raise _duplicate_time(exc.device, exc.timestamp, rows[row], earlier) from None
             raise mismatch(exc.reason, exc.column, rows[row]) from None
 
+    @_locked
     def write_arrays(self, table_name, timestamps, columns, null_masks=None) -> None:
         """The numpy fast path: timestamps and {column: array or scalar}.
 
@@ -381,14 +614,22 @@ class TsFileWriter:
         datetime.date objects or datetime64 days; BOOLEAN/INT/FLOAT columns of the schema's dtype
         without nulls are encoded straight from the array. null_masks = {column: bool array,
         True = null}; a numpy.ma.MaskedArray brings its own mask; None in object arrays and NaT
-        are null. NaN is a value, not a null. Columns of the schema that are not given are null."""
+        are null. NaN is a value, not a null. Columns of the schema that are not given are null.
+        A column given twice (names differ only in case) is refused, and so is a null_masks key
+        that names no column of the table (ColumnNotExistError). A masked timestamp is refused."""
         self._check_open()
         table = self._table(table_name)
         ts = to_timestamps(timestamps, _time_name(table))
-        masks = {str(k).lower(): np.asarray(v, dtype=bool) for k, v in (null_masks or {}).items()}
+        columns = _by_lower_name(columns, "column")
+        masks = _by_lower_name(null_masks or {}, "null mask")
+        for key in masks:
+            if not table.schema.has_column(key):
+                raise ColumnNotExistError(
+                    f"null_masks names {key!r}, which is not a column of table {table.name!r}"
+                )
+        masks = {k: np.asarray(v, dtype=bool) for k, v in masks.items()}
         cols = {}
-        for name, data in columns.items():
-            key = str(name).lower()
+        for key, data in columns.items():
             if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
                 cols[key] = data
                 continue
@@ -400,6 +641,7 @@ class TsFileWriter:
             cols[key] = (np.asarray(data), None if mask is None else ~mask)
         self._add(table, ts, cols)
 
+    @_locked
     def write_dataframe(self, table_name, dataframe, table_schema=None) -> None:
         """Write a pandas DataFrame: a time column (the schema's TIME column, else `time`), the
         other columns matched to the schema case-insensitively; missing values (None, NaN, NA,
@@ -442,9 +684,10 @@ class TsFileWriter:
                 cols[key] = _Codes(np.asarray(codes, dtype=np.int64), list(uniques))
                 continue
             isna = series.isna().to_numpy()
-            cols[key] = (_series_values(series), ~isna if isna.any() else None)
+            cols[key] = (_series_values(series, column.data_type), ~isna if isna.any() else None)
         self._add(table, ts, cols)
 
+    @_locked
     def write_arrow_batch(self, table_name, data, time_col_index=-1) -> None:
         """Write a pyarrow RecordBatch / Table (with its time column: integers or timestamps of
         any unit, which become milliseconds). Values are checked as in write_arrays."""
@@ -465,6 +708,7 @@ class TsFileWriter:
                     raise mismatch("a null is not a timestamp", tname, int(np.argmax(nulls)))
                 ts = to_timestamps(np.asarray(col.to_numpy(zero_copy_only=False)), tname)
                 continue
+            col = _arrow_local_dates(table, name, col)
             if col.null_count:
                 import pyarrow as pa
 
@@ -509,10 +753,21 @@ class TsFileWriter:
         return values, present
 
     def _add(self, table: _Table, times, columns) -> None:
+        """Check a write call's rows and buffer them, all or none: the values (_add_rows), then
+        per device the timestamps (_check_times) and the pages of lossy encodings (_check_pages),
+        and only then is anything buffered; so a later flush cannot fail for these rows."""
         self._fresh = []
-        self._add_rows(table, times, columns)
+        pieces = self._add_rows(table, times, columns)
+        spans = []
+        for dev, piece, origin in pieces:
+            appended, lo, hi = self._check_times(dev, piece, origin)
+            if table.page_checks:
+                self._check_pages(table, dev, piece, appended)
+            spans.append((lo, hi))
+        for (dev, piece, _), span in zip(pieces, spans, strict=True):
+            self._append(dev, piece, span)
         if self._buffered_bytes >= self._memory_threshold:
-            self.flush()
+            self._flush()
         else:
             # The rows stay buffered: they must not alias the caller's arrays (a Tablet refilled
             # and written again, an array reused), so views of them are copied now.
@@ -524,7 +779,10 @@ class TsFileWriter:
                 piece.detach(inputs)
         self._fresh = []
 
-    def _add_rows(self, table: _Table, times, columns) -> None:
+    def _add_rows(self, table: _Table, times, columns) -> list:
+        """The rows of a write call, converted and checked, as [(device, _Piece, origin)]: origin
+        maps a piece's rows back to the call's (None: the same rows, an int: an offset, an array:
+        the rows)."""
         n = times.shape[0]
         tag_arrays = []
         fields = {}
@@ -569,7 +827,7 @@ class TsFileWriter:
                 present = None
             fields[name] = self._field_array(table, name, arr, present)
         if n == 0:
-            return
+            return []
         const_tags = {}
         for name in table.tags:
             item = columns.get(name)
@@ -578,13 +836,13 @@ class TsFileWriter:
                 const_tags[name] = item
         if not tag_arrays:
             dev = (table.name, *(const_tags.get(t) for t in table.tags))
-            self._append(dev, _Piece(times, fields))
-        else:
-            self._add_grouped(table, times, fields, const_tags, tag_arrays)
+            return [(dev, _Piece(times, fields), None)]
+        return self._add_grouped(table, times, fields, const_tags, tag_arrays)
 
-    def _add_grouped(self, table, times, fields, const_tags, tag_arrays):
-        """Rows of several devices: group them by their tag values."""
+    def _add_grouped(self, table, times, fields, const_tags, tag_arrays) -> list:
+        """Rows of several devices: group them by their tag values ([(device, piece, origin)])."""
         n = times.shape[0]
+        out = []
         codes = []
         uniques = {}
         for name, arr, present in tag_arrays:
@@ -611,11 +869,14 @@ class TsFileWriter:
             for k, name in enumerate(names):
                 seg[name] = uniques[name][int(codes[k][first])]
             dev = (table.name, *(seg.get(t) for t in table.tags))
+            origin = idx
             if a == 0 and b == n:
                 piece = _Piece(times, fields)
+                origin = None
             elif int(idx[-1]) - first == b - a - 1:
                 # The group's rows are contiguous (idx is increasing): views, no copies.
                 sl = slice(first, first + b - a)
+                origin = first
                 piece = _Piece(
                     times[sl],
                     {k: (v[sl], None if p is None else p[sl]) for k, (v, p) in fields.items()},
@@ -627,11 +888,99 @@ class TsFileWriter:
                     {k: (v[idx], None if p is None else p[idx]) for k, (v, p) in fields.items()},
                     np.concatenate(([0], runs)).astype(np.int64),
                 )
-            self._append(dev, piece)
+            out.append((dev, piece, origin))
+        return out
 
-    def _append(self, dev, piece):
+    def _check_times(self, dev, piece, origin) -> tuple[bool, int, int]:
+        """Refuse a timestamp that the device gets twice, within this call or against its rows
+        buffered since the last flush (OutOfOrderError, as the official writer; across flushes
+        both rows are written, as the official writer does). Returns whether the piece's rows all
+        come after the buffered ones in time order (the common case), and their lowest and
+        highest timestamp."""
+        times = piece.times
+        n = times.shape[0]
+        if n > 1 and not bool((times[1:] > times[:-1]).all()):
+            order = np.argsort(times, kind="stable")
+            ordered = times[order]
+            same = np.flatnonzero(ordered[1:] == ordered[:-1])
+            if same.size:
+                # The duplicate met first in the call's row order: its later row.
+                later = np.maximum(order[same], order[same + 1])
+                k = int(np.argmin(later))
+                row, earlier = int(later[k]), int(min(order[same[k]], order[same[k] + 1]))
+                raise _duplicate_time(
+                    dev, int(times[row]), _call_row(origin, row), _call_row(origin, earlier)
+                )
+            lo, hi, ascending = int(ordered[0]), int(ordered[-1]), False
+        else:
+            lo, hi, ascending = int(times[0]), int(times[-1]), True
+        span = self._spans.get(dev)
+        if span is None or lo > span[1]:
+            return ascending, lo, hi
+        if hi >= span[0]:
+            buffered = np.concatenate([p.times for p in self._buffers[dev]])
+            again = np.isin(times, buffered)
+            if again.any():
+                row = int(np.argmax(again))
+                raise _duplicate_time(dev, int(times[row]), _call_row(origin, row), None)
+        return False, lo, hi
+
+    def _check_pages(self, table, dev, piece, appended) -> None:
+        """Trial-encode, for each SPRINTZ/CAMEL column, the pages that flush would write for
+        this device once the piece is buffered, and refuse the call (EncodeError, nothing
+        buffered) if one would not decode to its values (format notes 8.9, 8.11). Rows that
+        come after the buffered ones (appended) only change the last page on: the pages before
+        it were checked by earlier calls. Otherwise the device's buffered rows are checked
+        again in time order. Cost: every value of such a column is encoded twice (here and at
+        flush), plus the last partial page once per call."""
+        buffered = self._buffers.get(dev, [])
+        old_rows = sum(p.times.shape[0] for p in buffered)
+        skip = 0
+        if appended:
+            start = old_rows - old_rows % self._page_size
+            tail, have = [], 0
+            for p in reversed(buffered):
+                if have >= old_rows - start:
+                    break
+                tail.append(p)
+                have += p.times.shape[0]
+            pieces = [*reversed(tail), piece]
+            skip = start - (old_rows - have)
+        else:
+            pieces = [*buffered, piece]
+        times, fields, _ = _concat(table, pieces)
+        order = None
+        if not appended and times.shape[0] > 1:
+            order = np.argsort(times, kind="stable")
+            times = times[order]
+        times = times[skip:]
+        bounds = page_bounds(times.shape[0], self._page_size)
+        for name, (encode, loses) in table.page_checks.items():
+            values, present = fields.get(name, (None, None))
+            if values is None:
+                continue
+            if order is not None:
+                values = values[order]
+                present = None if present is None else present[order]
+            values = values[skip:]
+            present = None if present is None else present[skip:]
+            for r0, r1 in zip(bounds[:-1], bounds[1:], strict=True):
+                page = values[r0:r1]
+                page_times = times[r0:r1]
+                if present is not None:
+                    page, page_times = page[present[r0:r1]], page_times[present[r0:r1]]
+                if page.shape[0] == 0:
+                    continue
+                lost = loses(page, encode(page))
+                if lost is not None:
+                    raise _unstorable(table, dev, name, page, page_times, lost)
+
+    def _append(self, dev, piece, times_span):
         self._buffers.setdefault(dev, []).append(piece)
         self._fresh.append(piece)
+        lo, hi = times_span
+        span = self._spans.get(dev)
+        self._spans[dev] = (lo, hi) if span is None else (min(lo, span[0]), max(hi, span[1]))
         size = piece.times.nbytes
         for values, present in piece.fields.values():
             size += values.nbytes * (4 if values.dtype == object else 1)
@@ -639,6 +988,7 @@ class TsFileWriter:
                 size += present.nbytes
         self._buffered_bytes += size
 
+    @_locked
     def flush(self) -> None:
         """Write the buffered rows: one chunk group per device, in device order.
 
@@ -664,6 +1014,7 @@ class TsFileWriter:
             except Exception as exc:
                 failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
         self._buffers.clear()
+        self._spans.clear()
         self._buffered_bytes = 0
         if failed:
             raise _flush_error(failed, self._torn)
@@ -737,13 +1088,19 @@ class TsFileWriter:
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
+    @_locked
     def close(self) -> None:
         """Flush, write the metadata and the tail, close the file.
 
         Whatever fails on the way (a flush error, an encoder bug, an OSError), close() still
         writes the metadata of every chunk group already in the file, ends the file there and
         closes it, then raises the first error: a file that was written to is always readable,
-        with every row flushed before the failure."""
+        with every row flushed before the failure. Only if the tail itself cannot be written
+        (a disk that is really full) is the file incomplete, and the error says so.
+
+        overwrite=True: the completed file is renamed over the path (also after a failure,
+        since it holds everything flushed); an incomplete one is removed and the old file is
+        left as it was."""
         if self._closed:
             return
         errors = []
@@ -751,8 +1108,10 @@ class TsFileWriter:
             self._flush()
         except BaseException as exc:  # noqa: BLE001 - re-raised below, after the tail
             errors.append(exc)
+        complete = False
         try:
             self._write_tail()
+            complete = True
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
         finally:
@@ -761,25 +1120,44 @@ class TsFileWriter:
                 self._file.close()
             except BaseException as exc:  # noqa: BLE001
                 errors.append(exc)
+        self._finish_path(complete, errors)
         if errors:
             first = errors[0]
             for later in errors[1:]:
                 first.add_note(f"close() also failed: {type(later).__name__}: {later}")
             raise first
 
+    def _finish_path(self, complete, errors) -> None:
+        """After the file is closed: with overwrite=True rename the completed file over the path
+        (or remove an incomplete one); say in the error when the file is incomplete."""
+        where = self._temp_path or self._path
+        if not complete and errors:
+            kept = ""
+            if self._temp_path is not None:
+                kept = f"; it was removed and {self._path!r} was left as it was"
+            errors[0].add_note(
+                f"the file {where!r} is incomplete (its metadata could not be written): it "
+                f"cannot be read{kept}"
+            )
+        if self._temp_path is None:
+            return
+        try:
+            if complete:
+                os.replace(self._temp_path, self._path)
+            else:
+                os.unlink(self._temp_path)
+        except OSError as exc:
+            errors.append(exc)
+
     def _write_tail(self):
         """The operation index range, the metadata index, the bloom filter and the tail."""
         if self._torn:
-            # A chunk group was written in part: drop its bytes (seek() first writes out what
-            # the buffer still holds, so the cut is at the last complete chunk group).
-            self._file.seek(self._pos)
-            self._file.truncate()
-        # the operation index range (0, 0), as C++ writes it
-        self._file.write(bytes((Marker.OPERATION_INDEX_RANGE,)) + bytes(16))
-        self._pos += 17
-        meta_offset = self._pos
-        self._file.write(bytes((Marker.SEPARATOR,)))
-        self._pos += 1
+            # A chunk group was written in part: end the file at the last complete one.
+            self._file.cut(self._pos)
+        # the operation index range (0, 0), as C++ writes it, then the separator
+        start = bytes((Marker.OPERATION_INDEX_RANGE,)) + bytes(16) + bytes((Marker.SEPARATOR,))
+        meta_offset = self._pos + 17
+        self._pos += len(start)
         schemas = {name: t.schema_bytes() for name, t in self._tables.items()}
         tail = build_metadata(
             self._pos,
@@ -791,13 +1169,30 @@ class TsFileWriter:
             self._bloom_error_rate,
             self._chunk_path_count,
         )
-        self._file.write(tail)
+        self._file.writelines([start, tail])
 
     def __enter__(self):
         return self
 
     def __exit__(self, exc_type, exc, tb):
         self.close()
+
+    def __del__(self):
+        # A writer dropped without close(): complete the file (an unreadable 7-byte file helps
+        # no one) and warn, as an unclosed Python file does.
+        if getattr(self, "_file", None) is None or getattr(self, "_closed", True):
+            return
+        warnings.warn(
+            f"TsFileWriter for {self._path!r} was not closed; the garbage collector closes it "
+            "(call close() or use a with block)",
+            ResourceWarning,
+            source=self,
+            stacklevel=2,
+        )
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001, S110 - nowhere to raise from a finalizer
+            pass
 
 
 class _Codes:
@@ -922,14 +1317,18 @@ def _time_name(table) -> str:
     return table.time_column.column_name if table.time_column is not None else "time"
 
 
-def _series_values(series) -> np.ndarray:
+def _series_values(series, data_type=None) -> np.ndarray:
     """A pandas Series as a numpy array in its own dtype (no cast: the writer converts it
     exactly, values.to_storage). Nullable extension dtypes give their numpy dtype with 0 in the
-    null rows (masked by isna); tz-aware datetimes become naive UTC; anything else objects."""
+    null rows (masked by isna); tz-aware datetimes become naive UTC, or for a DATE column their
+    wall-clock time in their own zone (Tokyo midnight is that day, not the UTC day before);
+    anything else objects."""
     import pandas as pd
 
     dtype = series.dtype
     if isinstance(dtype, pd.DatetimeTZDtype):
+        if data_type == T.DATE:
+            return series.dt.tz_localize(None).to_numpy()
         return series.dt.tz_convert(None).to_numpy()
     if isinstance(dtype, np.dtype):
         return series.to_numpy()
@@ -937,6 +1336,19 @@ def _series_values(series) -> np.ndarray:
     if np_dtype is not None and np_dtype.kind in "biuf":
         return series.to_numpy(dtype=np_dtype, na_value=np_dtype.type(0))
     return series.to_numpy(dtype=object)
+
+
+def _arrow_local_dates(table, name, col):
+    """A tz-aware Arrow timestamp column written into a DATE column: its wall-clock time in its
+    own zone (as _series_values for pandas), else the column as it is."""
+    if not table.schema.has_column(name) or table.schema.get_column(name).data_type != T.DATE:
+        return col
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+        return pc.local_timestamp(col)
+    return col
 
 
 def _concat(table, pieces):
@@ -979,7 +1391,10 @@ def _concat(table, pieces):
 
 
 class TsFileTableWriter:
-    """Write one table (the official TsFileTableWriter, plus the numpy fast path)."""
+    """Write one table (the official TsFileTableWriter, plus the numpy fast path).
+
+    Thread safety as TsFileWriter's: every public method runs under the writer's one lock, so
+    concurrent calls take turns, each atomic, and the rows of all of them land."""
 
     def __init__(
         self,
@@ -997,9 +1412,11 @@ class TsFileTableWriter:
         writer._register(table_schema)
         writer._open(path, overwrite)
         self._writer = writer
+        self._lock = writer._lock
         self._schema = table_schema
         self._name = table_schema.get_table_name()
 
+    @_locked
     def write_table(self, tablet: Tablet) -> None:
         name = tablet.get_target_name()
         if name is None:
@@ -1008,22 +1425,28 @@ class TsFileTableWriter:
             raise TableNotExistError(f"tablet table {name!r} is not {self._name!r}")
         self._writer.write_table(tablet)
 
+    @_locked
     def write_arrays(self, timestamps, columns, null_masks=None) -> None:
         """Whole columns at once; see TsFileWriter.write_arrays."""
         self._writer.write_arrays(self._name, timestamps, columns, null_masks)
 
+    @_locked
     def write_dataframe(self, dataframe) -> None:
         self._writer.write_dataframe(self._name, dataframe)
 
+    @_locked
     def write_arrow_batch(self, data) -> None:
         self._writer.write_arrow_batch(self._name, data)
 
+    @_locked
     def add_tsfile_property(self, key, value) -> None:
         self._writer.add_tsfile_property(key, value)
 
+    @_locked
     def flush(self) -> None:
         self._writer.flush()
 
+    @_locked
     def close(self) -> None:
         self._writer.close()
 

@@ -12,8 +12,8 @@ wraps them in DeviceID. Both use:
   the order of a file's devices it also accepts Java's (DeviceID.precedes: strings by UTF-16
   units, String.compareTo), as it does for names (tsfile._format.metadata.names_increase);
 * one UTF-8 policy, strict: the writer refuses a segment that does not encode to UTF-8 (a lone
-  surrogate) before anything is buffered: a table name with EncodeError when the table is
-  registered (text_utf8), a tag value with TypeMismatchError at the write call
+  surrogate) before anything is buffered, with TypeMismatchError: a table or column name when
+  the schema is made (text_utf8, through tsfile.schema), a tag value at the write call
   (tsfile._write.values.check_tag_value); the reader raises CorruptDataError for segments in the
   file that are not valid UTF-8 (read_device_id).
 """
@@ -21,7 +21,7 @@ wraps them in DeviceID. Both use:
 from __future__ import annotations
 
 from tsfile._format.bytes import Cursor, uvarint, varstr
-from tsfile.errors import EncodeError
+from tsfile.errors import TypeMismatchError
 
 # A device with more segments than this is certainly corrupt (tables have at most a few thousand
 # tag columns); the bound also keeps a damaged count from looping for long.
@@ -30,12 +30,13 @@ MAX_SEGMENTS = 1 << 16
 
 def text_utf8(text: str, what: str) -> bytes:
     """The UTF-8 bytes of a name or segment the writer is given; one that cannot be encoded (a
-    lone surrogate) is EncodeError naming it and the character."""
+    lone surrogate) is TypeMismatchError naming it and the character."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise EncodeError(
-            f"{what} {text!r} is not valid Unicode ({exc.reason} at character {exc.start})"
+        raise TypeMismatchError(
+            f"{what} {text!r} is not valid Unicode ({exc.reason} at character {exc.start}): "
+            "text is stored as UTF-8"
         ) from None
 
 

@@ -18,9 +18,10 @@ bad row (the index within the call). The rules:
   of the files this library writes (the TsFile default). A datetime with a sub-millisecond
   remainder is refused rather than silently floored; a datetime64 beyond the INT64 millisecond
   range is refused. In the time column, NaT is refused; in a FIELD column, NaT is a null;
-* DATE: ``datetime.date`` values, datetime64 values that are whole days, or integers yyyyMMdd
-  that are real calendar dates (month 1-12, day within the month, leap years) with a year in
-  1000..9999, the official package's DATE range; NaT in a DATE column is a null;
+* DATE: ``datetime.date`` values, datetime64 values (arrays or scalars) that are whole days, or
+  integers yyyyMMdd that are real calendar dates (month 1-12, day within the month, leap years)
+  with a year in 1000..9999, the official package's DATE range; NaT in a DATE array is a null;
+  a tz-aware datetime column (pandas) gives the date in its own time zone;
 * TEXT / STRING: ``str`` that encodes to UTF-8 (a lone surrogate does not), or ``bytes`` that are
   valid UTF-8; BLOB: bytes-like only (a ``str`` is refused, as the official Tablet refuses it).
 
@@ -197,6 +198,15 @@ def _text_value(data_type, value):
 
 
 def _date_value(value):
+    if isinstance(value, np.datetime64):
+        # As the array form takes it (_to_date_ints): a whole day of any unit; NaT is a null
+        # there, and a present NaT here is refused by _days_to_ints.
+        if np.isnat(value):
+            raise mismatch("NaT is not a date")
+        days = np.asarray([value]).astype("datetime64[D]")
+        if days[0] != value:
+            raise mismatch(f"DATE needs whole days, got a time of day: {_describe(value)}")
+        return int(_days_to_ints(None, days, None)[0])
     if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
         raise mismatch(f"DATE needs a datetime.date, got {_describe(value)}")
     if not DATE_MIN_YEAR <= value.year <= DATE_MAX_YEAR:
@@ -357,7 +367,14 @@ def _float64_to_float32(column, arr, present):
 def to_timestamps(values, column="time") -> np.ndarray:
     """The time column as a contiguous int64 array (milliseconds for datetimes), or
     TypeMismatchError for the first row that is not an exact in-range timestamp (a fractional
-    or out-of-range float, NaT, a bool, a string)."""
+    or out-of-range float, NaT, a masked value of a numpy.ma.MaskedArray, None, a bool, a
+    string)."""
+    if isinstance(values, np.ma.MaskedArray):
+        # A masked timestamp is a null: refused (the data under the mask is not a time).
+        masked = np.ma.getmaskarray(values)
+        if masked.ndim == 1 and masked.any():
+            raise mismatch("a null (masked) is not a timestamp", column, int(np.argmax(masked)))
+        values = values.data
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"{column} must be 1-D")
