@@ -573,7 +573,7 @@ class TsFileWriter:
         key = str(key)
         text_utf8(key, "property key")  # stored at close: refuse it now
         if isinstance(value, str):
-            value = text_utf8(value, f"property {key!r}: value")
+            value = text_utf8(value, f"property value of {key!r}:")
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
         self._properties[key] = None if value is None else bytes(value)
