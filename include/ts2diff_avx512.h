@@ -107,15 +107,6 @@ TSFILE_INLINE size_t ts2diff_avx512_groups(const uint8_t *packed, const uint8_t 
     return ng < gmax ? ng : gmax;
 }
 
-/* {k*m, (k+1)*m, ..., (k+7)*m} (wrapping; vpmullq would need AVX-512DQ). */
-TS2DIFF_AVX512_INLINE __m512i ts2diff_avx512_multiples64(uint64_t m, uint64_t k)
-{
-    return _mm512_setr_epi64((long long)(k * m), (long long)((k + 1) * m), (long long)((k + 2) * m),
-                             (long long)((k + 3) * m), (long long)((k + 4) * m),
-                             (long long)((k + 5) * m), (long long)((k + 6) * m),
-                             (long long)((k + 7) * m));
-}
-
 /* Inclusive prefix sum of 16 x int32 / 8 x int64. */
 TS2DIFF_AVX512_INLINE __m512i ts2diff_avx512_scan32(__m512i x)
 {
@@ -134,19 +125,49 @@ TS2DIFF_AVX512_INLINE __m512i ts2diff_avx512_scan64(__m512i x)
     return _mm512_add_epi64(x, _mm512_alignr_epi64(x, z, 4));
 }
 
-/* The 16 raw deltas of a group in 32-bit lanes (plan16 of width w, cnt32 = 32 - w, cnt64 = 64 - w). */
-TS2DIFF_AVX512_INLINE __m512i ts2diff_avx512_unpack16(const uint8_t *p, const ts2diff_avx512_plan *pl,
-                                                      __m512i i0, __m512i i1, __m512i s0,
-                                                      __m512i s1, __m128i cnt32, __m128i cnt64)
+/* {m, 2m, ..., 8m} (wrapping): a scan of the broadcast, cheaper in a block's prologue than eight
+ * scalar multiplies and inserts (vpmullq would need AVX-512DQ). */
+TS2DIFF_AVX512_INLINE __m512i ts2diff_avx512_multiples64(uint64_t m)
 {
-    const __m512i x = _mm512_loadu_si512((const void *)p);
-    if (pl->lanes32)
-        return _mm512_srl_epi32(_mm512_sllv_epi32(_mm512_permutexvar_epi8(i0, x), s0), cnt32);
-    /* widths 27, 29..31: a delta can span 5 bytes; unpack in 64-bit lanes and narrow */
-    const __m512i a = _mm512_srl_epi64(_mm512_sllv_epi64(_mm512_permutexvar_epi8(i0, x), s0), cnt64);
-    const __m512i b = _mm512_srl_epi64(_mm512_sllv_epi64(_mm512_permutexvar_epi8(i1, x), s1), cnt64);
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)),
-                              _mm512_cvtepi64_epi32(b), 1);
+    return ts2diff_avx512_scan64(_mm512_set1_epi64((long long)m));
+}
+
+/* Groups 0 .. ng-1 of 16 int32 deltas (out[1 .. 16 ng]); lanes32 is pl->lanes32, a constant at
+ * each call. */
+TS2DIFF_AVX512_INLINE void ts2diff_avx512_i32_groups(const uint8_t *packed, int w, size_t ng,
+                                                     const ts2diff_avx512_plan *pl,
+                                                     const int lanes32, uint32_t min,
+                                                     uint32_t first, int32_t *out)
+{
+    /* the plan in registers */
+    const __m512i i0 = _mm512_load_si512((const void *)pl->idx[0]);
+    const __m512i i1 = _mm512_load_si512((const void *)pl->idx[1]);
+    const __m512i s0 = lanes32 ? _mm512_load_si512((const void *)pl->shl32)
+                               : _mm512_load_si512((const void *)pl->shl64[0]);
+    const __m512i s1 = _mm512_load_si512((const void *)pl->shl64[1]);
+    const __m128i cnt32 = _mm_cvtsi32_si128(32 - w), cnt64 = _mm_cvtsi32_si128(64 - w);
+    const __m512i last = _mm512_set1_epi32(15), minv = _mm512_set1_epi32((int)min);
+    __m512i carry = _mm512_set1_epi32((int)first);
+    for (size_t g = 0; g < ng; g++) {
+        const __m512i raw = _mm512_loadu_si512((const void *)(packed + 2 * (size_t)w * g));
+        __m512i x;
+        if (lanes32) {
+            x = _mm512_srl_epi32(_mm512_sllv_epi32(_mm512_permutexvar_epi8(i0, raw), s0), cnt32);
+        } else { /* widths 27, 29..31: a delta can span 5 bytes; 64-bit lanes, then narrow */
+            const __m512i a =
+                _mm512_srl_epi64(_mm512_sllv_epi64(_mm512_permutexvar_epi8(i0, raw), s0), cnt64);
+            const __m512i b =
+                _mm512_srl_epi64(_mm512_sllv_epi64(_mm512_permutexvar_epi8(i1, raw), s1), cnt64);
+            x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)),
+                                   _mm512_cvtepi64_epi32(b), 1);
+        }
+        /* The carry is the broadcast last value stored: one add and one shuffle per 16 values
+         * on the loop-carried chain (4 cycles, below the loop's throughput), one uop fewer than
+         * broadcasting the local total and adding it. */
+        const __m512i o = _mm512_add_epi32(ts2diff_avx512_scan32(_mm512_add_epi32(x, minv)), carry);
+        _mm512_storeu_si512((void *)(out + 1 + 16 * g), o);
+        carry = _mm512_permutexvar_epi32(last, o);
+    }
 }
 
 static TSFILE_TARGET_AVX512 void ts2diff_decode_i32_avx512(const uint8_t *packed,
@@ -168,23 +189,10 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i32_avx512(const uint8_t *packed
     } else {
         const ts2diff_avx512_plan *pl = &ts2diff_avx512_plan16[w];
         const size_t ng = ts2diff_avx512_groups(packed, end, nd, 16, 2 * (size_t)w);
-        /* the plan in registers: stores to `out` could alias it as far as the compiler knows */
-        const __m512i i0 = _mm512_load_si512((const void *)pl->idx[0]);
-        const __m512i i1 = _mm512_load_si512((const void *)pl->idx[1]);
-        const __m512i s0 = pl->lanes32 ? _mm512_load_si512((const void *)pl->shl32)
-                                       : _mm512_load_si512((const void *)pl->shl64[0]);
-        const __m512i s1 = _mm512_load_si512((const void *)pl->shl64[1]);
-        const __m128i cnt32 = _mm_cvtsi32_si128(32 - w), cnt64 = _mm_cvtsi32_si128(64 - w);
-        const __m512i minv = _mm512_set1_epi32((int)min), last = _mm512_set1_epi32(15);
-        __m512i carry = _mm512_set1_epi32((int)first);
-        for (size_t g = 0; g < ng; g++) {
-            __m512i x = ts2diff_avx512_unpack16(packed + 2 * (size_t)w * g, pl, i0, i1, s0, s1,
-                                                cnt32, cnt64);
-            x = ts2diff_avx512_scan32(_mm512_add_epi32(x, minv));
-            const __m512i t = _mm512_permutexvar_epi32(last, x);
-            _mm512_storeu_si512((void *)(out + 1 + 16 * g), _mm512_add_epi32(x, carry));
-            carry = _mm512_add_epi32(carry, t); /* the carry chain: one add per 16 values */
-        }
+        /* one loop per layout (lanes32 a constant inside): the stores to `out` could alias the
+         * plan as far as the compiler knows, so a test of pl->lanes32 would stay in the loop */
+        if (pl->lanes32) ts2diff_avx512_i32_groups(packed, w, ng, pl, 1, min, first, out);
+        else ts2diff_avx512_i32_groups(packed, w, ng, pl, 0, min, first, out);
         done = ng * 16;
     }
     if (done < nd) ts2diff_run_u32(packed, end, w, min, (uint32_t)out[done], out, done, nd);
@@ -198,7 +206,7 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i64_avx512(const uint8_t *packed
     size_t done = 0;
     if (w == 0) {
         const __m512i step = _mm512_set1_epi64((long long)(min * 8));
-        __m512i v = _mm512_add_epi64(ts2diff_avx512_multiples64(min, 1),
+        __m512i v = _mm512_add_epi64(ts2diff_avx512_multiples64(min),
                                      _mm512_set1_epi64((long long)first));
         for (; done + 8 <= nd; done += 8) {
             _mm512_storeu_si512((void *)(out + 1 + done), v);
@@ -213,10 +221,15 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i64_avx512(const uint8_t *packed
         const __m512i i0 = _mm512_load_si512((const void *)pl->idx[0]);
         const __m512i s0 = _mm512_load_si512((const void *)pl->shl32);
         const __m128i cnt32 = _mm_cvtsi32_si128(32 - w);
-        const __m512i mlo = ts2diff_avx512_multiples64(min, 1);
-        const __m512i mhi = ts2diff_avx512_multiples64(min, 9);
+        const __m512i mlo = ts2diff_avx512_multiples64(min);
+        const __m512i mhi = _mm512_add_epi64(mlo, _mm512_set1_epi64((long long)(8 * min)));
         const __m512i min16 = _mm512_set1_epi64((long long)(16 * min));
-        const __m512i f = _mm512_set1_epi64((long long)first), last = _mm512_set1_epi64(7);
+        const __m512i f = _mm512_set1_epi64((long long)first);
+        /* dword k of x zero-extended into qword k - 8 (odd dwords zeroed by the mask), and dword
+         * 15 into every qword: one shuffle each instead of extract + vpmovzxdq */
+        const __m512i hi_idx = _mm512_setr_epi32(8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15, 0);
+        const __m512i last_idx = _mm512_set1_epi32(15);
+        const __mmask16 even = 0x5555;
         __m512i ka = _mm512_add_epi64(f, mlo), kb = _mm512_add_epi64(f, mhi);
         for (size_t g = 0; g < ng; g++) {
             const __m512i raw = _mm512_loadu_si512((const void *)(packed + 2 * (size_t)w * g));
@@ -224,8 +237,9 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i64_avx512(const uint8_t *packed
                                          cnt32);
             x = ts2diff_avx512_scan32(x);
             const __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(x));
-            const __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(x, 1));
-            const __m512i step = _mm512_add_epi64(_mm512_permutexvar_epi64(last, hi), min16);
+            const __m512i hi = _mm512_maskz_permutexvar_epi32(even, hi_idx, x);
+            const __m512i step =
+                _mm512_add_epi64(_mm512_maskz_permutexvar_epi32(even, last_idx, x), min16);
             _mm512_storeu_si512((void *)(out + 1 + 16 * g), _mm512_add_epi64(lo, ka));
             _mm512_storeu_si512((void *)(out + 9 + 16 * g), _mm512_add_epi64(hi, kb));
             ka = _mm512_add_epi64(ka, step); /* the carry chain: one add per 8 values */
@@ -240,18 +254,20 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i64_avx512(const uint8_t *packed
         const __m512i s0 = _mm512_load_si512((const void *)pl->shl64[0]);
         const __m512i r9 = _mm512_load_si512((const void *)pl->shr64);
         const __m128i cnt = _mm_cvtsi32_si128(64 - w);
-        const __m512i minv = _mm512_set1_epi64((long long)min), last = _mm512_set1_epi64(7);
+        const __m512i last = _mm512_set1_epi64(7), min8 = _mm512_set1_epi64((long long)(8 * min));
         const __mmask64 low_bytes = 0x0101010101010101ull;
         const int split = pl->split;
-        __m512i carry = _mm512_set1_epi64((long long)first);
+        /* min_delta folded into the carry: lane j holds first + (j + 1) * min */
+        __m512i carry = _mm512_add_epi64(ts2diff_avx512_multiples64(min),
+                                         _mm512_set1_epi64((long long)first));
         for (size_t g = 0; g < ng; g++) {
             const __m512i raw = _mm512_loadu_si512((const void *)(packed + (size_t)w * g));
             __m512i x = _mm512_sllv_epi64(_mm512_permutexvar_epi8(i0, raw), s0);
             if (split) /* widths 59, 61, 62, 63: OR in the top bits of each delta's ninth byte */
                 x = _mm512_or_si512(
                     x, _mm512_srlv_epi64(_mm512_maskz_permutexvar_epi8(low_bytes, i9, raw), r9));
-            x = ts2diff_avx512_scan64(_mm512_add_epi64(_mm512_srl_epi64(x, cnt), minv));
-            const __m512i t = _mm512_permutexvar_epi64(last, x);
+            x = ts2diff_avx512_scan64(_mm512_srl_epi64(x, cnt));
+            const __m512i t = _mm512_add_epi64(_mm512_permutexvar_epi64(last, x), min8);
             _mm512_storeu_si512((void *)(out + 1 + 8 * g), _mm512_add_epi64(x, carry));
             carry = _mm512_add_epi64(carry, t);
         }

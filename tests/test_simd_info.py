@@ -53,9 +53,15 @@ def test_cpu_detection_agrees_with_proc_cpuinfo():
     if flags is None or "avx2" not in info["compiled"]:
         pytest.skip("needs an x86-64 Linux build with AVX2 kernels")
     # our name -> the kernel's /proc/cpuinfo name
-    for name, proc in (("avx2", "avx2"), ("bmi2", "bmi2"), ("avx512f", "avx512f"),
-                       ("avx512bw", "avx512bw"), ("avx512vl", "avx512vl"),
-                       ("avx512vbmi", "avx512vbmi"), ("avx512vbmi2", "avx512_vbmi2")):
+    for name, proc in (
+        ("avx2", "avx2"),
+        ("bmi2", "bmi2"),
+        ("avx512f", "avx512f"),
+        ("avx512bw", "avx512bw"),
+        ("avx512vl", "avx512vl"),
+        ("avx512vbmi", "avx512vbmi"),
+        ("avx512vbmi2", "avx512_vbmi2"),
+    ):
         assert (name in info["cpu"]) == (proc in flags), name
     assert ("avx2" in info["implementations"]) == ("avx2" in flags and "bmi2" in flags)
     avx512 = {"avx512f", "avx512bw", "avx512vl"} <= flags and "avx2" in flags
@@ -144,7 +150,10 @@ def _info_with_env(value):
     env = {**os.environ, "TSFILE_SIMD": value}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     proc = subprocess.run(
-        [sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, env=env,
+        [sys.executable, "-W", "always", "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
         check=True,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
