@@ -100,8 +100,9 @@ enum { TSFILE_LEVEL_SCALAR = 0, TSFILE_LEVEL_AVX2 = 1, TSFILE_LEVEL_NEON = 1, TS
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 /* AVX-512 F/BW/VL/VBMI/VBMI2 from CPUID leaf 7, counted only when the OS saves the whole AVX-512
  * register state: XCR0 bits 1-2 (SSE, AVX) and 5-7 (opmask, ZMM0-15 upper halves, ZMM16-31).
- * (GCC 12's __builtin_cpu_supports("avx512f") checks the same XCR0 bits, but not every compiler's
- * does, and VBMI/VBMI2 are read here anyway: one place, no reliance on the compiler's runtime.) */
+ * (GCC 12's __builtin_cpu_supports("avx512f") checks the same XCR0 bits: its libgcc's
+ * __cpu_indicator_init does `xgetbv; and $0xe6; cmp $0xe6` (checked by disassembly). Not every
+ * compiler's runtime does, and VBMI/VBMI2 are read here anyway: one place, no reliance on it.) */
 static inline unsigned tsfile_cpu_avx512_features(void)
 {
     unsigned a, b, c, d, f = 0;
