@@ -98,12 +98,14 @@ static void ts2diff_avx512_init(void)
 #define TS2DIFF_AVX512_INLINE TSFILE_TARGET_AVX512 TSFILE_INLINE
 
 /* Whole groups (of nd deltas, `per` deltas and `stride` bytes each) whose 64-byte loads stay
- * inside [packed, end). */
+ * inside [packed, end). Inside a buffer every group fits (the next block's bytes follow), so the
+ * division is left to a block near the buffer's end. */
 TSFILE_INLINE size_t ts2diff_avx512_groups(const uint8_t *packed, const uint8_t *end, size_t nd,
                                            size_t per, size_t stride)
 {
-    const size_t avail = (size_t)(end - packed);
-    const size_t ng = nd / per, gmax = avail >= 64 ? (avail - 64) / stride + 1 : 0;
+    const size_t avail = (size_t)(end - packed), ng = nd / per;
+    if (ng == 0 || (ng - 1) * stride + 64 <= avail) return ng;
+    const size_t gmax = avail >= 64 ? (avail - 64) / stride + 1 : 0;
     return ng < gmax ? ng : gmax;
 }
 
