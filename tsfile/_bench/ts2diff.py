@@ -16,6 +16,7 @@ ratios are between medians of the same run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import platform
 import statistics
 import time
@@ -79,22 +80,21 @@ def isa_rows() -> list[str]:
     return [row for row in ts2diff.implementations() if row != "scalar"]
 
 
-def _run_as(label: str, fn):
-    """`fn` run with the ISA a "simd:<isa>" label names (other labels: `fn` as it is)."""
+@contextlib.contextmanager
+def _isa_of(label: str):
+    """The ISA a "simd:<isa>" label names is the process-wide level inside (other labels: nothing
+    changes). Set around a whole sample, never per timed call (set_simd costs about a
+    microsecond, a tenth of a 64 Ki decode)."""
     if not label.startswith("simd:"):
-        return fn
+        yield
+        return
     import tsfile
 
-    isa = label.split(":", 1)[1]
-
-    def run():
-        previous = tsfile.set_simd(isa)
-        try:
-            return fn()
-        finally:
-            tsfile.set_simd(previous)
-
-    return run
+    previous = tsfile.set_simd(label.split(":", 1)[1])
+    try:
+        yield
+    finally:
+        tsfile.set_simd(previous)
 
 
 def _median_rates(fns: dict, count: int, repeat: int, min_time: float) -> dict:
@@ -103,7 +103,8 @@ def _median_rates(fns: dict, count: int, repeat: int, min_time: float) -> dict:
     samples = {label: [] for label in fns}
     for _ in range(repeat):
         for label, fn in fns.items():
-            samples[label].append(_median_rate(fn, count, 1, min_time))
+            with _isa_of(label):
+                samples[label].append(_median_rate(fn, count, 1, min_time))
     return {label: statistics.median(r) for label, r in samples.items()}
 
 
@@ -112,9 +113,9 @@ def _path_of(label: str) -> str:
 
 
 def _labelled(label: str, call):
-    """`call(path)` as a no-argument function, run with the ISA a "simd:<isa>" label names."""
+    """`call(path)` as a no-argument function, for the path a label stands for."""
     path = _path_of(label)
-    return _run_as(label, lambda: call(path))
+    return lambda: call(path)
 
 
 def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
@@ -130,7 +131,8 @@ def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
     fns = {}
     for label in paths:
         fn = _labelled(label, lambda p: ts2diff.decode_into(data, out, p))
-        fn()
+        with _isa_of(label):
+            fn()
         if not np.array_equal(out, values):
             raise AssertionError(f"ts2diff {label} decoded wrong values")
         fns[label] = fn
@@ -199,10 +201,11 @@ def sweep(repeat: int, min_time: float, paths, count: int = 1 << 20) -> None:
             rates = []
             for label in paths:
                 fn = _labelled(label, lambda p, d=data, o=out: ts2diff.decode_into(d, o, p))
-                fn()
-                if not np.array_equal(out, values):
-                    raise AssertionError(f"ts2diff {label} decoded wrong values")
-                rates.append(_median_rate(fn, count, repeat, min_time))
+                with _isa_of(label):
+                    fn()
+                    if not np.array_equal(out, values):
+                        raise AssertionError(f"ts2diff {label} decoded wrong values")
+                    rates.append(_median_rate(fn, count, repeat, min_time))
             print(
                 f"{np.dtype(dtype).name:6} {width:>5} {len(data) / count:6.3f} "
                 + " ".join(f"{r:9.0f}" for r in rates)
