@@ -108,11 +108,15 @@ def test_c_checks_native(src, config, tmp_path):
         if not simd:
             assert "[none" in out, out
         elif IS_X86_64:
-            from tsfile import simd_available
+            from tsfile.codecs import ts2diff
 
-            assert "[avx2" in out, out
-            # the AVX2 kernels ran whenever this CPU can run them
-            assert ("no SIMD kernel" in out) == (not simd_available()), out
+            # every SIMD row of the table this CPU runs was checked ("[avx512+avx2]"), and the
+            # scalar-only run happened only where none can run
+            rows = [r for r in ts2diff.implementations() if r != "scalar"]
+            if rows:
+                assert f"[{'+'.join(rows)}]" in out, out
+            else:
+                assert "no SIMD kernel" in out, out
 
 
 def _python_under(qemu, model, code, env):
@@ -206,3 +210,58 @@ def test_avx2_kernels_need_every_feature_they_are_compiled_with():
         info = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
         active[model] = info["active"]
     assert active == {"Haswell": "avx2", "Haswell,-abm": "none"}, active
+
+
+def _qemu_env():
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("TSFILE_SIMD", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
+    return env
+
+
+# CPU model -> (the ISA level simd_info() must report, the TS_2DIFF row that must run). qemu-user's
+# TCG (7.2 here) executes no AVX-512: for the AVX-512 models it warns "TCG doesn't support requested
+# feature: CPUID.07H:EBX.avx512f" and leaves the bits and XCR0's ZMM state (0x207) clear, so those
+# models must fall back to AVX2 rather than fault. Which row an AVX-512 CPU without VBMI runs
+# (Skylake-Server: the AVX2 row of TS_2DIFF under level avx512) is checked with synthetic feature
+# masks in tests/c/ts2diff_check.c.
+ISA_MODELS = {
+    "Haswell": ("avx2", "avx2"),
+    "Skylake-Client": ("avx2", "avx2"),
+    "Skylake-Server": ("avx2", "avx2"),
+    "Icelake-Server": ("avx2", "avx2"),
+}
+
+
+@pytest.mark.parametrize("model", list(ISA_MODELS))
+def test_isa_choice_under_cpu_models(model):
+    if not IS_X86_64:
+        pytest.skip("the x86-64 ISA rows concern x86-64 builds")
+    qemu = _tool("qemu-x86_64")
+    code = (
+        "import json, numpy as np, tsfile\n"
+        "from tsfile.codecs import ts2diff\n"
+        "rng = np.random.default_rng(3)\n"
+        "ok = True\n"
+        "for dt, top in ((np.int32, 32), (np.int64, 64)):\n"
+        "    for w in range(top + 1):\n"
+        "        d = rng.integers(0, 2**min(w, 62), size=700, dtype=np.int64) if w else 0\n"
+        "        v = (np.cumsum(np.zeros(700, np.int64) + d) * (1 if w < 63 else 3)).astype(dt)\n"
+        "        data = ts2diff.encode(v, path='batch')\n"
+        "        ok &= ts2diff.encode(v) == data\n"
+        "        ok &= bool((ts2diff.decode(data, dt) == v).all())\n"
+        "print(json.dumps([tsfile.simd_info(), ok]))\n"
+    )
+    rc, out = _python_under(qemu, model, code, _qemu_env())
+    if rc != 0 and "Illegal instruction" in out and model != "Haswell":
+        pytest.skip(f"numpy does not run under -cpu {model}")
+    assert rc == 0, out[-3000:]
+    info, ok = json.loads(next(line for line in out.splitlines() if line.startswith("[")))
+    level, row = ISA_MODELS[model]
+    assert info["active"] == level, info
+    assert info["codecs"]["ts2diff"] == row, info
+    if level != "avx512":
+        assert "avx512f" not in info["cpu"], info
+    assert ok, f"TS_2DIFF round trip differs under -cpu {model}"

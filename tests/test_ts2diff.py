@@ -91,16 +91,27 @@ def ref_decode(data, bits):
 # ---- helpers ----
 
 
-@pytest.fixture(params=[False, True], ids=["scalar", "simd"])
+# Every implementation row of the TS_2DIFF table this CPU runs (ts2diff_impls.h), best first:
+# read from the module, not a hand-kept list, so a new ISA row is tested as soon as it exists.
+IMPLEMENTATIONS = ts2diff.implementations()
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
 def simd(request):
-    """Run the test with the SIMD kernels forced off, then on (skipped where there are none)."""
-    if request.param and not (ts2diff.HAS_SIMD and tsfile.simd_available()):
-        pytest.skip("no SIMD kernels on this build/CPU")
-    previous = tsfile.set_simd_enabled(request.param)
+    """Run the test once per implementation row; "auto" and "simd" run that row. Yields whether a
+    SIMD row is in use."""
+    previous = tsfile.set_simd(request.param)
     try:
-        yield request.param
+        assert ts2diff.active_implementation() == request.param
+        yield request.param != "scalar"
     finally:
-        tsfile.set_simd_enabled(previous)
+        tsfile.set_simd(previous)
+
+
+def test_every_row_is_listed_and_the_best_is_active():
+    assert IMPLEMENTATIONS[-1] == "scalar"
+    assert IMPLEMENTATIONS[0] == ts2diff.active_implementation() or not tsfile.is_simd_enabled()
+    assert set(IMPLEMENTATIONS) <= set(tsfile.simd_info()["compiled"])
 
 
 def paths():
@@ -369,6 +380,31 @@ def test_round_trip_every_width(simd, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_every_row_matches_scalar_at_every_width_and_alignment(dtype):
+    # The vector kernels load whole groups (up to 64 bytes) past a block's start when the caller's
+    # buffer has them: blocks at every byte alignment, followed by 0..80 bytes of other data, must
+    # decode to the scalar result on every row.
+    rng = np.random.default_rng(7)
+    bits = bits_of(dtype)
+    previous = tsfile.set_simd("scalar")
+    try:
+        for width in range(bits + 1):
+            vals = values_of_width(dtype, width, 300 + width, rng)
+            data = ts2diff.encode(vals)
+            for align in (0, 1, 3, 7, 13):
+                for tail in (0, 9, 40, 80):
+                    buf = memoryview(bytes(align) + data + b"\xa5" * tail)[align:]
+                    for row in IMPLEMENTATIONS:
+                        tsfile.set_simd(row)
+                        path = "batch" if row == "scalar" else "simd"
+                        got = ts2diff.decode(buf, dtype, len(vals), path=path)
+                        np.testing.assert_array_equal(got, vals, err_msg=f"{row} w{width}")
+                        assert ts2diff.encode(vals, path="auto") == data, (row, width)
+    finally:
+        tsfile.set_simd(previous)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_wrap_around_and_extremes(simd, dtype):
     info = np.iinfo(dtype)
     cases = [
@@ -608,8 +644,8 @@ def test_decoders_never_read_beyond_their_data(simd, dtype):
 def test_fuzz_random_bytes(raw, is64, count):
     dtype = np.int64 if is64 else np.int32
     outcomes = {}
-    for simd_on in [False, True] if tsfile.simd_available() and ts2diff.HAS_SIMD else [False]:
-        previous = tsfile.set_simd_enabled(simd_on)
+    for simd_on in IMPLEMENTATIONS:
+        previous = tsfile.set_simd(simd_on)
         try:
             for p in paths():
                 try:
@@ -618,7 +654,7 @@ def test_fuzz_random_bytes(raw, is64, count):
                     assert "TS_2DIFF" in str(e)
                     outcomes[(simd_on, p)] = "corrupt"
         finally:
-            tsfile.set_simd_enabled(previous)
+            tsfile.set_simd(previous)
     assert len({repr(v) for v in outcomes.values()}) == 1, outcomes
     result = next(iter(outcomes.values()))
     if result != "corrupt" and count is None:

@@ -1,6 +1,6 @@
 """tsfile: read and write Apache TsFile files, and decode their columns at memory speed."""
 
-from tsfile._simd import is_simd_enabled, set_simd_enabled, simd_available, simd_info
+from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_available, simd_info
 from tsfile.errors import (
     AlreadyExistsError,
     ClosedError,
@@ -60,6 +60,7 @@ __all__ = [
     "simd_info",
     "simd_available",
     "is_simd_enabled",
+    "set_simd",
     "set_simd_enabled",
     "TsFileError",
     "CorruptDataError",

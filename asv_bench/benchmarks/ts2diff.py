@@ -15,6 +15,8 @@ SWEEP = 1 << 20
 PER_VALUE_ENCODE = 1_000_000
 DTYPES = ["int32", "int64"]
 PATHS = ["per_value", "batch", "simd"]
+# Implementation rows of the TS_2DIFF table by ISA; a row this build/CPU lacks is skipped.
+ISAS = ["avx512", "avx2", "neon", "scalar"]
 
 
 def _codec(*names):
@@ -36,6 +38,27 @@ def _require_path(ts2diff, path):
         if not (ts2diff.HAS_SIMD and tsfile.simd_available()):
             raise NotImplementedError("no SIMD kernels on this build/CPU")
         tsfile.set_simd_enabled(True)
+
+
+def _require_isa(ts2diff, isa):
+    """Make `isa` the process-wide level, and check the codec then runs a row of that name (a CPU
+    with AVX-512 but without VBMI runs TS_2DIFF's AVX2 row at level avx512: skipped, it would
+    time the AVX2 row twice). Returns the path that runs the row."""
+    try:
+        import tsfile
+        from tsfile.errors import SimdUnavailableError
+
+        set_simd = tsfile.set_simd
+        active = ts2diff.active_implementation
+    except (ImportError, AttributeError):
+        raise NotImplementedError("no per-ISA switch (tsfile.set_simd) in this commit") from None
+    try:
+        set_simd(isa)
+    except SimdUnavailableError:
+        raise NotImplementedError(f"{isa} cannot run on this build/CPU") from None
+    if active() != isa:
+        raise NotImplementedError(f"ts2diff has no {isa} row on this CPU")
+    return "batch" if isa == "scalar" else "simd"
 
 
 def w0(count, dtype):
@@ -88,6 +111,38 @@ class DecodeCacheResident:
 
     def time_decode(self, dtype, path):
         self.ts2diff.decode_into(self.data, self.out, path)
+
+
+class DecodeCacheResidentISA:
+    """DecodeCacheResident per implementation row of the TS_2DIFF table (the ISA comparison:
+    AVX-512 against AVX2 in the same run)."""
+
+    params = (DTYPES, ISAS)
+    param_names = ["dtype", "isa"]
+
+    def setup(self, dtype, isa):
+        self.ts2diff = _codec("decode_into", "encode")
+        self.path = _require_isa(self.ts2diff, isa)
+        self.data = self.ts2diff.encode(w0(CACHE_RESIDENT, dtype))
+        self.out = np.empty(CACHE_RESIDENT, dtype=dtype)
+
+    def time_decode(self, dtype, isa):
+        self.ts2diff.decode_into(self.data, self.out, self.path)
+
+
+class EncodeISA:
+    """Encode 1 Mi W0 values per implementation row (the planning pass differs per ISA)."""
+
+    params = (DTYPES, ISAS)
+    param_names = ["dtype", "isa"]
+
+    def setup(self, dtype, isa):
+        self.ts2diff = _codec("encode")
+        self.path = _require_isa(self.ts2diff, isa)
+        self.values = w0(SWEEP, dtype)
+
+    def time_encode(self, dtype, isa):
+        self.ts2diff.encode(self.values, path=self.path)
 
 
 class DecodeWidthSweep:

@@ -2,8 +2,10 @@
  * ts2diff_check.c: C-level check of the TS_2DIFF kernels, built and run by
  * tests/test_isa_emulation.py natively (SIMD on and -DTSFILE_NO_SIMD) and for aarch64 under
  * qemu-user. For every width (0..32 int32, 0..64 int64), several delta counts and every buffer
- * alignment 0..15, blocks are encoded by the scalar encoder and decoded by the scalar kernel, the
- * build's SIMD kernel and the streaming decoder; all must reproduce the original values. The
+ * alignment 0..15, blocks are encoded by the scalar encoder and decoded by the scalar kernel, each
+ * SIMD row of the implementation table (ts2diff_impls.h) this CPU can run, and the streaming
+ * decoder; all must reproduce the original values, and every row's encode plan must equal the
+ * scalar one. The
  * packed bytes sit at the very end of an exactly sized heap buffer, so an over-read past the end
  * shows up under valgrind / ASan. Exit status 0 = all passed.
  */
@@ -11,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts2diff_avx2.h"
-#include "ts2diff_neon.h"
-#include "ts2diff_scalar.h"
+#include "ts2diff_impls.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void) /* splitmix64 */
@@ -218,35 +218,76 @@ static void check_single_value_blocks(int is64)
     }
 }
 
-int main(void)
+/* Every check, with the SIMD pointers set to one row of the table (or NULL: scalar only). */
+static size_t run_all_checks(void)
 {
-#if TSFILE_ISA_AVX2
-    if (tsfile_cpu_can_run_simd()) {
-        ts2diff_avx2_init();
-        simd64 = ts2diff_decode_i64_avx2;
-        simd32 = ts2diff_decode_i32_avx2;
-        simd_plan64 = ts2diff_plan_i64_avx2;
-        simd_plan32 = ts2diff_plan_i32_avx2;
-    }
-#elif TSFILE_ISA_NEON
-    ts2diff_neon_init();
-    simd64 = ts2diff_decode_i64_neon;
-    simd32 = ts2diff_decode_i32_neon;
-    simd_plan64 = ts2diff_plan_i64_neon;
-    simd_plan32 = ts2diff_plan_i32_neon;
-#endif
-    static const size_t lengths[] = {1, 2, 3, 8, 9, 16, 17, 64, 65, 129, 130, 200, 257, 1000, 4097};
+    static const size_t lengths[] = {1, 2, 3, 8, 9, 16, 17, 31, 33, 64, 65, 129, 130, 200, 257,
+                                     1000, 4097};
     size_t checks = 0;
     for (int is64 = 0; is64 <= 1; is64++)
         for (int w = 0; w <= (is64 ? 64 : 32); w++)
             for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++)
                 for (size_t align = 0; align < 16; align += (lengths[li] > 300 ? 5 : 1))
-                    for (size_t slack = 0; slack <= 40; slack += 20) {
+                    for (size_t slack = 0; slack <= 80; slack += 20) {
                         check_one(is64, w, lengths[li], align, slack);
                         checks++;
                     }
     for (int is64 = 0; is64 <= 1; is64++) check_single_value_blocks(is64);
-    printf("ts2diff_check [%s%s]: %zu cases, %d failures\n", TSFILE_ISA_NAME,
-           simd64 ? "" : ", no SIMD kernel", checks, failures);
+    return checks;
+}
+
+/* The row picked for an ISA level and a CPU feature set (synthetic masks: a CPU this machine is
+ * not, e.g. AVX-512 without VBMI, which qemu-user cannot emulate). */
+static void check_row(int level, unsigned features, const char *want)
+{
+    const char *got = ts2diff_impls[ts2diff_pick_impl(level, features)].head.name;
+    if (strcmp(got, want) != 0)
+        FAIL("level %d features %#x: picked row %s, want %s\n", level, features, got, want);
+}
+
+static void check_row_choice(void)
+{
+    check_row(TSFILE_LEVEL_SCALAR, ~0u, "scalar");
+#if !TSFILE_ISA_NEON
+    check_row(TSFILE_LEVEL_AVX512, 0, "scalar");
+#endif
+#if TSFILE_ISA_AVX512
+    check_row(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI, "avx512");
+    check_row(TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX512_VBMI, "avx2");
+    /* Skylake-Server: AVX-512 F/BW/VL without VBMI -> the AVX2 row (the AVX-512 one uses vpermb) */
+    check_row(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512, "avx2");
+    /* AVX-512 VBMI but no LZCNT (the AVX2 set is part of every wider row) -> scalar */
+    check_row(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI & ~(unsigned)TSFILE_CPU_LZCNT, "scalar");
+    check_row(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX2, "avx2");
+#endif
+#if TSFILE_ISA_NEON
+    check_row(TSFILE_LEVEL_AVX512, 0, "neon");
+    check_row(TSFILE_LEVEL_NEON, 0, "neon");
+#endif
+}
+
+int main(void)
+{
+    check_row_choice();
+    const unsigned features = tsfile_cpu_features();
+    char ran[64] = "";
+    size_t checks = 0;
+    int simd_rows = 0;
+    for (size_t i = 0; i + 1 < TS2DIFF_N_IMPLS; i++) { /* the last row is the scalar one */
+        const ts2diff_impl *row = &ts2diff_impls[i];
+        if ((features & row->head.need) != row->head.need) continue;
+        row->init();
+        simd64 = row->decode_i64;
+        simd32 = row->decode_i32;
+        simd_plan64 = row->plan_i64;
+        simd_plan32 = row->plan_i32;
+        checks += run_all_checks();
+        snprintf(ran + strlen(ran), sizeof ran - strlen(ran), "%s%s", simd_rows ? "+" : "",
+                 row->head.name);
+        simd_rows++;
+    }
+    if (!simd_rows) checks += run_all_checks(); /* scalar kernels and encoder only */
+    printf("ts2diff_check [%s%s%s]: %zu cases, %d failures\n", simd_rows ? ran : TSFILE_ISA_NAME,
+           simd_rows ? "" : ", no SIMD kernel", "", checks, failures);
     return failures != 0;
 }

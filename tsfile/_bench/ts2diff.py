@@ -16,6 +16,7 @@ ratios are between medians of the same run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import platform
 import statistics
 import time
@@ -72,8 +73,54 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def isa_rows() -> list[str]:
+    """The SIMD rows of the TS_2DIFF table this CPU runs, best first (e.g. avx512, avx2)."""
+    from tsfile.codecs import ts2diff
+
+    return [row for row in ts2diff.implementations() if row != "scalar"]
+
+
+@contextlib.contextmanager
+def _isa_of(label: str):
+    """The ISA a "simd:<isa>" label names is the process-wide level inside (other labels: nothing
+    changes). Set around a whole sample, never per timed call (set_simd costs about a
+    microsecond, a tenth of a 64 Ki decode)."""
+    if not label.startswith("simd:"):
+        yield
+        return
+    import tsfile
+
+    previous = tsfile.set_simd(label.split(":", 1)[1])
+    try:
+        yield
+    finally:
+        tsfile.set_simd(previous)
+
+
+def _median_rates(fns: dict, count: int, repeat: int, min_time: float) -> dict:
+    """Median rate of each labelled fn, the samples of the fns interleaved so that all of them
+    see the same machine load (ratios between them are what the ISA comparison reports)."""
+    samples = {label: [] for label in fns}
+    for _ in range(repeat):
+        for label, fn in fns.items():
+            with _isa_of(label):
+                samples[label].append(_median_rate(fn, count, 1, min_time))
+    return {label: statistics.median(r) for label, r in samples.items()}
+
+
+def _path_of(label: str) -> str:
+    return "simd" if label.startswith("simd") else label
+
+
+def _labelled(label: str, call):
+    """`call(path)` as a no-argument function, for the path a label stands for."""
+    path = _path_of(label)
+    return lambda: call(path)
+
+
 def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
-    """Decode rates per path plus the cumsum and copy baselines, for one regime and dtype."""
+    """Decode rates per path (a "simd:<isa>" path runs that ISA's row) plus the cumsum and copy
+    baselines, for one regime and dtype."""
     from tsfile.codecs import ts2diff
 
     values = w0(count, dtype)
@@ -81,13 +128,15 @@ def measure(count: int, dtype, repeat: int, min_time: float, paths) -> dict:
     deltas = np.diff(values, prepend=values.dtype.type(0))
     out = np.empty_like(values)
     res = {"bytes_per_value": len(data) / count}
-    for path in paths:
-        ts2diff.decode_into(data, out, path)
+    fns = {}
+    for label in paths:
+        fn = _labelled(label, lambda p: ts2diff.decode_into(data, out, p))
+        with _isa_of(label):
+            fn()
         if not np.array_equal(out, values):
-            raise AssertionError(f"ts2diff {path} decoded wrong values")
-        res[path] = _median_rate(
-            lambda p=path: ts2diff.decode_into(data, out, p), count, repeat, min_time
-        )
+            raise AssertionError(f"ts2diff {label} decoded wrong values")
+        fns[label] = fn
+    res.update(_median_rates(fns, count, repeat, min_time))
     cs = np.empty_like(values)
     res["cumsum"] = _median_rate(lambda: np.cumsum(deltas, out=cs), count, repeat, min_time)
     dst = np.empty_like(values)
@@ -101,11 +150,12 @@ def measure_encode(count: int, dtype, repeat: int, min_time: float, paths) -> di
     from tsfile.codecs import ts2diff
 
     values = w0(count, dtype)
-    res = {}
-    for path in [p for p in paths if p != "per_value"]:
-        res[path] = _median_rate(
-            lambda p=path: ts2diff.encode(values, path=p), count, repeat, min_time
-        )
+    fns = {
+        label: _labelled(label, lambda p: ts2diff.encode(values, path=p))
+        for label in paths
+        if label != "per_value"
+    }
+    res = _median_rates(fns, count, repeat, min_time)
     few = values[:PER_VALUE_ENCODE_COUNT].tolist()
 
     def per_value():
@@ -149,18 +199,13 @@ def sweep(repeat: int, min_time: float, paths, count: int = 1 << 20) -> None:
             data = ts2diff.encode(values)
             out = np.empty_like(values)
             rates = []
-            for path in paths:
-                ts2diff.decode_into(data, out, path)
-                if not np.array_equal(out, values):
-                    raise AssertionError(f"ts2diff {path} decoded wrong values")
-                rates.append(
-                    _median_rate(
-                        lambda p=path, d=data, o=out: ts2diff.decode_into(d, o, p),
-                        count,
-                        repeat,
-                        min_time,
-                    )
-                )
+            for label in paths:
+                fn = _labelled(label, lambda p, d=data, o=out: ts2diff.decode_into(d, o, p))
+                with _isa_of(label):
+                    fn()
+                    if not np.array_equal(out, values):
+                        raise AssertionError(f"ts2diff {label} decoded wrong values")
+                    rates.append(_median_rate(fn, count, repeat, min_time))
             print(
                 f"{np.dtype(dtype).name:6} {width:>5} {len(data) / count:6.3f} "
                 + " ".join(f"{r:9.0f}" for r in rates)
@@ -187,37 +232,45 @@ def main(argv=None) -> int:
     from tsfile.codecs import ts2diff
 
     info = tsfile.simd_info()
-    paths = ["per_value", "batch"] + (
-        ["simd"] if ts2diff.HAS_SIMD and info["active"] != "none" else []
-    )
+    rows = isa_rows() if ts2diff.HAS_SIMD and info["active"] != "none" else []
+    simd = [f"simd:{row}" for row in rows]
+    paths = ["per_value", "batch"] + simd
     print(
         f"TS_2DIFF, workload W0 (random walk, steps in [-100, 100]); CPU: {_cpu_name()}; "
-        f"SIMD: {info['active']}"
+        f"SIMD rows: {', '.join(rows) or 'none'}"
     )
     clock = "wall clock" if args.wall else "thread CPU time"
-    print(f"medians of {args.repeat} runs, M values/s ({clock}; ratios within this run)\n")
+    print(
+        f"medians of {args.repeat} interleaved runs, M values/s ({clock}; ratios within this run)"
+    )
+    print("simd = the best row; each row also on its own; best/next = the best row over the next\n")
+    best, nxt = (simd + [None, None])[:2]
     head = (
-        f"{'dtype':6} {'values':>9} {'B/val':>6} {'per_val':>8} {'batch':>8} {'simd':>8} "
-        f"{'cumsum':>8} {'copy':>8}  {'bat/pv':>6} {'simd/pv':>7} {'bat/cs':>6} "
-        f"{'simd/cs':>7} {'simd/copy':>9}"
+        f"{'dtype':6} {'values':>9} {'B/val':>6} {'per_val':>8} {'batch':>8} "
+        + " ".join(f"{row:>8}" for row in rows)
+        + f" {'cumsum':>8} {'copy':>8}  {'bat/pv':>6} {'simd/pv':>7} {'bat/cs':>6} "
+        f"{'simd/cs':>7} {'simd/copy':>9} {'best/next':>9}"
     )
     print(head)
     print("-" * len(head))
+    nan = float("nan")
     for count in (SMALL, args.large):
         for dtype in (np.int32, np.int64):
             r = measure(count, dtype, args.repeat, args.min_time, paths)
-            simd = r.get("simd", float("nan"))
+            top = r[best] if best else nan
+            ratio = top / r[nxt] if nxt else nan
             print(
                 f"{np.dtype(dtype).name:6} {count:>9} {r['bytes_per_value']:6.3f} "
-                f"{_fmt(r['per_value'])} {_fmt(r['batch'])} {_fmt(simd)} {_fmt(r['cumsum'])} "
-                f"{_fmt(r['copy'])}  {r['batch'] / r['per_value']:6.2f} "
-                f"{simd / r['per_value']:7.2f} {r['batch'] / r['cumsum']:6.2f} "
-                f"{simd / r['cumsum']:7.2f} {simd / r['copy']:9.2f}"
+                f"{_fmt(r['per_value'])} {_fmt(r['batch'])} "
+                + " ".join(_fmt(r[label]) for label in simd)
+                + f" {_fmt(r['cumsum'])} {_fmt(r['copy'])}  {r['batch'] / r['per_value']:6.2f} "
+                f"{top / r['per_value']:7.2f} {r['batch'] / r['cumsum']:6.2f} "
+                f"{top / r['cumsum']:7.2f} {top / r['copy']:9.2f} {ratio:9.2f}"
             )
     print()
     for dtype in (np.int32, np.int64):
         e = measure_encode(args.large, dtype, max(3, args.repeat // 2), args.min_time, paths)
-        simd_part = f", simd {e['simd']:.0f} M/s" if "simd" in e else ""
+        simd_part = "".join(f", {label[5:]} {e[label]:.0f} M/s" for label in simd)
         print(
             f"encode {np.dtype(dtype).name} ({args.large} values): batch {e['batch']:.0f} M/s"
             f"{simd_part}; per_value (Ts2DiffEncoder.encode from Python, "

@@ -6,7 +6,9 @@ Three decode paths over the same block-header parsing (include/ts2diff_scalar.h)
 * ``"per_value"``: a stateful streaming decoder driven one value per C-level call, reading bits
   through its own cursor (the classic decoder design; also public as :class:`Ts2DiffDecoder`);
 * ``"batch"``: one block per call from a raw pointer, scalar C;
-* ``"simd"``: the AVX2 (x86-64, chosen at run time) or NEON (arm64) block kernels.
+* ``"simd"``: the best block kernels for the current ISA level (AVX-512, AVX2, NEON; see
+  :func:`implementations` and :func:`tsfile.set_simd`), chosen from the table in
+  include/ts2diff_impls.h.
 
 All paths return identical values; bad bytes raise :class:`tsfile.CorruptDataError` naming the
 problem and the byte offset. :func:`encode` writes exactly what Apache TsFile writes (paths
@@ -21,7 +23,7 @@ from cpython.ref cimport Py_DECREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from tsfile._simd cimport simd_active
+from tsfile._simd cimport simd_cpu_features, simd_level
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -31,6 +33,7 @@ from tsfile.codecs._common cimport (
     resolve_path,
 )
 
+from tsfile._simd import register_codec
 from tsfile.errors import CorruptDataError
 
 cnp.import_array()
@@ -99,54 +102,73 @@ cdef extern from "bitpack_msb_plan.h":
     pass
 cdef extern from "ts2diff_avx2.h":
     pass
+cdef extern from "ts2diff_avx512.h":
+    pass
 cdef extern from "ts2diff_neon.h":
     pass
 
-# The build's SIMD family under one name (AVX2, NEON, or none: then the scalar kernel).
-cdef extern from *:
-    """
-    #include "ts2diff_scalar.h"
-    #include "ts2diff_avx2.h"
-    #include "ts2diff_neon.h"
-    #if TSFILE_ISA_AVX2
-    #  define TS2DIFF_HAS_SIMD 1
-    #  define ts2diff_simd_init ts2diff_avx2_init
-    #  define ts2diff_simd_i64 ts2diff_decode_i64_avx2
-    #  define ts2diff_simd_i32 ts2diff_decode_i32_avx2
-    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64_avx2
-    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32_avx2
-    #elif TSFILE_ISA_NEON
-    #  define TS2DIFF_HAS_SIMD 1
-    #  define ts2diff_simd_init ts2diff_neon_init
-    #  define ts2diff_simd_i64 ts2diff_decode_i64_neon
-    #  define ts2diff_simd_i32 ts2diff_decode_i32_neon
-    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64_neon
-    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32_neon
-    #else
-    #  define TS2DIFF_HAS_SIMD 0
-    static void ts2diff_simd_init(void) {}
-    #  define ts2diff_simd_i64 ts2diff_decode_i64_scalar
-    #  define ts2diff_simd_i32 ts2diff_decode_i32_scalar
-    #  define ts2diff_simd_plan_i64 ts2diff_plan_i64
-    #  define ts2diff_simd_plan_i32 ts2diff_plan_i32
-    #endif
-    """
-    int TS2DIFF_HAS_SIMD
-    void ts2diff_simd_init() nogil
-    void ts2diff_simd_i64(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
-                          int64_t*, size_t) nogil
-    void ts2diff_simd_i32(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
-                          int32_t*, size_t) nogil
-    size_t ts2diff_simd_plan_i64(const int64_t* v, size_t length, size_t bs,
-                                 uint64_t carried_min, ts2diff_blockinfo* info) nogil
-    size_t ts2diff_simd_plan_i32(const int32_t* v, size_t length, size_t bs,
-                                 uint64_t carried_min, ts2diff_blockinfo* info) nogil
+# ---- SIMD dispatch: the implementation table (include/ts2diff_impls.h, idiom of tsfile_isa.h) ---
+cdef extern from "ts2diff_impls.h" nogil:
+    ctypedef struct tsfile_impl_head:
+        const char* name
+        int level
+        unsigned need
+    ctypedef size_t (*ts2diff_plan_fn_i64)(const int64_t*, size_t, size_t, uint64_t,
+                                           ts2diff_blockinfo*)
+    ctypedef size_t (*ts2diff_plan_fn_i32)(const int32_t*, size_t, size_t, uint64_t,
+                                           ts2diff_blockinfo*)
+    ctypedef struct ts2diff_impl:
+        tsfile_impl_head head
+        void (*init)()
+        ts2diff_block_fn_i64 decode_i64
+        ts2diff_block_fn_i32 decode_i32
+        ts2diff_plan_fn_i64 plan_i64
+        ts2diff_plan_fn_i32 plan_i32
+    const ts2diff_impl* ts2diff_impls
+    size_t TS2DIFF_N_IMPLS
+    size_t ts2diff_pick_impl(int level, unsigned features)
 
-ts2diff_simd_init()
+cdef extern from "tsfile_isa.h":
+    int TSFILE_LEVEL_AVX512
+
+# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
+cdef const ts2diff_impl* _impl_at_level[3]
+
+
+cdef void _choose_impls():
+    cdef size_t i
+    cdef int level
+    for i in range(TS2DIFF_N_IMPLS):
+        ts2diff_impls[i].init()
+    for level in range(TSFILE_LEVEL_AVX512 + 1):
+        _impl_at_level[level] = &ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())]
+
+
+_choose_impls()
+
+
+cdef inline const ts2diff_impl* _active_impl() noexcept nogil:
+    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
+    return _impl_at_level[simd_level()]
+
+
+def implementations():
+    """The implementation rows this CPU can run, best first (``"scalar"`` last)."""
+    return [ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())].head.name.decode()
+            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
+            if ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())].head.level == level]
+
+
+def active_implementation():
+    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
+    return _active_impl().head.name.decode()
+
+
+register_codec("ts2diff", active_implementation)
 
 #: True when this build carries SIMD kernels for TS_2DIFF (whether the CPU can run them is
 #: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both).
-HAS_SIMD = bool(TS2DIFF_HAS_SIMD)
+HAS_SIMD = TS2DIFF_N_IMPLS > 1
 #: Largest delta count accepted in one block (writers use 128).
 MAX_BLOCK_DELTAS = TS2DIFF_MAX_BLOCK_DELTAS
 #: The block size Apache TsFile writers use.
@@ -220,16 +242,16 @@ cdef Py_ssize_t _decode_into(const uint8_t* data, Py_ssize_t nbytes, _word* out,
     if path == PATH_PER_VALUE:
         used = _per_value(data, <size_t>nbytes, out, <size_t>count, &err)
     elif _word is int64_t:
-        if path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+        if path == PATH_SIMD:
             used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
-                                             ts2diff_simd_i64, &err)
+                                             _active_impl().decode_i64, &err)
         else:
             used = ts2diff_decode_buffer_i64(data, <size_t>nbytes, out, <size_t>count,
                                              ts2diff_decode_i64_scalar, &err)
     else:
-        if path == PATH_SIMD and TS2DIFF_HAS_SIMD and simd_active():
+        if path == PATH_SIMD:
             used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
-                                             ts2diff_simd_i32, &err)
+                                             _active_impl().decode_i32, &err)
         else:
             used = ts2diff_decode_buffer_i32(data, <size_t>nbytes, out, <size_t>count,
                                              ts2diff_decode_i32_scalar, &err)
@@ -318,7 +340,7 @@ def decode_into(data, out, path="auto"):
     else:
         raise TypeError(f"out must be int32 or int64, not {arr.dtype}")
     _check_out(arr)
-    cdef int p = resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")
+    cdef int p = resolve_path(path, HAS_SIMD, "ts2diff")
     cdef const unsigned char[::1] view = as_byte_view(data)
     cdef const uint8_t* src = _ptr(view)
     cdef Py_ssize_t nbytes = view.shape[0]
@@ -340,7 +362,7 @@ def decode(data, dtype, count=None, path="auto"):
     may hold more). ``path``: "per_value", "batch", "simd" or "auto".
     """
     cdef bint is64 = _is_int64(dtype)
-    resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")  # argument errors before any work
+    resolve_path(path, HAS_SIMD, "ts2diff")  # argument errors before any work
     cdef const unsigned char[::1] view = as_byte_view(data)
     cdef Py_ssize_t n = check_count(count)
     cdef Py_ssize_t nbytes = view.shape[0]
@@ -373,7 +395,7 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
     pass :func:`last_min_delta` of the chunk's previous page (0, the default, for a chunk's first
     page). Readers ignore the field there; it only matters for byte-identical pages.
     """
-    cdef int p = resolve_path(path, TS2DIFF_HAS_SIMD, "ts2diff")
+    cdef int p = resolve_path(path, HAS_SIMD, "ts2diff")
     if p == PATH_PER_VALUE:
         raise ValueError("encode() has no per_value path: Ts2DiffEncoder encodes value by value")
     if not isinstance(values, np.ndarray):
@@ -400,10 +422,10 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
         with nogil:
             if p == PATH_SIMD:
                 if is64:
-                    total = ts2diff_simd_plan_i64(<const int64_t*>src, length, bs, carried_min,
+                    total = _active_impl().plan_i64(<const int64_t*>src, length, bs, carried_min,
                                                   info)
                 else:
-                    total = ts2diff_simd_plan_i32(<const int32_t*>src, length, bs, carried_min,
+                    total = _active_impl().plan_i32(<const int32_t*>src, length, bs, carried_min,
                                                   info)
             elif is64:
                 total = ts2diff_plan_i64(<const int64_t*>src, length, bs, carried_min, info)
