@@ -14,6 +14,11 @@ cdef enum:
 # A TSDataType or numpy dtype-like -> KIND_*; TypeError for anything else.
 cdef int resolve_kind(object dtype) except -1
 
+# The one check of a decode_into `out` array's layout, the same in every codec (the fault table
+# is in tsfile/codecs/_common.pyx): not an ndarray -> TypeError; not 1-D, not C-contiguous or
+# read-only -> ValueError; non-native byte order -> ValueError. Its dtype is the caller's check.
+cdef int check_out_array(object out) except -1
+
 # The KIND_* of a preallocated 1-D contiguous output array (decode_into); TypeError otherwise.
 cdef int kind_of_out(object out) except -1
 

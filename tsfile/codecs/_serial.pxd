@@ -103,3 +103,7 @@ cdef class SerialEncoder:
     cdef object _encode_page
     cdef list _values
     cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1
+
+# SK_* of a _kinds KIND_* (the one value-kind enum; SK_* number its word kinds from 0).
+cdef inline int sk_of_kind(int kind) noexcept nogil:
+    return kind - 1

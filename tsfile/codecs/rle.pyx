@@ -468,3 +468,49 @@ __all__ = [
     "RleDecoder",
     "RleEncoder",
 ]
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if path == PATH_PER_VALUE:  # RleDecoder, writing straight into `out`
+        with gil:
+            return per_value_into(_decode_per_value, kind, src, n, out, count)
+    if path == PATH_SIMD and RLE_HAS_SIMD_KERNELS and simd_active():
+        return _decode_simd(kind, src, n, out, count)
+    return _decode_kind(kind, src, n, out, count)
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return rle_encode_bound(count)
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    if kind == KIND_BOOL:
+        return rle_encode_bool_c(<const uint8_t *>values, count, dst)
+    if kind == KIND_I32:
+        return rle_encode_i32_c(<const int32_t *>values, count, dst)
+    return rle_encode_i64_c(<const int64_t *>values, count, dst)
+
+
+cdef codec_row _ROWS[3]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64)):
+    _ROWS[_i] = make_row(2, _kind, b"rle", b"RLE",
+                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                         NULL, _row_decode, NULL, NULL, _row_bound, _row_encode)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 3)
