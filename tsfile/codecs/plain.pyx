@@ -140,20 +140,6 @@ cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out
     return kernel_result(r, at, n, "PLAIN DOUBLE")
 
 
-cdef inline int _ts_kind(int ts_type) noexcept nogil:
-    if ts_type == 0:
-        return KIND_BOOL
-    if ts_type == 1 or ts_type == 9:
-        return KIND_I32
-    if ts_type == 2 or ts_type == 8 or ts_type == 6:
-        return KIND_I64
-    if ts_type == 3:
-        return KIND_F32
-    if ts_type == 4:
-        return KIND_F64
-    return -1
-
-
 cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
                              Py_ssize_t count) except -1 nogil:
     if kind == KIND_BOOL:
@@ -186,31 +172,6 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
     return _decode_kind(kind, src, n, out, count)
 
 
-cdef Py_ssize_t plain_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                    Py_ssize_t count, int path) except -1:
-    cdef int kind = _ts_kind(ts_type)
-    cdef Py_ssize_t used
-    if kind < 0:
-        raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
-    if path == PATH_PER_VALUE:
-        return per_value_into(_decode_per_value, kind, src, n, out, count)
-    with nogil:
-        if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
-            used = _decode_simd(kind, src, n, out, count)
-        else:
-            used = _decode_kind(kind, src, n, out, count)
-    return used
-
-
-cdef Py_ssize_t plain_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                       Py_ssize_t count) except -1 nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind < 0:
-        with gil:
-            raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
-    return _decode_kind(kind, src, n, out, count)
-
-
 cdef Py_ssize_t plain_scan_binary_c(const uint8_t *src, Py_ssize_t n, int64_t *starts,
                                     int64_t *lens, Py_ssize_t count) except -1 nogil:
     cdef size_t at = 0, found = 0
@@ -237,15 +198,6 @@ cdef Py_ssize_t plain_decode_binary_into(const uint8_t *src, Py_ssize_t n, objec
     return used
 
 
-cdef Py_ssize_t plain_encode_bound(int ts_type, Py_ssize_t count) noexcept nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind == KIND_I32:
-        return <Py_ssize_t>plain_encoded_bound_i32(<size_t>count)
-    if kind < 0:
-        return 0
-    return count * _WIDTH[kind]
-
-
 cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
                              uint8_t *dst) noexcept nogil:
     if kind == KIND_BOOL:
@@ -257,14 +209,6 @@ cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
     if kind == KIND_F32:
         return plain_encode_u32bits_scalar(<const uint32_t *>values, count, dst)
     return 0
-
-
-cdef Py_ssize_t plain_encode_numeric_c(int ts_type, const void *values, Py_ssize_t count,
-                                       uint8_t *dst) noexcept nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind < 0:
-        return 0
-    return _encode_kind(kind, values, count, dst)
 
 
 # ---------------------------------------------------------------------------------------------
