@@ -475,21 +475,22 @@ from tsfile.codecs._contract cimport (
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
+from tsfile.codecs._serial cimport sk_of_kind
 
 
 cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
                             int kind, int path) except -1 nogil:
-    return gorilla_decode_into(src, n, out, count, kind - 1, path)  # GOR_KIND_* = KIND_* - 1
+    return gorilla_decode_into(src, n, out, count, sk_of_kind(kind), path)
 
 
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
-    return gorilla_encode_capacity(count, kind - 1)
+    return gorilla_encode_capacity(count, sk_of_kind(kind))
 
 
 cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
                             Py_ssize_t cap) except -1 nogil:
     # values equal to the end marker are written, as the writer does (tsfile._write.encoders)
-    return gorilla_encode_into(values, count, kind - 1, dst, cap, True)
+    return gorilla_encode_into(values, count, sk_of_kind(kind), dst, cap, True)
 
 
 cdef codec_row _ROWS[4]
