@@ -28,6 +28,10 @@ cdef object kind_dtype(int kind)
 # Human name of a kind ("INT32", ...), for messages.
 cdef str kind_name(int kind)
 
+# The one place a kernel's status becomes the package's exception: CorruptDataError
+# "<what>: <msg> at byte offset <at> (of <n>)". Always raises.
+cdef int raise_corrupt_at(str what, str msg, size_t at, size_t n) except -1
+
 # Raise CorruptDataError for kernel error `code` (TSC_ERR_*) at byte offset `at` of an `n`-byte
 # buffer; `what` names the codec and type. Always raises; the nogil form takes the GIL to do so.
 cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1

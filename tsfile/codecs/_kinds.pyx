@@ -98,9 +98,12 @@ cdef str kind_name(int kind):
     return _NAMES[kind]
 
 
-cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1:
-    msg = _MESSAGES.get(code, f"error {code}")
+cdef int raise_corrupt_at(str what, str msg, size_t at, size_t n) except -1:
     raise CorruptDataError(f"{what}: {msg} at byte offset {at} (of {n})")
+
+
+cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1:
+    return raise_corrupt_at(what, _MESSAGES.get(code, f"error {code}"), at, n)
 
 
 cdef int raise_kernel_error_nogil(int code, size_t at, size_t n, const char *what) except -1 nogil:

@@ -10,7 +10,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from tsfile.codecs._common cimport as_byte_view, check_count, resolve_path
-from tsfile.codecs._kinds cimport check_out_array
+from tsfile.codecs._kinds cimport check_out_array, raise_corrupt_at
 
 from tsfile.errors import CorruptDataError
 from tsfile.types import TSDataType
@@ -81,8 +81,8 @@ cdef str serial_kind_name(int kind):
 
 
 cdef int serial_raise(int status, size_t at, size_t n, str what) except -1:
-    msg = _MESSAGES.get(status, f"error {status}")
-    raise CorruptDataError(f"{what}: {msg} at byte offset {at} (of {n})")
+    # the serial kernels' own status codes, raised the one way (_kinds.raise_corrupt_at)
+    return raise_corrupt_at(what, _MESSAGES.get(status, f"error {status}"), at, n)
 
 
 cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
