@@ -73,10 +73,11 @@ cdef Py_ssize_t _n_codecs_c = 0
 cdef list _names = []        # module name by codec_id
 cdef dict _modules = {}      # module name -> module
 cdef dict _missing = {}      # module name -> why it did not import (reported when needed)
+# by KIND_*, from the one kind table (_kinds): bytes per value (0: objects) and a short name
+_WIDTH_PY = tuple(0 if k == KIND_BIN else kind_dtype(k).itemsize for k in range(N_KINDS))
 cdef int _WIDTH[N_KINDS]
-_WIDTH[:] = [1, 4, 8, 4, 8, 0]
-
-_KIND_NAMES = ("bool", "int32", "int64", "float32", "float64", "binary")
+_WIDTH[:] = list(_WIDTH_PY)
+_KIND_NAMES = tuple("binary" if k == KIND_BIN else kind_dtype(k).name for k in range(N_KINDS))
 PATH_FLAGS = {"per_value": ROW_PER_VALUE, "batch": ROW_BATCH, "simd": ROW_SIMD}
 
 
