@@ -5,17 +5,8 @@
 # malformed; it never reads outside src[0:n]. FLOAT/DOUBLE are copied bit-exactly.
 from libc.stdint cimport uint8_t, int32_t, int64_t
 
-cdef Py_ssize_t plain_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
-                                    Py_ssize_t count) except -1 nogil
-cdef Py_ssize_t plain_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
-                                   Py_ssize_t count) except -1 nogil
-cdef Py_ssize_t plain_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
-                                   Py_ssize_t count) except -1 nogil
-cdef Py_ssize_t plain_decode_f32_c(const uint8_t *src, Py_ssize_t n, float *out,
-                                   Py_ssize_t count) except -1 nogil
-cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out,
-                                   Py_ssize_t count) except -1 nogil
-# By value kind and decode path: the module's contract rows (CODEC_ROWS, tsfile/codecs/_contract.pxd).
+# Numeric values by value kind and decode path: the module's contract rows (CODEC_ROWS,
+# tsfile/codecs/_contract.pxd), read through tsfile.codecs._registry.
 
 # Binary values (TEXT/STRING/BLOB): start offset and length of `count` values into starts/lens;
 # returns bytes consumed; CorruptDataError on negative or overlong lengths.

@@ -105,55 +105,36 @@ _WIDTH[:] = [1, 0, 8, 4, 8, 0]
 # ---------------------------------------------------------------------------------------------
 # C-level entry points (plain.pxd)
 
-cdef Py_ssize_t plain_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
-                                    Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_bool_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN BOOLEAN")
-
-
-cdef Py_ssize_t plain_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN INT32")
-
-
-cdef Py_ssize_t plain_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN INT64")
-
-
-cdef Py_ssize_t plain_decode_f32_c(const uint8_t *src, Py_ssize_t n, float *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN FLOAT")
-
-
-cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN DOUBLE")
+cdef inline const char *_what(int kind) noexcept nogil:
+    if kind == KIND_BOOL:
+        return "PLAIN BOOLEAN"
+    if kind == KIND_I32:
+        return "PLAIN INT32"
+    if kind == KIND_I64:
+        return "PLAIN INT64"
+    if kind == KIND_F32:
+        return "PLAIN FLOAT"
+    return "PLAIN DOUBLE"
 
 
 cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
                              Py_ssize_t count) except -1 nogil:
+    # One entry for every numeric kind (the per-type twins it replaces differed only in the
+    # kernel): FLOAT is copied as its IEEE bits, DOUBLE as int64 bits.
+    cdef size_t at = 0
+    cdef ptrdiff_t r
     if kind == KIND_BOOL:
-        return plain_decode_bool_c(src, n, <uint8_t *>out, count)
-    if kind == KIND_I32:
-        return plain_decode_i32_c(src, n, <int32_t *>out, count)
-    if kind == KIND_I64:
-        return plain_decode_i64_c(src, n, <int64_t *>out, count)
-    if kind == KIND_F32:
-        return plain_decode_f32_c(src, n, <float *>out, count)
-    if kind == KIND_F64:
-        return plain_decode_f64_c(src, n, <double *>out, count)
-    with gil:
-        raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+        r = plain_decode_bool_scalar(src, <size_t>n, <uint8_t *>out, <size_t>count, &at)
+    elif kind == KIND_I32:
+        r = plain_decode_i32_scalar(src, <size_t>n, <int32_t *>out, <size_t>count, &at)
+    elif kind == KIND_I64 or kind == KIND_F64:
+        r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
+    elif kind == KIND_F32:
+        r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
+    else:
+        with gil:
+            raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+    return kernel_result(r, at, n, _what(kind))
 
 
 cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *out,

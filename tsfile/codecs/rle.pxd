@@ -32,7 +32,8 @@ cdef Py_ssize_t rle_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                  Py_ssize_t count) except -1 nogil
 cdef Py_ssize_t rle_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
                                   Py_ssize_t count) except -1 nogil
-# By value kind and decode path: the module's contract rows (CODEC_ROWS, tsfile/codecs/_contract.pxd).
+# Numeric values by value kind and decode path: the module's contract rows (CODEC_ROWS,
+# tsfile/codecs/_contract.pxd), read through tsfile.codecs._registry.
 
 # Number of values in the whole buffer (every block and run header checked); CorruptDataError
 # if malformed or if more than `limit` values.
