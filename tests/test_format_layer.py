@@ -65,18 +65,18 @@ def _engine_source() -> str:
     return (ROOT / "tsfile" / "_read" / "engine.pyx").read_text()
 
 
-def test_engine_encoding_enum_and_names_agree_with_tsencoding():
-    """The read engine still spells encoding codes for its codec dispatch (owned by the codec
-    contract); every code it spells must be the format's."""
+def test_engine_spells_no_encoding_codes_and_the_registry_names_them_as_the_format():
+    """Codecs are found through the registry (tsfile.codecs._registry), whose names are
+    TSEncoding's; the engine keeps no encoding table of its own that could drift."""
+    from tsfile.codecs import _registry
+
     src = _engine_source()
-    spelled = dict(re.findall(r"^\s+E_(\w+) = (\d+)\s*$", src, re.M))
-    assert spelled, "no E_ codes found in engine.pyx (update this test if they moved)"
-    for name, value in spelled.items():
-        assert TSEncoding[name] == int(value), name
-    table = re.search(r"_ENCODING_NAMES = \{(.*?)\}", src, re.S)
-    if table is not None:
-        for code, name in re.findall(r"(\d+): \"(\w+)\"", table.group(1)):
-            assert TSEncoding(int(code)).name == name
+    assert not re.search(r"^\s+E_[A-Z0-9_]+ = \d+\s*$", src, re.M)
+    assert "_ENCODING_NAMES" not in src
+    for enc in TSEncoding:
+        assert _registry.encoding_name(int(enc)) == enc.name
+    for row in _registry.rows():
+        assert TSEncoding(row.encoding).name == _registry.encoding_name(row.encoding)
 
 
 def test_engine_spells_no_type_or_compression_codes_of_its_own():

@@ -9,10 +9,10 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Every numeric codec is called through its C-level entry point, straight into the result arrays,
-on the decode path the query asked for (without the GIL except the per-value paths of PLAIN and
-RLE), as are the raw Snappy and LZ4 block decompressors; text encodings (PLAIN strings here,
-DICTIONARY through its module) build str/bytes objects, and the other compressions go through
+Every codec is found in the codec registry (tsfile.codecs._registry) and called through its
+contract row once per page, straight into the result arrays, on the decode path the query asked
+for (numeric values without the GIL except the per-value paths of PLAIN, RLE and ZIGZAG), as are
+the raw Snappy and LZ4 block decompressors; text encodings build str/bytes objects, and the other compressions go through
 tsfile.compression, once per page. path_counts() tells which codec ran which path. TEXT/STRING
 values and chunk header names that are not valid UTF-8 raise CorruptDataError naming the page
 (bad_utf8: the reader's one text policy, see tsfile._format.bytes); BLOB values stay bytes.
@@ -26,43 +26,22 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
 
-import importlib
-
 import numpy as np
 
 cimport numpy as cnp
 
 from tsfile._format.codes cimport (
-    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
+    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
-from tsfile.codecs.gorilla cimport (
-    GOR_KIND_DOUBLE,
-    GOR_KIND_FLOAT,
-    GOR_KIND_INT32,
-    GOR_KIND_INT64,
-    gorilla_decode_into,
-)
-from tsfile.codecs._serial cimport SK_F32, SK_F64, SK_I32, SK_I64
-from tsfile.codecs.alp cimport alp_decode_into_f32, alp_decode_into_f64
-from tsfile.codecs.camel cimport camel_decode_raw
-from tsfile.codecs.chimp cimport chimp_decode_raw
-from tsfile.codecs.dictionary cimport dictionary_decode_into_c
-from tsfile.codecs.plain cimport plain_decode_path_c
-from tsfile.codecs.rlbe cimport rlbe_decode_raw
-from tsfile.codecs.rle cimport rle_decode_path_c
-from tsfile.codecs.sprintz cimport sprintz_decode_raw
-from tsfile.codecs.ts2diff_float cimport ts2diff_float_decode_raw
-from tsfile.codecs.zigzag cimport zigzag_decode_numeric_c
-from tsfile.codecs.ts2diff cimport (
-    ts2diff_count_values,
-    ts2diff_decode_into_i32,
-    ts2diff_decode_into_i64,
-)
+from tsfile.codecs._contract cimport ROW_SIMD, codec_row
+from tsfile.codecs._kinds cimport KIND_BIN
+from tsfile.codecs._registry cimport codec_name, find_row, kind_of_type, n_codecs
 
 from tsfile import compression as _compression
+from tsfile.codecs import _registry
 from tsfile.errors import ClosedError, CorruptDataError, UnsupportedError
 from tsfile.types import TSDataType
 
@@ -76,7 +55,6 @@ cdef extern from "varint_scalar.h" nogil:
     enum:
         TSC_ERR_TRUNCATED
     int tsc_read_uvarint32(const uint8_t *p, size_t n, size_t *pos, uint32_t *out)
-    int tsc_read_svarint32(const uint8_t *p, size_t n, size_t *pos, int32_t *out)
 
 cdef extern from "read_snappy.h":
     int tsfile_snappy_length(const uint8_t *src, size_t n, uint32_t *length, size_t *pos) nogil
@@ -111,19 +89,9 @@ cdef extern from *:
     """
     Py_ssize_t tsfile_bitmap_count(const uint8_t *bm, Py_ssize_t n) nogil
 
-# encodings and decode paths (data type and compression codes: tsfile/_format/codes.pxd)
+# decode paths (data type, encoding and compression codes: tsfile/_format/codes.pxd; codecs:
+# tsfile.codecs._registry)
 cdef enum:
-    E_PLAIN = 0
-    E_DICTIONARY = 1
-    E_RLE = 2
-    E_TS_2DIFF = 4
-    E_GORILLA = 8
-    E_ZIGZAG = 9
-    E_CHIMP = 11
-    E_SPRINTZ = 12
-    E_RLBE = 13
-    E_CAMEL = 14
-    E_ALP = 15
     P_PER_VALUE = 0
     P_BATCH = 1
     P_SIMD = 2
@@ -160,11 +128,7 @@ cdef dict _LZ4_ERRORS = {
     5: "length overflow",
 }
 
-cdef dict _ENCODING_NAMES = {
-    0: "PLAIN", 1: "DICTIONARY", 2: "RLE", 3: "DIFF", 4: "TS_2DIFF", 5: "BITMAP",
-    6: "GORILLA_V1", 7: "REGULAR", 8: "GORILLA", 9: "ZIGZAG", 10: "FREQ", 11: "CHIMP",
-    12: "SPRINTZ", 13: "RLBE", 14: "CAMEL", 15: "ALP",
-}
+_encoding_name = _registry.encoding_name
 cdef dict _TYPE_NAMES = {int(t): t.name for t in TSDataType}
 cdef dict _NP_DTYPES = {int(t): t.numpy_dtype for t in TSDataType}
 
@@ -340,36 +304,12 @@ cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) e
     return 0
 
 
-cdef inline bint encoding_fits(int enc, int t) noexcept:
-    """Whether the decoders here take encoding ``enc`` for values of type ``t`` (a time chunk's
-    VECTOR: int64 timestamps). Unknown encodings pass: they fail at decode time, by name."""
-    cdef bint i32 = t == T_INT32 or t == T_DATE
-    cdef bint i64 = t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR
-    cdef bint flt = t == T_FLOAT or t == T_DOUBLE
-    if enc == E_PLAIN:
-        return True
-    if enc == E_DICTIONARY:
-        return is_binary(t)
-    if enc == E_RLE:
-        return t == T_BOOLEAN or i32 or i64
-    if enc == E_ZIGZAG:
-        return i32 or i64
-    if enc == E_TS_2DIFF or enc == E_GORILLA or enc == E_CHIMP or enc == E_SPRINTZ or \
-            enc == E_RLBE:
-        return i32 or i64 or flt
-    if enc == E_CAMEL:
-        return t == T_DOUBLE
-    if enc == E_ALP:
-        return flt
-    return True
-
-
 cdef int check_encoding(FileView fv, int enc, int t, Py_ssize_t at) except -1:
     """A chunk header whose encoding cannot hold its type: an error naming the encoding byte,
     before any codec sees the pages (the codecs would raise TypeError / errors without offset)."""
-    if not encoding_fits(enc, t):
+    if not _registry.encoding_fits(enc, t):  # the codec registry's rows
         raise UnsupportedError(
-            f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} of a "
+            f"{fv.path}: encoding {_encoding_name(enc)} of a "
             f"{'time' if t == T_VECTOR else _TYPE_NAMES.get(t, t)} chunk at file offset {at} "
             "is not supported (corrupt chunk header?)")
     return 0
@@ -603,140 +543,37 @@ cdef object bad_utf8(FileView fv, object exc, str what, Py_ssize_t at, Py_ssize_
 
 
 # ------------------------------------------------------------------------------------------------
-# PLAIN binary values (straight to str / bytes objects)
-
-
-cdef Py_ssize_t plain_binary(FileView fv, const uint8_t *p, Py_ssize_t n, int t,
-                             object[::1] out, Py_ssize_t at, Py_ssize_t count,
-                             Py_ssize_t file_at) except -2:
-    """PLAIN TEXT/STRING/BLOB: varstr values -> str (TEXT/STRING, UTF-8; invalid UTF-8 is
-    CorruptDataError, bad_utf8) or bytes (BLOB, never decoded)."""
-    cdef size_t pos = 0
-    cdef Py_ssize_t i
-    cdef int32_t ln
-    try:  # around the loop, not per value: the hot loop stays free of exception set-up
-        for i in range(count):
-            # varint_scalar.h's reader: a length varint wider than 32 bits is an error, not
-            # wrapped.
-            if tsc_read_svarint32(p, <size_t>n, &pos, &ln):
-                raise corrupt(fv, "truncated or overlong PLAIN string length", file_at)
-            if ln < 0 or <Py_ssize_t>pos + ln > n:
-                raise corrupt(fv, f"PLAIN string length {ln} exceeds the page", file_at)
-            if t == T_BLOB:
-                out[at + i] = (<const char *>p + pos)[:ln]
-            else:
-                out[at + i] = (<const char *>p + pos)[:ln].decode("utf-8")
-            pos += ln
-    except UnicodeDecodeError as exc:
-        raise bad_utf8(fv, exc, f"PLAIN {_TYPE_NAMES[t]} value {i}", file_at, pos) from None
-    return pos
-
-
-# ------------------------------------------------------------------------------------------------
 # codecs and their decode paths
 
 
-cdef enum:
-    CODEC_PLAIN = 0
-    CODEC_DICTIONARY = 1
-    CODEC_RLE = 2
-    CODEC_TS2DIFF = 3
-    CODEC_TS2DIFF_FLOAT = 4
-    CODEC_GORILLA = 5
-    CODEC_ZIGZAG = 6
-    CODEC_CHIMP = 7
-    CODEC_SPRINTZ = 8
-    CODEC_RLBE = 9
-    CODEC_CAMEL = 10
-    CODEC_ALP = 11
-    N_CODECS = 12
+# Every codec is found in the codec registry (tsfile.codecs._registry) by encoding and value kind;
+# its contract row (tsfile/codecs/_contract.pxd) is called once per page, straight into the
+# result arrays.
 
-# module names under tsfile.codecs, by CODEC_* id
-_CODEC_NAMES = ("plain", "dictionary", "rle", "ts2diff", "ts2diff_float", "gorilla", "zigzag",
-                "chimp", "sprintz", "rlbe", "camel", "alp")
+DEF MAX_CODECS = 64
 _CODEC_PATH_NAMES = ("per_value", "batch", "simd")  # by PATH_*
 
-cdef dict _module_cache = {}
-cdef bint _codec_has_simd[N_CODECS]  # each codec module's HAS_SIMD (set below)
-# Pages handed to each codec per codec path (PATH_*): what path= really ran, for tests and
-# debugging. Incremented with the GIL held (decode_values runs with it), so never torn.
-cdef Py_ssize_t _path_hits[N_CODECS][3]
+# Pages handed to each codec per codec path (PATH_*), by the row's codec_id: what path= really
+# ran, for tests and debugging. Incremented with the GIL held (decode_values runs with it), so
+# never torn.
+cdef Py_ssize_t _path_hits[MAX_CODECS][3]
 
 
-cdef int codec_of(int enc, int t) noexcept:
-    """The CODEC_* that decodes encoding ``enc`` for type ``t``; -1 for none here."""
-    if enc == E_PLAIN:
-        return CODEC_PLAIN
-    if enc == E_DICTIONARY:
-        return CODEC_DICTIONARY
-    if enc == E_RLE:
-        return CODEC_RLE
-    if enc == E_TS_2DIFF:
-        return CODEC_TS2DIFF_FLOAT if (t == T_FLOAT or t == T_DOUBLE) else CODEC_TS2DIFF
-    if enc == E_GORILLA:
-        return CODEC_GORILLA
-    if enc == E_ZIGZAG:
-        return CODEC_ZIGZAG
-    if enc == E_CHIMP:
-        return CODEC_CHIMP
-    if enc == E_SPRINTZ:
-        return CODEC_SPRINTZ
-    if enc == E_RLBE:
-        return CODEC_RLBE
-    if enc == E_CAMEL:
-        return CODEC_CAMEL
-    if enc == E_ALP:
-        return CODEC_ALP
-    return -1
-
-
-cdef object codec_module(FileView fv, int codec, int enc, Py_ssize_t at):
-    if codec < 0:
-        raise UnsupportedError(
-            f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} ({enc}) at file offset {at} "
-            "is not supported")
-    name = _CODEC_NAMES[codec]
-    mod = _module_cache.get(name)
-    if mod is None:
-        try:
-            mod = importlib.import_module("tsfile.codecs." + name)
-        except ImportError:
-            raise UnsupportedError(
-                f"{fv.path}: encoding {_ENCODING_NAMES.get(enc, enc)} at file offset {at}: "
-                f"codec module tsfile.codecs.{name} is not available") from None
-        _module_cache[name] = mod
-    return mod
-
-
-def _load_codec_simd():
-    cdef int c
-    for c in range(N_CODECS):
-        try:
-            mod = importlib.import_module("tsfile.codecs." + _CODEC_NAMES[c])
-        except ImportError:  # reported by codec_module when a page needs it
-            continue
-        _module_cache[_CODEC_NAMES[c]] = mod
-        _codec_has_simd[c] = bool(getattr(mod, "HAS_SIMD", False))
-
-
-_load_codec_simd()
-
-
-cdef int run_path(int codec, int path) noexcept:
-    """The codec path (PATH_*) that query path ``path`` runs on ``codec``, counted: call it once
-    per page, where the result is handed to the codec. "simd" and "auto" mean the codec's SIMD
-    kernels where its module has them and SIMD is on, batch elsewhere (a query mixes codecs; the
+cdef int run_path(const codec_row *row, int path) noexcept:
+    """The codec path (PATH_*) that query path ``path`` runs on ``row``'s codec, counted: call it
+    once per page, where the result is handed to the codec. "simd" and "auto" mean the codec's
+    SIMD kernels where it has them and SIMD is on, batch elsewhere (a query mixes codecs; the
     reader refuses "simd" outright when SIMD is unavailable or switched off)."""
     cdef int cp
     if path == P_PER_VALUE:
         cp = PATH_PER_VALUE
     elif path == P_BATCH:
         cp = PATH_BATCH
-    elif _codec_has_simd[codec] and simd_active():
+    elif (row.paths & ROW_SIMD) and simd_active():
         cp = PATH_SIMD
     else:
         cp = PATH_BATCH
-    _path_hits[codec][cp] += 1
+    _path_hits[row.codec_id][cp] += 1
     return cp
 
 
@@ -744,207 +581,64 @@ def path_counts():
     """{(codec module name, codec path): pages} handed to each codec on each decode path since the
     last reset_path_counts() (only non-zero entries)."""
     cdef int c, cp
-    return {(_CODEC_NAMES[c], _CODEC_PATH_NAMES[cp]): _path_hits[c][cp]
-            for c in range(N_CODECS) for cp in range(3) if _path_hits[c][cp]}
+    return {(codec_name(c), _CODEC_PATH_NAMES[cp]): _path_hits[c][cp]
+            for c in range(n_codecs()) for cp in range(3) if _path_hits[c][cp]}
 
 
 def reset_path_counts():
     memset(_path_hits, 0, sizeof(_path_hits))
 
 
-cdef object codec_dtype(int t):
-    if t == T_TEXT or t == T_STRING or t == T_BLOB:
-        return np.dtype(object)
-    return _NP_DTYPES[t]
-
-
-cdef inline int serial_kind(int t) noexcept:
-    """TSDataType -> the SK_* word kind of the serial codecs (-1: not a numeric word type)."""
-    if t == T_INT32 or t == T_DATE:
-        return SK_I32
-    if t == T_INT64 or t == T_TIMESTAMP:
-        return SK_I64
-    if t == T_FLOAT:
-        return SK_F32
-    if t == T_DOUBLE:
-        return SK_F64
-    return -1
-
-
-cdef inline int gorilla_kind(int t) noexcept:
-    if t == T_INT32 or t == T_DATE:
-        return GOR_KIND_INT32
-    if t == T_FLOAT:
-        return GOR_KIND_FLOAT
-    if t == T_DOUBLE:
-        return GOR_KIND_DOUBLE
-    return GOR_KIND_INT64
-
-
-cdef inline bint is_int32(int t) noexcept nogil:
-    return t == T_INT32 or t == T_DATE
-
-
-cdef inline bint is_int64(int t) noexcept nogil:
-    return t == T_INT64 or t == T_TIMESTAMP or t == T_VECTOR
-
-
-cdef int decode_c(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int codec,
-                  Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
-                  int cp, Py_ssize_t file_at) except -1:
-    """Decode through the codec's C-level entry point on codec path ``cp``. Returns 1, or 0 where
-    this (codec, type, path) has no such entry point: then the codec module decodes the page.
-    The numeric entry points run without the GIL (they take it only to raise)."""
-    cdef Py_ssize_t got
-    cdef int sk
-    if codec == CODEC_PLAIN:
-        if not is_binary(t):
-            plain_decode_path_c(t, p, n, out, count, cp)  # releases the GIL except per value
-            return 1
-        if cp == PATH_PER_VALUE:
-            return 0  # PlainDecoder, through the module
-        plain_binary(fv, p, n, t, out_obj, out_at, count, file_at)  # the batch scan, str objects
-        return 1
-    if codec == CODEC_DICTIONARY:
-        if cp == PATH_PER_VALUE or not is_binary(t):
-            return 0  # the streaming index decoder, through the module
-        # batch (the path of this entry point): entries decoded once (str for TEXT/STRING),
-        # shared by the values that use them
-        dictionary_decode_into_c(p, n, out_obj[out_at:out_at + count], t != T_BLOB)
-        return 1
-    if codec == CODEC_TS2DIFF and is_int64(t):
-        with nogil:
-            ts2diff_decode_into_i64(p, n, <int64_t *>out, count, cp)
-        return 1
-    if codec == CODEC_TS2DIFF and is_int32(t):
-        with nogil:
-            ts2diff_decode_into_i32(p, n, <int32_t *>out, count, cp)
-        return 1
-    if codec == CODEC_GORILLA and not is_binary(t) and t != T_BOOLEAN:
-        sk = gorilla_kind(t)
-        with nogil:
-            gorilla_decode_into(p, n, out, count, sk, cp)
-        return 1
-    if codec == CODEC_RLE and (t == T_BOOLEAN or is_int32(t) or
-                               t == T_INT64 or t == T_TIMESTAMP):
-        rle_decode_path_c(t, p, n, out, count, cp)  # releases the GIL except per value
-        return 1
-    if codec == CODEC_ZIGZAG and (is_int32(t) or t == T_INT64 or t == T_TIMESTAMP):
-        if cp == PATH_PER_VALUE:
-            return 0  # ZigzagDecoder, through the module
-        with nogil:
-            zigzag_decode_numeric_c(t, p, n, out, count)  # batch (no SIMD kernels)
-        return 1
-    sk = serial_kind(t)
-    if sk < 0:
-        return 0
-    if codec == CODEC_CHIMP:
-        with nogil:
-            got = chimp_decode_raw(p, n, out, count, sk, cp, True, NULL)
-    elif codec == CODEC_RLBE:
-        with nogil:
-            got = rlbe_decode_raw(p, n, out, count, sk, cp, NULL)
-    elif codec == CODEC_SPRINTZ:
-        with nogil:
-            got = sprintz_decode_raw(p, n, out, count, sk, cp, NULL)
-    elif codec == CODEC_CAMEL and t == T_DOUBLE:
-        with nogil:
-            got = camel_decode_raw(p, n, out, count, cp, NULL)
-    elif codec == CODEC_TS2DIFF_FLOAT:
-        with nogil:
-            got = ts2diff_float_decode_raw(p, n, out, count, sk, cp, NULL)
-    elif codec == CODEC_ALP and t == T_DOUBLE:
-        with nogil:
-            alp_decode_into_f64(p, n, <double *>out, count, cp)
-        got = count
-    elif codec == CODEC_ALP and t == T_FLOAT:
-        with nogil:
-            alp_decode_into_f32(p, n, <float *>out, count, cp)
-        got = count
-    else:
-        return 0
-    if got != count:
-        raise CorruptDataError(f"{got} values decoded where the page has {count}")
-    return 1
-
-
-cdef int decode_by_module(FileView fv, object mod, const uint8_t *p, Py_ssize_t n, int t,
-                          int enc, Py_ssize_t count, uint8_t *out, object out_obj,
-                          Py_ssize_t out_at, int cp, Py_ssize_t file_at) except -1:
-    """Decode a page through the codec module's decode() on codec path ``cp``."""
-    cdef Py_ssize_t i
-    cdef object arr, v
-    cdef object[::1] objs
-    cdef const uint8_t[::1] src = <const uint8_t[:n]>p if n > 0 else b""
-    try:
-        arr = mod.decode(memoryview(src), codec_dtype(t), count=count,
-                         path=_CODEC_PATH_NAMES[cp])
-    except (CorruptDataError, ValueError) as exc:
-        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
-    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
-        raise UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}") from None
-    if len(arr) != count:
-        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page holds {len(arr)} values, "
-                          f"expected {count}", file_at)
-    if is_binary(t):
-        objs = out_obj
-        for i in range(count):
-            v = arr[i]
-            if isinstance(v, (bytes, bytearray, memoryview)):
-                v = bytes(v)
-                if t != T_BLOB:
-                    try:
-                        v = v.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise bad_utf8(fv, exc, f"{_ENCODING_NAMES.get(enc, enc)} "
-                                       f"{_TYPE_NAMES[t]} value {i}", file_at, TEXT_IN_PAGE
-                                       ) from None
-            elif t == T_BLOB and isinstance(v, str):
-                v = v.encode("utf-8")  # codecs that return str got it from UTF-8 bytes
-            objs[out_at + i] = v
-    else:
-        arr = np.ascontiguousarray(arr, dtype=_NP_DTYPES[t])
-        memcpy(out, cnp.PyArray_DATA(arr), count * itemsize_of(t))
-    return 0
+cdef const codec_row *codec_row_for(FileView fv, int enc, int t, Py_ssize_t at) except NULL:
+    """The registry's row for encoding ``enc`` and type ``t``; UnsupportedError naming the page
+    when this build has none (check_encoding refuses most such chunks at their header)."""
+    cdef const codec_row *row = find_row(enc, kind_of_type(t))
+    if row == NULL:
+        raise UnsupportedError(
+            f"{fv.path}: encoding {_encoding_name(enc)} ({enc}) of {_TYPE_NAMES.get(t, t)} values "
+            f"at file offset {at} is not supported")
+    return row
 
 
 cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
                        Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
                        int path, Py_ssize_t file_at) except -1:
     """Decode exactly ``count`` values of type t on query path ``path``: numeric into ``out``
-    (native layout), binary into the object array ``out_obj`` starting at ``out_at``."""
-    cdef int codec = codec_of(enc, t)
+    (native layout, without the GIL), binary into the object array ``out_obj`` starting at
+    ``out_at`` (str for TEXT/STRING, bytes for BLOB)."""
+    cdef const codec_row *row
     cdef int cp
     if count == 0:
         return 0
-    if codec < 0:
-        codec_module(fv, codec, enc, file_at)  # raises: not supported
-    cp = run_path(codec, path)
+    row = codec_row_for(fv, enc, t, file_at)
+    cp = run_path(row, path)
     try:
-        if decode_c(fv, p, n, t, codec, count, out, out_obj, out_at, cp, file_at):
-            return 0
-    except CorruptDataError as exc:
-        raise corrupt(fv, f"{_ENCODING_NAMES.get(enc, enc)} page: {exc}", file_at) from None
-    # Every other (codec, type, path): the codec module, once per page.
-    return decode_by_module(fv, codec_module(fv, codec, enc, file_at), p, n, t, enc, count,
-                            out, out_obj, out_at, cp, file_at)
+        if row.kind == KIND_BIN:
+            row.decode_objects(p, n, out_obj, out_at, count, cp, t != T_BLOB, _TYPE_NAMES[t])
+        else:
+            with nogil:
+                row.decode_into(p, n, out, count, row.kind, cp)
+    except (CorruptDataError, ValueError) as exc:
+        raise corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at) from None
+    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
+        raise UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}") from None
+    return 0
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
                            Py_ssize_t file_at) except -2:
+    """The number of timestamps in a time page from its codec's count, or -1 when the codec
+    cannot tell without decoding."""
+    cdef const codec_row *row = codec_row_for(fv, enc, T_INT64, file_at)
     cdef Py_ssize_t c
-    if enc == E_TS_2DIFF:
-        try:
-            with nogil:
-                c = ts2diff_count_values(p, n, True)
-        except CorruptDataError as exc:
-            raise corrupt(fv, f"TS_2DIFF time page: {exc}", file_at) from None
-        return c
-    if enc == E_PLAIN:
-        if n % 8:
-            raise corrupt(fv, f"PLAIN time page of {n} bytes", file_at)
-        return n // 8
-    return -1  # unknown: decode fully through the codec module
+    if row.count == NULL:
+        return -1
+    try:
+        with nogil:
+            c = row.count(p, n, row.kind)
+    except CorruptDataError as exc:
+        raise corrupt(fv, f"{_encoding_name(enc)} time page: {exc}", file_at) from None
+    return c
 
 
 cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int enc, int path,
@@ -953,18 +647,20 @@ cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int en
     cdef Py_ssize_t c = time_count(fv, p, n, enc, file_at)
     cdef object arr
     cdef const uint8_t[::1] src
-    cdef int codec = codec_of(enc, T_INT64), cp
+    cdef const codec_row *row
+    cdef int cp
     if c >= 0:
         s.need_ts(c)
         decode_values(fv, p, n, T_INT64, enc, c, <uint8_t *>s.ts, None, 0, path, file_at)
         return c
-    mod = codec_module(fv, codec, enc, file_at)
-    cp = run_path(codec, path)
+    # count unknown without decoding: the codec's decode() to the end of the page
+    row = codec_row_for(fv, enc, T_INT64, file_at)
+    cp = run_path(row, path)
     src = <const uint8_t[:n]>p if n > 0 else b""
     try:
         arr = np.ascontiguousarray(
-            mod.decode(memoryview(src), np.dtype(np.int64), path=_CODEC_PATH_NAMES[cp]),
-            np.int64)
+            _registry.decode(enc, memoryview(src), np.dtype(np.int64),
+                             path=_CODEC_PATH_NAMES[cp]), np.int64)
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"time page: {exc}", file_at) from None
     except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold

@@ -1,16 +1,15 @@
 """Which codec encodes which (encoding, data type) pair on the write path.
 
 Every encoder takes the non-null values of one page (a numpy array of the type's dtype, or a list
-of bytes for TEXT/STRING/BLOB) and returns the page's value bytes. The codecs live in
-tsfile.codecs.<name> (one module per encoding, imported on first use).
+of bytes for TEXT/STRING/BLOB) and returns the page's value bytes. The codecs are
+found in the codec registry (tsfile.codecs._registry) by encoding and value type.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
+from tsfile.codecs import _registry
 from tsfile.errors import UnsupportedError
 from tsfile.types import AUTO, TSDataType, TSEncoding, encoding_or_auto
 
@@ -20,39 +19,37 @@ _INTS = (T.INT32, T.INT64, T.DATE, T.TIMESTAMP)
 _FLOATS = (T.FLOAT, T.DOUBLE)
 _BINARY = (T.TEXT, T.STRING, T.BLOB)
 
-# Encoding x type pairs the writer accepts (the official C++ 2.5 support matrix, format notes 8.1,
-# less SPRINTZ FLOAT/DOUBLE, plus ALP); a pair also needs its codec module's encoder (value_encoder
-# checks). SPRINTZ FLOAT/DOUBLE is left out on purpose: the official reader returns wrong values
-# for those pages (format notes 8.9), so a file with them would not read back there.
-SUPPORTED = {
-    E.PLAIN: (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY),
-    E.TS_2DIFF: (*_INTS, *_FLOATS),  # FLOAT/DOUBLE: lossy, 2 decimals (format notes 8.3)
-    E.GORILLA: (*_INTS, *_FLOATS),
-    E.RLE: _INTS,
-    E.ZIGZAG: (T.INT32, T.INT64),
-    E.DICTIONARY: (T.TEXT, T.STRING),
-    E.CHIMP: (*_INTS, *_FLOATS),
-    E.RLBE: (*_INTS, *_FLOATS),
-    E.SPRINTZ: (T.INT32, T.INT64),
-    E.CAMEL: (T.DOUBLE,),
-    # This library's extension (TSEncoding 15, alp-format notes): the official 2.5 package
-    # cannot read it; never a default.
-    E.ALP: _FLOATS,
+# Pairs the codec registry holds that the writer refuses (the writer follows the official C++ 2.5
+# support matrix, format notes 8.1, plus ALP). SPRINTZ FLOAT/DOUBLE is left out on purpose: the
+# official reader returns wrong values for those pages (format notes 8.9), so a file with them
+# would not read back there.
+_NOT_WRITTEN = {
+    E.RLE: (T.BOOLEAN,),
+    E.ZIGZAG: (T.DATE, T.TIMESTAMP),
+    E.DICTIONARY: (T.BLOB,),
+    E.SPRINTZ: (T.DATE, T.TIMESTAMP, T.FLOAT, T.DOUBLE),
 }
+_WRITABLE_TYPES = (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY)
 
-_MODULES = {
-    E.PLAIN: "plain",
-    E.TS_2DIFF: "ts2diff",
-    E.GORILLA: "gorilla",
-    E.RLE: "rle",
-    E.ZIGZAG: "zigzag",
-    E.DICTIONARY: "dictionary",
-    E.CHIMP: "chimp",
-    E.RLBE: "rlbe",
-    E.SPRINTZ: "sprintz",
-    E.CAMEL: "camel",
-    E.ALP: "alp",
-}
+
+def _supported():
+    """Encoding -> the types the writer encodes with it: every (encoding, type) pair the codec
+    registry holds, less _NOT_WRITTEN. TS_2DIFF FLOAT/DOUBLE is lossy, 2 decimals (format notes
+    8.3); ALP (TSEncoding 15, alp-format notes) is this library's extension: the official 2.5
+    package cannot read it, so it is never a default."""
+    table = {}
+    for enc in TSEncoding:
+        types = tuple(
+            t
+            for t in _WRITABLE_TYPES
+            if _registry.holds(enc, t) and t not in _NOT_WRITTEN.get(enc, ())
+        )
+        if types:
+            table[enc] = types
+    return table
+
+
+SUPPORTED = _supported()
 
 # The defaults of the official writer (format notes 14: C++ 2.5 / Python config).
 DEFAULT_ENCODING = {
@@ -99,16 +96,9 @@ def check_supported(encoding, data_type) -> None:
         )
 
 
-def _codec(encoding, data_type=None):
-    name = _MODULES[encoding]
-    if encoding == E.TS_2DIFF and data_type in _FLOATS:
-        name = "ts2diff_float"
-    try:
-        return importlib.import_module(f"tsfile.codecs.{name}")
-    except ImportError as exc:
-        raise UnsupportedError(
-            f"encoding {encoding.name} is not available in this build ({exc})"
-        ) from None
+def _codec(encoding, data_type):
+    """The codec module the registry holds for (encoding, data_type)."""
+    return _registry.module_for(encoding, data_type)
 
 
 def chunk_encoding(encoding, data_type, values) -> TSEncoding:

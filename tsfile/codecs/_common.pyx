@@ -1,5 +1,31 @@
 # cython: language_level=3
-"""Argument handling shared by all codec modules (see _common.pxd)."""
+"""Argument handling shared by all codec modules (see _common.pxd), and the codecs' error convention.
+
+C kernels return status codes; the codec module turns a code into the package's exception in one
+place (_kinds.raise_kernel_error / _serial.serial_raise for page bytes, _kinds.check_out_array for
+output arrays, _kinds.as_values for values to encode). The same fault raises the same class in
+every codec (tests/test_codec_contract.py checks each row of the registry):
+
+=====================================================  ==========================================
+fault                                                  exception
+=====================================================  ==========================================
+dtype no TsFile type decodes to / the codec does not   TypeError
+hold (decode, decode_into ``out``)
+``out`` not a numpy array                              TypeError
+``out`` not 1-D, not C-contiguous, or read-only        ValueError
+``out`` in non-native byte order                       ValueError
+value outside the type's range (encode)                EncodeError
+value the encoding cannot store (e.g. a GORILLA end    EncodeError
+marker where refused)
+bytes that are not a valid page / hold fewer values    CorruptDataError (message: codec, type and
+than asked                                             byte offset in the page)
+encoding or (encoding, type) with no codec             UnsupportedError
+unknown ``path=`` name / negative ``count``            ValueError
+``path="simd"`` without SIMD kernels                   SimdUnavailableError
+=====================================================  ==========================================
+
+Values to encode in non-native byte order are accepted and encoded by value in every codec.
+"""
 import numpy as np
 
 from tsfile._simd cimport simd_active

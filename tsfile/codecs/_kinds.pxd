@@ -14,6 +14,11 @@ cdef enum:
 # A TSDataType or numpy dtype-like -> KIND_*; TypeError for anything else.
 cdef int resolve_kind(object dtype) except -1
 
+# The one check of a decode_into `out` array's layout, the same in every codec (the fault table
+# is in tsfile/codecs/_common.pyx): not an ndarray -> TypeError; not 1-D, not C-contiguous or
+# read-only -> ValueError; non-native byte order -> ValueError. Its dtype is the caller's check.
+cdef int check_out_array(object out) except -1
+
 # The KIND_* of a preallocated 1-D contiguous output array (decode_into); TypeError otherwise.
 cdef int kind_of_out(object out) except -1
 
@@ -22,6 +27,10 @@ cdef object kind_dtype(int kind)
 
 # Human name of a kind ("INT32", ...), for messages.
 cdef str kind_name(int kind)
+
+# The one place a kernel's status becomes the package's exception: CorruptDataError
+# "<what>: <msg> at byte offset <at> (of <n>)". Always raises.
+cdef int raise_corrupt_at(str what, str msg, size_t at, size_t n) except -1
 
 # Raise CorruptDataError for kernel error `code` (TSC_ERR_*) at byte offset `at` of an `n`-byte
 # buffer; `what` names the codec and type. Always raises; the nogil form takes the GIL to do so.

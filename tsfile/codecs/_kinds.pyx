@@ -72,11 +72,18 @@ cdef int resolve_kind(object dtype) except -1:
     return k
 
 
-cdef int kind_of_out(object out) except -1:
+cdef int check_out_array(object out) except -1:
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
-        raise TypeError("out must be a writeable 1-D contiguous array")
+        raise ValueError("out must be a writeable 1-D contiguous array")
+    if not out.dtype.isnative:
+        raise ValueError(f"out must have native byte order, not {out.dtype}")
+    return 0
+
+
+cdef int kind_of_out(object out) except -1:
+    check_out_array(out)
     k = _NP_KINDS.get(out.dtype)
     if k is None:
         raise TypeError(f"out has dtype {out.dtype}, which no TsFile value type decodes to")
@@ -91,9 +98,12 @@ cdef str kind_name(int kind):
     return _NAMES[kind]
 
 
-cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1:
-    msg = _MESSAGES.get(code, f"error {code}")
+cdef int raise_corrupt_at(str what, str msg, size_t at, size_t n) except -1:
     raise CorruptDataError(f"{what}: {msg} at byte offset {at} (of {n})")
+
+
+cdef int raise_kernel_error(int code, size_t at, size_t n, str what) except -1:
+    return raise_corrupt_at(what, _MESSAGES.get(code, f"error {code}"), at, n)
 
 
 cdef int raise_kernel_error_nogil(int code, size_t at, size_t n, const char *what) except -1 nogil:
@@ -177,7 +187,8 @@ cdef int infer_kind(object values) except -1:
     if dt.kind == "b":
         return KIND_BOOL
     if dt.kind in "iu":
-        return KIND_I32 if dt.itemsize < 4 or dt == np.int32 else KIND_I64
+        # by size, not dtype equality: '>i4' is an int32 too (it inferred INT64 before)
+        return KIND_I32 if dt.itemsize < 4 or (dt.itemsize == 4 and dt.kind == "i") else KIND_I64
     if dt.kind == "f":
         return KIND_F32 if dt.itemsize <= 4 else KIND_F64
     raise TypeError(f"cannot infer a TsFile type for dtype {dt}; pass dtype=")

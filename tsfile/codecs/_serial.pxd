@@ -2,11 +2,15 @@
 # TS_2DIFF forms): the value kinds their C-level entry points take, and argument/error helpers.
 from libc.stdint cimport uint8_t, uint64_t
 
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
+
+# The word kinds the serial kernels take (0..3): the one value-kind enum (_kinds KIND_*) less
+# KIND_BOOL, not an enum of their own.
 cdef enum:
-    SK_I32 = 0   # int32 words: INT32, DATE
-    SK_I64 = 1   # int64 words: INT64, TIMESTAMP
-    SK_F32 = 2   # float32 as its IEEE bits: FLOAT
-    SK_F64 = 3   # float64 as its IEEE bits: DOUBLE
+    SK_I32 = KIND_I32 - 1   # int32 words: INT32, DATE
+    SK_I64 = KIND_I64 - 1   # int64 words: INT64, TIMESTAMP
+    SK_F32 = KIND_F32 - 1   # float32 as its IEEE bits: FLOAT
+    SK_F64 = KIND_F64 - 1   # float64 as its IEEE bits: DOUBLE
 
 # A TSDataType or numpy dtype-like -> SK_*; TypeError for anything else or a kind the codec lacks
 # (`allowed` is a bit set of 1 << SK_*).
@@ -103,3 +107,7 @@ cdef class SerialEncoder:
     cdef object _encode_page
     cdef list _values
     cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1
+
+# SK_* of a _kinds KIND_* (the one value-kind enum; SK_* number its word kinds from 0).
+cdef inline int sk_of_kind(int kind) noexcept nogil:
+    return kind - 1

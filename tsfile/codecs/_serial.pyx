@@ -10,6 +10,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from tsfile.codecs._common cimport as_byte_view, check_count, resolve_path
+from tsfile.codecs._kinds cimport check_out_array, raise_corrupt_at
 
 from tsfile.errors import CorruptDataError
 from tsfile.types import TSDataType
@@ -65,10 +66,7 @@ cdef int serial_kind(object dtype, int allowed, str codec) except -1:
 
 
 cdef int serial_kind_of_out(object out, int allowed, str codec) except -1:
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-    if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
-        raise TypeError("out must be a writeable 1-D contiguous array")
+    check_out_array(out)
     if out.dtype not in _NP:
         raise TypeError(f"{codec} cannot decode into an array of dtype {out.dtype}")
     return _check_allowed(_NP[out.dtype], allowed, codec)
@@ -83,8 +81,8 @@ cdef str serial_kind_name(int kind):
 
 
 cdef int serial_raise(int status, size_t at, size_t n, str what) except -1:
-    msg = _MESSAGES.get(status, f"error {status}")
-    raise CorruptDataError(f"{what}: {msg} at byte offset {at} (of {n})")
+    # the serial kernels' own status codes, raised the one way (_kinds.raise_corrupt_at)
+    return raise_corrupt_at(what, _MESSAGES.get(status, f"error {status}"), at, n)
 
 
 cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
@@ -102,9 +100,11 @@ cdef tuple serial_values(object values, object dtype, int allowed, str codec):
     if arr.ndim != 1:
         raise TypeError(f"values must be 1-D, got shape {arr.shape}")
     if dtype is None:
-        if arr.dtype not in _NP:
+        # values in another byte order are values all the same (as in every codec's encode)
+        native = arr.dtype if arr.dtype.isnative else arr.dtype.newbyteorder("=")
+        if native not in _NP:
             raise TypeError(f"{codec}: pass dtype= for values of numpy dtype {arr.dtype}")
-        k = _check_allowed(_NP[arr.dtype], allowed, codec)
+        k = _check_allowed(_NP[native], allowed, codec)
     else:
         k = serial_kind(dtype, allowed, codec)
     target = _DTYPES[k]

@@ -42,6 +42,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
+from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -335,12 +336,7 @@ def decode(data, dtype=None, count=None, path="auto"):
 def decode_into(data, out, path="auto"):
     """Decode the first ``len(out)`` values into ``out`` (1-D contiguous float32/float64, the
     page's type); returns the bytes consumed."""
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-    if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
-        raise ValueError("out must be a writeable 1-D contiguous array")
-    if not out.dtype.isnative:
-        raise ValueError(f"out must have native byte order, not {out.dtype}")
+    check_out_array(out)  # the shared layout check (_kinds): TypeError / ValueError
     cdef int is64 = _is64_of(out.dtype)
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef int p = resolve_path(path, HAS_SIMD, "ALP")
@@ -502,3 +498,49 @@ def choose_encoding(values, sample=2048):
     if sizes["GORILLA"] is not None and sizes["GORILLA"] <= sizes["ALP"]:
         return TSEncoding.GORILLA
     return TSEncoding.ALP
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return alp_page_value_count(src, n, kind == KIND_F64)
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if kind == KIND_F64:
+        return _decode_into(src, n, <double *>out, count, path)
+    return _decode_into(src, n, <float *>out, count, path)
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return alp_encode_capacity(count, kind == KIND_F64)
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    if kind == KIND_F64:
+        return alp_encode_into_f64(<const double *>values, count, dst, cap, PATH_SIMD)
+    return alp_encode_into_f32(<const float *>values, count, dst, cap, PATH_SIMD)
+
+
+cdef codec_row _ROWS[2]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(15, _kind, b"alp", b"ALP",
+                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                         _row_count, _row_decode, NULL, NULL, _row_bound, _row_encode)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

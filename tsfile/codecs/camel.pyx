@@ -144,3 +144,32 @@ cdef class CamelEncoder(SerialEncoder):
     def __init__(self, dtype=np.float64):
         serial_kind(dtype, 1 << SK_F64, "CAMEL")
         self._open(None, np.float64, encode)
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    check_decoded,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.codecs._kinds cimport KIND_F64
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    check_decoded(camel_decode_raw(src, n, out, count, path, NULL), count, b"CAMEL")
+    return 0
+
+
+cdef codec_row _ROWS[1]
+cdef codec_table _TABLE
+_ROWS[0] = make_row(14, KIND_F64, b"camel", b"CAMEL", ROW_PER_VALUE | ROW_BATCH,
+                    NULL, _row_decode, NULL, NULL, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

@@ -26,3 +26,6 @@ class ChimpDecoder(Iterator[int | float]):
     def __next__(self) -> int | float: ...
     @property
     def bytes_consumed(self) -> int: ...
+
+# the codec contract rows (a capsule tsfile.codecs._registry reads)
+CODEC_ROWS: object

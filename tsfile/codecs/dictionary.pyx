@@ -375,3 +375,34 @@ __all__ = [
     "DictionaryDecoder",
     "DictionaryEncoder",
 ]
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+
+
+cdef Py_ssize_t _row_objects(const uint8_t *src, Py_ssize_t n, object out, Py_ssize_t at,
+                             Py_ssize_t count, int path, bint text, str type_name) except -1:
+    # entries decoded once (str for TEXT/STRING), shared by the values that use them
+    cdef list res = []
+    cdef const unsigned char[::1] view = <const unsigned char[:n]>src if n else b""
+    cdef Py_ssize_t used = _decode_ctx(view, count, path, res, text)
+    out[at:at + count] = res[2]
+    return used
+
+
+cdef codec_row _ROWS[1]
+cdef codec_table _TABLE
+_ROWS[0] = make_row(1, KIND_BIN, b"dictionary", b"DICTIONARY", ROW_PER_VALUE | ROW_BATCH,
+                    NULL, NULL, _row_objects, NULL, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

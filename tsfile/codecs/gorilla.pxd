@@ -18,11 +18,14 @@
 #     (unless allow_end_markers: then such values are encoded as the official C++ writer does).
 from libc.stdint cimport uint8_t
 
+# GORILLA's kinds are the serial word kinds (_serial SK_* = _kinds KIND_* - 1), by their old names.
+from tsfile.codecs._serial cimport SK_F32, SK_F64, SK_I32, SK_I64
+
 cdef enum:
-    GOR_KIND_INT32 = 0
-    GOR_KIND_INT64 = 1
-    GOR_KIND_FLOAT = 2
-    GOR_KIND_DOUBLE = 3
+    GOR_KIND_INT32 = SK_I32
+    GOR_KIND_INT64 = SK_I64
+    GOR_KIND_FLOAT = SK_F32
+    GOR_KIND_DOUBLE = SK_F64
 
 cdef Py_ssize_t gorilla_decode_into(const uint8_t* data, Py_ssize_t nbytes, void* out,
                                     Py_ssize_t count, int kind, int path) except -1 nogil

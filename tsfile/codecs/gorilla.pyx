@@ -24,6 +24,7 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -320,12 +321,7 @@ def decode(data, dtype, count=None, path="auto"):
 def decode_into(data, out, path="auto"):
     """Decode exactly ``len(out)`` values (by count, like ``decode(count=...)``) into the 1-D
     contiguous array ``out`` (its dtype selects the type); returns the number of bytes consumed."""
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-    if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
-        raise ValueError("out must be a writeable 1-D contiguous array")
-    if not out.dtype.isnative:
-        raise ValueError(f"out must have native byte order, not {out.dtype}")
+    check_out_array(out)  # the shared layout check (_kinds): TypeError / ValueError
     cdef int kind = _kind_of(out.dtype)
     cdef const unsigned char[::1] buf = as_byte_view(data)
     cdef int p = resolve_path(path, False, "GORILLA")
@@ -464,3 +460,42 @@ cdef class GorillaDecoder:
         if self._s.done:
             return gorilla_dec_consumed(&self._s)
         return <Py_ssize_t>((self._s.pos + 7) >> 3)
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
+from tsfile.codecs._serial cimport sk_of_kind
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    return gorilla_decode_into(src, n, out, count, sk_of_kind(kind), path)
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return gorilla_encode_capacity(count, sk_of_kind(kind))
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    # values equal to the end marker are written, as the writer does (tsfile._write.encoders)
+    return gorilla_encode_into(values, count, sk_of_kind(kind), dst, cap, True)
+
+
+cdef codec_row _ROWS[4]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(8, _kind, b"gorilla", b"GORILLA", ROW_PER_VALUE | ROW_BATCH,
+                         NULL, _row_decode, NULL, NULL, _row_bound, _row_encode)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

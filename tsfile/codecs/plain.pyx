@@ -105,69 +105,36 @@ _WIDTH[:] = [1, 0, 8, 4, 8, 0]
 # ---------------------------------------------------------------------------------------------
 # C-level entry points (plain.pxd)
 
-cdef Py_ssize_t plain_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
-                                    Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_bool_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN BOOLEAN")
-
-
-cdef Py_ssize_t plain_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i32_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN INT32")
-
-
-cdef Py_ssize_t plain_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN INT64")
-
-
-cdef Py_ssize_t plain_decode_f32_c(const uint8_t *src, Py_ssize_t n, float *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN FLOAT")
-
-
-cdef Py_ssize_t plain_decode_f64_c(const uint8_t *src, Py_ssize_t n, double *out,
-                                   Py_ssize_t count) except -1 nogil:
-    cdef size_t at = 0
-    cdef ptrdiff_t r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
-    return kernel_result(r, at, n, "PLAIN DOUBLE")
-
-
-cdef inline int _ts_kind(int ts_type) noexcept nogil:
-    if ts_type == 0:
-        return KIND_BOOL
-    if ts_type == 1 or ts_type == 9:
-        return KIND_I32
-    if ts_type == 2 or ts_type == 8 or ts_type == 6:
-        return KIND_I64
-    if ts_type == 3:
-        return KIND_F32
-    if ts_type == 4:
-        return KIND_F64
-    return -1
+cdef inline const char *_what(int kind) noexcept nogil:
+    if kind == KIND_BOOL:
+        return "PLAIN BOOLEAN"
+    if kind == KIND_I32:
+        return "PLAIN INT32"
+    if kind == KIND_I64:
+        return "PLAIN INT64"
+    if kind == KIND_F32:
+        return "PLAIN FLOAT"
+    return "PLAIN DOUBLE"
 
 
 cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
                              Py_ssize_t count) except -1 nogil:
+    # One entry for every numeric kind (the per-type twins it replaces differed only in the
+    # kernel): FLOAT is copied as its IEEE bits, DOUBLE as int64 bits.
+    cdef size_t at = 0
+    cdef ptrdiff_t r
     if kind == KIND_BOOL:
-        return plain_decode_bool_c(src, n, <uint8_t *>out, count)
-    if kind == KIND_I32:
-        return plain_decode_i32_c(src, n, <int32_t *>out, count)
-    if kind == KIND_I64:
-        return plain_decode_i64_c(src, n, <int64_t *>out, count)
-    if kind == KIND_F32:
-        return plain_decode_f32_c(src, n, <float *>out, count)
-    if kind == KIND_F64:
-        return plain_decode_f64_c(src, n, <double *>out, count)
-    with gil:
-        raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+        r = plain_decode_bool_scalar(src, <size_t>n, <uint8_t *>out, <size_t>count, &at)
+    elif kind == KIND_I32:
+        r = plain_decode_i32_scalar(src, <size_t>n, <int32_t *>out, <size_t>count, &at)
+    elif kind == KIND_I64 or kind == KIND_F64:
+        r = plain_decode_i64_scalar(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
+    elif kind == KIND_F32:
+        r = plain_decode_f32_scalar(src, <size_t>n, <uint32_t *>out, <size_t>count, &at)
+    else:
+        with gil:
+            raise TypeError(f"PLAIN: no numeric decoder for kind {kind}")
+    return kernel_result(r, at, n, _what(kind))
 
 
 cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *out,
@@ -183,31 +150,6 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
             return _decode_kind(kind, src, n, out, count)
         plain_bswap32_simd(src, <uint32_t *>out, <size_t>count)
         return count * 4
-    return _decode_kind(kind, src, n, out, count)
-
-
-cdef Py_ssize_t plain_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                    Py_ssize_t count, int path) except -1:
-    cdef int kind = _ts_kind(ts_type)
-    cdef Py_ssize_t used
-    if kind < 0:
-        raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
-    if path == PATH_PER_VALUE:
-        return per_value_into(_decode_per_value, kind, src, n, out, count)
-    with nogil:
-        if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
-            used = _decode_simd(kind, src, n, out, count)
-        else:
-            used = _decode_kind(kind, src, n, out, count)
-    return used
-
-
-cdef Py_ssize_t plain_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                       Py_ssize_t count) except -1 nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind < 0:
-        with gil:
-            raise TypeError(f"PLAIN: data type code {ts_type} is not numeric")
     return _decode_kind(kind, src, n, out, count)
 
 
@@ -237,15 +179,6 @@ cdef Py_ssize_t plain_decode_binary_into(const uint8_t *src, Py_ssize_t n, objec
     return used
 
 
-cdef Py_ssize_t plain_encode_bound(int ts_type, Py_ssize_t count) noexcept nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind == KIND_I32:
-        return <Py_ssize_t>plain_encoded_bound_i32(<size_t>count)
-    if kind < 0:
-        return 0
-    return count * _WIDTH[kind]
-
-
 cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
                              uint8_t *dst) noexcept nogil:
     if kind == KIND_BOOL:
@@ -257,14 +190,6 @@ cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
     if kind == KIND_F32:
         return plain_encode_u32bits_scalar(<const uint32_t *>values, count, dst)
     return 0
-
-
-cdef Py_ssize_t plain_encode_numeric_c(int ts_type, const void *values, Py_ssize_t count,
-                                       uint8_t *dst) noexcept nogil:
-    cdef int kind = _ts_kind(ts_type)
-    if kind < 0:
-        return 0
-    return _encode_kind(kind, values, count, dst)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,3 +486,108 @@ class PlainEncoder:
 
 
 __all__ = ["HAS_SIMD", "decode", "decode_into", "encode", "PlainDecoder", "PlainEncoder"]
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.types import TSDataType as _TSDataType
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    cdef size_t c = 0, at = 0
+    if kind == KIND_BIN:
+        return -1
+    if kind == KIND_I32:  # one svarint per value: a scan
+        kernel_result(plain_count_i32_scalar(src, <size_t>n, &c, &at), at, n, "PLAIN INT32")
+        return <Py_ssize_t>c
+    if n % _WIDTH[kind]:
+        with gil:
+            raise CorruptDataError(
+                f"PLAIN {kind_name(kind)}: {n} bytes are not whole {_WIDTH[kind]}-byte values")
+    return n // _WIDTH[kind]
+
+
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k, int kind) except -1 nogil:
+    # fixed-width kinds: k values are k * width bytes
+    if k > n // _WIDTH[kind]:
+        raise_kernel_error_nogil(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, "PLAIN")
+    return k
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if path == PATH_PER_VALUE:  # PlainDecoder, writing straight into `out`
+        with gil:
+            return per_value_into(_decode_per_value, kind, src, n, out, count)
+    if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
+        return _decode_simd(kind, src, n, out, count)
+    return _decode_kind(kind, src, n, out, count)
+
+
+cdef object _text_of(bytes value, str type_name, Py_ssize_t i, Py_ssize_t body_pos):
+    """A TEXT/STRING value as str; invalid UTF-8 is CorruptDataError naming the value and, when
+    known (body_pos >= 0), its first bad byte in the page's values (the reader's text policy)."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = "" if body_pos < 0 else f"; byte {body_pos + exc.start} of the page's values"
+        raise CorruptDataError(
+            f"invalid UTF-8 in PLAIN {type_name} value {i} ({exc.reason}{where}) in the page"
+        ) from None
+
+
+cdef Py_ssize_t _row_objects(const uint8_t *p, Py_ssize_t n, object out, Py_ssize_t at,
+                             Py_ssize_t count, int path, bint text, str type_name) except -1:
+    cdef size_t pos = 0, start = 0, ln = 0
+    cdef Py_ssize_t i
+    cdef int rc
+    cdef object[::1] o = out
+    cdef bytes v
+    if path == PATH_PER_VALUE:  # PlainDecoder, then the same text policy
+        vals = decode(<const unsigned char[:n]>p if n else b"", _TSDataType.BLOB, count=count,
+                      path="per_value")
+        for i in range(count):
+            o[at + i] = _text_of(vals[i], type_name, i, -1) if text else vals[i]
+        return 0
+    for i in range(count):
+        rc = plain_next_binary(p, <size_t>n, &pos, &start, &ln)
+        if rc:
+            raise_kernel_error(rc, pos, <size_t>n, f"PLAIN string length of {type_name} value {i}")
+        v = (<const char *>p + start)[:ln]
+        o[at + i] = _text_of(v, type_name, i, <Py_ssize_t>start) if text else v
+    return pos
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    if kind == KIND_I32:
+        return <Py_ssize_t>plain_encoded_bound_i32(<size_t>count)
+    return count * _WIDTH[kind]
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    return _encode_kind(kind, values, count, dst)
+
+
+cdef codec_row _ROWS[6]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(0, _kind, b"plain", b"PLAIN",
+                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+_ROWS[1].skip = NULL  # INT32 is a varint per value: the registry's skip decodes
+# binary values take the scalar scan on the simd path (path= counts it as the module's simd path)
+_ROWS[5] = make_row(0, KIND_BIN, b"plain", b"PLAIN",
+                    ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                    NULL, NULL, _row_objects, NULL, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 6)

@@ -144,3 +144,38 @@ cdef class RlbeEncoder(SerialEncoder):
     def __init__(self, dtype):
         serial_kind(dtype, 15, "RLBE")
         self._open(dtype, None, encode)
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    check_decoded,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
+from tsfile.codecs._serial cimport sk_of_kind
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return rlbe_count_values(src, n, sk_of_kind(kind))
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    check_decoded(rlbe_decode_raw(src, n, out, count, sk_of_kind(kind), path, NULL), count, b"RLBE")
+    return 0
+
+
+cdef codec_row _ROWS[4]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(13, _kind, b"rlbe", b"RLBE", ROW_PER_VALUE | ROW_BATCH,
+                         _row_count, _row_decode, NULL, NULL, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

@@ -32,16 +32,8 @@ cdef Py_ssize_t rle_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                  Py_ssize_t count) except -1 nogil
 cdef Py_ssize_t rle_decode_bool_c(const uint8_t *src, Py_ssize_t n, uint8_t *out,
                                   Py_ssize_t count) except -1 nogil
-# By TSDataType code: 0 BOOLEAN (out: bool bytes), 1 INT32 / 9 DATE (int32), 2 INT64 /
-# 8 TIMESTAMP (int64).
-cdef Py_ssize_t rle_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                     Py_ssize_t count) except -1 nogil
-
-# The same with a decode path (tsfile.codecs._common PATH_PER_VALUE / PATH_BATCH / PATH_SIMD; SIMD
-# falls back to batch where this build or CPU has no kernels or the switch is off). Needs the GIL
-# for PATH_PER_VALUE (it drives RleDecoder); the others release it.
-cdef Py_ssize_t rle_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                  Py_ssize_t count, int path) except -1
+# Numeric values by value kind and decode path: the module's contract rows (CODEC_ROWS,
+# tsfile/codecs/_contract.pxd), read through tsfile.codecs._registry.
 
 # Number of values in the whole buffer (every block and run header checked); CorruptDataError
 # if malformed or if more than `limit` values.

@@ -162,26 +162,6 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
     return kernel_result(r, at, n, _what(kind))
 
 
-cdef Py_ssize_t rle_decode_path_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                  Py_ssize_t count, int path) except -1:
-    cdef int kind
-    if ts_type == 0:
-        kind = KIND_BOOL
-    elif ts_type == 1 or ts_type == 9:
-        kind = KIND_I32
-    elif ts_type == 2 or ts_type == 8:
-        kind = KIND_I64
-    else:
-        raise UnsupportedError(f"RLE: data type code {ts_type} is not supported")
-    if path == PATH_PER_VALUE:
-        return per_value_into(_decode_per_value, kind, src, n, out, count)
-    if path == PATH_SIMD and HAS_SIMD and simd_active():
-        with nogil:
-            return _decode_simd(kind, src, n, out, count)
-    with nogil:
-        return _decode_kind(kind, src, n, out, count)
-
-
 cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *out,
                              Py_ssize_t count) except -1 nogil:
     if kind == KIND_BOOL:
@@ -192,18 +172,6 @@ cdef Py_ssize_t _decode_kind(int kind, const uint8_t *src, Py_ssize_t n, void *o
         return rle_decode_i64_c(src, n, <int64_t *>out, count)
     with gil:
         raise UnsupportedError(f"RLE: no decoder for kind {kind}")
-
-
-cdef Py_ssize_t rle_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                     Py_ssize_t count) except -1 nogil:
-    if ts_type == 0:
-        return rle_decode_bool_c(src, n, <uint8_t *>out, count)
-    if ts_type == 1 or ts_type == 9:
-        return rle_decode_i32_c(src, n, <int32_t *>out, count)
-    if ts_type == 2 or ts_type == 8:
-        return rle_decode_i64_c(src, n, <int64_t *>out, count)
-    with gil:
-        raise UnsupportedError(f"RLE: data type code {ts_type} is not supported")
 
 
 cdef Py_ssize_t rle_count_c(const uint8_t *src, Py_ssize_t n, bint is64,
@@ -468,3 +436,49 @@ __all__ = [
     "RleDecoder",
     "RleEncoder",
 ]
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if path == PATH_PER_VALUE:  # RleDecoder, writing straight into `out`
+        with gil:
+            return per_value_into(_decode_per_value, kind, src, n, out, count)
+    if path == PATH_SIMD and RLE_HAS_SIMD_KERNELS and simd_active():
+        return _decode_simd(kind, src, n, out, count)
+    return _decode_kind(kind, src, n, out, count)
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return rle_encode_bound(count)
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    if kind == KIND_BOOL:
+        return rle_encode_bool_c(<const uint8_t *>values, count, dst)
+    if kind == KIND_I32:
+        return rle_encode_i32_c(<const int32_t *>values, count, dst)
+    return rle_encode_i64_c(<const int64_t *>values, count, dst)
+
+
+cdef codec_row _ROWS[3]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64)):
+    _ROWS[_i] = make_row(2, _kind, b"rle", b"RLE",
+                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                         NULL, _row_decode, NULL, NULL, _row_bound, _row_encode)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 3)

@@ -24,6 +24,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -314,12 +315,7 @@ def count_values(data, dtype):
 
 
 cdef void _check_out(cnp.ndarray out) except *:
-    if cnp.PyArray_NDIM(out) != 1 or not cnp.PyArray_IS_C_CONTIGUOUS(out):
-        raise ValueError("out must be a 1-D C-contiguous array")
-    if not cnp.PyArray_ISWRITEABLE(out):
-        raise ValueError("out is read-only")
-    if not cnp.PyArray_ISNOTSWAPPED(out):
-        raise TypeError("out must be in native byte order")
+    check_out_array(out)  # the shared layout check (_kinds): non-native byte order is ValueError
 
 
 def decode_into(data, out, path="auto"):
@@ -623,3 +619,38 @@ cdef class Ts2DiffDecoder:
 
     def __next__(self):
         return self.next()
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+from tsfile.codecs._kinds cimport KIND_I32, KIND_I64
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return ts2diff_count_values(src, n, kind == KIND_I64)
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if kind == KIND_I64:
+        return _decode_into(src, n, <int64_t *>out, count, path)
+    return _decode_into(src, n, <int32_t *>out, count, path)
+
+
+cdef codec_row _ROWS[2]
+cdef codec_table _TABLE
+_ROWS[0] = make_row(4, KIND_I32, b"ts2diff", b"TS_2DIFF",
+                    ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                    _row_count, _row_decode, NULL, NULL, NULL, NULL)
+_ROWS[1] = _ROWS[0]
+_ROWS[1].kind = KIND_I64
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

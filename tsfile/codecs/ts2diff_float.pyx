@@ -307,6 +307,8 @@ def _check_encode_args(values, dtype, max_point_number):
     """(serial kind, max point number) of encode()'s arguments; TypeError / EncodeError."""
     arr = np.asarray(values)
     if dtype is None:
+        if not arr.dtype.isnative:  # values in another byte order are values all the same
+            arr = arr.astype(arr.dtype.newbyteorder("="))
         if arr.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise TypeError("pass dtype= (FLOAT or DOUBLE) for values that are not float32/64")
         kind = SK_F32 if arr.dtype == np.float32 else SK_F64
@@ -418,3 +420,40 @@ class Ts2DiffFloatDecoder:
         if not self.has_next():
             raise StopIteration
         return self.next()
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    check_decoded,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
+from tsfile.codecs._serial cimport sk_of_kind
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return ts2diff_float_count_values(src, n, sk_of_kind(kind))
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    check_decoded(ts2diff_float_decode_raw(src, n, out, count, sk_of_kind(kind), path, NULL),
+                  count, b"TS_2DIFF")
+    return 0
+
+
+cdef codec_row _ROWS[2]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(4, _kind, b"ts2diff_float", b"TS_2DIFF",
+                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                         _row_count, _row_decode, NULL, NULL, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

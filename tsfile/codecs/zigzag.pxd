@@ -8,9 +8,6 @@ cdef Py_ssize_t zigzag_decode_i32_c(const uint8_t *src, Py_ssize_t n, int32_t *o
                                     Py_ssize_t count) except -1 nogil
 cdef Py_ssize_t zigzag_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *out,
                                     Py_ssize_t count) except -1 nogil
-# By TSDataType code: 1 INT32 / 9 DATE (int32 out), 2 INT64 / 8 TIMESTAMP (int64 out).
-cdef Py_ssize_t zigzag_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                        Py_ssize_t count) except -1 nogil
 # Number of values in the whole buffer (block headers checked).
 cdef Py_ssize_t zigzag_count_c(const uint8_t *src, Py_ssize_t n) except -1 nogil
 

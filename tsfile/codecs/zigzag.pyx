@@ -89,16 +89,6 @@ cdef Py_ssize_t zigzag_decode_i64_c(const uint8_t *src, Py_ssize_t n, int64_t *o
     return kernel_result(r, at, n, "ZIGZAG INT64")
 
 
-cdef Py_ssize_t zigzag_decode_numeric_c(int ts_type, const uint8_t *src, Py_ssize_t n, void *out,
-                                        Py_ssize_t count) except -1 nogil:
-    if ts_type == 1 or ts_type == 9:
-        return zigzag_decode_i32_c(src, n, <int32_t *>out, count)
-    if ts_type == 2 or ts_type == 8:
-        return zigzag_decode_i64_c(src, n, <int64_t *>out, count)
-    with gil:
-        raise UnsupportedError(f"ZIGZAG: data type code {ts_type} is not supported")
-
-
 cdef Py_ssize_t zigzag_count_c(const uint8_t *src, Py_ssize_t n) except -1 nogil:
     cdef size_t at = 0, total = 0
     cdef ptrdiff_t r = zigzag_count_scalar(src, <size_t>n, &total, &at)
@@ -311,3 +301,59 @@ class ZigzagEncoder:
 
 
 __all__ = ["HAS_SIMD", "decode", "decode_into", "encode", "ZigzagDecoder", "ZigzagEncoder"]
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    ROW_SIMD,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+from libc.string cimport memcpy
+
+cimport numpy as cnp
+
+from tsfile.errors import CorruptDataError
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return zigzag_count_c(src, n)
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    if path == PATH_PER_VALUE:  # the streaming ZigzagDecoder, through decode()
+        with gil:
+            arr = decode(<const unsigned char[:n]>src if n else b"", kind_dtype(kind),
+                         count=count, path="per_value")
+            if len(arr) != count:
+                raise CorruptDataError(f"ZIGZAG: page holds {len(arr)} values, {count} wanted")
+            memcpy(out, cnp.PyArray_DATA(arr), count * (8 if kind == KIND_I64 else 4))
+        return 0
+    if kind == KIND_I64:
+        return zigzag_decode_i64_c(src, n, <int64_t *>out, count)
+    return zigzag_decode_i32_c(src, n, <int32_t *>out, count)
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return zigzag_encode_bound(count, kind == KIND_I64)
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    if kind == KIND_I64:
+        return zigzag_encode_i64_c(<const int64_t *>values, count, dst)
+    return zigzag_encode_i32_c(<const int32_t *>values, count, dst)
+
+
+cdef codec_row _ROWS[2]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_I32, KIND_I64)):
+    _ROWS[_i] = make_row(9, _kind, b"zigzag", b"ZIGZAG", ROW_PER_VALUE | ROW_BATCH,
+                         _row_count, _row_decode, NULL, NULL, _row_bound, _row_encode)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

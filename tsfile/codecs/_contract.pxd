@@ -1,0 +1,100 @@
+# The codec contract: what every codec module exports at C level, and what the registry
+# (tsfile.codecs._registry) collects. One row per (encoding, value kind) a codec holds.
+#
+# Value kinds are the one enum of tsfile.codecs._kinds (KIND_BOOL ... KIND_BIN). Every operation
+# takes the row's kind, so a codec writes one function per operation for all its kinds.
+#
+# Error convention (the table is in tsfile/codecs/_common.pyx's docstring): the C kernels return
+# status codes; an operation that fails raises the package exception for the fault (through
+# _kinds.raise_kernel_error / _serial.serial_raise, the GIL taken only then) and returns -1.
+# Success returns >= 0: decode_into decodes exactly `count` values (fewer present in the page is
+# CorruptDataError) and returns the bytes consumed, or 0 where the codec does not track them.
+from libc.stdint cimport uint8_t
+from cpython.pycapsule cimport PyCapsule_New
+
+# Paths a row has (bit set): the path= names of tsfile.codecs._common (PATH_* there are the
+# indices: 1 << PATH_PER_VALUE ...).
+cdef enum:
+    ROW_PER_VALUE = 1
+    ROW_BATCH = 2
+    ROW_SIMD = 4     # set at import when the module's SIMD kernels are compiled in
+
+# Exact number of values in the page, or -1 when the codec cannot tell without decoding.
+ctypedef Py_ssize_t (*count_fn)(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil
+# Exactly `count` values of `kind` into `out` (native layout) on codec path `path` (PATH_*).
+ctypedef Py_ssize_t (*decode_fn)(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                                 int kind, int path) except -1 nogil
+# Advance over the first `k` values without storing them: k, or CorruptDataError when the page
+# holds fewer. NULL: the registry decodes into a scratch buffer instead (registry.skip_values).
+ctypedef Py_ssize_t (*skip_fn)(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                               int kind) except -1 nogil
+# Largest encoded size of `count` values (encode_into's `cap` must be at least this).
+ctypedef Py_ssize_t (*bound_fn)(Py_ssize_t count, int kind) noexcept nogil
+# Encode `count` native values; bytes written, or -1 with EncodeError (a value the encoding
+# cannot store).
+ctypedef Py_ssize_t (*encode_fn)(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                                 Py_ssize_t cap) except -1 nogil
+# KIND_BIN only: `count` values into the object array `out` from index `at`; `text`: str
+# (TEXT/STRING, invalid UTF-8 is CorruptDataError naming `type_name`, the value and its byte),
+# else bytes (BLOB). Holds the GIL (it builds objects).
+ctypedef Py_ssize_t (*decode_obj_fn)(const uint8_t *src, Py_ssize_t n, object out, Py_ssize_t at,
+                                     Py_ssize_t count, int path, bint text,
+                                     str type_name) except -1
+
+cdef struct codec_row:
+    int encoding          # TSEncoding code (format notes 8)
+    int kind              # KIND_* of the values
+    const char *module    # module name under tsfile.codecs ("ts2diff")
+    const char *label     # the encoding's name in messages ("TS_2DIFF")
+    int paths             # ROW_* bit set
+    int codec_id          # filled by the registry (index of the module in its table)
+    count_fn count        # NULL: unknown without decoding
+    decode_fn decode_into         # numeric kinds
+    decode_obj_fn decode_objects  # KIND_BIN
+    skip_fn skip                  # NULL: decode into scratch
+    bound_fn encode_bound         # NULL (with encode_into): no C encoder; the module's encode()
+    encode_fn encode_into
+
+# A module's rows as the registry reads them: the module attribute CODEC_ROWS, a capsule named
+# "tsfile.codec_rows" pointing at a codec_table (static storage in the module).
+cdef struct codec_table:
+    Py_ssize_t n
+    codec_row *rows
+
+cdef inline object rows_capsule(codec_table *table):
+    return PyCapsule_New(<void *>table, b"tsfile.codec_rows", NULL)
+
+# A row, every field named (the registry fills codec_id).
+cdef inline codec_row make_row(int encoding, int kind, const char *module, const char *label,
+                               int paths, count_fn count, decode_fn decode_into,
+                               decode_obj_fn decode_objects, skip_fn skip, bound_fn encode_bound,
+                               encode_fn encode_into) noexcept:
+    cdef codec_row r
+    r.encoding = encoding
+    r.kind = kind
+    r.module = module
+    r.label = label
+    r.paths = paths
+    r.codec_id = -1
+    r.count = count
+    r.decode_into = decode_into
+    r.decode_objects = decode_objects
+    r.skip = skip
+    r.encode_bound = encode_bound
+    r.encode_into = encode_into
+    return r
+
+# The module attribute CODEC_ROWS for `n` rows kept in the module's static `rows` / `table`.
+cdef inline object publish_rows(codec_table *table, codec_row *rows, Py_ssize_t n):
+    table.n = n
+    table.rows = rows
+    return rows_capsule(table)
+
+# exactly `count` values decoded (`got`), else CorruptDataError naming `codec`
+cdef inline int check_decoded(Py_ssize_t got, Py_ssize_t count, const char *codec) except -1 nogil:
+    if got != count:
+        with gil:
+            from tsfile.errors import CorruptDataError
+            raise CorruptDataError(
+                f"{codec.decode()}: {got} values decoded where the page has {count}")
+    return 0
