@@ -8,6 +8,12 @@ exception class in every codec) is the one in tsfile/codecs/_common.pyx's docstr
 from __future__ import annotations
 
 import importlib
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +24,8 @@ from tsfile.codecs import _registry
 from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
 from tsfile.types import TSDataType as T
 from tsfile.types import TSEncoding as E
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ROWS = _registry.rows()
 NUMERIC = [r for r in ROWS if r.kind != "binary"]
@@ -227,3 +235,57 @@ def test_engine_keeps_no_codec_table():
     for name in ("_CODEC_NAMES", "_ENCODING_NAMES", "_load_codec_simd", "codec_module"):
         assert not hasattr(engine, name)
     assert engine._registry is _registry
+
+
+# -- a skip count from a file is checked before anything is allocated (issue-8 review) ----------
+
+
+def _capped_child(code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a child with 4 GiB of address space: a heap overflow aborts the child,
+    not the test run."""
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(ROOT),
+        env=env,
+        preexec_fn=cap,
+    )
+
+
+@pytest.mark.parametrize("k", [2**62, 2**62 + 1])
+def test_registry_skip_huge_count_does_not_corrupt_the_heap(k):
+    """skip_values (the fallback for rows without a skip op, e.g. PLAIN INT32) mallocs
+    ``k * width + 8`` bytes without an overflow check: k = 2**62 with 4-byte values wraps to an
+    8-byte buffer, and decode_into then writes the page's 1000 values into it. The child aborts
+    with 'free(): corrupted unsorted chunks' (SIGABRT) instead of raising CorruptDataError (the
+    page holds 1000 values, fewer than k)."""
+    r = _capped_child(
+        f"""
+        import numpy as np
+        from tsfile.codecs import _registry as R
+        from tsfile.errors import CorruptDataError
+        page = R.encode(0, np.arange(1000, dtype=np.int32), np.int32)   # PLAIN INT32
+        try:
+            R.skip(0, page, np.int32, {k})
+        except CorruptDataError:
+            print("CORRUPT")
+        """
+    )
+    assert r.returncode == 0, f"child died (rc {r.returncode}): {r.stderr[-400:]}"
+    assert "CORRUPT" in r.stdout
+
+
+def test_registry_skip_checks_the_page_before_allocating():
+    """The same fallback allocates k values of scratch before it learns that the page holds
+    fewer: skipping 2**40 values of a 1000-value page is MemoryError (an allocation of 4 TiB was
+    attempted) where the contract says CorruptDataError ('fewer present in the page')."""
+    page = _registry.encode(0, np.arange(1000, dtype=np.int32), np.int32)
+    with pytest.raises(CorruptDataError):
+        _registry.skip(0, page, np.int32, 2**40)

@@ -5,13 +5,18 @@ Cython (tsfile/_format/codes.pxd), and every table that still names codes agreei
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tsfile._format import codes, constants
+from tsfile._format.bytes import Cursor, uvarint, varstr
+from tsfile._format.device import serialize_device_id
+from tsfile._format.metadata import read_index_node
 from tsfile._read import engine
+from tsfile.errors import CorruptDataError
 from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -396,8 +401,58 @@ def test_devices_in_the_java_writers_order_are_read(tmp_path, monkeypatch):
 
 def test_duplicate_device_is_refused_in_either_order():
     from tsfile._format.device import DeviceID
+    from tsfile._format.metadata import KeyOrder
 
     a, b = DeviceID(("t", "\ufffd")), DeviceID(("t", "\U0001f600"))
-    assert a.precedes(b) and b.precedes(a)  # C++ order, Java order
-    assert not a.precedes(DeviceID(("t", "\ufffd")))
-    assert not DeviceID(("t", "b")).precedes(DeviceID(("t", "a")))
+    assert KeyOrder().increases(a, b) and KeyOrder().increases(b, a)  # C++ order, Java order
+    assert not KeyOrder().increases(a, DeviceID(("t", "\ufffd")))
+    assert not KeyOrder().increases(DeviceID(("t", "b")), DeviceID(("t", "a")))
+    order = KeyOrder()  # one order per sequence: a, b (C++) then b, a (Java) is a mix
+    assert order.increases(a, b) and not order.increases(b, a)
+
+
+# -- one order per sequence of index keys (issue-8 review) ------------------------------
+
+# U+10000 sorts before U+FFFF in Java's order (UTF-16 units) and after it in C++'s (UTF-8 bytes).
+_SUPP, _BMP = "\U00010000", "\uffff"
+
+
+def _device_leaf(devices) -> bytes:
+    body = b"".join(
+        serialize_device_id(d) + struct.pack(">q", 100 * (i + 1)) for i, d in enumerate(devices)
+    )
+    return uvarint(len(devices)) + body + struct.pack(">q", 100 * (len(devices) + 1)) + b"\x01"
+
+
+def _measurement_leaf(names) -> bytes:
+    body = b"".join(varstr(n) + struct.pack(">q", 100 * (i + 1)) for i, n in enumerate(names))
+    return uvarint(len(names)) + body + struct.pack(">q", 100 * (len(names) + 1)) + b"\x03"
+
+
+def test_index_node_rejects_a_repeated_device_in_mixed_order():
+    """_check_keys_increase accepts each adjacent pair if it is increasing in EITHER the C++ or
+    the Java order (DeviceID.precedes). Mixing the two lets [X, Y, X] through: X->Y is increasing
+    in Java's order, Y->X in C++'s. The node then names device X twice (the reader's dict keeps
+    the second, so the first entry's series are unreachable) and no error is raised. The order
+    check should pick one order per node (or per file) and hold every pair to it."""
+    x, y = ("t", _SUPP), ("t", _BMP)
+    buf = _device_leaf([x, y, x])
+    with pytest.raises(CorruptDataError):
+        read_index_node(Cursor(buf, 0, len(buf), "<review8>"), device_level=True)
+
+
+def test_index_node_rejects_a_repeated_measurement_in_mixed_order():
+    """The same for measurement names (names_increase): ['\\U00010000', '\\uffff',
+    '\\U00010000'] passes."""
+    buf = _measurement_leaf([_SUPP, _BMP, _SUPP])
+    with pytest.raises(CorruptDataError):
+        read_index_node(Cursor(buf, 0, len(buf), "<review8>"), device_level=False)
+
+
+def test_index_node_rejects_an_order_that_is_neither_cpp_nor_java():
+    """[U+10001, U+FFFF, U+10000] is sorted in neither writer's order (U+10000 < U+10001 in
+    both), yet each adjacent pair is increasing in one of them, so it passes."""
+    a, b, c = ("t", "\U00010001"), ("t", _BMP), ("t", _SUPP)
+    buf = _device_leaf([a, b, c])
+    with pytest.raises(CorruptDataError):
+        read_index_node(Cursor(buf, 0, len(buf), "<review8>"), device_level=True)

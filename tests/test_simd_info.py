@@ -178,3 +178,19 @@ def test_env_var_unknown_value_warns_and_keeps_the_default():
     assert "RuntimeWarning" in stderr and "sse9" in stderr
     best = info["implementations"][0]
     assert info["active"] == (best if best != "scalar" else "none")
+
+
+def test_simd_info_lists_ts2diff_right_after_import():
+    """simd_info()['codecs'] is documented as the implementation row each codec with a table runs
+    now, but codecs register themselves when their module is imported: right after
+    ``import tsfile`` it is {} (and 'ts2diff' appears only after something imports
+    tsfile.codecs.ts2diff)."""
+    r = subprocess.run(
+        [sys.executable, "-c", 'import tsfile; print(sorted(tsfile.simd_info()["codecs"]))'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(Path(__file__).resolve().parent.parent),
+    )
+    assert r.returncode == 0, r.stderr[-400:]
+    assert "ts2diff" in r.stdout, r.stdout

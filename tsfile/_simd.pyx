@@ -198,6 +198,10 @@ def simd_info():
     one down), ``family`` (the AVX2/NEON family older codecs use: ``"avx2"``, ``"neon"``,
     ``"none"``), ``forced_by_env`` (the TSFILE_SIMD value, or None), ``forced_off_by_env``.
     """
+    # Codecs register when their module is imported; the registry imports them all, so the
+    # answer does not depend on what the caller happened to import before.
+    import tsfile.codecs._registry  # noqa: F401
+
     return {
         "compiled": compiled_isa(),
         "implementations": available_isas(),

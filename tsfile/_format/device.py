@@ -9,8 +9,8 @@ wraps them in DeviceID. Both use:
   segment as a varstr (None: the null string);
 * one order (sort_key): segment by segment, null before any string, strings by their UTF-8 bytes
   (the C++ writer's std::string order), a prefix before its extensions. Where the reader checks
-  the order of a file's devices it also accepts Java's (DeviceID.precedes: strings by UTF-16
-  units, String.compareTo), as it does for names (tsfile._format.metadata.names_increase);
+  the order of a file's devices it also accepts Java's (java_sort_key: strings by UTF-16 units,
+  String.compareTo), one order per sequence, as for names (tsfile._format.metadata.KeyOrder);
 * one UTF-8 policy, strict: the writer refuses a segment that does not encode to UTF-8 (a lone
   surrogate) before anything is buffered, with TypeMismatchError: a table or column name when
   the schema is made (text_utf8, through tsfile.schema), a tag value at the write call
@@ -99,11 +99,6 @@ class DeviceID:
 
     def serialize(self) -> bytes:
         return serialize_device_id(self.segments)
-
-    def precedes(self, other: DeviceID) -> bool:
-        """True if self sorts strictly before other as a C++ (sort_key) or a Java (java_sort_key)
-        writer sorts devices, so a file of either passes; an equal device never does."""
-        return self < other or java_sort_key(self.segments) < java_sort_key(other.segments)
 
     def tag_values(self, n_tags: int) -> tuple:
         """The tag values padded with None (Java strips trailing null segments)."""

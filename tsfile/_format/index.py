@@ -19,8 +19,8 @@ from tsfile._format.constants import IndexNodeType
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
+    KeyOrder,
     key_text,
-    names_increase,
     read_index_node,
     read_timeseries_metadata,
 )
@@ -66,9 +66,10 @@ class IndexWalker:
         increasing and each with its own series index (a duplicate or misplaced device, or one
         reusing another's series index, is named at its entry)."""
         prev = None
+        order = KeyOrder()
         series_indexes = set()
         for key, rng, at in self._devices(root, 0, {root.at}):
-            if prev is not None and not prev.precedes(key):
+            if prev is not None and not order.increases(prev, key):
                 what = "duplicate" if prev == key else "out of order"
                 raise self._error(
                     f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at
@@ -110,8 +111,9 @@ class IndexWalker:
         node = read_index_node(cur, device_level=False)
         out = []
         self._series(node, out, 0, {start})
+        order = KeyOrder()
         for prev, tsm in zip(out, out[1:], strict=False):
-            if not names_increase(prev.measurement, tsm.measurement):
+            if not order.increases(prev.measurement, tsm.measurement):
                 what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
                 raise self._error(
                     f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import HEADER_SIZE, MAGIC, TAIL_SIZE, VERSION, IndexNodeType
-from tsfile._format.device import DeviceID, read_device_id
+from tsfile._format.device import DeviceID, java_sort_key, read_device_id
 from tsfile._format.statistics import VECTOR, Statistics, check_data_type, read_statistics
 from tsfile.errors import CorruptDataError, UnsupportedError
 from tsfile.schema import ColumnSchema, TableSchema
@@ -39,12 +39,28 @@ class IndexEntry:
     at: int = 0  # file offset of the entry (for messages)
 
 
-def names_increase(a: str, b: str) -> bool:
-    """True if name ``a`` sorts strictly before ``b`` as a writer sorts them: by UTF-8 bytes
-    (C++, std::string; the same as Python's code point order) or by UTF-16 units (Java,
-    String.compareTo). The two differ only between supplementary characters and U+E000..U+FFFF,
-    so a file of either writer passes; an equal name never does."""
-    return a < b or a.encode("utf-16-be") < b.encode("utf-16-be")
+class KeyOrder:
+    """Checks that keys (names, or DeviceIDs) strictly increase in ONE writer's order: by UTF-8
+    bytes (C++, std::string; Python's code point order) or by UTF-16 units (Java,
+    String.compareTo). The two differ only between supplementary characters and U+E000..U+FFFF.
+    Each pair rules out the orders it does not increase in; a sequence in either order passes,
+    and an equal key never does. Allowing either order per pair would let a mix through
+    ([X, Y, X] with X a supplementary character and Y in U+E000..U+FFFF names X twice)."""
+
+    __slots__ = ("cpp", "java")
+
+    def __init__(self):
+        self.cpp = self.java = True
+
+    def increases(self, a, b) -> bool:
+        """False if b does not follow a in an order every earlier pair followed."""
+        if isinstance(a, DeviceID):
+            java = java_sort_key(a.segments) < java_sort_key(b.segments)
+        else:
+            java = a.encode("utf-16-be") < b.encode("utf-16-be")
+        self.cpp = self.cpp and a < b
+        self.java = self.java and java
+        return self.cpp or self.java
 
 
 @dataclass(slots=True)
@@ -93,9 +109,9 @@ def _check_keys_increase(cur: Cursor, entries: list, device_level: bool) -> None
     """The entries of a node are sorted and distinct (format notes 9.4); a reader that searches
     the index (13.2) would miss every key after a duplicate or misplaced one, so either is
     corruption, named at the entry."""
+    order = KeyOrder()
     for prev, e in zip(entries, entries[1:], strict=False):
-        ok = prev.key.precedes(e.key) if device_level else names_increase(prev.key, e.key)
-        if not ok:
+        if not order.increases(prev.key, e.key):
             what = "duplicate" if prev.key == e.key else "out of order"
             raise cur.error(
                 f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at
@@ -270,11 +286,12 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
         raise cur.error(f"table count {n_tables} exceeds the bytes present", at)
     roots = {}
     prev = None
+    order = KeyOrder()
     for _ in range(n_tables):
         name_at = cur.pos
         name = _table_name(cur)
         # sorted and distinct (9.5): a second root of one name would hide the first's devices
-        if prev is not None and not names_increase(prev, name):
+        if prev is not None and not order.increases(prev, name):
             what = "duplicate" if name == prev else "out of order"
             raise cur.error(f"table index root {name!r} {what} (after {prev!r})", name_at)
         roots[name] = read_index_node(cur, device_level=True)

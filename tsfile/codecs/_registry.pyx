@@ -18,6 +18,7 @@ import numpy as np
 
 cimport numpy as cnp
 
+from tsfile._format.codes cimport E_DICTIONARY, E_RLE
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD, as_byte_view, check_count, resolve_path
 from tsfile.codecs._contract cimport (
     ROW_BATCH,
@@ -154,6 +155,30 @@ cdef str codec_name(int codec_id):
     return _names[codec_id]
 
 
+cdef int _check_skip_count(const codec_row *row, const uint8_t *src, Py_ssize_t n,
+                           Py_ssize_t k) except -1:
+    """CorruptDataError unless the page src[0:n] can hold k values: its exact count where the row
+    has one; else at least one bit per value (GORILLA, CHIMP, CAMEL and the other bit streams;
+    PLAIN text takes 4 bytes per value), except RLE and DICTIONARY, whose runs repeat a value
+    any number of times, which are bounded only by memory (2^31 values)."""
+    cdef Py_ssize_t avail
+    cdef Py_ssize_t cap = (1 << 31)
+    if row.count != NULL:
+        with nogil:
+            avail = row.count(src, n, row.kind)
+        if k > avail:
+            raise CorruptDataError(
+                f"{row.label.decode()}: cannot skip {k} values, the page holds {avail}")
+        return 0
+    if row.encoding != E_DICTIONARY and row.encoding != E_RLE:
+        cap = min(cap, n * 8)
+    if k > cap:
+        raise CorruptDataError(
+            f"{row.label.decode()}: cannot skip {k} values, a page of {n} bytes holds at most "
+            f"{cap}")
+    return 0
+
+
 cdef Py_ssize_t skip_values(const codec_row *row, const uint8_t *src, Py_ssize_t n,
                             Py_ssize_t k) except -1:
     cdef void *scratch
@@ -166,6 +191,9 @@ cdef Py_ssize_t skip_values(const codec_row *row, const uint8_t *src, Py_ssize_t
         return r
     if row.decode_into == NULL:
         raise UnsupportedError(f"{row.label.decode()}: no skip for {_KIND_NAMES[row.kind]} values")
+    # No skip of its own: decode into scratch. k may come from a file, so it is checked against
+    # what the page can hold before anything is allocated (and k * width cannot overflow).
+    _check_skip_count(row, src, n, k)
     scratch = malloc(<size_t>k * _WIDTH[row.kind] + 8)
     if scratch == NULL:
         raise MemoryError()
