@@ -11,6 +11,7 @@
 #define ALP_IMPLS_H
 
 #include "alp_avx2.h"
+#include "alp_avx512.h"
 #include "alp_neon.h"
 #include "alp_scalar.h"
 
@@ -36,6 +37,11 @@ static void alp_decode_f32_scalar_row(const uint8_t *body, size_t count, int wid
 }
 
 static const alp_impl alp_impls[] = {
+#if TSFILE_ISA_AVX512
+    /* AVX-512 decode; the encoder's value loop is AVX2's (no AVX-512 version yet) */
+    {{"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI}, alp_decode_f64_avx512,
+     alp_decode_f32_avx512, alp_analyze_f64_avx2, alp_analyze_f32_avx2},
+#endif
 #if TSFILE_ISA_AVX2
     {{"avx2", TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX2}, alp_decode_f64_avx2, alp_decode_f32_avx2,
      alp_analyze_f64_avx2, alp_analyze_f32_avx2},
