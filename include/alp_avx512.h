@@ -56,23 +56,24 @@ TSFILE_TARGET_AVX512 static void alp_decode_f64_avx512(const uint8_t *body, size
     const __m512d magic = _mm512_set1_pd(ALP_MAGIC_F64);
     const __m512d vp = _mm512_set1_pd(P), vi = _mm512_set1_pd(Ie);
     const __mmask64 group_bytes = alp_byte_mask64((size_t)width);
-    size_t groups = count / 8;
+    size_t groups = count / 8, left = count % 8;
     const uint8_t *g = body;
-    for (size_t k = 0; k <= groups; k++, g += width) {
-        size_t left = count - 8 * k;
-        if (k == groups && left == 0) break;
-        __mmask64 load = k < groups ? group_bytes : alp_byte_mask64(alp_packed_bytes(left, width));
-        __m512i w = _mm512_maskz_loadu_epi8(load, (const void *)g);
-        w = _mm512_permutexvar_epi8(vidx, w);
-        w = _mm512_and_si512(_mm512_srlv_epi64(w, vshift), mask);
-        /* bits(1.5 * 2^52) + base + u is the double 1.5 * 2^52 + n; subtracting gives n */
-        __m512d d = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_add_epi64(w, magic_base)), magic);
-        d = _mm512_mul_pd(_mm512_mul_pd(d, vp), vi);
-        if (k < groups)
-            _mm512_storeu_pd(out + 8 * k, d);
-        else
-            _mm512_mask_storeu_pd(out + 8 * k, (__mmask8)((1u << left) - 1), d);
+/* one group: its bytes (mask `load`), into lanes, aligned and masked, to doubles */
+#define ALP_F64_GROUP(load)                                                                        \
+    __m512i w = _mm512_permutexvar_epi8(vidx, _mm512_maskz_loadu_epi8((load), (const void *)g)); \
+    w = _mm512_and_si512(_mm512_srlv_epi64(w, vshift), mask);                                      \
+    /* bits(1.5 * 2^52) + base + u is the double 1.5 * 2^52 + n; subtracting gives n */           \
+    __m512d d = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_add_epi64(w, magic_base)), magic);        \
+    d = _mm512_mul_pd(_mm512_mul_pd(d, vp), vi);
+    for (size_t k = 0; k < groups; k++, g += width) {
+        ALP_F64_GROUP(group_bytes)
+        _mm512_storeu_pd(out + 8 * k, d);
     }
+    if (left) { /* the partial last group: only its packed bytes are read, its lanes stored */
+        ALP_F64_GROUP(alp_byte_mask64(alp_packed_bytes(left, width)))
+        _mm512_mask_storeu_pd(out + 8 * groups, (__mmask8)((1u << left) - 1), d);
+    }
+#undef ALP_F64_GROUP
 }
 
 /* FLOAT, 1 <= width <= 32: lane j takes bytes rel..rel+3 (rel = (j*width)>>3) shifted right by
@@ -109,23 +110,25 @@ TSFILE_TARGET_AVX512 static void alp_decode_f32_avx512(const uint8_t *body, size
     const __m512i vb = _mm512_set1_epi32(base);
     const __m512 vp = _mm512_set1_ps(P), vi = _mm512_set1_ps(Ie);
     const __mmask64 group_bytes = alp_byte_mask64(2 * (size_t)width);
-    size_t groups = count / 16;
+    size_t groups = count / 16, left = count % 16;
     const uint8_t *g = body;
-    for (size_t k = 0; k <= groups; k++, g += 2 * (size_t)width) {
-        size_t left = count - 16 * k;
-        if (k == groups && left == 0) break;
-        __mmask64 load = k < groups ? group_bytes : alp_byte_mask64(alp_packed_bytes(left, width));
-        __m512i w = _mm512_maskz_loadu_epi8(load, (const void *)g);
-        __m512i lo = _mm512_srlv_epi32(_mm512_permutexvar_epi8(vlo, w), vsr);
-        __m512i hi = _mm512_sllv_epi32(_mm512_maskz_permutexvar_epi8(hi_bytes, vhi, w), vsl);
-        __m512i u = _mm512_and_si512(_mm512_or_si512(lo, hi), mask);
-        __m512 d = _mm512_cvtepi32_ps(_mm512_add_epi32(u, vb));
-        d = _mm512_mul_ps(_mm512_mul_ps(d, vp), vi);
-        if (k < groups)
-            _mm512_storeu_ps(out + 16 * k, d);
-        else
-            _mm512_mask_storeu_ps(out + 16 * k, (__mmask16)((1u << left) - 1), d);
+/* one group: its bytes (mask `load`), into lanes, aligned and masked, to floats */
+#define ALP_F32_GROUP(load)                                                                    \
+    __m512i w = _mm512_maskz_loadu_epi8((load), (const void *)g);                              \
+    __m512i lo = _mm512_srlv_epi32(_mm512_permutexvar_epi8(vlo, w), vsr);                      \
+    __m512i hi = _mm512_sllv_epi32(_mm512_maskz_permutexvar_epi8(hi_bytes, vhi, w), vsl);      \
+    __m512i u = _mm512_and_si512(_mm512_or_si512(lo, hi), mask);                               \
+    __m512 d = _mm512_cvtepi32_ps(_mm512_add_epi32(u, vb));                                    \
+    d = _mm512_mul_ps(_mm512_mul_ps(d, vp), vi);
+    for (size_t k = 0; k < groups; k++, g += 2 * (size_t)width) {
+        ALP_F32_GROUP(group_bytes)
+        _mm512_storeu_ps(out + 16 * k, d);
     }
+    if (left) { /* the partial last group: only its packed bytes are read, its lanes stored */
+        ALP_F32_GROUP(alp_byte_mask64(alp_packed_bytes(left, width)))
+        _mm512_mask_storeu_ps(out + 16 * groups, (__mmask16)((1u << left) - 1), d);
+    }
+#undef ALP_F32_GROUP
 }
 
 #endif /* TSFILE_ISA_AVX512 */
