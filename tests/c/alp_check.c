@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "alp_impls.h"
 
@@ -90,6 +92,42 @@ static void check_decode_kernels(void)
             }
         }
     }
+}
+
+/* The kernels read no byte past the packed bits and the ALP_GUARD bytes their contract promises:
+ * every body is placed so that those bytes end exactly where an inaccessible page begins (a read
+ * beyond faults), for every width and lengths around the groups; values must equal scalar's. */
+static void check_decode_reads_stay_in_bounds(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (1024 * 8 + ALP_GUARD + page - 1) / page * page;
+    uint8_t *map = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || mprotect(map + span, page, PROT_NONE)) {
+        FAIL("bounds check: mmap/mprotect failed");
+        return;
+    }
+    static double a[1024], b[1024];
+    static float fa[1024], fb[1024];
+    for (int width = 1; width <= 64; width++) {
+        for (size_t li = 0; li < NLENS; li++) {
+            size_t n = LENS[li];
+            size_t readable = alp_packed_bytes(n, width) + ALP_GUARD;
+            uint8_t *body = map + span - readable;
+            for (size_t i = 0; i < readable; i++) body[i] = (uint8_t)rnd();
+            int64_t base = -(int64_t)(rnd() % 1000);
+            alp_decode_f64_scalar(body, n, width, base, 0.01, 1.0, a);
+            if (dec64) {
+                dec64(body, n, width, base, 0.01, 1.0, b);
+                if (memcmp(a, b, n * 8)) FAIL("f64 decode at a page end, width %d n %zu", width, n);
+            }
+            if (width <= 32 && dec32) {
+                alp_decode_f32_scalar(body, n, width, (int32_t)base, 0.5f, 1.0f, fa);
+                dec32(body, n, width, (int32_t)base, 0.5f, 1.0f, fb);
+                if (memcmp(fa, fb, n * 4)) FAIL("f32 decode at a page end, width %d n %zu", width, n);
+            }
+        }
+    }
+    munmap(map, span + page);
 }
 
 static double special64(void)
@@ -367,6 +405,7 @@ int main(void)
         int before = failures;
         use_row(row);
         check_decode_kernels();
+        check_decode_reads_stay_in_bounds();
         check_analyze();
         check_pages();
         check_width_zero_blocks();
