@@ -20,11 +20,36 @@ def _paths():
     return ["per_value", "batch"] + (["simd"] if alp.HAS_SIMD and simd.is_simd_enabled() else [])
 
 
-@pytest.fixture(params=[True, False], ids=["simd_on", "simd_off"])
+IMPLEMENTATIONS = alp.implementations()
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
 def simd_switch(request):
-    before = simd.set_simd_enabled(request.param)
-    yield request.param and simd.simd_available()
-    simd.set_simd_enabled(before)
+    """Run the test once per implementation row; "auto" and "simd" run that row. Yields whether a
+    SIMD row is in use."""
+    before = simd.set_simd(request.param)
+    try:
+        assert alp.active_implementation() == request.param
+        yield request.param != "scalar"
+    finally:
+        simd.set_simd(before)
+
+
+def test_every_row_is_listed_and_the_best_is_active():
+    # the table lists, best first, one row per ISA this CPU runs, scalar last; the row in use is
+    # the best one unless TSFILE_SIMD chose a level, and simd_info() names it
+    assert IMPLEMENTATIONS[-1] == "scalar"
+    assert IMPLEMENTATIONS == [isa for isa in simd.available_isas() if isa in IMPLEMENTATIONS]
+    assert set(IMPLEMENTATIONS) - {"scalar"} <= {"avx512", "avx2", "neon"}
+    assert alp.HAS_SIMD == (len(IMPLEMENTATIONS) > 1)
+    assert simd.simd_info()["codecs"]["alp"] == alp.active_implementation()
+    before = simd.set_simd("best")
+    try:
+        assert alp.active_implementation() == IMPLEMENTATIONS[0]
+        simd.set_simd("scalar")
+        assert alp.active_implementation() == "scalar"
+    finally:
+        simd.set_simd(before)
 
 
 # ---------------------------------------------------------------- independent reader
@@ -377,6 +402,7 @@ def test_out_of_simd_range_block_same_on_all_paths():
     blk = _block(3, 0, 0, 2**60, 62, ints)
     page = _page(1, 3, [blk])
     want = [float(k) for k in ints]
+    _all_paths_agree(page, np.float64)
     for path in _paths():
         assert alp.decode(page, np.float64, path=path).tolist() == want
 
@@ -469,12 +495,19 @@ def test_choose_encoding():
 
 
 def _all_paths_agree(page, dtype):
+    # every path of every implementation row gives the same values or the same error
     results = set()
-    for path in _paths():
-        try:
-            results.add(alp.decode(page, dtype, path=path).tobytes())
-        except CorruptDataError:
-            results.add("corrupt")
+    before = simd.set_simd("scalar")
+    try:
+        for row in IMPLEMENTATIONS:
+            simd.set_simd(row)
+            for path in _paths():
+                try:
+                    results.add(alp.decode(page, dtype, path=path).tobytes())
+                except CorruptDataError:
+                    results.add("corrupt")
+    finally:
+        simd.set_simd(before)
     assert len(results) == 1, results
 
 

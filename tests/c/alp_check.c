@@ -1,21 +1,21 @@
 /*
- * alp_check.c: checks the ALP SIMD kernels of this build's ISA (AVX2 on x86-64 when the CPU has
- * it, NEON on AArch64) against the scalar kernels: decode over every bit width, lengths around
- * the 8-value groups, bases inside and outside the SIMD-safe range; the encoder value loop on
- * decimal, special and random data; whole pages (identical bytes from both encoders, lossless
- * decode on both paths) and corrupted pages (same verdict and values on both paths); width-0
- * blocks: no body from either encoder, and the padded body older pages carry still decodes.
- * Exit status 0 = all good; prints the first failures otherwise. No SIMD in the build: the scalar
- * page checks still run.
+ * alp_check.c: checks every row of the ALP implementation table (alp_impls.h: AVX-512 and AVX2
+ * on x86-64 when the CPU has them, NEON on AArch64, and scalar) against the scalar kernels:
+ * decode over every bit width, lengths around the 8-value groups, bases inside and outside the
+ * SIMD-safe range; the encoder value loop on decimal, special and random data; whole pages
+ * (identical bytes from both encoders, lossless decode on both paths) and corrupted pages (same
+ * verdict and values on both paths); width-0 blocks: no body from either encoder, and the padded
+ * body older pages carry still decodes. Rows whose CPU features are missing are skipped.
+ * Exit status 0 = all good; prints the first failures otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "alp_scalar.h"
-#include "alp_avx2.h"
-#include "alp_neon.h"
+#include "alp_impls.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -29,26 +29,20 @@ static uint64_t rnd(void)
 static int failures = 0;
 #define FAIL(...) do { if (failures++ < 20) { printf("FAIL: " __VA_ARGS__); printf("\n"); } } while (0)
 
+/* The kernels under test: one implementation row of alp_impls.h at a time (main() runs the checks
+ * once per row this CPU can run, the scalar row included; its kernels are the reference's twins
+ * called through pointers). */
 static alp_decode_f64_fn dec64 = NULL;
 static alp_decode_f32_fn dec32 = NULL;
 static alp_analyze_f64_fn an64 = NULL;
 static alp_analyze_f32_fn an32 = NULL;
 
-static void pick_kernels(void)
+static void use_row(const alp_impl *row)
 {
-#if TSFILE_ISA_AVX2
-    if (tsfile_cpu_can_run_simd()) {
-        dec64 = alp_decode_f64_avx2;
-        dec32 = alp_decode_f32_avx2;
-        an64 = alp_analyze_f64_avx2;
-        an32 = alp_analyze_f32_avx2;
-    }
-#elif TSFILE_ISA_NEON
-    dec64 = alp_decode_f64_neon;
-    dec32 = alp_decode_f32_neon;
-    an64 = alp_analyze_f64_neon;
-    an32 = alp_analyze_f32_neon;
-#endif
+    dec64 = row->decode_f64;
+    dec32 = row->decode_f32;
+    an64 = row->analyze_f64;
+    an32 = row->analyze_f32;
 }
 
 static const size_t LENS[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 1000, 1023, 1024};
@@ -98,6 +92,42 @@ static void check_decode_kernels(void)
             }
         }
     }
+}
+
+/* The kernels read no byte past the packed bits and the ALP_GUARD bytes their contract promises:
+ * every body is placed so that those bytes end exactly where an inaccessible page begins (a read
+ * beyond faults), for every width and lengths around the groups; values must equal scalar's. */
+static void check_decode_reads_stay_in_bounds(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (1024 * 8 + ALP_GUARD + page - 1) / page * page;
+    uint8_t *map = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || mprotect(map + span, page, PROT_NONE)) {
+        FAIL("bounds check: mmap/mprotect failed");
+        return;
+    }
+    static double a[1024], b[1024];
+    static float fa[1024], fb[1024];
+    for (int width = 1; width <= 64; width++) {
+        for (size_t li = 0; li < NLENS; li++) {
+            size_t n = LENS[li];
+            size_t readable = alp_packed_bytes(n, width) + ALP_GUARD;
+            uint8_t *body = map + span - readable;
+            for (size_t i = 0; i < readable; i++) body[i] = (uint8_t)rnd();
+            int64_t base = -(int64_t)(rnd() % 1000);
+            alp_decode_f64_scalar(body, n, width, base, 0.01, 1.0, a);
+            if (dec64) {
+                dec64(body, n, width, base, 0.01, 1.0, b);
+                if (memcmp(a, b, n * 8)) FAIL("f64 decode at a page end, width %d n %zu", width, n);
+            }
+            if (width <= 32 && dec32) {
+                alp_decode_f32_scalar(body, n, width, (int32_t)base, 0.5f, 1.0f, fa);
+                dec32(body, n, width, (int32_t)base, 0.5f, 1.0f, fb);
+                if (memcmp(fa, fb, n * 4)) FAIL("f32 decode at a page end, width %d n %zu", width, n);
+            }
+        }
+    }
+    munmap(map, span + page);
 }
 
 static double special64(void)
@@ -364,16 +394,29 @@ static void check_width_zero_blocks(void)
 
 int main(void)
 {
-    pick_kernels();
-    printf("alp_check: ISA %s, SIMD kernels %s\n", TSFILE_ISA_NAME, dec64 ? "checked" : "absent (scalar only)");
-    check_decode_kernels();
-    check_analyze();
-    check_pages();
-    check_width_zero_blocks();
+    unsigned features = tsfile_cpu_features();
+    int rows = 0;
+    for (size_t i = 0; i < ALP_N_IMPLS; i++) {
+        const alp_impl *row = &alp_impls[i];
+        if ((features & row->head.need) != row->head.need) {
+            printf("alp_check: row %s skipped (this CPU lacks its features)\n", row->head.name);
+            continue;
+        }
+        int before = failures;
+        use_row(row);
+        check_decode_kernels();
+        check_decode_reads_stay_in_bounds();
+        check_analyze();
+        check_pages();
+        check_width_zero_blocks();
+        printf("alp_check: ISA %s, row %s: %s\n", TSFILE_ISA_NAME, row->head.name,
+               failures == before ? "ok" : "FAILED");
+        rows++;
+    }
     if (failures) {
         printf("alp_check: %d failures\n", failures);
         return 1;
     }
-    printf("alp_check: ok\n");
+    printf("alp_check: ok (%d rows)\n", rows);
     return 0;
 }

@@ -51,7 +51,8 @@ from tsfile.codecs._common cimport (
     check_count,
     resolve_path,
 )
-from tsfile._simd cimport simd_active
+from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd import register_codec
 from tsfile.errors import CorruptDataError
 
 cnp.import_array()
@@ -101,41 +102,59 @@ cdef extern from "alp_scalar.h":
     size_t alp_analyze_f32_scalar(const float*, size_t, float, float, float, float,
                                   int32_t*, uint8_t*, int32_t*, int32_t*) nogil
 
-cdef extern from *:
-    """
-    #include "alp_avx2.h"
-    #include "alp_neon.h"
-    /* This build's SIMD kernels (NULL when the build has none). */
-    #if TSFILE_ISA_AVX2
-    #  define ALP_HAS_SIMD 1
-    static alp_decode_f64_fn alp_simd_dec64 = alp_decode_f64_avx2;
-    static alp_decode_f32_fn alp_simd_dec32 = alp_decode_f32_avx2;
-    static alp_analyze_f64_fn alp_simd_an64 = alp_analyze_f64_avx2;
-    static alp_analyze_f32_fn alp_simd_an32 = alp_analyze_f32_avx2;
-    #elif TSFILE_ISA_NEON
-    #  define ALP_HAS_SIMD 1
-    static alp_decode_f64_fn alp_simd_dec64 = alp_decode_f64_neon;
-    static alp_decode_f32_fn alp_simd_dec32 = alp_decode_f32_neon;
-    static alp_analyze_f64_fn alp_simd_an64 = alp_analyze_f64_neon;
-    static alp_analyze_f32_fn alp_simd_an32 = alp_analyze_f32_neon;
-    #else
-    #  define ALP_HAS_SIMD 0
-    static alp_decode_f64_fn alp_simd_dec64 = NULL;
-    static alp_decode_f32_fn alp_simd_dec32 = NULL;
-    static alp_analyze_f64_fn alp_simd_an64 = NULL;
-    static alp_analyze_f32_fn alp_simd_an32 = NULL;
-    #endif
-    static alp_analyze_f64_fn alp_scalar_an64 = alp_analyze_f64_scalar;
-    static alp_analyze_f32_fn alp_scalar_an32 = alp_analyze_f32_scalar;
-    """
-    int ALP_HAS_SIMD
-    alp_decode_f64_fn alp_simd_dec64
-    alp_decode_f32_fn alp_simd_dec32
-    alp_analyze_f64_fn alp_simd_an64
-    alp_analyze_f32_fn alp_simd_an32
-    alp_analyze_f64_fn alp_scalar_an64
-    alp_analyze_f32_fn alp_scalar_an32
+# ---- SIMD dispatch: the implementation table (include/alp_impls.h, idiom of tsfile_isa.h) -------
+cdef extern from "alp_impls.h" nogil:
+    ctypedef struct tsfile_impl_head:
+        const char* name
+        int level
+        unsigned need
+    ctypedef struct alp_impl:
+        tsfile_impl_head head
+        alp_decode_f64_fn decode_f64
+        alp_decode_f32_fn decode_f32
+        alp_analyze_f64_fn analyze_f64
+        alp_analyze_f32_fn analyze_f32
+    const alp_impl* alp_impls
+    size_t ALP_N_IMPLS
+    size_t alp_pick_impl(int level, unsigned features)
 
+cdef extern from "tsfile_isa.h":
+    int TSFILE_LEVEL_AVX512
+
+# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
+cdef const alp_impl* _impl_at_level[3]
+
+
+cdef void _choose_impls():
+    cdef int level
+    for level in range(TSFILE_LEVEL_AVX512 + 1):
+        _impl_at_level[level] = &alp_impls[alp_pick_impl(level, simd_cpu_features())]
+
+
+_choose_impls()
+
+
+cdef inline const alp_impl* _active_impl() noexcept nogil:
+    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
+    return _impl_at_level[simd_level()]
+
+
+def implementations():
+    """The implementation rows this CPU can run, best first (``"scalar"`` last)."""
+    return [alp_impls[alp_pick_impl(level, simd_cpu_features())].head.name.decode()
+            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
+            if alp_impls[alp_pick_impl(level, simd_cpu_features())].head.level == level]
+
+
+def active_implementation():
+    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
+    return _active_impl().head.name.decode()
+
+
+register_codec("alp", active_implementation)
+
+# Some SIMD row (AVX-512, AVX2 or NEON) is compiled in and runs on this CPU.
+ALP_HAS_SIMD = len(implementations()) > 1
 HAS_SIMD = bool(ALP_HAS_SIMD)
 BLOCK_SIZE = 1024
 ENCODING_CODE = 15  # TSEncoding.ALP
@@ -213,11 +232,11 @@ cdef Py_ssize_t _decode_into(const uint8_t* data, Py_ssize_t nbytes, _real* out,
         return _stream_consumed(&s, count)
     elif _real is double:
         r = alp_decode_page_f64(data, <size_t>nbytes, out, <size_t>count,
-                                alp_simd_dec64 if (path == PATH_SIMD and simd_active()) else NULL,
+                                _active_impl().decode_f64 if path == PATH_SIMD else NULL,
                                 &err)
     else:
         r = alp_decode_page_f32(data, <size_t>nbytes, out, <size_t>count,
-                                alp_simd_dec32 if (path == PATH_SIMD and simd_active()) else NULL,
+                                _active_impl().decode_f32 if path == PATH_SIMD else NULL,
                                 &err)
     if r < 0:
         _raise_corrupt(&err)
@@ -240,9 +259,9 @@ cdef Py_ssize_t alp_encode_capacity(Py_ssize_t count, bint is64) noexcept nogil:
 
 cdef Py_ssize_t alp_encode_into_f64(const double* values, Py_ssize_t count, uint8_t* out,
                                     Py_ssize_t cap, int path) except -1 nogil:
-    cdef alp_analyze_f64_fn an = alp_scalar_an64
-    if path == PATH_SIMD and simd_active() and alp_simd_an64 != NULL:
-        an = alp_simd_an64
+    cdef alp_analyze_f64_fn an = alp_analyze_f64_scalar
+    if path == PATH_SIMD:
+        an = _active_impl().analyze_f64
     cdef size_t n = alp_encode_page_f64(values, <size_t>count, out, <size_t>cap, an)
     if n == 0:
         with gil:
@@ -252,9 +271,9 @@ cdef Py_ssize_t alp_encode_into_f64(const double* values, Py_ssize_t count, uint
 
 cdef Py_ssize_t alp_encode_into_f32(const float* values, Py_ssize_t count, uint8_t* out,
                                     Py_ssize_t cap, int path) except -1 nogil:
-    cdef alp_analyze_f32_fn an = alp_scalar_an32
-    if path == PATH_SIMD and simd_active() and alp_simd_an32 != NULL:
-        an = alp_simd_an32
+    cdef alp_analyze_f32_fn an = alp_analyze_f32_scalar
+    if path == PATH_SIMD:
+        an = _active_impl().analyze_f32
     cdef size_t n = alp_encode_page_f32(values, <size_t>count, out, <size_t>cap, an)
     if n == 0:
         with gil:
