@@ -15,7 +15,7 @@
  * exception bitmap from movemask and min/max of the kept integers.
  *
  * Every function carries TSFILE_TARGET_AVX2 (the module is compiled for baseline x86-64); the
- * caller checks tsfile_cpu_can_run_simd() first.
+ * caller picks its row from alp_impls.h (tsfile_pick_impl).
  */
 #ifndef TSFILE_ALP_AVX2_H
 #define TSFILE_ALP_AVX2_H

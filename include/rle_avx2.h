@@ -1,6 +1,6 @@
 /*
  * rle_avx2.h: AVX2 unpacking of RLE bit-packed runs (x86-64; compiled per function with
- * TSFILE_TARGET_AVX2 and used only when tsfile_cpu_can_run_simd() says so).
+ * TSFILE_TARGET_AVX2 and used only when the CPU has TSFILE_NEED_AVX2: _simd.simd_active()).
  *
  * A bit-packed run is a sequence of groups of 8 MSB-first values of width w (w bytes each), the
  * same packing as TS_2DIFF's deltas, so the shared shuffle plans of bitpack_msb_plan.h apply: per

@@ -1,6 +1,6 @@
 /*
  * ts2diff_avx2.h: AVX2 TS_2DIFF block kernels (x86-64; compiled per function with
- * TSFILE_TARGET_AVX2 and used only when tsfile_cpu_can_run_simd() says so).
+ * TSFILE_TARGET_AVX2 and used only through its row of ts2diff_impls.h).
  *
  * Per group of 8 deltas (exactly w bytes, so groups start on byte boundaries):
  *   unpack   16-byte loads at the plan's offsets, pshufb to put each delta's bytes big-endian into

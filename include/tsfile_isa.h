@@ -150,18 +150,6 @@ static inline unsigned tsfile_cpu_features(void)
 /* 1 when the CPU has every feature in `need`. */
 static inline int tsfile_cpu_has(unsigned need) { return (tsfile_cpu_features() & need) == need; }
 
-/* 1 when this build's AVX2 / NEON family can run on this CPU (what simd_active() codecs use). */
-static inline int tsfile_cpu_can_run_simd(void)
-{
-#if TSFILE_ISA_AVX2
-    return tsfile_cpu_has(TSFILE_NEED_AVX2);
-#elif TSFILE_ISA_NEON
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 /* The head of every implementation row (a codec's row struct starts with one). */
 typedef struct {
     const char *name; /* "avx512", "avx2", "neon", "scalar" */

@@ -120,7 +120,9 @@ Writing from numpy (no Python work per value for numeric columns)::
 
 * a scalar TAG value means "all rows are this device" (fastest); TAG arrays are grouped by value;
 * FIELD arrays are converted exactly to the schema's type (checked with whole-array numpy
-  operations, only where a cast happens); NaN is a value, nulls come from ``null_masks``
+  operations, only where a cast happens), with one exception: a double written to a FLOAT
+  column is rounded to float32, the column's declared precision (one that overflows it is
+  refused); NaN is a value, nulls come from ``null_masks``
   (True = null), a numpy.ma.MaskedArray's mask, None in object arrays, or NaT;
 * rows are copied only when they stay buffered (below memory_threshold), so the caller may reuse
   its arrays after the call; a call whose data reach the threshold is written at once;
@@ -609,10 +611,11 @@ class TsFileWriter:
         timestamps: integers (integral floats accepted), or datetime64 / datetimes, converted to
         milliseconds (tsfile._write.values.to_timestamps). TAG columns may be scalars (all rows
         belong to one device: nothing to group) or arrays (rows are grouped by device). FIELD
-        columns are arrays converted exactly to the schema's type (tsfile._write.values has the
-        rules; TypeMismatchError names the column and the first bad row). DATE: int yyyyMMdd,
-        datetime.date objects or datetime64 days; BOOLEAN/INT/FLOAT columns of the schema's dtype
-        without nulls are encoded straight from the array. null_masks = {column: bool array,
+        columns are arrays converted exactly to the schema's type, doubles to FLOAT rounded to
+        float32 (tsfile._write.values has the rules; TypeMismatchError names the column and the
+        first bad row). DATE: int yyyyMMdd, datetime.date objects or datetime64 days;
+        BOOLEAN/INT/FLOAT columns of the schema's dtype without nulls are encoded straight from
+        the array. null_masks = {column: bool array,
         True = null}; a numpy.ma.MaskedArray brings its own mask; None in object arrays and NaT
         are null. NaN is a value, not a null. Columns of the schema that are not given are null.
         A column given twice (names differ only in case) is refused, and so is a null_masks key
@@ -646,7 +649,8 @@ class TsFileWriter:
         """Write a pandas DataFrame: a time column (the schema's TIME column, else `time`), the
         other columns matched to the schema case-insensitively; missing values (None, NaN, NA,
         NaT) are nulls, as in the official package (a null time is refused). Values are
-        converted exactly to the schema's types (TypeMismatchError names the column and the
+        converted exactly to the schema's types, doubles to FLOAT rounded to float32
+        (TypeMismatchError names the column and the
         first bad row, a position in the DataFrame); datetime columns (any unit, tz-naive = UTC
         or tz-aware) become milliseconds. table_schema (the official signature's third
         argument) registers the table first if it is not registered yet."""

@@ -43,7 +43,8 @@ def _require_path(ts2diff, path):
 def _require_isa(ts2diff, isa):
     """Make `isa` the process-wide level, and check the codec then runs a row of that name (a CPU
     with AVX-512 but without VBMI runs TS_2DIFF's AVX2 row at level avx512: skipped, it would
-    time the AVX2 row twice). Returns the path that runs the row."""
+    time the AVX2 row twice). Returns the path that runs the row; _restore_isa undoes the switch
+    (teardown), whether or not the row was there."""
     try:
         import tsfile
         from tsfile.errors import SimdUnavailableError
@@ -57,8 +58,16 @@ def _require_isa(ts2diff, isa):
     except SimdUnavailableError:
         raise NotImplementedError(f"{isa} cannot run on this build/CPU") from None
     if active() != isa:
+        _restore_isa()
         raise NotImplementedError(f"ts2diff has no {isa} row on this CPU")
     return "batch" if isa == "scalar" else "simd"
+
+
+def _restore_isa():
+    """The best level again, as at import (benchmarks of other classes run in this process)."""
+    import tsfile
+
+    tsfile.set_simd("best")
 
 
 def w0(count, dtype):
@@ -126,6 +135,9 @@ class DecodeCacheResidentISA:
         self.data = self.ts2diff.encode(w0(CACHE_RESIDENT, dtype))
         self.out = np.empty(CACHE_RESIDENT, dtype=dtype)
 
+    def teardown(self, dtype, isa):
+        _restore_isa()
+
     def time_decode(self, dtype, isa):
         self.ts2diff.decode_into(self.data, self.out, self.path)
 
@@ -140,6 +152,9 @@ class EncodeISA:
         self.ts2diff = _codec("encode")
         self.path = _require_isa(self.ts2diff, isa)
         self.values = w0(SWEEP, dtype)
+
+    def teardown(self, dtype, isa):
+        _restore_isa()
 
     def time_encode(self, dtype, isa):
         self.ts2diff.encode(self.values, path=self.path)

@@ -54,12 +54,12 @@ class KeyOrder:
 
     def increases(self, a, b) -> bool:
         """False if b does not follow a in an order every earlier pair followed."""
-        if isinstance(a, DeviceID):
-            java = java_sort_key(a.segments) < java_sort_key(b.segments)
-        else:
-            java = a.encode("utf-16-be") < b.encode("utf-16-be")
         self.cpp = self.cpp and a < b
-        self.java = self.java and java
+        if self.java:
+            if isinstance(a, DeviceID):
+                self.java = java_sort_key(a.segments) < java_sort_key(b.segments)
+            else:
+                self.java = a.encode("utf-16-be") < b.encode("utf-16-be")
         return self.cpp or self.java
 
 

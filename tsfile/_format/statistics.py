@@ -80,7 +80,7 @@ _FIELD_TYPES = {t: _coercions(lay) for t, lay in LAYOUTS.items() if lay.fixed is
 _ZEROS = {t: dict.fromkeys(lay.fields, lay.zero) for t, lay in LAYOUTS.items()}
 _NONE: dict = {}
 # {data type: (fixed struct, fields, fields in the constructor's order)} for read_statistics
-_PARSE = {t: (lay.fixed, lay.fields, lay.fields is _NUMBER_FIELDS) for t, lay in LAYOUTS.items()}
+_PARSE = {t: (lay.fixed, lay.fields, lay.fields == _NUMBER_FIELDS) for t, lay in LAYOUTS.items()}
 
 
 class Statistics:

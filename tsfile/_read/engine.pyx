@@ -38,7 +38,9 @@ from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
 from tsfile.codecs._kinds cimport KIND_BIN
-from tsfile.codecs._registry cimport codec_name, find_row, kind_of_type, n_codecs
+from tsfile.codecs._registry cimport (
+    MAX_CODECS, codec_name, find_row, kind_of_type, n_codecs,
+)
 
 from tsfile import compression as _compression
 from tsfile.codecs import _registry
@@ -550,7 +552,6 @@ cdef object bad_utf8(FileView fv, object exc, str what, Py_ssize_t at, Py_ssize_
 # its contract row (tsfile/codecs/_contract.pxd) is called once per page, straight into the
 # result arrays.
 
-DEF MAX_CODECS = 64
 _CODEC_PATH_NAMES = ("per_value", "batch", "simd")  # by PATH_*
 
 # Pages handed to each codec per codec path (PATH_*), by the row's codec_id: what path= really

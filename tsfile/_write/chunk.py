@@ -26,6 +26,8 @@ from tsfile.compression import compress
 from tsfile.errors import EncodeError
 from tsfile.types import Compressor, TSDataType, TSEncoding
 
+# Shared by every writer of the process (each writer has its own lock, not this cache): dict get
+# and set are atomic under the GIL, and two threads computing one entry store equal bytes.
 _FULL_BITMAPS: dict[int, bytes] = {}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tsfile._format.statistics import NUMERIC_TYPES, Statistics
-from tsfile._write._stats import numeric_chunk_stats, page_min_max_sum
+from tsfile._write._stats import numeric_chunk_stats
 from tsfile.types import TSDataType
 
 T = TSDataType
@@ -61,38 +61,12 @@ def is_numeric(data_type) -> bool:
 
 
 def value_page_statistics(data_type, values, times, offsets) -> list[Statistics]:
-    """Statistics of each value page. values: the chunk's non-null values in row order (numpy
-    array for numeric types and BOOLEAN, a list of bytes for TEXT/STRING/BLOB); times: their
-    timestamps; offsets: P + 1 indexes into values delimiting the pages."""
+    """Statistics of each value page of a TEXT/STRING/BLOB column (numeric and BOOLEAN columns:
+    numeric_value_statistics, in C). values: the chunk's non-null values in row order (bytes);
+    times: their timestamps; offsets: P + 1 indexes into values delimiting the pages."""
     dt = TSDataType(data_type)
     npages = len(offsets) - 1
     out = []
-    view = _STAT_VIEW.get(dt)
-    if view is not None:
-        arr = np.ascontiguousarray(values).view(view) if dt == T.BOOLEAN else values
-        off = np.ascontiguousarray(offsets, dtype=np.int64)
-        mins, maxs, sums = page_min_max_sum(np.ascontiguousarray(arr, dtype=view), off)
-        mins, maxs, sums = mins.tolist(), maxs.tolist(), sums.tolist()
-        vals = arr
-        for p in range(npages):
-            a, b = int(off[p]), int(off[p + 1])
-            if b <= a:
-                out.append(Statistics(dt))
-                continue
-            out.append(
-                Statistics(
-                    dt,
-                    b - a,
-                    int(times[a]),
-                    int(times[b - 1]),
-                    mins[p],
-                    maxs[p],
-                    vals[a].item(),
-                    vals[b - 1].item(),
-                    sums[p],
-                )
-            )
-        return out
     for p in range(npages):
         a, b = int(offsets[p]), int(offsets[p + 1])
         if b <= a:

@@ -399,7 +399,7 @@ def _object_times(column, arr) -> np.ndarray:
     if values and all(_is_datetime(v) for v in values):
         # One datetime64 array (numpy takes the finest unit of the values), checked below.
         return np.concatenate([_datetime64_of(v) for v in values])
-    cells = check_cells(column, T.INT64, arr.tolist())
+    cells = check_cells(column, T.INT64, values)
     row = next((i for i, v in enumerate(cells) if v is None), None)
     if row is not None:
         raise mismatch("a timestamp is missing", column, row)

@@ -3,6 +3,9 @@ from libc.stdint cimport uint8_t
 
 from tsfile.codecs._contract cimport codec_row
 
+cdef enum:
+    MAX_CODECS = 64  # codec modules at most (codec_row.codec_id < MAX_CODECS; checked at import)
+
 # The row for encoding `enc` holding values of `kind` (KIND_*), or NULL: none in this build.
 cdef const codec_row *find_row(int enc, int kind) noexcept nogil
 

@@ -18,7 +18,10 @@ import numpy as np
 
 cimport numpy as cnp
 
-from tsfile._format.codes cimport E_DICTIONARY, E_RLE
+from tsfile._format.codes cimport (
+    E_DICTIONARY, E_RLE, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64, T_STRING,
+    T_TEXT, T_TIMESTAMP, T_VECTOR,
+)
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD, as_byte_view, check_count, resolve_path
 from tsfile.codecs._contract cimport (
     ROW_BATCH,
@@ -65,7 +68,6 @@ CODEC_MODULES = (
 
 DEF MAX_ENCODING = 64
 DEF N_KINDS = 6
-DEF MAX_CODECS = 64
 
 cdef const codec_row *_by_encoding[MAX_ENCODING][N_KINDS]
 cdef codec_row *_rows[MAX_CODECS * N_KINDS]
@@ -92,6 +94,8 @@ cdef int _register(str name, object mod) except -1:
         raise ImportError(f"tsfile.codecs.{name} exports no CODEC_ROWS capsule")
     table = <codec_table *>PyCapsule_GetPointer(cap, b"tsfile.codec_rows")
     codec_id = len(_names)
+    if codec_id >= MAX_CODECS:  # the engine's per-codec counters have MAX_CODECS slots
+        raise ImportError(f"tsfile.codecs.{name}: more than {MAX_CODECS} codec modules")
     _names.append(name)
     _modules[name] = mod
     for i in range(table.n):
@@ -132,17 +136,17 @@ cdef const codec_row *find_row(int enc, int kind) noexcept nogil:
 
 
 cdef int kind_of_type(int data_type) noexcept nogil:
-    if data_type == 0:
+    if data_type == T_BOOLEAN:
         return KIND_BOOL
-    if data_type == 1 or data_type == 9:        # INT32, DATE
+    if data_type == T_INT32 or data_type == T_DATE:
         return KIND_I32
-    if data_type == 2 or data_type == 8 or data_type == 6:  # INT64, TIMESTAMP, VECTOR (time)
+    if data_type == T_INT64 or data_type == T_TIMESTAMP or data_type == T_VECTOR:  # VECTOR: time
         return KIND_I64
-    if data_type == 3:
+    if data_type == T_FLOAT:
         return KIND_F32
-    if data_type == 4:
+    if data_type == T_DOUBLE:
         return KIND_F64
-    if data_type == 5 or data_type == 10 or data_type == 11:  # TEXT, BLOB, STRING
+    if data_type == T_TEXT or data_type == T_BLOB or data_type == T_STRING:
         return KIND_BIN
     return -1
 

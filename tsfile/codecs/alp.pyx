@@ -119,10 +119,10 @@ cdef extern from "alp_impls.h" nogil:
     size_t alp_pick_impl(int level, unsigned features)
 
 cdef extern from "tsfile_isa.h":
-    int TSFILE_LEVEL_AVX512
+    enum: TSFILE_LEVEL_AVX512
 
 # The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
-cdef const alp_impl* _impl_at_level[3]
+cdef const alp_impl* _impl_at_level[TSFILE_LEVEL_AVX512 + 1]
 
 
 cdef void _choose_impls():
@@ -140,10 +140,11 @@ cdef inline const alp_impl* _active_impl() noexcept nogil:
 
 
 def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last)."""
-    return [alp_impls[alp_pick_impl(level, simd_cpu_features())].head.name.decode()
+    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
+    for each level that is that level's own."""
+    return [_impl_at_level[level].head.name.decode()
             for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if alp_impls[alp_pick_impl(level, simd_cpu_features())].head.level == level]
+            if _impl_at_level[level].head.level == level]
 
 
 def active_implementation():
@@ -153,9 +154,9 @@ def active_implementation():
 
 register_codec("alp", active_implementation)
 
-# Some SIMD row (AVX-512, AVX2 or NEON) is compiled in and runs on this CPU.
-ALP_HAS_SIMD = len(implementations()) > 1
-HAS_SIMD = bool(ALP_HAS_SIMD)
+#: True when this build carries SIMD kernels for ALP (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = ALP_N_IMPLS > 1
 BLOCK_SIZE = 1024
 ENCODING_CODE = 15  # TSEncoding.ALP
 

@@ -130,10 +130,10 @@ cdef extern from "ts2diff_impls.h" nogil:
     size_t ts2diff_pick_impl(int level, unsigned features)
 
 cdef extern from "tsfile_isa.h":
-    int TSFILE_LEVEL_AVX512
+    enum: TSFILE_LEVEL_AVX512
 
 # The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
-cdef const ts2diff_impl* _impl_at_level[3]
+cdef const ts2diff_impl* _impl_at_level[TSFILE_LEVEL_AVX512 + 1]
 
 
 cdef void _choose_impls():
@@ -154,10 +154,11 @@ cdef inline const ts2diff_impl* _active_impl() noexcept nogil:
 
 
 def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last)."""
-    return [ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())].head.name.decode()
+    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
+    for each level that is that level's own."""
+    return [_impl_at_level[level].head.name.decode()
             for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())].head.level == level]
+            if _impl_at_level[level].head.level == level]
 
 
 def active_implementation():
