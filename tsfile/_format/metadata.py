@@ -54,13 +54,24 @@ class KeyOrder:
 
     def increases(self, a, b) -> bool:
         """False if b does not follow a in an order every earlier pair followed."""
-        self.cpp = self.cpp and a < b
+        less = a < b
+        self.cpp = self.cpp and less
         if self.java:
-            if isinstance(a, DeviceID):
+            if _ascii(a) and _ascii(b):
+                # ASCII text sorts the same by UTF-8 bytes and by UTF-16 units: no second key
+                self.java = less
+            elif isinstance(a, DeviceID):
                 self.java = java_sort_key(a.segments) < java_sort_key(b.segments)
             else:
                 self.java = a.encode("utf-16-be") < b.encode("utf-16-be")
         return self.cpp or self.java
+
+
+def _ascii(key) -> bool:
+    """Whether a name or every segment of a DeviceID is ASCII (str.isascii() is O(1))."""
+    if isinstance(key, DeviceID):
+        return all(s is None or s.isascii() for s in key.segments)
+    return key.isascii()
 
 
 @dataclass(slots=True)
