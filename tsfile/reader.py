@@ -154,13 +154,22 @@ def _window_blocks(blocks, skip, limit):
                 return
 
 
+def _counted_pages(g):
+    """(page statistics, end of the group's pages) if every page of the group's time chunk
+    carries statistics (a count), else None."""
+    info = g.time_chunk.page_info()
+    if len(info) <= 1 or not all(p[3] for p in info):
+        return None
+    return info, (len(info) if g.page_hi < 0 else g.page_hi)
+
+
 def _drop_pages(g, k):
     """The group without its leading whole pages that hold at most ``k`` rows (by the page
     statistics counts, no decoding), and the rows dropped. At least one page stays."""
-    info = g.time_chunk.page_info()
-    if k <= 0 or len(info) <= 1 or not all(p[3] for p in info):
+    counted = _counted_pages(g)
+    if k <= 0 or counted is None:
         return g, 0
-    hi = len(info) if g.page_hi < 0 else g.page_hi
+    info, hi = counted
     lo, dropped = g.page_lo, 0
     while lo < hi - 1 and dropped + info[lo][4] <= k:
         dropped += info[lo][4]
@@ -168,6 +177,19 @@ def _drop_pages(g, k):
     if dropped == 0:
         return g, 0
     return _Group(g.time_chunk, g.rows - dropped, g.values, g.inside, lo, hi), dropped
+
+
+def _cut_pages(g, k):
+    """The group reduced to its leading pages that hold the first ``k`` rows."""
+    counted = _counted_pages(g)
+    if counted is None:
+        return g
+    info, end = counted
+    hi, rows = g.page_lo, 0
+    while hi < end and rows < k:
+        rows += info[hi][4]
+        hi += 1
+    return _Group(g.time_chunk, rows, g.values, g.inside, g.page_lo, hi)
 
 
 def _skip_rows(tasks, offset, limit):
@@ -187,10 +209,63 @@ def _skip_rows(tasks, offset, limit):
                     continue
                 g, dropped = _drop_pages(g, offset - skipped)
                 skipped += dropped
+            if need is not None and skipped + planned + g.rows > need:
+                g = _cut_pages(g, need - skipped - planned)
             kept.append(g)
             planned += g.rows
         task.groups = kept
     return offset - skipped
+
+
+def _collect_blocks(rs):
+    """A result set's blocks as one (names, types, timestamps, columns, nulls)."""
+    meta = rs.get_metadata()
+    names, types = meta.get_column_list(), meta.get_data_type_list()
+    blocks = []
+    while (b := rs.get_next_tsblock()) is not None:
+        blocks.append(b)
+    ts = np.concatenate([b.timestamps for b in blocks]) if blocks else np.empty(0, np.int64)
+    # the join searches the timestamps: chunk groups of an aligned device may overlap in time
+    order = np.argsort(ts, kind="stable") if np.any(ts[1:] < ts[:-1]) else None
+    columns, nulls = {}, {}
+    for name, t in zip(names[1:], types[1:], strict=True):
+        if blocks:
+            columns[name] = np.concatenate([b.columns[name] for b in blocks])
+        else:
+            columns[name] = np.empty(0, engine.numpy_dtype(t))
+        masks = [b.nulls.get(name, np.zeros(len(b), np.bool_)) for b in blocks]
+        nulls[name] = np.concatenate(masks) if masks else np.empty(0, np.bool_)
+        if order is not None:
+            columns[name], nulls[name] = columns[name][order], nulls[name][order]
+    return names, types, ts if order is None else ts[order], columns, nulls
+
+
+def _outer_join(parts, names, types, offset, limit):
+    """Rows ``offset`` .. ``offset + limit`` of the parts outer-joined on time, as one TsBlock
+    (None if empty); only the rows in the window are materialised."""
+    all_ts = np.unique(np.concatenate([p[2] for p in parts])) if parts else np.empty(0, np.int64)
+    stop = len(all_ts) if limit is None else min(len(all_ts), offset + limit)
+    window = all_ts[offset:stop].astype(np.int64)
+    if len(window) == 0:
+        return None
+    columns, nulls = {}, {}
+    for _names, _types, ts, cols, masks in parts:
+        lo, hi = np.searchsorted(ts, [window[0], window[-1] + 1]) if len(ts) else (0, 0)
+        at = np.searchsorted(window, ts[lo:hi])
+        for name in _names[1:]:
+            values = cols[name]
+            out = (
+                np.full(len(window), None, object)
+                if values.dtype == object
+                else np.zeros(len(window), values.dtype)
+            )
+            absent = np.ones(len(window), np.bool_)
+            out[at] = values[lo:hi]
+            absent[at] = masks[name][lo:hi]
+            columns[name] = out
+            if absent.any():
+                nulls[name] = absent
+    return TsBlock(window, columns, nulls, types)
 
 
 def _refcount_base():
@@ -1226,6 +1301,27 @@ class TsFileReader:
             types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
             blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
             return self._result_set(blocks, names, types)
+
+    def query_tree_by_row(self, device_ids, measurement_names, offset=0, limit=-1, path="auto"):
+        """The official tree-model query by row: the series ``<device>.<measurement>`` of every
+        device (outer loop) and measurement (inner loop), outer-joined on time, and of those rows
+        ``offset`` .. ``offset + limit`` (a negative offset is 0, a negative limit no limit).
+
+        A series the file does not hold raises DeviceNotExistError / ColumnNotExistError (the
+        official reader crashes on one). The series are decoded whole, then joined."""
+        self._check_open()
+        offset, limit = _row_window(offset, limit)
+        devices = [str(d) for d in device_ids]
+        measurements = [str(m) for m in measurement_names]
+        parts = []  # per device: (names, types, timestamps, columns, nulls)
+        for device in devices:
+            with self.query_timeseries(device, measurements, path=path) as rs:
+                parts.append(_collect_blocks(rs))
+        names = ["time"] + [n for p in parts for n in p[0][1:]]
+        types = [TSDataType.INT64] + [t for p in parts for t in p[1][1:]]
+        with self._op():
+            block = _outer_join(parts, names, types, offset, limit)
+            return self._result_set(iter(() if block is None else (block,)), names, types)
 
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
