@@ -39,7 +39,9 @@ def table_file(tmp_path_factory):
         d = rng.normal(size=ROWS)
         nulls = rng.random(ROWS) < 0.1
         for part in (slice(0, 500), slice(500, ROWS)):
-            w.write_arrays("t", ts[part], {"dev": dev, "i": i[part], "d": d[part]}, {"d": nulls[part]})
+            w.write_arrays(
+                "t", ts[part], {"dev": dev, "i": i[part], "d": d[part]}, {"d": nulls[part]}
+            )
             w.flush()
     w.close()
     return str(path)
@@ -77,9 +79,10 @@ def test_window_of_the_full_query(table_file, offset, limit, batch_size):
     full = _all_rows(table_file, ["dev", "i", "d"])
     start = max(offset, 0)
     want = full[start:] if limit < 0 else full[start : start + limit]
-    with tsfile.TsFileReader(table_file) as r, r.query_table_by_row(
-        "t", ["dev", "i", "d"], offset, limit, batch_size=batch_size
-    ) as rs:
+    with (
+        tsfile.TsFileReader(table_file) as r,
+        r.query_table_by_row("t", ["dev", "i", "d"], offset, limit, batch_size=batch_size) as rs,
+    ):
         assert rs.get_metadata().get_column_list() == ["time", "dev", "i", "d"]
         got = _rows(rs)
     assert got == want
@@ -90,9 +93,10 @@ def test_every_decode_path(table_file, path):
     if path == "simd" and not tsfile.is_simd_enabled():
         pytest.skip("no SIMD")
     full = _all_rows(table_file, ["i", "d"])
-    with tsfile.TsFileReader(table_file) as r, r.query_table_by_row(
-        "t", ["i", "d"], 1234, 321, path=path
-    ) as rs:
+    with (
+        tsfile.TsFileReader(table_file) as r,
+        r.query_table_by_row("t", ["i", "d"], 1234, 321, path=path) as rs,
+    ):
         assert _rows(rs) == full[1234 : 1234 + 321]
 
 
@@ -105,7 +109,9 @@ def _pages_decoded(fn):
 def test_groups_and_pages_before_the_offset_are_not_decoded(table_file):
     with tsfile.TsFileReader(table_file) as r:
         # the file has what the test needs: several pages per chunk, with statistics
-        info = r._chunk(r._plan_table("t", ["i"], -(2**63), 2**63 - 1)[4][0].groups[0].time_chunk.offset).page_info()
+        info = r._chunk(
+            r._plan_table("t", ["i"], -(2**63), 2**63 - 1)[4][0].groups[0].time_chunk.offset
+        ).page_info()
         assert len(info) > 2 and all(p[3] for p in info)
 
         def one_row_near_the_end():
@@ -138,9 +144,10 @@ def test_tag_filter_and_offset(table_file):
     f = tsfile.tag_is_not_null("dev")
     full = _all_rows(table_file, ["dev", "i"], tag_filter=f)
     assert len(full) == 2 * ROWS
-    with tsfile.TsFileReader(table_file) as r, r.query_table_by_row(
-        "t", ["dev", "i"], 880, 40, f
-    ) as rs:
+    with (
+        tsfile.TsFileReader(table_file) as r,
+        r.query_table_by_row("t", ["dev", "i"], 880, 40, f) as rs,
+    ):
         assert _rows(rs) == full[880:920]
 
 
@@ -148,9 +155,10 @@ def test_value_filter_offset_counts_matching_rows(table_file):
     vf = [("d", ">", 0.5)]
     full = _all_rows(table_file, ["i"], value_filter=vf)
     assert 0 < len(full) < ROWS
-    with tsfile.TsFileReader(table_file) as r, r.query_table_by_row(
-        "t", ["i"], 100, 50, value_filter=vf
-    ) as rs:
+    with (
+        tsfile.TsFileReader(table_file) as r,
+        r.query_table_by_row("t", ["i"], 100, 50, value_filter=vf) as rs,
+    ):
         assert _rows(rs) == full[100:150]
 
 

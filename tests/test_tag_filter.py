@@ -41,9 +41,10 @@ def tag_file(tmp_path_factory):
 
 def _devices(path, tag_filter, **kw):
     """{(region, dev)} of the rows a query with ``tag_filter`` returns; checks rows per device."""
-    with tsfile.TsFileReader(path) as r, r.query_table(
-        "t", ["region", "dev", "v"], tag_filter=tag_filter, **kw
-    ) as rs:
+    with (
+        tsfile.TsFileReader(path) as r,
+        r.query_table("t", ["region", "dev", "v"], tag_filter=tag_filter, **kw) as rs,
+    ):
         rows = list(rs)
     got = {(row[1], row[2]) for row in rows}
     for key in got:
@@ -184,10 +185,14 @@ def test_one_of_a_thousand_devices_reads_one_devices_chunks(tmp_path, monkeypatc
     w.close()
     chunks, series = [], []
     real_chunk = engine.read_chunk
-    monkeypatch.setattr(engine, "read_chunk", lambda fv, off, *a: chunks.append(off) or real_chunk(fv, off, *a))
+    monkeypatch.setattr(
+        engine, "read_chunk", lambda fv, off, *a: chunks.append(off) or real_chunk(fv, off, *a)
+    )
     with tsfile.TsFileReader(str(path)) as r:
         real_series = r._series
-        monkeypatch.setattr(r, "_series", lambda key, rng: series.append(rng) or real_series(key, rng))
+        monkeypatch.setattr(
+            r, "_series", lambda key, rng: series.append(rng) or real_series(key, rng)
+        )
         with r.query_table("m", ["id", "x"], tag_filter=tsfile.tag_eq("id", "d0777")) as rs:
             rows = list(rs)
     assert [row[2] for row in rows] == [4 * 777 + i for i in range(4)]
@@ -208,7 +213,8 @@ def test_dataframe_functions_take_tag_filter(tag_file):
 
 
 def test_tag_filter_with_time_range(tag_file):
-    with tsfile.TsFileReader(tag_file) as r, r.query_table(
-        "t", ["v"], 1, 11, tag_filter=tsfile.tag_eq("region", "north")
-    ) as rs:
+    with (
+        tsfile.TsFileReader(tag_file) as r,
+        r.query_table("t", ["v"], 1, 11, tag_filter=tsfile.tag_eq("region", "north")) as rs,
+    ):
         assert sorted(row[1] for row in rs) == [1, 2, 10, 11]

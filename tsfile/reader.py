@@ -1107,13 +1107,10 @@ class TsFileReader:
             if column_names is not None:
                 by_name = {c.column_name for c in schema.columns}
                 asked = {
-                    n if n in by_name or not isinstance(n, str) else n.lower()
-                    for n in column_names
+                    n if n in by_name or not isinstance(n, str) else n.lower() for n in column_names
                 }
                 extra = [
-                    c
-                    for c in predicate.columns_of(bound)
-                    if c != predicate.TIME and c not in asked
+                    c for c in predicate.columns_of(bound) if c != predicate.TIME and c not in asked
                 ]
         query = column_names if not extra else [*column_names, *extra]
         names, types, fields, tags, tasks = self._plan_table(
@@ -1235,9 +1232,8 @@ class TsFileReader:
         t1, t2 = _time_bounds(start_time, end_time)
         with self._op():
             q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
-        names, types, fields, tags, tasks, t1, t2 = (
-            q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2
-        )
+        names, types, fields, tags, tasks = q.names, q.types, q.fields, q.tags, q.tasks
+        t1, t2 = q.t1, q.t2  # narrowed by a time predicate of the value filter
         field_types = [types[names.index(f)] for f in fields]
         cap = sum(g.rows for t in tasks for g in t.groups)
         ts = np.empty(cap, np.int64)

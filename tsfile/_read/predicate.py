@@ -260,9 +260,7 @@ class _ColumnLookup:
         self.table_name = table_name
         self.by_name = {c.column_name: c for c in schema.columns}
         self.time_names = {TIME} | {
-            c.column_name.lower()
-            for c in schema.columns
-            if c.category == ColumnCategory.TIME
+            c.column_name.lower() for c in schema.columns if c.category == ColumnCategory.TIME
         }
 
     def resolve(self, name):
@@ -334,11 +332,33 @@ def _number(column, data_type, value):
 
 
 def _bind_float(name, op, number, dtype):
-    value = np.float64(number)  # exact for ints below 2**53; compares float32 values exactly
-    if math.isnan(value):
+    """A float column against a number, compared as doubles (float32 values widen exactly)."""
+    if isinstance(number, float) and math.isnan(number):
         # NaN matches no ordering or equality; x != NaN holds for every non-NULL x
         return Const(name, op == "!=")
-    return Leaf(name, op, value, dtype)
+    value = _as_double(number)
+    if value == number:
+        return Leaf(name, op, np.float64(value), dtype)
+    # an int no double equals (above 2**53, or beyond the double range): compare with the
+    # doubles on either side of it, so that the result is the exact comparison's
+    lo, hi = (
+        (np.nextafter(value, -math.inf), value)
+        if value > number
+        else (value, np.nextafter(value, math.inf))
+    )
+    if op in ("==", "!="):
+        return Const(name, op == "!=")
+    if op in ("<", "<="):
+        return Leaf(name, "<=", np.float64(lo), dtype)
+    return Leaf(name, ">=", np.float64(hi), dtype)
+
+
+def _as_double(number):
+    """float(number), or an infinity for an int beyond the double range."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def _bind_int(name, op, number, dtype, int_range):
@@ -354,7 +374,9 @@ def _bind_int(name, op, number, dtype, int_range):
             # no integer equals a fraction; x < 2.5 <=> x <= 2, x > 2.5 <=> x >= 3
             if op in ("==", "!="):
                 return Const(name, op == "!=")
-            op, number = ("<=", math.floor(number)) if op in ("<", "<=") else (">=", math.ceil(number))
+            op, number = (
+                ("<=", math.floor(number)) if op in ("<", "<=") else (">=", math.ceil(number))
+            )
         number = int(number)
     if number > hi:
         return Const(name, op in ("!=", "<", "<="))
@@ -368,10 +390,15 @@ def _bind_set(name, op, numbers, dtype, int_range):
     and out-of-range numbers can never be equal to a value)."""
     keep = []
     for x in numbers:
-        if isinstance(x, float) and (math.isnan(x) or (int_range and x != math.floor(x))):
+        if isinstance(x, float) and math.isnan(x):
             continue
-        if int_range is not None:
-            if math.isinf(x) or not int_range[0] <= x <= int_range[1]:
+        if int_range is None:
+            if _as_double(x) != x:
+                continue  # an int no double equals
+        else:
+            if not int_range[0] <= x <= int_range[1]:  # infinities too
+                continue
+            if isinstance(x, float) and x != math.floor(x):
                 continue
             x = int(x)
         keep.append(x)
