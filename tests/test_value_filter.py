@@ -435,3 +435,19 @@ def test_evaluate_equals_exact_python_comparison_on_edge_values(data_type):
         b = predicate.bind([("c", op, constants)], schema, "t")
         got = predicate.evaluate(b, {"c": (values, nulls), "time": (ts, None)}).tolist()
         assert got == [_row_matches(cell, op, constants) for cell in cells], op
+
+
+def test_bench_filter_section_runs(capsys, tmp_path):
+    """``python -m tsfile bench filter`` at a tiny size: it checks its results equal
+    decode-then-mask before timing, and prints one line per column and selectivity."""
+    import re
+
+    from tsfile.__main__ import main
+
+    argv = ["bench", "filter", "--devices", "20", "--device-rows", "50", "--rows", "4000"]
+    assert main([*argv, "--group-rows", "100", "--repeat", "1", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "tag_eq (1 device)" in out
+    for label in ("random walk f0", "random f7"):
+        for sel in ("0.1", "1", "10", "50"):
+            assert re.search(rf"^{label}\s+{re.escape(sel)}\s", out, re.M), out
