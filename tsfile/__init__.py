@@ -37,6 +37,21 @@ _LAZY = {
     "read_table": "tsfile.dataframe",
     "to_dataframe": "tsfile.dataframe",
     "read_arrow": "tsfile.dataframe",
+    "TagFilter": "tsfile.filters",
+    "tag_eq": "tsfile.filters",
+    "tag_neq": "tsfile.filters",
+    "tag_lt": "tsfile.filters",
+    "tag_lteq": "tsfile.filters",
+    "tag_gt": "tsfile.filters",
+    "tag_gteq": "tsfile.filters",
+    "tag_between": "tsfile.filters",
+    "tag_not_between": "tsfile.filters",
+    "tag_regexp": "tsfile.filters",
+    "tag_not_regexp": "tsfile.filters",
+    "tag_is_null": "tsfile.filters",
+    "tag_is_not_null": "tsfile.filters",
+    "col": "tsfile._read.predicate",
+    "InvalidFilterError": "tsfile.errors",
 }
 
 

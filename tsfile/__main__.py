@@ -14,6 +14,7 @@ SECTIONS = {
     "write": "tsfile._bench.write",
     "floats": "tsfile._bench.floats",
     "basic": "tsfile._bench.basic",
+    "filter": "tsfile._bench.filter",
 }
 
 USAGE = f"usage: python -m tsfile bench [SECTION ...] [OPTIONS]; sections: {', '.join(SECTIONS)}"

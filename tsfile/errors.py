@@ -67,6 +67,12 @@ class OutOfOrderError(TsFileError, ValueError):
     for these cases (and for any decreasing timestamp, which this writer sorts instead)."""
 
 
+class InvalidFilterError(TsFileError, ValueError):
+    """A query filter that cannot be applied as given: a tag filter or value filter on a column
+    of the wrong category or type, an unknown operator, an invalid regular expression. Raised
+    before any data is read; the message names the column."""
+
+
 __all__ = [
     "TsFileError",
     "CorruptDataError",
@@ -81,4 +87,5 @@ __all__ = [
     "DeviceNotExistError",
     "InvalidSchemaError",
     "OutOfOrderError",
+    "InvalidFilterError",
 ]

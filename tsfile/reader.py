@@ -21,6 +21,7 @@ import bisect
 import datetime
 import math
 import mmap
+import operator
 import os
 import stat
 import sys
@@ -32,7 +33,7 @@ import numpy as np
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata
-from tsfile._read import engine
+from tsfile._read import engine, predicate
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
 from tsfile.errors import (
@@ -44,6 +45,7 @@ from tsfile.errors import (
     TableNotExistError,
     UnsupportedError,
 )
+from tsfile.filters import compile_tag_filter
 from tsfile.types import ColumnCategory, TSDataType
 
 INT64_MIN = -(2**63)
@@ -83,6 +85,187 @@ class _DeviceTask:
     tags: tuple = ()
     types: list = field(default_factory=list)  # per requested field column: series data type
     type_at: list = field(default_factory=list)  # ... and the offset of its TimeseriesMetadata
+
+
+@dataclass
+class _Plan:
+    """A planned table query with its filters: the columns planned (``names``/``types``: the
+    result's first ``n_out``, then the columns only a value filter reads), the time range
+    (narrowed by the value filter) and the bound value filter (None: no value filter)."""
+
+    names: list
+    types: list
+    fields: list
+    tags: dict
+    tasks: list
+    t1: int
+    t2: int
+    bound: object = None
+    n_out: int = 0
+
+    @property
+    def out_names(self):
+        return self.names[: self.n_out]
+
+    @property
+    def out_types(self):
+        return self.types[: self.n_out]
+
+    def filter_blocks(self, blocks):
+        """The blocks reduced to the rows the value filter selects (and the result columns)."""
+        if self.bound is None:
+            return blocks
+        return self._filtered(blocks)
+
+    def _filtered(self, blocks):
+        names, types = self.out_names, self.out_types
+        for block in blocks:
+            block = predicate.filter_block(self.bound, block, names, types)
+            if block is not None:
+                yield block
+
+
+def _row_window(offset, limit):
+    """The official offset/limit rules: a negative offset is 0, a negative limit is no limit
+    (None here)."""
+    offset, limit = operator.index(offset), operator.index(limit)
+    return max(offset, 0), (None if limit < 0 else limit)
+
+
+def _window_blocks(blocks, skip, limit):
+    """Rows ``skip`` .. ``skip + limit`` of a stream of blocks; stops pulling blocks (so stops
+    decoding) as soon as ``limit`` rows are served."""
+    if limit == 0:
+        return
+    left = limit
+    for block in blocks:
+        n = len(block)
+        if skip >= n:
+            skip -= n
+            continue
+        stop = n if left is None else min(n, skip + left)
+        if skip or stop < n:
+            block = block.slice(skip, stop)
+        skip = 0
+        yield block
+        if left is not None:
+            left -= len(block)
+            if left <= 0:
+                return
+
+
+def _counted_pages(g):
+    """(page statistics, end of the group's pages) if every page of the group's time chunk
+    carries statistics (a count), else None."""
+    info = g.time_chunk.page_info()
+    if len(info) <= 1 or not all(p[3] for p in info):
+        return None
+    return info, (len(info) if g.page_hi < 0 else g.page_hi)
+
+
+def _drop_pages(g, k):
+    """The group without its leading whole pages that hold at most ``k`` rows (by the page
+    statistics counts, no decoding), and the rows dropped. At least one page stays."""
+    counted = _counted_pages(g)
+    if k <= 0 or counted is None:
+        return g, 0
+    info, hi = counted
+    lo, dropped = g.page_lo, 0
+    while lo < hi - 1 and dropped + info[lo][4] <= k:
+        dropped += info[lo][4]
+        lo += 1
+    if dropped == 0:
+        return g, 0
+    return _Group(g.time_chunk, g.rows - dropped, g.values, g.inside, lo, hi), dropped
+
+
+def _cut_pages(g, k):
+    """The group reduced to its leading pages that hold the first ``k`` rows."""
+    counted = _counted_pages(g)
+    if counted is None:
+        return g
+    info, end = counted
+    hi, rows = g.page_lo, 0
+    while hi < end and rows < k:
+        rows += info[hi][4]
+        hi += 1
+    return _Group(g.time_chunk, rows, g.values, g.inside, g.page_lo, hi)
+
+
+def _skip_rows(tasks, offset, limit):
+    """Drop the chunk groups and leading pages that the first ``offset`` rows fill, by their
+    statistics counts (without decoding them), and the groups after row ``offset + limit``.
+    Returns the rows still to skip at the start of the first group kept."""
+    need = None if limit is None else offset + limit
+    skipped = planned = 0
+    for task in tasks:
+        kept = []
+        for g in task.groups:
+            if need is not None and skipped + planned >= need:
+                break
+            if planned == 0:
+                if skipped + g.rows <= offset:
+                    skipped += g.rows
+                    continue
+                g, dropped = _drop_pages(g, offset - skipped)
+                skipped += dropped
+            if need is not None and skipped + planned + g.rows > need:
+                g = _cut_pages(g, need - skipped - planned)
+            kept.append(g)
+            planned += g.rows
+        task.groups = kept
+    return offset - skipped
+
+
+def _collect_blocks(rs):
+    """A result set's blocks as one (names, types, timestamps, columns, nulls)."""
+    meta = rs.get_metadata()
+    names, types = meta.get_column_list(), meta.get_data_type_list()
+    blocks = []
+    while (b := rs.get_next_tsblock()) is not None:
+        blocks.append(b)
+    ts = np.concatenate([b.timestamps for b in blocks]) if blocks else np.empty(0, np.int64)
+    # the join searches the timestamps: chunk groups of an aligned device may overlap in time
+    order = np.argsort(ts, kind="stable") if np.any(ts[1:] < ts[:-1]) else None
+    columns, nulls = {}, {}
+    for name, t in zip(names[1:], types[1:], strict=True):
+        if blocks:
+            columns[name] = np.concatenate([b.columns[name] for b in blocks])
+        else:
+            columns[name] = np.empty(0, engine.numpy_dtype(t))
+        masks = [b.nulls.get(name, np.zeros(len(b), np.bool_)) for b in blocks]
+        nulls[name] = np.concatenate(masks) if masks else np.empty(0, np.bool_)
+        if order is not None:
+            columns[name], nulls[name] = columns[name][order], nulls[name][order]
+    return names, types, ts if order is None else ts[order], columns, nulls
+
+
+def _outer_join(parts, names, types, offset, limit):
+    """Rows ``offset`` .. ``offset + limit`` of the parts outer-joined on time, as one TsBlock
+    (None if empty); only the rows in the window are materialised."""
+    all_ts = np.unique(np.concatenate([p[2] for p in parts])) if parts else np.empty(0, np.int64)
+    stop = len(all_ts) if limit is None else min(len(all_ts), offset + limit)
+    window = all_ts[offset:stop].astype(np.int64)
+    if len(window) == 0:
+        return None
+    columns, nulls = {}, {}
+    for _names, _types, ts, cols, masks in parts:
+        lo, hi = np.searchsorted(ts, [window[0], window[-1] + 1]) if len(ts) else (0, 0)
+        at = np.searchsorted(window, ts[lo:hi])
+        for name in _names[1:]:
+            values = cols[name]
+            out = (
+                np.full(len(window), None, object)
+                if values.dtype == object
+                else np.zeros(len(window), values.dtype)
+            )
+            absent = np.ones(len(window), np.bool_)
+            out[at] = values[lo:hi]
+            absent[at] = masks[name][lo:hi]
+            columns[name] = out
+            if absent.any():
+                nulls[name] = absent
+    return TsBlock(window, columns, nulls, types)
 
 
 def _refcount_base():
@@ -721,7 +904,10 @@ class TsFileReader:
             )
         return task
 
-    def _plan_table(self, table_name, column_names, t1, t2):
+    def _plan_table(self, table_name, column_names, t1, t2, keep_device=None, prune=None):
+        """Plan a table query. ``keep_device(tag values) -> bool`` (a tag filter) is decided
+        before a device's series metadata is read; ``prune(task, series, fields)`` (a value
+        filter) returns the chunk groups of a planned device that may hold matching rows."""
         schema = self.get_table_schema(table_name)
         key = self._table_key(table_name)
         cols = schema.columns
@@ -758,11 +944,16 @@ class TsFileReader:
             key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
             for dev_id, rng in self._devices(key):
+                tag_values = dev_id.tag_values(len(tag_cols))
+                if keep_device is not None and not keep_device(tag_values):
+                    continue
                 series = self._series(key, rng)
                 if attributes:
                     series = {m: v for m, v in series.items() if m not in attributes}
                 task = self._plan_aligned(dev_id, series, fields, t1, t2)
-                task.tags = dev_id.tag_values(len(tag_cols))
+                task.tags = tag_values
+                if prune is not None:
+                    task.groups = prune(task, series, fields)
                 tasks.append(task)
         names = ["time", *req]
         types = [TSDataType.INT64] + [by_name[n].data_type for n in req]
@@ -832,14 +1023,16 @@ class TsFileReader:
         info = g.time_chunk.page_info()
         if len(info) <= 1 or not all(p[3] for p in info) or g.rows <= block_rows:
             return [g]
-        out, lo, acc = [], 0, 0
-        for i, p in enumerate(info):
+        hi = len(info) if g.page_hi < 0 else g.page_hi
+        out, lo, acc = [], g.page_lo, 0
+        for i in range(g.page_lo, hi):  # a row offset may have dropped the first pages
+            p = info[i]
             n = 0 if (p[6] < t1 or p[5] > t2) else p[4]
             if acc and acc + n > block_rows:
                 out.append(_Group(g.time_chunk, acc, g.values, g.inside, lo, i))
                 lo, acc = i, 0
             acc += n
-        out.append(_Group(g.time_chunk, acc, g.values, g.inside, lo, len(info)))
+        out.append(_Group(g.time_chunk, acc, g.values, g.inside, lo, hi))
         return [x for x in out if x.rows > 0]
 
     def _check_types(self, task, fields, field_types):
@@ -893,6 +1086,58 @@ class TsFileReader:
                 pool.give(bufs)
                 yield block
 
+    # -- filters ---------------------------------------------------------------------------
+
+    def _filtered_plan(self, table_name, column_names, t1, t2, tag_filter, value_filter):
+        """Plan a table query with its filters, all checked before any data is read: the tag
+        filter picks devices from the index, the value filter narrows the time range, adds the
+        columns it reads and drops the chunk groups whose statistics cannot match."""
+        schema = self.get_table_schema(table_name)
+        keep_device = None
+        if tag_filter is not None:
+            tag_names = [c.column_name for c in schema.get_tag_columns()]
+            keep_device = compile_tag_filter(tag_filter, tag_names, table_name)
+        bound = prune = None
+        extra = []
+        if value_filter is not None:
+            bound = predicate.bind(value_filter, schema, table_name)
+            lo, hi = predicate.time_range(bound)
+            t1, t2 = max(t1, lo), min(t2, hi)
+            prune = self._value_pruner(bound)
+            if column_names is not None:
+                by_name = {c.column_name for c in schema.columns}
+                asked = {
+                    n if n in by_name or not isinstance(n, str) else n.lower() for n in column_names
+                }
+                extra = [
+                    c for c in predicate.columns_of(bound) if c != predicate.TIME and c not in asked
+                ]
+        query = column_names if not extra else [*column_names, *extra]
+        names, types, fields, tags, tasks = self._plan_table(
+            table_name, query, t1, t2, keep_device, prune
+        )
+        return _Plan(names, types, fields, tags, tasks, t1, t2, bound, len(names) - len(extra))
+
+    @staticmethod
+    def _value_pruner(bound):
+        """prune(task, series, fields) for _plan_table: the chunk groups whose chunk statistics
+        (value min/max, time range) leave a row that may match ``bound``."""
+        wanted = predicate.columns_of(bound)
+
+        def prune(task, series, fields):
+            chunk_stats = {}
+            keep = []
+            for g in task.groups:
+                offsets = {f: g.values[j] for j, f in enumerate(fields)}
+                stats = predicate.chunk_group_stats(
+                    wanted, g.time_chunk.offset, offsets, series, chunk_stats
+                )
+                if predicate.may_match(bound, stats):
+                    keep.append(g)
+            return keep
+
+        return prune
+
     # -- public queries --------------------------------------------------------------------
 
     def query_table(
@@ -903,6 +1148,8 @@ class TsFileReader:
         end_time=None,
         path="auto",
         batch_size=DEFAULT_BLOCK_ROWS,
+        tag_filter=None,
+        value_filter=None,
     ):
         """Rows of a table-model table: column 1 is ``time``, then ``column_names`` in order
         (None: every column of the table).
@@ -910,17 +1157,55 @@ class TsFileReader:
         Devices in index order, time order within a device. ``path`` picks the decode path of
         every codec ("per_value", "batch", "simd": SIMD where a codec has it, "auto").
         ``batch_size``: rows per block of get_next_tsblock (blocks are whole pages of one chunk
-        group, so a block can exceed it by less than a page; 0 = whole chunk groups)."""
+        group, so a block can exceed it by less than a page; 0 = whole chunk groups).
+        ``tag_filter``: a tsfile.TagFilter (tag_eq(...) & ...), decided per device from the
+        index. ``value_filter``: tsfile.col(...) predicates or pyarrow's list-of-tuples form
+        (tsfile._read.predicate)."""
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
         block_rows = int(batch_size) if batch_size and batch_size > 0 else 2**62
         with self._op():
-            names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+            q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
             blocks = self._table_blocks(
-                names, types, fields, tags, tasks, t1, t2, pcode, block_rows
+                q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
             )
-            return self._result_set(blocks, names, types)
+            return self._result_set(q.filter_blocks(blocks), q.out_names, q.out_types)
+
+    def query_table_by_row(
+        self,
+        table_name,
+        column_names,
+        offset=0,
+        limit=-1,
+        tag_filter=None,
+        batch_size=0,
+        path="auto",
+        value_filter=None,
+    ):
+        """The official query by row: rows ``offset`` .. ``offset + limit`` of the table query
+        (devices in index order, time order within a device; the offset counts rows across
+        devices). A negative offset is 0, a negative limit means no limit.
+
+        Without a value filter, the chunk groups and pages before ``offset`` are skipped by
+        their statistics counts, never decoded, and nothing after the last row is decoded.
+        With one, the offset counts matching rows."""
+        self._check_open()
+        pcode = _path_code(path)
+        offset, limit = _row_window(offset, limit)
+        block_rows = int(batch_size) if batch_size and batch_size > 0 else 2**62
+        with self._op():
+            q = self._filtered_plan(
+                table_name, column_names, INT64_MIN, INT64_MAX, tag_filter, value_filter
+            )
+            skip = offset
+            if q.bound is None:
+                skip = _skip_rows(q.tasks, offset, limit)
+            blocks = self._table_blocks(
+                q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
+            )
+            blocks = _window_blocks(q.filter_blocks(blocks), skip, limit)
+            return self._result_set(blocks, q.out_names, q.out_types)
 
     def _result_set(self, blocks, names, types):
         """A ResultSet of this reader (inside an operation: close() then sees it registered)."""
@@ -929,17 +1214,26 @@ class TsFileReader:
         return rs
 
     def read_columns(
-        self, table_name, column_names=None, start_time=None, end_time=None, path="auto"
+        self,
+        table_name,
+        column_names=None,
+        start_time=None,
+        end_time=None,
+        path="auto",
+        tag_filter=None,
+        value_filter=None,
     ):
         """Decode a whole table query into one set of arrays (no per-block copies).
 
         Returns (names, types, timestamps, {name: values}, {name: null mask}) with masks only for
-        columns that have nulls."""
+        columns that have nulls. Filters as in query_table."""
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
         with self._op():
-            names, types, fields, tags, tasks = self._plan_table(table_name, column_names, t1, t2)
+            q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
+        names, types, fields, tags, tasks = q.names, q.types, q.fields, q.tags, q.tasks
+        t1, t2 = q.t1, q.t2  # narrowed by a time predicate of the value filter
         field_types = [types[names.index(f)] for f in fields]
         cap = sum(g.rows for t in tasks for g in t.groups)
         ts = np.empty(cap, np.int64)
@@ -975,7 +1269,12 @@ class TsFileReader:
                 columns[name] = arr
                 if mask is not None:
                     nullmap[name] = mask
-        return names, types, ts[:pos] if pos < cap else ts, columns, nullmap
+        ts = ts[:pos] if pos < cap else ts
+        if q.bound is not None:
+            ts, columns, nullmap = predicate.filter_columns(
+                q.bound, ts, columns, nullmap, q.out_names
+            )
+        return q.out_names, q.out_types, ts, columns, nullmap
 
     def query_timeseries(
         self, device_name, sensor_list, start_time=None, end_time=None, path="auto"
@@ -998,6 +1297,27 @@ class TsFileReader:
             types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
             blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
             return self._result_set(blocks, names, types)
+
+    def query_tree_by_row(self, device_ids, measurement_names, offset=0, limit=-1, path="auto"):
+        """The official tree-model query by row: the series ``<device>.<measurement>`` of every
+        device (outer loop) and measurement (inner loop), outer-joined on time, and of those rows
+        ``offset`` .. ``offset + limit`` (a negative offset is 0, a negative limit no limit).
+
+        A series the file does not hold raises DeviceNotExistError / ColumnNotExistError (the
+        official reader crashes on one). The series are decoded whole, then joined."""
+        self._check_open()
+        offset, limit = _row_window(offset, limit)
+        devices = [str(d) for d in device_ids]
+        measurements = [str(m) for m in measurement_names]
+        parts = []  # per device: (names, types, timestamps, columns, nulls)
+        for device in devices:
+            with self.query_timeseries(device, measurements, path=path) as rs:
+                parts.append(_collect_blocks(rs))
+        names = ["time"] + [n for p in parts for n in p[0][1:]]
+        types = [TSDataType.INT64] + [t for p in parts for t in p[1][1:]]
+        with self._op():
+            block = _outer_join(parts, names, types, offset, limit)
+            return self._result_set(iter(() if block is None else (block,)), names, types)
 
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
