@@ -88,19 +88,27 @@ def _date_locator(path, table, start_time, end_time):
 
 
 def read_table(
-    path, table_name=None, column_names=None, start_time=None, end_time=None, decode_path="auto"
+    path,
+    table_name=None,
+    column_names=None,
+    start_time=None,
+    end_time=None,
+    decode_path="auto",
+    threads=1,
 ):
     """The whole query result as ``{"time": int64 array, column: array, ...}``.
 
     Columns come in the order asked for (all non-time columns of the schema by default). Columns
     with nulls are ``numpy.ma.MaskedArray`` (mask True = null); TEXT/STRING are object arrays of
     str (None for null), BLOB of bytes, DATE int32 ``yyyyMMdd``, BOOLEAN bool. The arrays are
-    decoded in place: no per-block copies.
+    decoded in place: no per-block copies. ``threads``: decode chunk groups and columns on
+    that many threads (1 by default: the caller may already run reads in parallel); the result
+    is the same for any number.
     """
     with _open(path) as r:
         table = _resolve_table(r, table_name)
         names, types, ts, cols, nulls = r.read_columns(
-            table, column_names, start_time, end_time, decode_path
+            table, column_names, start_time, end_time, decode_path, threads
         )
     out = {"time": ts}
     for n in names[1:]:
@@ -181,11 +189,13 @@ def to_dataframe(
     end_time=None,
     max_row_num=None,
     as_iterator=False,
+    threads=1,
 ):
     """The official ``tsfile.to_dataframe``: a DataFrame of a table (the first table when
     ``table_name`` is None) with ``time`` first, then the columns (all by default), nullable
     pandas dtypes; or, with ``as_iterator``, an iterator of DataFrames of ``max_row_num`` rows
-    (1024 by default, like the official reader's batches)."""
+    (1024 by default, like the official reader's batches). ``threads``: as for read_table (not
+    an official argument)."""
     with _open(file_path) as r:
         table = _resolve_table(r, table_name)
         schema = r.get_table_schema(table)
@@ -202,7 +212,9 @@ def to_dataframe(
                 if c not in in_file and c != time_col:
                     raise ColumnNotExistError(f"Column '{c}' does not exist")
         query = [c for c in req if c != time_col] if req is not None else in_file
-        names, types, ts, cols, nulls = r.read_columns(table, query, start_time, end_time)
+        names, types, ts, cols, nulls = r.read_columns(
+            table, query, start_time, end_time, threads=threads
+        )
     rename = time_col if (time_col is not None and (req is None or time_col not in req)) else None
     if req is not None and time_col is not None and time_col in req:
         rename = None
@@ -264,13 +276,16 @@ def block_to_arrow(blk, names, types):
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
-def read_arrow(path, table_name=None, column_names=None, start_time=None, end_time=None):
-    """The whole query result as one pyarrow.Table (needs pyarrow)."""
+def read_arrow(path, table_name=None, column_names=None, start_time=None, end_time=None, threads=1):
+    """The whole query result as one pyarrow.Table (needs pyarrow); ``threads`` as for
+    read_table."""
     import pyarrow as pa
 
     with _open(path) as r:
         table = _resolve_table(r, table_name)
-        names, types, ts, cols, nulls = r.read_columns(table, column_names, start_time, end_time)
+        names, types, ts, cols, nulls = r.read_columns(
+            table, column_names, start_time, end_time, threads=threads
+        )
     arrays = [pa.array(ts)]
     locate = _date_locator(path, table, start_time, end_time)
     for n, t in zip(names[1:], types[1:], strict=True):
