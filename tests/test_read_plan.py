@@ -11,6 +11,7 @@ the page's file offset.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -353,3 +354,14 @@ def test_snappy_error_in_the_loop_names_the_page(files, tmp_path, threads):
     with pytest.raises(CorruptDataError, match=rf"SNAPPY page body: .* at file offset {body}$"):
         tsfile.read_table(bad, "t", ["f64_gorilla"], threads=threads)
     assert csize > 14
+
+
+def test_bench_read_threads_runs(capsys, tmp_path):
+    """``python -m tsfile bench read --threads`` runs end to end at a tiny size (no timing)."""
+    from tsfile.__main__ import main
+
+    args = ["bench", "read", "--threads", "--rows", "5000", "--repeat", "1"]
+    assert main([*args, "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for case in ("read_table, 1 thread", "read_table(threads=2)", "2 files, 2 threads"):
+        assert re.search(rf"^{re.escape(case)}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", out, re.M)
