@@ -3,17 +3,22 @@
 into preallocated result arrays (format notes 5, 7, 8, 13.3, 13.4).
 
 The planner (tsfile.reader) decides which chunks to read and sizes the result arrays; this module
-walks the pages of one chunk, prunes pages by their statistics, trims partial pages by binary
-search on the sorted timestamps, and writes rows at a given position of the result arrays. Every
+plans the pages of a chunk (plan_pages: pages pruned by their statistics, the rows to keep, where
+they go), walks that plan in one call per chunk, trims partial pages by binary search on the
+sorted timestamps, and writes rows at a given position of the result arrays. Every
 length read from the file is checked against the bytes present before it is used; page rows beyond
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Every codec is found in the codec registry (tsfile.codecs._registry) and called through its
-contract row once per page, straight into the result arrays, on the decode path the query asked
-for (numeric values without the GIL except the per-value paths of PLAIN, RLE and ZIGZAG), as are
-the raw Snappy and LZ4 block decompressors; text encodings build str/bytes objects, and the other compressions go through
-tsfile.compression, once per page. path_counts() tells which codec ran which path. TEXT/STRING
+Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
+(time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
+(tsfile.codecs._registry) and called through its contract row once per page, straight into the
+result arrays, on the decode path the query asked for, as are the raw Snappy and LZ4 block
+decompressors. The GIL is taken inside the loop only to raise (a codec's exception is renamed
+after its page by loop_error), to grow a scratch buffer, for the per-value paths of PLAIN, RLE
+and ZIGZAG (the codecs take it), for TEXT/STRING/BLOB values (str/bytes objects), for
+GZIP/ZSTD/LZMA2/LZO pages (tsfile.compression) and for time codecs that cannot count a page
+without decoding it. path_counts() tells which codec ran which path. TEXT/STRING
 values and chunk header names that are not valid UTF-8 raise CorruptDataError naming the page
 (bad_utf8: the reader's one text policy, see tsfile._format.bytes); BLOB values stay bytes.
 
