@@ -365,3 +365,24 @@ def test_bench_read_threads_runs(capsys, tmp_path):
     out = capsys.readouterr().out
     for case in ("read_table, 1 thread", "read_table(threads=2)", "2 files, 2 threads"):
         assert re.search(rf"^{re.escape(case)}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", out, re.M)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_page_header_error_in_the_header_loop_names_the_page(files, tmp_path, threads):
+    """The page headers are parsed without the GIL too: an impossible uncompressed size in the
+    first page header of a value chunk is still the CorruptDataError naming that header."""
+    src = files["UNCOMPRESSED"]
+    with tsfile.TsFileReader(src) as r:
+        _n, _t, _f, _tags, tasks = r._plan_table("t", ["i64_2diff"], INT64_MIN, INT64_MAX)
+        header = r._chunk(tasks[0].groups[0].values[0]).data_start
+    raw = src.read_bytes()
+    width = 1
+    while raw[header + width - 1] & 0x80:
+        width += 1
+    assert width >= 2  # a page of 300 int64 values: a usize of at least 128 bytes
+    huge = b"\xff" * (width - 1) + b"\x7f"  # the largest usize of the same length
+    bad = _damaged(tmp_path, src, header, huge)
+    with pytest.raises(
+        CorruptDataError, match=rf"impossible for \d+ stored bytes at file offset {header}$"
+    ):
+        tsfile.read_table(bad, "t", ["i64_2diff"], threads=threads)

@@ -219,14 +219,16 @@ cdef inline int32_t be32(const uint8_t *p) noexcept nogil:
 
 
 cdef int read_uvarint(FileView fv, Py_ssize_t *pos, Py_ssize_t end, uint32_t *out,
-                      str what) except -1:
+                      const char *what) except -1 nogil:
     # The codecs' bounds-checked reader (varint_scalar.h): rejects a 6th byte or bits above 31.
     cdef size_t i = <size_t>pos[0]
     cdef int rc = tsc_read_uvarint32(fv.ptr, <size_t>end, &i, out)
     if rc == TSC_ERR_TRUNCATED:
-        raise corrupt(fv, f"truncated {what}", pos[0])
+        with gil:
+            raise corrupt(fv, f"truncated {what.decode()}", pos[0])
     if rc:
-        raise corrupt(fv, f"{what} longer than 5 bytes or above 32 bits", pos[0])
+        with gil:
+            raise corrupt(fv, f"{what.decode()} longer than 5 bytes or above 32 bits", pos[0])
     pos[0] = <Py_ssize_t>i
     return 0
 
@@ -260,14 +262,15 @@ cdef class Chunk:
         if self.pages != NULL:
             free(self.pages)
 
-    cdef int push(self, Page *pg) except -1:
+    cdef int push(self, Page *pg) except -1 nogil:
         cdef Page *np_
         cdef Py_ssize_t ncap
         if self.n_pages == self.cap:
             ncap = 16 if self.cap == 0 else self.cap * 2
             np_ = <Page *>realloc(self.pages, ncap * sizeof(Page))
             if np_ == NULL:
-                raise MemoryError()
+                with gil:
+                    raise MemoryError()
             self.pages = np_
             self.cap = ncap
         self.pages[self.n_pages] = pg[0]
@@ -284,7 +287,7 @@ cdef class Chunk:
         ]
 
 
-cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) except -1:
+cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) except -1 nogil:
     cdef Py_ssize_t n = 0, i, nstr = 0
     cdef int32_t ln
     if t == T_BOOLEAN:
@@ -299,14 +302,17 @@ cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) e
         nstr = 4
     if n:
         if pos[0] + n > end:
-            raise corrupt(fv, "truncated page statistics", pos[0])
+            with gil:
+                raise corrupt(fv, "truncated page statistics", pos[0])
         pos[0] += n
     for i in range(nstr):
         if pos[0] + 4 > end:
-            raise corrupt(fv, "truncated page statistics string", pos[0])
+            with gil:
+                raise corrupt(fv, "truncated page statistics string", pos[0])
         ln = be32(fv.ptr + pos[0])
         if ln < 0 or pos[0] + 4 + ln > end:
-            raise corrupt(fv, f"page statistics string length {ln}", pos[0])
+            with gil:
+                raise corrupt(fv, f"page statistics string length {ln}", pos[0])
         pos[0] += 4 + ln
     return 0
 
@@ -331,9 +337,6 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     cdef Py_ssize_t pos = off, end = fv.data_end, name_at
     cdef uint32_t u, data_size
     cdef int32_t zz
-    cdef Page pg
-    cdef bint multi
-    cdef Py_ssize_t page_at
     check_open(fv)
     if off < 7 or off >= end:
         raise corrupt(fv, "chunk offset outside the data area", off)
@@ -372,7 +375,21 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
         raise corrupt(fv, f"chunk data size {data_size} runs past the data area", off)
     ch.data_start = pos
     ch.data_end = pos + data_size
-    multi = (ch.marker & 0x3F) == 1
+    cdef uint64_t max_ratio = _MAX_RATIO[ch.compression]
+    with nogil:
+        parse_pages(fv, ch, max_pages, stop_after, max_ratio)
+    return ch
+
+
+cdef int parse_pages(FileView fv, Chunk ch, Py_ssize_t max_pages, int64_t stop_after,
+                     uint64_t max_ratio) except -1 nogil:
+    """read_chunk's loop over the page headers (without the GIL: a chunk of many pages is parsed
+    while other threads run); ``max_ratio``: the largest expansion of the chunk's compression."""
+    cdef Py_ssize_t pos = ch.data_start, page_at
+    cdef uint32_t u
+    cdef Page pg
+    cdef bint multi = (ch.marker & 0x3F) == 1
+    cdef int stats_type = T_VECTOR if (ch.marker & 0x80) else ch.data_type
     ch.complete = True
     while pos < ch.data_end:
         if max_pages >= 0 and ch.n_pages >= max_pages:
@@ -395,21 +412,24 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
             read_uvarint(fv, &pos, ch.data_end, &u, "page statistics count")
             pg.count = u
             if pos + 16 > ch.data_end:
-                raise corrupt(fv, "truncated page statistics", pos)
+                with gil:
+                    raise corrupt(fv, "truncated page statistics", pos)
             pg.start = be64(fv.ptr + pos)
             pg.end = be64(fv.ptr + pos + 8)
             pos += 16
-            skip_typed_stats(fv, &pos, ch.data_end,
-                             T_VECTOR if (ch.marker & 0x80) else ch.data_type)
+            skip_typed_stats(fv, &pos, ch.data_end, stats_type)
         if pos + <Py_ssize_t>pg.csize > ch.data_end:
-            raise corrupt(fv, f"page compressed size {pg.csize} runs past its chunk", page_at)
-        if <uint64_t>pg.usize > <uint64_t>pg.csize * <uint64_t>_MAX_RATIO[ch.compression] + 64:
-            raise corrupt(fv, f"page uncompressed size {pg.usize} is impossible for "
-                              f"{pg.csize} stored bytes", page_at)
+            with gil:
+                raise corrupt(fv, f"page compressed size {pg.csize} runs past its chunk",
+                              page_at)
+        if <uint64_t>pg.usize > <uint64_t>pg.csize * max_ratio + 64:
+            with gil:
+                raise corrupt(fv, f"page uncompressed size {pg.usize} is impossible for "
+                                  f"{pg.csize} stored bytes", page_at)
         pg.body = pos
         pos += pg.csize
         ch.push(&pg)
-    return ch
+    return 0
 
 
 # ------------------------------------------------------------------------------------------------
