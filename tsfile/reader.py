@@ -430,7 +430,8 @@ def _map_in_order(fn, items, threads):
 def _close_gaps(placed, arrays):
     """Move the rows of each group, written at (start, rows) of ``placed`` (in order, starts
     increasing), down to follow the previous group's in every one of ``arrays``; returns the
-    total rows. Only a time range that cuts pages leaves gaps (rows < the planned capacity)."""
+    total rows. Only a time range that cuts pages leaves gaps (rows < the planned capacity),
+    and only the timestamps need moving (read_columns decodes the columns after it)."""
     pos = 0
     for start, rows in placed:
         if start != pos and rows:
@@ -869,10 +870,11 @@ class TsFileReader:
         self, tasks, fields, out_ts, out_vals, out_nulls, t1, t2, pcode, threads
     ):
         """Decode every chunk group of ``tasks`` into the result arrays with ``threads`` threads;
-        returns [(start, rows)] per group. Each group is decoded at a fixed start (the sum of
-        the capacities before it), the time chunks first, then every (group, field) pair, so
-        the work splits by chunk group and by column and no two jobs write the same rows; the
-        caller closes the gaps a time range leaves (_close_gaps)."""
+        returns the rows of each group, written one group after the other from row 0. The time
+        chunks come first, each at a fixed start (the sum of the capacities before it), then
+        the timestamps close up the gaps a time range leaves (_close_gaps: one array), then
+        every (group, field) pair is decoded at its group's final rows: the work splits by chunk
+        group and by column, and no two jobs write the same rows."""
         groups, start = [], 0
         for task in tasks:
             for g in task.groups:
@@ -885,17 +887,21 @@ class TsFileReader:
                 return self._decode_times(g, out_ts, at, t1, t2, pcode, s)
 
         timed = _map_in_order(times, groups, threads)
+        _close_gaps(
+            [(at, rows) for (_t, _g, at), (rows, _p) in zip(groups, timed, strict=True)], [out_ts]
+        )
+        jobs, pos = [], 0
+        for (task, g, _at), (rows, plan) in zip(groups, timed, strict=True):
+            jobs += [(task, g, j, plan, rows, pos) for j in range(len(fields))]
+            pos += rows
 
         def field(item):
-            (task, g, at), (rows, plan), j = item
+            task, g, j, plan, rows, at = item
             with self._op() as s:
                 self._decode_field(task, g, j, plan, rows, out_vals, out_nulls, at, pcode, s)
 
-        jobs = [
-            (grp, tp, j) for grp, tp in zip(groups, timed, strict=True) for j in range(len(fields))
-        ]
         _map_in_order(field, jobs, threads)
-        return [(at, rows) for (_task, _g, at), (rows, _plan) in zip(groups, timed, strict=True)]
+        return [rows for rows, _plan in timed]
 
     @staticmethod
     def _split_group(g, t1, t2, block_rows):
@@ -1022,14 +1028,15 @@ class TsFileReader:
         nulls = [np.zeros(cap, np.bool_) for _ in fields]
         for task in tasks:
             self._check_types(task, fields, field_types)
-        placed = self._decode_in_parallel(tasks, fields, ts, vals, nulls, t1, t2, pcode, threads)
-        pos = _close_gaps(placed, [ts, *vals, *nulls])
-        spans, k, at = [], 0, 0
+        group_rows = self._decode_in_parallel(
+            tasks, fields, ts, vals, nulls, t1, t2, pcode, threads
+        )
+        spans, k, pos = [], 0, 0
         for task in tasks:  # the rows of each device, for its tag values
-            n = sum(rows for _start, rows in placed[k : k + len(task.groups)])
-            spans.append((at, at + n, task.tags))
+            n = sum(group_rows[k : k + len(task.groups)])
+            spans.append((pos, pos + n, task.tags))
             k += len(task.groups)
-            at += n
+            pos += n
         columns, nullmap = {}, {}
         fi = {f: j for j, f in enumerate(fields)}
         for name in names[1:]:
