@@ -42,7 +42,6 @@ from tsfile._format.codes cimport (
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
-from tsfile.codecs._kinds cimport KIND_BIN
 from tsfile.codecs._registry cimport (
     MAX_CODECS, codec_name, find_row, kind_of_type, n_codecs,
 )
