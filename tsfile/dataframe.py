@@ -96,6 +96,7 @@ def read_table(
     decode_path="auto",
     tag_filter=None,
     value_filter=None,
+    threads=1,
 ):
     """The whole query result as ``{"time": int64 array, column: array, ...}``.
 
@@ -103,12 +104,21 @@ def read_table(
     with nulls are ``numpy.ma.MaskedArray`` (mask True = null); TEXT/STRING are object arrays of
     str (None for null), BLOB of bytes, DATE int32 ``yyyyMMdd``, BOOLEAN bool. The arrays are
     decoded in place: no per-block copies. ``tag_filter`` / ``value_filter`` as in
-    TsFileReader.query_table.
+    TsFileReader.query_table. ``threads``: decode chunk groups and columns on that many threads
+    (1 by default: the caller may already run reads in parallel); the result is the same for
+    any number.
     """
     with _open(path) as r:
         table = _resolve_table(r, table_name)
         names, types, ts, cols, nulls = r.read_columns(
-            table, column_names, start_time, end_time, decode_path, tag_filter, value_filter
+            table,
+            column_names,
+            start_time,
+            end_time,
+            decode_path,
+            tag_filter,
+            value_filter,
+            threads,
         )
     out = {"time": ts}
     for n in names[1:]:
@@ -191,12 +201,13 @@ def to_dataframe(
     as_iterator=False,
     tag_filter=None,
     value_filter=None,
+    threads=1,
 ):
     """The official ``tsfile.to_dataframe``: a DataFrame of a table (the first table when
     ``table_name`` is None) with ``time`` first, then the columns (all by default), nullable
     pandas dtypes; or, with ``as_iterator``, an iterator of DataFrames of ``max_row_num`` rows
     (1024 by default, like the official reader's batches). ``tag_filter`` / ``value_filter``
-    as in TsFileReader.query_table."""
+    as in TsFileReader.query_table; ``threads`` as for read_table (not an official argument)."""
     with _open(file_path) as r:
         table = _resolve_table(r, table_name)
         schema = r.get_table_schema(table)
@@ -214,7 +225,13 @@ def to_dataframe(
                     raise ColumnNotExistError(f"Column '{c}' does not exist")
         query = [c for c in req if c != time_col] if req is not None else in_file
         names, types, ts, cols, nulls = r.read_columns(
-            table, query, start_time, end_time, tag_filter=tag_filter, value_filter=value_filter
+            table,
+            query,
+            start_time,
+            end_time,
+            tag_filter=tag_filter,
+            value_filter=value_filter,
+            threads=threads,
         )
     rename = time_col if (time_col is not None and (req is None or time_col not in req)) else None
     if req is not None and time_col is not None and time_col in req:
@@ -285,9 +302,10 @@ def read_arrow(
     end_time=None,
     tag_filter=None,
     value_filter=None,
+    threads=1,
 ):
     """The whole query result as one pyarrow.Table (needs pyarrow). ``tag_filter`` /
-    ``value_filter`` as in TsFileReader.query_table."""
+    ``value_filter`` as in TsFileReader.query_table; ``threads`` as for read_table."""
     import pyarrow as pa
 
     with _open(path) as r:
@@ -299,6 +317,7 @@ def read_arrow(
             end_time,
             tag_filter=tag_filter,
             value_filter=value_filter,
+            threads=threads,
         )
     arrays = [pa.array(ts)]
     locate = _date_locator(path, table, start_time, end_time)

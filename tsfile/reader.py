@@ -26,6 +26,7 @@ import os
 import stat
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -585,6 +586,44 @@ def _path_code(path):
     return code
 
 
+def _thread_count(threads):
+    """The ``threads=`` argument of a whole-table read: an int >= 1."""
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return int(threads)
+
+
+def _map_in_order(fn, items, threads):
+    """[fn(x) for x in items], on a pool of ``threads`` threads when more than one: the results
+    in the order of ``items``, and the exception of the first item that failed (in that order,
+    as one thread would raise it) once the running ones have ended and the rest are cancelled."""
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        try:
+            return [f.result() for f in futures]
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def _close_gaps(placed, arrays):
+    """Move the rows of each group, written at (start, rows) of ``placed`` (in order, starts
+    increasing), down to follow the previous group's in every one of ``arrays``; returns the
+    total rows. Only a time range that cuts pages leaves gaps (rows < the planned capacity),
+    and only the timestamps need moving (read_columns decodes the columns after it)."""
+    pos = 0
+    for start, rows in placed:
+        if start != pos and rows:
+            for a in arrays:
+                a[pos : pos + rows] = a[start : start + rows]  # numpy copes with the overlap
+        pos += rows
+    return pos
+
+
 class TsFileReader:
     """Reader of one TsFile. ``with TsFileReader(path) as r: ...``
 
@@ -979,42 +1018,81 @@ class TsFileReader:
         self, task, g, fields, out_ts, out_vals, out_nulls, pos, t1, t2, pcode, counts, s
     ):
         """Decode one chunk group at ``pos`` with scratch ``s``; returns its rows."""
-        fv = self._fv
-        rows, sel = engine.read_time_chunk(
-            fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, g.page_lo, g.page_hi
-        )
+        rows, plan = self._decode_times(g, out_ts, pos, t1, t2, pcode, s)
         for j in range(len(fields)):
-            off = g.values[j]
-            if off is None:
-                out_nulls[j][pos : pos + rows] = True
-                if out_vals[j].dtype == object:
-                    out_vals[j][pos : pos + rows] = None
-                else:
-                    out_vals[j][pos : pos + rows] = 0
-                nn = rows
-            else:
-                vch = self._chunk(off, -1 if g.time_chunk.complete else len(sel))
-                key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
-                if key not in self._pages_checked:
-                    # before any row of the chunk group is served (blocks split groups)
-                    engine.check_aligned_pages(fv, g.time_chunk, vch)
-                    if len(self._pages_checked) >= 4096:
-                        self._pages_checked.clear()
-                    self._pages_checked.add(key)
-                nn = engine.read_value_chunk(
-                    fv,
-                    vch,
-                    sel,
-                    task.types[j],
-                    pcode,
-                    out_vals[j],
-                    out_nulls[j],
-                    pos,
-                    s,
-                )
+            nn = self._decode_field(task, g, j, plan, rows, out_vals, out_nulls, pos, pcode, s)
             if counts is not None:
                 counts[j] += nn
         return rows
+
+    def _decode_times(self, g, out_ts, pos, t1, t2, pcode, s):
+        """The time chunk of group ``g`` at ``pos``: (rows, plan). The plan (engine.plan_pages:
+        which pages, which of their rows, where they go) is what the value chunks follow."""
+        plan = engine.plan_pages(g.time_chunk, t1, t2, g.page_lo, g.page_hi)
+        return engine.read_time_chunk(
+            self._fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, plan=plan
+        )
+
+    def _decode_field(self, task, g, j, plan, rows, out_vals, out_nulls, pos, pcode, s):
+        """Field column ``j`` of group ``g`` at ``pos``, following the time chunk's ``plan``
+        (``rows`` rows); returns its null rows."""
+        fv = self._fv
+        off = g.values[j]
+        if off is None:
+            out_nulls[j][pos : pos + rows] = True
+            if out_vals[j].dtype == object:
+                out_vals[j][pos : pos + rows] = None
+            else:
+                out_vals[j][pos : pos + rows] = 0
+            return rows
+        vch = self._chunk(off, -1 if g.time_chunk.complete else len(plan))
+        key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
+        if key not in self._pages_checked:
+            # before any row of the chunk group is served (blocks split groups)
+            engine.check_aligned_pages(fv, g.time_chunk, vch)
+            if len(self._pages_checked) >= 4096:
+                self._pages_checked.clear()
+            self._pages_checked.add(key)
+        return engine.read_value_chunk(
+            fv, vch, plan, task.types[j], pcode, out_vals[j], out_nulls[j], pos, s
+        )
+
+    def _decode_in_parallel(
+        self, tasks, fields, out_ts, out_vals, out_nulls, t1, t2, pcode, threads
+    ):
+        """Decode every chunk group of ``tasks`` into the result arrays with ``threads`` threads;
+        returns the rows of each group, written one group after the other from row 0. The time
+        chunks come first, each at a fixed start (the sum of the capacities before it), then
+        the timestamps close up the gaps a time range leaves (_close_gaps: one array), then
+        every (group, field) pair is decoded at its group's final rows: the work splits by chunk
+        group and by column, and no two jobs write the same rows."""
+        groups, start = [], 0
+        for task in tasks:
+            for g in task.groups:
+                groups.append((task, g, start))
+                start += g.rows
+
+        def times(item):
+            _task, g, at = item
+            with self._op() as s:
+                return self._decode_times(g, out_ts, at, t1, t2, pcode, s)
+
+        timed = _map_in_order(times, groups, threads)
+        _close_gaps(
+            [(at, rows) for (_t, _g, at), (rows, _p) in zip(groups, timed, strict=True)], [out_ts]
+        )
+        jobs, pos = [], 0
+        for (task, g, _at), (rows, plan) in zip(groups, timed, strict=True):
+            jobs += [(task, g, j, plan, rows, pos) for j in range(len(fields))]
+            pos += rows
+
+        def field(item):
+            task, g, j, plan, rows, at = item
+            with self._op() as s:
+                self._decode_field(task, g, j, plan, rows, out_vals, out_nulls, at, pcode, s)
+
+        _map_in_order(field, jobs, threads)
+        return [rows for rows, _plan in timed]
 
     @staticmethod
     def _split_group(g, t1, t2, block_rows):
@@ -1222,14 +1300,17 @@ class TsFileReader:
         path="auto",
         tag_filter=None,
         value_filter=None,
+        threads=1,
     ):
         """Decode a whole table query into one set of arrays (no per-block copies).
 
-        Returns (names, types, timestamps, {name: values}, {name: null mask}) with masks only for
-        columns that have nulls. Filters as in query_table."""
+        ``threads``: decode chunk groups and columns on that many threads (the result is the
+        same for any number). Returns (names, types, timestamps, {name: values}, {name: null
+        mask}) with masks only for columns that have nulls. Filters as in query_table."""
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
+        threads = _thread_count(threads)
         with self._op():
             q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
         names, types, fields, tags, tasks = q.names, q.types, q.fields, q.tags, q.tasks
@@ -1240,12 +1321,16 @@ class TsFileReader:
         vals = [np.empty(cap, engine.numpy_dtype(t)) for t in field_types]
         # calloc'ed: pages of the masks are only touched where a null is written
         nulls = [np.zeros(cap, np.bool_) for _ in fields]
-        pos = 0
-        spans = []
         for task in tasks:
             self._check_types(task, fields, field_types)
-            n = self._decode_device(task, fields, ts, vals, nulls, pos, t1, t2, pcode)
+        group_rows = self._decode_in_parallel(
+            tasks, fields, ts, vals, nulls, t1, t2, pcode, threads
+        )
+        spans, k, pos = [], 0, 0
+        for task in tasks:  # the rows of each device, for its tag values
+            n = sum(group_rows[k : k + len(task.groups)])
             spans.append((pos, pos + n, task.tags))
+            k += len(task.groups)
             pos += n
         columns, nullmap = {}, {}
         fi = {f: j for j, f in enumerate(fields)}

@@ -99,3 +99,40 @@ class WholeFile:
         import tsfile
 
         tsfile.read_table(self.path, "bench")
+
+
+class ReadThreads:
+    """read_table of the whole file with ``threads`` decode threads (issue 8, item 4); the
+    process CPU time beside the wall time shows whether the threads ran at once."""
+
+    params = [1, 2]
+    param_names = ["threads"]
+    timeout = 300
+    repeat = 5
+    number = 1
+
+    def setup(self, threads):
+        import tsfile
+
+        self.path, _ = _file()
+        try:
+            tsfile.read_table(self.path, "bench", ["f0"], 0, 0, threads=threads)
+        except TypeError:
+            raise NotImplementedError("read_table has no threads= here") from None
+
+    def time_read_table(self, threads):
+        import tsfile
+
+        tsfile.read_table(self.path, "bench", COLS, threads=threads)
+
+    def track_cpu_per_wall(self, threads):
+        """Process CPU time / wall time of one read_table (about `threads` on an idle machine)."""
+        import time
+
+        import tsfile
+
+        w0, c0 = time.perf_counter(), time.process_time()
+        tsfile.read_table(self.path, "bench", COLS, threads=threads)
+        return (time.process_time() - c0) / (time.perf_counter() - w0)
+
+    track_cpu_per_wall.unit = "cpu s / wall s"

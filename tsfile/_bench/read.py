@@ -19,6 +19,12 @@ Measured here (medians of ``--repeat`` runs, one process, single thread):
   minutes; the rate is what is compared).
 
 ``--rows`` sets the total row count (default 20,000,000 = 10 x 2 M); smaller values make quick runs.
+
+``--threads``: instead, the thread comparison on our file (issue 8, item 4): ``read_table`` of
+the whole file on one thread against ``read_table(threads=2)``, and two files (the file and a
+copy) read one after the other on one thread against the two read at once on two threads; wall
+time, process CPU time (all threads) and their ratio (near 2 when two threads really run at
+once on an otherwise idle 2-core machine), medians of ``--repeat`` runs in one run.
 """
 
 from __future__ import annotations
@@ -289,6 +295,74 @@ def peak_memory(path):
     return peak, size
 
 
+def _wall_and_cpu(fn, repeat):
+    """Medians of wall time and process CPU time (every thread) of ``fn()`` over ``repeat`` runs."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _read_concurrently(paths):
+    """read_table of each path, each on a thread of its own, at once."""
+    import threading
+
+    import tsfile
+
+    errors = []
+
+    def one(p):
+        try:
+            tsfile.read_table(p, "bench", COLS)
+        except Exception as exc:  # reported below: a benchmark must not hide a failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(p,)) for p in paths]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def thread_comparison(path: Path, repeat: int) -> dict:
+    """The --threads measurements on ``path`` (and a copy of it beside it); prints a table."""
+    import shutil
+
+    import tsfile
+
+    twin = path.with_name(path.stem + ".copy" + path.suffix)
+    if not twin.exists() or twin.stat().st_size != path.stat().st_size:
+        shutil.copyfile(path, twin)
+    one_file = [
+        ("read_table, 1 thread", partial(tsfile.read_table, path, "bench", COLS, threads=1)),
+        ("read_table(threads=2)", partial(tsfile.read_table, path, "bench", COLS, threads=2)),
+    ]
+    two_files = [
+        ("2 files, 1 thread", lambda: [tsfile.read_table(p, "bench", COLS) for p in (path, twin)]),
+        ("2 files, 2 threads", partial(_read_concurrently, [path, twin])),
+    ]
+    res = {}
+    print(f"{'':<24} {'wall ms':>9} {'cpu ms':>9} {'cpu/wall':>9} {'speed-up':>9}")
+    for cases in (one_file, two_files):
+        base = None
+        for name, fn in cases:
+            fn()  # warm: page cache, pools
+            wall, cpu = _wall_and_cpu(fn, max(1, repeat))
+            base = base or wall
+            print(
+                f"{name:<24} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f} {cpu / wall:>9.2f} "
+                f"{base / wall:>8.2f}x",
+                flush=True,
+            )
+            res[name] = {"wall_s": wall, "cpu_s": cpu}
+    return res
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tsfile bench read", description=__doc__)
     ap.add_argument("--rows", type=int, default=20_000_000)
@@ -313,7 +387,14 @@ def main(argv=None):
         default="wall",
         help="wall time (default) or process CPU time (less sensitive to other load)",
     )
+    ap.add_argument(
+        "--threads",
+        action="store_true",
+        help="only the thread comparison (read_table threads=1 vs 2, two files on 1 vs 2 threads)",
+    )
     args = ap.parse_args(argv)
+    if args.threads:
+        return _main_threads(args)
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
 
@@ -411,6 +492,24 @@ def main(argv=None):
     print(f"\n# load average at the end: {os.getloadavg()}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+def _main_threads(args):
+    """``--threads``: the thread comparison on our file."""
+    import tsfile
+
+    path = make_our_file(Path(args.cache_dir), args.rows)
+    if path is None:
+        print("[bench read] no benchmark file: our writer is not available")
+        return 1
+    print(f"# E5-2 read, threads: {args.rows:,} rows, {_cpu_model()}, {os.cpu_count()} CPUs")
+    print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs")
+    print(f"# load average at start: {os.getloadavg()} (other load makes wall times meaningless)")
+    res = thread_comparison(path, args.repeat)
+    print(f"# load average at the end: {os.getloadavg()}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": args.rows, "threads": res}, indent=1))
     return 0
 
 

@@ -3,6 +3,8 @@
 import numpy as np
 
 PATH_CODES: dict[str, int]
+# columns of a page plan (plan_pages): "from", "end", "rows", "out"
+PLAN_COLUMNS: dict[str, int]
 
 def numpy_dtype(data_type: int) -> np.dtype: ...
 def path_counts() -> dict[tuple[str, str], int]: ...
@@ -32,6 +34,9 @@ class Scratch:
 
 def new_scratch() -> Scratch: ...
 def read_chunk(fv: FileView, off: int, max_pages: int = ..., stop_after: int = ...) -> Chunk: ...
+def plan_pages(
+    ch: Chunk, t1: int, t2: int, page_lo: int = ..., page_hi: int = ...
+) -> np.ndarray: ...
 def read_time_chunk(
     fv: FileView,
     ch: Chunk,
@@ -44,12 +49,13 @@ def read_time_chunk(
     chunk_inside: bool = ...,
     page_lo: int = ...,
     page_hi: int = ...,
+    plan: np.ndarray | None = ...,
 ) -> tuple[int, np.ndarray]: ...
 def check_aligned_pages(fv: FileView, tch: Chunk, vch: Chunk) -> None: ...
 def read_value_chunk(
     fv: FileView,
     ch: Chunk,
-    sel_arr: np.ndarray,
+    plan: np.ndarray,
     expect_type: int,
     path: int,
     out_vals: np.ndarray,

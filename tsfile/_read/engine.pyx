@@ -3,17 +3,22 @@
 into preallocated result arrays (format notes 5, 7, 8, 13.3, 13.4).
 
 The planner (tsfile.reader) decides which chunks to read and sizes the result arrays; this module
-walks the pages of one chunk, prunes pages by their statistics, trims partial pages by binary
-search on the sorted timestamps, and writes rows at a given position of the result arrays. Every
+plans the pages of a chunk (plan_pages: pages pruned by their statistics, the rows to keep, where
+they go), walks that plan in one call per chunk, trims partial pages by binary search on the
+sorted timestamps, and writes rows at a given position of the result arrays. Every
 length read from the file is checked against the bytes present before it is used; page rows beyond
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
-Every codec is found in the codec registry (tsfile.codecs._registry) and called through its
-contract row once per page, straight into the result arrays, on the decode path the query asked
-for (numeric values without the GIL except the per-value paths of PLAIN, RLE and ZIGZAG), as are
-the raw Snappy and LZ4 block decompressors; text encodings build str/bytes objects, and the other compressions go through
-tsfile.compression, once per page. path_counts() tells which codec ran which path. TEXT/STRING
+Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
+(time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
+(tsfile.codecs._registry) and called through its contract row once per page, straight into the
+result arrays, on the decode path the query asked for, as are the raw Snappy and LZ4 block
+decompressors. The GIL is taken inside the loop only to raise (a codec's exception is renamed
+after its page by loop_error), to grow a scratch buffer, for the per-value paths of PLAIN, RLE
+and ZIGZAG (the codecs take it), for TEXT/STRING/BLOB values (str/bytes objects), for
+GZIP/ZSTD/LZMA2/LZO pages (tsfile.compression) and for time codecs that cannot count a page
+without decoding it. path_counts() tells which codec ran which path. TEXT/STRING
 values and chunk header names that are not valid UTF-8 raise CorruptDataError naming the page
 (bad_utf8: the reader's one text policy, see tsfile._format.bytes); BLOB values stay bytes.
 
@@ -37,7 +42,6 @@ from tsfile._format.codes cimport (
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
-from tsfile.codecs._kinds cimport KIND_BIN
 from tsfile.codecs._registry cimport (
     MAX_CODECS, codec_name, find_row, kind_of_type, n_codecs,
 )
@@ -214,14 +218,16 @@ cdef inline int32_t be32(const uint8_t *p) noexcept nogil:
 
 
 cdef int read_uvarint(FileView fv, Py_ssize_t *pos, Py_ssize_t end, uint32_t *out,
-                      str what) except -1:
+                      const char *what) except -1 nogil:
     # The codecs' bounds-checked reader (varint_scalar.h): rejects a 6th byte or bits above 31.
     cdef size_t i = <size_t>pos[0]
     cdef int rc = tsc_read_uvarint32(fv.ptr, <size_t>end, &i, out)
     if rc == TSC_ERR_TRUNCATED:
-        raise corrupt(fv, f"truncated {what}", pos[0])
+        with gil:
+            raise corrupt(fv, f"truncated {what.decode()}", pos[0])
     if rc:
-        raise corrupt(fv, f"{what} longer than 5 bytes or above 32 bits", pos[0])
+        with gil:
+            raise corrupt(fv, f"{what.decode()} longer than 5 bytes or above 32 bits", pos[0])
     pos[0] = <Py_ssize_t>i
     return 0
 
@@ -255,14 +261,15 @@ cdef class Chunk:
         if self.pages != NULL:
             free(self.pages)
 
-    cdef int push(self, Page *pg) except -1:
+    cdef int push(self, Page *pg) except -1 nogil:
         cdef Page *np_
         cdef Py_ssize_t ncap
         if self.n_pages == self.cap:
             ncap = 16 if self.cap == 0 else self.cap * 2
             np_ = <Page *>realloc(self.pages, ncap * sizeof(Page))
             if np_ == NULL:
-                raise MemoryError()
+                with gil:
+                    raise MemoryError()
             self.pages = np_
             self.cap = ncap
         self.pages[self.n_pages] = pg[0]
@@ -279,7 +286,7 @@ cdef class Chunk:
         ]
 
 
-cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) except -1:
+cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) except -1 nogil:
     cdef Py_ssize_t n = 0, i, nstr = 0
     cdef int32_t ln
     if t == T_BOOLEAN:
@@ -294,14 +301,17 @@ cdef int skip_typed_stats(FileView fv, Py_ssize_t *pos, Py_ssize_t end, int t) e
         nstr = 4
     if n:
         if pos[0] + n > end:
-            raise corrupt(fv, "truncated page statistics", pos[0])
+            with gil:
+                raise corrupt(fv, "truncated page statistics", pos[0])
         pos[0] += n
     for i in range(nstr):
         if pos[0] + 4 > end:
-            raise corrupt(fv, "truncated page statistics string", pos[0])
+            with gil:
+                raise corrupt(fv, "truncated page statistics string", pos[0])
         ln = be32(fv.ptr + pos[0])
         if ln < 0 or pos[0] + 4 + ln > end:
-            raise corrupt(fv, f"page statistics string length {ln}", pos[0])
+            with gil:
+                raise corrupt(fv, f"page statistics string length {ln}", pos[0])
         pos[0] += 4 + ln
     return 0
 
@@ -326,9 +336,6 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     cdef Py_ssize_t pos = off, end = fv.data_end, name_at
     cdef uint32_t u, data_size
     cdef int32_t zz
-    cdef Page pg
-    cdef bint multi
-    cdef Py_ssize_t page_at
     check_open(fv)
     if off < 7 or off >= end:
         raise corrupt(fv, "chunk offset outside the data area", off)
@@ -367,7 +374,21 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
         raise corrupt(fv, f"chunk data size {data_size} runs past the data area", off)
     ch.data_start = pos
     ch.data_end = pos + data_size
-    multi = (ch.marker & 0x3F) == 1
+    cdef uint64_t max_ratio = _MAX_RATIO[ch.compression]
+    with nogil:
+        parse_pages(fv, ch, max_pages, stop_after, max_ratio)
+    return ch
+
+
+cdef int parse_pages(FileView fv, Chunk ch, Py_ssize_t max_pages, int64_t stop_after,
+                     uint64_t max_ratio) except -1 nogil:
+    """read_chunk's loop over the page headers (without the GIL: a chunk of many pages is parsed
+    while other threads run); ``max_ratio``: the largest expansion of the chunk's compression."""
+    cdef Py_ssize_t pos = ch.data_start, page_at
+    cdef uint32_t u
+    cdef Page pg
+    cdef bint multi = (ch.marker & 0x3F) == 1
+    cdef int stats_type = T_VECTOR if (ch.marker & 0x80) else ch.data_type
     ch.complete = True
     while pos < ch.data_end:
         if max_pages >= 0 and ch.n_pages >= max_pages:
@@ -390,21 +411,24 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
             read_uvarint(fv, &pos, ch.data_end, &u, "page statistics count")
             pg.count = u
             if pos + 16 > ch.data_end:
-                raise corrupt(fv, "truncated page statistics", pos)
+                with gil:
+                    raise corrupt(fv, "truncated page statistics", pos)
             pg.start = be64(fv.ptr + pos)
             pg.end = be64(fv.ptr + pos + 8)
             pos += 16
-            skip_typed_stats(fv, &pos, ch.data_end,
-                             T_VECTOR if (ch.marker & 0x80) else ch.data_type)
+            skip_typed_stats(fv, &pos, ch.data_end, stats_type)
         if pos + <Py_ssize_t>pg.csize > ch.data_end:
-            raise corrupt(fv, f"page compressed size {pg.csize} runs past its chunk", page_at)
-        if <uint64_t>pg.usize > <uint64_t>pg.csize * <uint64_t>_MAX_RATIO[ch.compression] + 64:
-            raise corrupt(fv, f"page uncompressed size {pg.usize} is impossible for "
-                              f"{pg.csize} stored bytes", page_at)
+            with gil:
+                raise corrupt(fv, f"page compressed size {pg.csize} runs past its chunk",
+                              page_at)
+        if <uint64_t>pg.usize > <uint64_t>pg.csize * max_ratio + 64:
+            with gil:
+                raise corrupt(fv, f"page uncompressed size {pg.usize} is impossible for "
+                                  f"{pg.csize} stored bytes", page_at)
         pg.body = pos
         pos += pg.csize
         ch.push(&pg)
-    return ch
+    return 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -426,11 +450,13 @@ cdef class Scratch:
     cdef object vals_arr
     cdef object held_body
 
-    cdef uint8_t *need_body(self, Py_ssize_t n) except NULL:
+    # need_*: a buffer of at least n items, callable without the GIL (taken only to grow it).
+    cdef uint8_t *need_body(self, Py_ssize_t n) except NULL nogil:
         if n > self.body_cap or self.body == NULL:
-            self.body_arr = np.empty(max(n, 4096), np.uint8)
-            self.body = <uint8_t *>cnp.PyArray_DATA(self.body_arr)
-            self.body_cap = max(n, 4096)
+            with gil:
+                self.body_arr = np.empty(max(n, 4096), np.uint8)
+                self.body = <uint8_t *>cnp.PyArray_DATA(self.body_arr)
+                self.body_cap = max(n, 4096)
         return self.body
 
     cdef const uint8_t *hold_body(self, object buf) except NULL:
@@ -444,18 +470,20 @@ cdef class Scratch:
         view = buf
         return &view[0]
 
-    cdef int64_t *need_ts(self, Py_ssize_t n) except NULL:
+    cdef int64_t *need_ts(self, Py_ssize_t n) except NULL nogil:
         if n > self.ts_cap or self.ts == NULL:
-            self.ts_arr = np.empty(max(n, 1024), np.int64)
-            self.ts = <int64_t *>cnp.PyArray_DATA(self.ts_arr)
-            self.ts_cap = max(n, 1024)
+            with gil:
+                self.ts_arr = np.empty(max(n, 1024), np.int64)
+                self.ts = <int64_t *>cnp.PyArray_DATA(self.ts_arr)
+                self.ts_cap = max(n, 1024)
         return self.ts
 
-    cdef uint8_t *need_vals(self, Py_ssize_t nbytes) except NULL:
+    cdef uint8_t *need_vals(self, Py_ssize_t nbytes) except NULL nogil:
         if nbytes > self.vals_cap or self.vals == NULL:
-            self.vals_arr = np.empty(max(nbytes, 8192), np.uint8)
-            self.vals = <uint8_t *>cnp.PyArray_DATA(self.vals_arr)
-            self.vals_cap = max(nbytes, 8192)
+            with gil:
+                self.vals_arr = np.empty(max(nbytes, 8192), np.uint8)
+                self.vals = <uint8_t *>cnp.PyArray_DATA(self.vals_arr)
+                self.vals_cap = max(nbytes, 8192)
         return self.vals
 
     def reset(self, Py_ssize_t keep_bytes):
@@ -475,9 +503,11 @@ def new_scratch():
     return Scratch()
 
 
-cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
+cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL nogil:
     """The decompressed body of a page: a pointer into the file (uncompressed) or into a buffer
-    the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output otherwise)."""
+    the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output otherwise).
+    UNCOMPRESSED, SNAPPY and LZ4 run without the GIL (taken only to grow the buffer or raise);
+    the other compressions hold it for the page (page_body_by_module)."""
     cdef uint8_t *dst
     cdef size_t err_pos = 0
     cdef uint32_t stated = 0
@@ -485,35 +515,43 @@ cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except
     cdef const uint8_t *src = fv.ptr + pg.body
     if ch.compression == C_UNCOMPRESSED:
         if pg.csize != pg.usize:
-            raise corrupt(fv, f"uncompressed page with stored size {pg.csize} != {pg.usize}",
-                          pg.body)
+            with gil:
+                raise corrupt(fv, f"uncompressed page with stored size {pg.csize} != {pg.usize}",
+                              pg.body)
         return src
     if ch.compression == C_SNAPPY:
         # The block's preamble states its exact size: match it with the page header before the
         # buffer is sized from either.
         if tsfile_snappy_length(src, pg.csize, &stated, &err_pos) != 0:
-            raise corrupt(fv, "bad SNAPPY page body (length preamble)", pg.body)
+            with gil:
+                raise corrupt(fv, "bad SNAPPY page body (length preamble)", pg.body)
         if stated != pg.usize:
-            raise corrupt(fv, f"SNAPPY page body: the stream says {stated} bytes, the page "
-                              f"header {pg.usize}", pg.body)
+            with gil:
+                raise corrupt(fv, f"SNAPPY page body: the stream says {stated} bytes, the page "
+                                  f"header {pg.usize}", pg.body)
         dst = s.need_body(pg.usize)
-        with nogil:
-            rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
+        rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"SNAPPY page body: {_SNAPPY_ERRORS.get(rc, rc)} (byte {err_pos} "
-                              "of the body)", pg.body)
+            with gil:
+                raise corrupt(fv, f"SNAPPY page body: {_SNAPPY_ERRORS.get(rc, rc)} (byte "
+                                  f"{err_pos} of the body)", pg.body)
         return dst
     if ch.compression == C_LZ4:
         dst = s.need_body(pg.usize)  # usize <= 255 x csize, checked with the page header
-        with nogil:
-            rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
+        rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
         if rc != 0:
-            raise corrupt(fv, f"LZ4 page body: {_LZ4_ERRORS.get(rc, rc)} (byte {err_pos} of the "
-                              "body)", pg.body)
+            with gil:
+                raise corrupt(fv, f"LZ4 page body: {_LZ4_ERRORS.get(rc, rc)} (byte {err_pos} of "
+                                  "the body)", pg.body)
         return dst
-    # GZIP, ZSTD, LZMA2, LZO: tsfile.compression checks the size the stream states and bounds the
-    # decoder's output by the page header; its output buffer becomes the body as it is (one copy
-    # of the page in memory). The previous page's buffer is released first.
+    with gil:
+        return page_body_by_module(fv, ch, pg, s)
+
+
+cdef const uint8_t *page_body_by_module(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
+    """GZIP, ZSTD, LZMA2, LZO: tsfile.compression checks the size the stream states and bounds the
+    decoder's output by the page header; its output buffer becomes the body as it is (one copy
+    of the page in memory). The previous page's buffer is released first."""
     s.hold_body(None)
     try:
         body = _compression.decompress(
@@ -555,25 +593,29 @@ cdef object bad_utf8(FileView fv, object exc, str what, Py_ssize_t at, Py_ssize_
 _CODEC_PATH_NAMES = ("per_value", "batch", "simd")  # by PATH_*
 
 # Pages handed to each codec per codec path (PATH_*), by the row's codec_id: what path= really
-# ran, for tests and debugging. Incremented with the GIL held (decode_values runs with it), so
-# never torn.
+# ran, for tests and debugging. Only changed with the GIL held (run_path, and the page loops'
+# LoopState.hits added in flush_hits), so never torn by concurrent reads.
 cdef Py_ssize_t _path_hits[MAX_CODECS][3]
 
 
-cdef int run_path(const codec_row *row, int path) noexcept:
-    """The codec path (PATH_*) that query path ``path`` runs on ``row``'s codec, counted: call it
-    once per page, where the result is handed to the codec. "simd" and "auto" mean the codec's
-    SIMD kernels where it has them and SIMD is on, batch elsewhere (a query mixes codecs; the
-    reader refuses "simd" outright when SIMD is unavailable or switched off)."""
-    cdef int cp
+cdef int pick_path(const codec_row *row, int path) noexcept nogil:
+    """The codec path (PATH_*) that query path ``path`` runs on ``row``'s codec. "simd" and
+    "auto" mean the codec's SIMD kernels where it has them and SIMD is on, batch elsewhere (a
+    query mixes codecs; the reader refuses "simd" outright when SIMD is unavailable or switched
+    off)."""
     if path == P_PER_VALUE:
-        cp = PATH_PER_VALUE
-    elif path == P_BATCH:
-        cp = PATH_BATCH
-    elif (row.paths & ROW_SIMD) and simd_active():
-        cp = PATH_SIMD
-    else:
-        cp = PATH_BATCH
+        return PATH_PER_VALUE
+    if path == P_BATCH:
+        return PATH_BATCH
+    if (row.paths & ROW_SIMD) and simd_active():
+        return PATH_SIMD
+    return PATH_BATCH
+
+
+cdef int run_path(const codec_row *row, int path) noexcept:
+    """pick_path, counted in path_counts(): call it once per page handed to the codec, with the
+    GIL held (the page loops count in their LoopState instead)."""
+    cdef int cp = pick_path(row, path)
     _path_hits[row.codec_id][cp] += 1
     return cp
 
@@ -590,23 +632,89 @@ def reset_path_counts():
     memset(_path_hits, 0, sizeof(_path_hits))
 
 
-cdef const codec_row *codec_row_for(FileView fv, int enc, int t, Py_ssize_t at) except NULL:
+# ------------------------------------------------------------------------------------------------
+# the page loops' state: errors raised without the GIL, path counts
+
+
+cdef enum:
+    STAGE_OWN = 0     # the engine's own checks: their exceptions already name the file offset
+    STAGE_DECODE = 1  # in a codec's decode_into: the exception is re-raised naming the page
+    STAGE_COUNT = 2   # in a codec's count of a time page: likewise
+
+
+cdef struct LoopState:
+    Py_ssize_t at                   # file offset of the page in a codec (STAGE_DECODE/COUNT)
+    int stage
+    int encoding
+    Py_ssize_t hits[MAX_CODECS][3]  # pages per codec and codec path, for _path_hits
+
+
+cdef int flush_hits(LoopState *st) noexcept:
+    """Add a loop's page counts to path_counts() (GIL held: after its nogil region)."""
+    cdef int c, cp
+    for c in range(n_codecs()):
+        for cp in range(3):
+            _path_hits[c][cp] += st.hits[c][cp]
+            st.hits[c][cp] = 0
+    return 0
+
+
+cdef object loop_error(FileView fv, LoopState *st, object exc):
+    """The exception to raise for ``exc``, raised in a page loop: a codec's exception named after
+    the page it was decoding (as the codec contract's errors carry no file offset), anything
+    else as it is."""
+    label = _encoding_name(st.encoding)
+    if st.stage == STAGE_DECODE:
+        if isinstance(exc, (CorruptDataError, ValueError)):
+            return corrupt(fv, f"{label} page: {exc}", st.at)
+        if isinstance(exc, (TypeError, UnsupportedError)):  # a type the codec does not hold
+            return UnsupportedError(f"{fv.path}: {exc} at file offset {st.at}")
+    elif st.stage == STAGE_COUNT and isinstance(exc, CorruptDataError):
+        return corrupt(fv, f"{label} time page: {exc}", st.at)
+    return exc
+
+
+# ------------------------------------------------------------------------------------------------
+# one page's values
+
+
+cdef const codec_row *codec_row_for(FileView fv, int enc, int t, Py_ssize_t at) except NULL nogil:
     """The registry's row for encoding ``enc`` and type ``t``; UnsupportedError naming the page
     when this build has none (check_encoding refuses most such chunks at their header)."""
     cdef const codec_row *row = find_row(enc, kind_of_type(t))
     if row == NULL:
-        raise UnsupportedError(
-            f"{fv.path}: encoding {_encoding_name(enc)} ({enc}) of {_TYPE_NAMES.get(t, t)} values "
-            f"at file offset {at} is not supported")
+        with gil:
+            raise UnsupportedError(
+                f"{fv.path}: encoding {_encoding_name(enc)} ({enc}) of "
+                f"{_TYPE_NAMES.get(t, t)} values at file offset {at} is not supported")
     return row
 
 
-cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
-                       Py_ssize_t count, uint8_t *out, object out_obj, Py_ssize_t out_at,
-                       int path, Py_ssize_t file_at) except -1:
-    """Decode exactly ``count`` values of type t on query path ``path``: numeric into ``out``
-    (native layout, without the GIL), binary into the object array ``out_obj`` starting at
-    ``out_at`` (str for TEXT/STRING, bytes for BLOB)."""
+cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                        Py_ssize_t count, uint8_t *out, int path, Py_ssize_t file_at,
+                        LoopState *st) except -1 nogil:
+    """Decode exactly ``count`` numeric values of type t on query path ``path`` into ``out``
+    (native layout) without the GIL; a codec's error is renamed by loop_error."""
+    cdef const codec_row *row
+    cdef int cp
+    if count == 0:
+        return 0
+    row = codec_row_for(fv, enc, t, file_at)
+    cp = pick_path(row, path)
+    st.hits[row.codec_id][cp] += 1
+    st.at = file_at
+    st.encoding = enc
+    st.stage = STAGE_DECODE
+    row.decode_into(p, n, out, count, row.kind, cp)
+    st.stage = STAGE_OWN
+    return 0
+
+
+cdef int decode_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                        Py_ssize_t count, object out_obj, Py_ssize_t out_at, int path,
+                        Py_ssize_t file_at) except -1:
+    """Decode exactly ``count`` TEXT/STRING/BLOB values into the object array ``out_obj`` from
+    ``out_at`` (str for TEXT/STRING, bytes for BLOB): with the GIL, as they are objects."""
     cdef const codec_row *row
     cdef int cp
     if count == 0:
@@ -614,11 +722,7 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
     row = codec_row_for(fv, enc, t, file_at)
     cp = run_path(row, path)
     try:
-        if row.kind == KIND_BIN:
-            row.decode_objects(p, n, out_obj, out_at, count, cp, t != T_BLOB, _TYPE_NAMES[t])
-        else:
-            with nogil:
-                row.decode_into(p, n, out, count, row.kind, cp)
+        row.decode_objects(p, n, out_obj, out_at, count, cp, t != T_BLOB, _TYPE_NAMES[t])
     except (CorruptDataError, ValueError) as exc:
         raise corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at) from None
     except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
@@ -627,36 +731,41 @@ cdef int decode_values(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int e
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
-                           Py_ssize_t file_at) except -2:
+                           Py_ssize_t file_at, LoopState *st) except -2 nogil:
     """The number of timestamps in a time page from its codec's count, or -1 when the codec
     cannot tell without decoding."""
     cdef const codec_row *row = codec_row_for(fv, enc, T_INT64, file_at)
     cdef Py_ssize_t c
     if row.count == NULL:
         return -1
-    try:
-        with nogil:
-            c = row.count(p, n, row.kind)
-    except CorruptDataError as exc:
-        raise corrupt(fv, f"{_encoding_name(enc)} time page: {exc}", file_at) from None
+    st.at = file_at
+    st.encoding = enc
+    st.stage = STAGE_COUNT
+    c = row.count(p, n, row.kind)
+    st.stage = STAGE_OWN
     return c
 
 
 cdef Py_ssize_t decode_times(FileView fv, const uint8_t *p, Py_ssize_t n, int enc, int path,
-                             Scratch s, Py_ssize_t file_at) except -1:
+                             Scratch s, Py_ssize_t file_at, LoopState *st) except -1 nogil:
     """Decode all timestamps of a page into s.ts; returns their number."""
-    cdef Py_ssize_t c = time_count(fv, p, n, enc, file_at)
+    cdef Py_ssize_t c = time_count(fv, p, n, enc, file_at, st)
+    if c >= 0:
+        decode_numeric(fv, p, n, T_INT64, enc, c, <uint8_t *>s.need_ts(c), path, file_at, st)
+        return c
+    with gil:
+        return decode_times_by_module(fv, p, n, enc, path, s, file_at)
+
+
+cdef Py_ssize_t decode_times_by_module(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
+                                       int path, Scratch s, Py_ssize_t file_at) except -1:
+    """Timestamps whose count the codec cannot tell without decoding: the codec's decode() to
+    the end of the page (with the GIL), into s.ts."""
     cdef object arr
     cdef const uint8_t[::1] src
-    cdef const codec_row *row
-    cdef int cp
-    if c >= 0:
-        s.need_ts(c)
-        decode_values(fv, p, n, T_INT64, enc, c, <uint8_t *>s.ts, None, 0, path, file_at)
-        return c
-    # count unknown without decoding: the codec's decode() to the end of the page
-    row = codec_row_for(fv, enc, T_INT64, file_at)
-    cp = run_path(row, path)
+    cdef const codec_row *row = codec_row_for(fv, enc, T_INT64, file_at)
+    cdef int cp = run_path(row, path)
+    cdef Py_ssize_t c
     src = <const uint8_t[:n]>p if n > 0 else b""
     try:
         arr = np.ascontiguousarray(
@@ -698,83 +807,169 @@ cdef inline Py_ssize_t upper_bound(const int64_t *a, Py_ssize_t n, int64_t x) no
     return lo
 
 
-def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                    Py_ssize_t pos, Scratch s, bint chunk_inside=False,
-                    Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1):
-    """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:].
+# The plan of a chunk's pages: an int64 array (pages, PLAN_COLS), one row per page of the time
+# chunk, made by plan_pages, completed by read_time_chunk and followed by read_value_chunk.
+#   PLAN_FROM  in: -1 skip the page, else read it; out: first kept row of the page (-1: skipped)
+#   PLAN_END   in: -1 keep every row in the time range, else keep only rows < PLAN_END (and
+#              >= PLAN_FROM): room for row restrictions (offset/limit, selections); out: end row
+#   PLAN_ROWS  out: the page's rows (its statistics count for a skipped page)
+#   PLAN_OUT   out: where the kept rows go, relative to the output position of the chunk group
+cdef enum:
+    PLAN_FROM = 0
+    PLAN_END = 1
+    PLAN_ROWS = 2
+    PLAN_OUT = 3
+    PLAN_COLS = 4
 
-    ``chunk_inside``: the chunk's statistics lie inside [t1, t2] (then pages without statistics
-    are decoded straight into the result). Only pages page_lo <= i < page_hi are read (all by
-    default): large chunks are served in blocks of pages. Returns (rows, selection) where selection is an int64
-    array (n_pages, 3) of [first row, end row, page rows] per page; first row -1 for a page that
-    was skipped.
-    """
-    cdef Py_ssize_t cap = len(out_ts), i, c, lo, hi, rows = 0
-    cdef int64_t *out = <int64_t *>cnp.PyArray_DATA(out_ts)
-    cdef int64_t *dst
+PLAN_COLUMNS = {"from": PLAN_FROM, "end": PLAN_END, "rows": PLAN_ROWS, "out": PLAN_OUT}
+
+
+def plan_pages(Chunk ch, int64_t t1, int64_t t2, Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1):
+    """The plan (see PLAN_*) of the time chunk ``ch`` for [t1, t2]: pages page_lo <= i < page_hi
+    (all by default) whose statistics overlap the range are read, whole."""
+    cdef Py_ssize_t i
     cdef Page *pg
-    cdef const uint8_t *body
-    cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
-    cdef bint inside
-    check_open(fv)
-    sel_arr = np.empty((ch.n_pages, 3), np.int64)
-    cdef int64_t[:, ::1] sel = sel_arr
-    if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
-        raise corrupt(fv, "expected a time chunk", ch.offset)
+    plan_arr = np.empty((ch.n_pages, PLAN_COLS), np.int64)
+    cdef int64_t[:, ::1] plan = plan_arr
     if page_hi < 0 or page_hi > ch.n_pages:
         page_hi = ch.n_pages
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
-        sel[i, 0] = -1
-        sel[i, 1] = -1
-        sel[i, 2] = pg.count
-        if i < page_lo or i >= page_hi:
-            continue
-        if pg.has_stats and (pg.end < t1 or pg.start > t2):
+        skip = i < page_lo or i >= page_hi or (pg.has_stats and (pg.end < t1 or pg.start > t2))
+        plan[i, PLAN_FROM] = -1 if skip else 0
+        plan[i, PLAN_END] = -1
+        plan[i, PLAN_ROWS] = pg.count
+        plan[i, PLAN_OUT] = -1
+    return plan_arr
+
+
+cdef int64_t *plan_rows(object plan_arr) except NULL:
+    """The plan's rows as a C array, after checking it is one (see plan_pages)."""
+    if not (isinstance(plan_arr, np.ndarray) and plan_arr.dtype == np.int64
+            and plan_arr.ndim == 2 and plan_arr.shape[1] == PLAN_COLS
+            and plan_arr.flags.c_contiguous and plan_arr.flags.writeable):
+        raise ValueError("a page plan is a writable C-contiguous int64 array (pages, "
+                         f"{PLAN_COLS}) from plan_pages")
+    return <int64_t *>cnp.PyArray_DATA(plan_arr)
+
+
+cdef inline void keep_rows(const int64_t *a, Py_ssize_t c, int64_t t1, int64_t t2,
+                           int64_t keep_from, int64_t keep_end, Py_ssize_t *lo,
+                           Py_ssize_t *hi) noexcept nogil:
+    """Rows [lo, hi) of a page of ``c`` sorted timestamps ``a`` in [t1, t2] (binary search only
+    when an end lies outside it: statistics may lie), then within the plan's row restriction."""
+    lo[0] = 0
+    hi[0] = c
+    if c and (a[0] < t1 or a[c - 1] > t2):
+        lo[0] = lower_bound(a, c, t1)
+        hi[0] = upper_bound(a, c, t2)
+    if keep_end >= 0:
+        if keep_from > lo[0]:
+            lo[0] = keep_from
+        if keep_end < hi[0]:
+            hi[0] = keep_end
+    if hi[0] < lo[0]:
+        hi[0] = lo[0]
+
+
+cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path,
+                           int64_t *out, Py_ssize_t cap, Scratch s, bint chunk_inside,
+                           int64_t *plan, LoopState *st) except -1 nogil:
+    """The page loop of read_time_chunk (without the GIL): the planned pages' timestamps in
+    [t1, t2] into out[0:cap], completing the plan; returns the rows written."""
+    cdef Py_ssize_t i, c, lo, hi, rows = 0
+    cdef int64_t *dst
+    cdef int64_t *pr
+    cdef Page *pg
+    cdef const uint8_t *body
+    cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
+    cdef bint inside
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        pr = plan + i * PLAN_COLS
+        pr[PLAN_ROWS] = pg.count
+        if pr[PLAN_FROM] < 0:
+            pr[PLAN_END] = -1
+            pr[PLAN_OUT] = -1
             continue
         if pg.usize == 0:
-            raise corrupt(fv, "empty page in a time chunk", pg.body)
+            with gil:
+                raise corrupt(fv, "empty page in a time chunk", pg.body)
         body = page_body(fv, ch, pg, s)
         inside = everything or (pg.has_stats and pg.start >= t1 and pg.end <= t2) or (
             not pg.has_stats and chunk_inside)
-        c = time_count(fv, body, pg.usize, ch.encoding, pg.body) if inside else -1
+        c = time_count(fv, body, pg.usize, ch.encoding, pg.body, st) if inside else -1
         if c >= 0:
             # the whole page is wanted: decode straight into the result
-            if pos + rows + c > cap:
-                raise corrupt(fv, "time chunk holds more rows than its statistics say",
-                              ch.offset)
-            dst = out + pos + rows
-            decode_values(fv, body, pg.usize, T_INT64, ch.encoding, c, <uint8_t *>dst, None, 0,
-                          path, pg.body)
-            lo = 0
-            hi = c
-            if c and (dst[0] < t1 or dst[c - 1] > t2):  # statistics that lied: trim anyway
-                lo = lower_bound(dst, c, t1)
-                hi = upper_bound(dst, c, t2)
-                if hi < lo:
-                    hi = lo
+            if rows + c > cap:
+                with gil:
+                    raise corrupt(fv, "time chunk holds more rows than its statistics say",
+                                  ch.offset)
+            dst = out + rows
+            decode_numeric(fv, body, pg.usize, T_INT64, ch.encoding, c, <uint8_t *>dst, path,
+                           pg.body, st)
+            keep_rows(dst, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
+            if lo:
                 memmove(dst, dst + lo, (hi - lo) * 8)
         else:
-            c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body)
-            lo = 0
-            hi = c
-            if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
-                lo = lower_bound(s.ts, c, t1)
-                hi = upper_bound(s.ts, c, t2)
-                if hi < lo:
-                    hi = lo
-            if pos + rows + (hi - lo) > cap:
-                raise corrupt(fv, "time chunk holds more rows than its statistics say",
-                              ch.offset)
-            memcpy(out + pos + rows, s.ts + lo, (hi - lo) * 8)
+            c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body, st)
+            keep_rows(s.ts, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
+            if rows + (hi - lo) > cap:
+                with gil:
+                    raise corrupt(fv, "time chunk holds more rows than its statistics say",
+                                  ch.offset)
+            memcpy(out + rows, s.ts + lo, (hi - lo) * 8)
         if pg.has_stats and pg.count != c:
-            raise corrupt(fv, f"time page holds {c} timestamps, its statistics say {pg.count}",
-                          pg.body)
-        sel[i, 2] = c
+            with gil:
+                raise corrupt(fv, f"time page holds {c} timestamps, its statistics say "
+                                  f"{pg.count}", pg.body)
+        pr[PLAN_ROWS] = c
+        pr[PLAN_FROM] = lo
+        pr[PLAN_END] = hi
+        pr[PLAN_OUT] = rows
         rows += hi - lo
-        sel[i, 0] = lo
-        sel[i, 1] = hi
-    return rows, sel_arr
+    return rows
+
+
+def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
+                    Py_ssize_t pos, Scratch s, bint chunk_inside=False,
+                    Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1, plan=None):
+    """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:], following
+    ``plan`` (plan_pages(ch, t1, t2, page_lo, page_hi) by default: large chunks are served in
+    blocks of pages), in one call without the GIL for UNCOMPRESSED, SNAPPY and LZ4 pages.
+
+    ``chunk_inside``: the chunk's statistics lie inside [t1, t2] (then pages without statistics
+    are decoded straight into the result). Returns (rows, plan) with the plan completed (see
+    PLAN_*): the selection read_value_chunk follows for the chunk group's value chunks.
+    """
+    cdef Py_ssize_t cap = len(out_ts), rows = 0
+    cdef int64_t *out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    cdef int64_t *rows_of_plan
+    cdef LoopState st
+    check_open(fv)
+    if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
+        raise corrupt(fv, "expected a time chunk", ch.offset)
+    if plan is None:
+        plan = plan_pages(ch, t1, t2, page_lo, page_hi)
+    rows_of_plan = plan_rows(plan)
+    if plan.shape[0] != ch.n_pages:
+        raise ValueError(f"the plan has {plan.shape[0]} pages, the time chunk at file offset "
+                         f"{ch.offset} {ch.n_pages}")
+    if pos < 0 or pos > cap:
+        raise ValueError(f"output position {pos} outside the {cap} rows of the result")
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        with nogil:
+            rows = time_pages(fv, ch, t1, t2, path, out + pos, cap - pos, s, chunk_inside,
+                              rows_of_plan, &st)
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
+    return rows, plan
 
 
 def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
@@ -815,112 +1010,162 @@ cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitma
     return nulls
 
 
-def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, out_vals,
-                     out_null, Py_ssize_t pos, Scratch s):
-    """Decode the rows selected by ``sel`` (from read_time_chunk) of an aligned value chunk into
-    out_vals[pos:], flagging nulls in out_null[pos:] (bool). Returns the number of null rows."""
-    cdef int64_t[:, ::1] sel = sel_arr
-    cdef Py_ssize_t i, n, k, lo, hi, bm_bytes, nulls = 0, r, j, cap = len(out_vals)
+cdef Py_ssize_t scatter_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                                Py_ssize_t k, const uint8_t *bitmap, Py_ssize_t lo,
+                                Py_ssize_t hi, object out_vals, Py_ssize_t at, uint8_t *nm,
+                                int path, Py_ssize_t file_at) except -1:
+    """Rows lo..hi of a TEXT/STRING/BLOB value page (``k`` values present before row hi) into
+    out_vals[at:], flagging nulls in nm[0:]; returns the null rows (with the GIL: objects)."""
+    cdef object[::1] objs = out_vals
+    cdef Py_ssize_t r, j, nulls = 0
+    dense_objs = np.empty(k, dtype=object)
+    decode_objects(fv, p, n, t, enc, k, dense_objs, 0, path, file_at)
+    j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
+    for r in range(lo, hi):
+        if bitmap[r >> 3] & (0x80 >> (r & 7)):
+            objs[at + r - lo] = dense_objs[j]
+            j += 1
+        else:
+            objs[at + r - lo] = None
+            nm[r - lo] = 1
+            nulls += 1
+    return nulls
+
+
+cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize_t n_plan,
+                            int path, uint8_t *out, object out_vals, Py_ssize_t obj_at,
+                            uint8_t *nm, Py_ssize_t cap, Scratch s,
+                            LoopState *st) except -1 nogil:
+    """The page loop of read_value_chunk (without the GIL but for TEXT/STRING/BLOB values):
+    the planned rows of each page into out (numeric) or out_vals[obj_at:] (objects) and nm, at
+    [0:cap]; returns the null rows."""
+    cdef Py_ssize_t i, n, k, lo, hi, at, bm_bytes, vals_n, nulls = 0
+    cdef const int64_t *pr
     cdef Page *pg
     cdef const uint8_t *body
     cdef const uint8_t *bitmap
+    cdef const uint8_t *vals
+    cdef uint8_t *dense
     cdef int t = ch.data_type
     cdef int size = itemsize_of(t)
     cdef bint binary = is_binary(t)
-    cdef uint8_t *out = NULL if binary else <uint8_t *>cnp.PyArray_DATA(out_vals)
+    for i in range(n_plan):
+        pg = &ch.pages[i]
+        pr = plan + i * PLAN_COLS
+        lo = pr[PLAN_FROM]
+        if lo < 0:
+            continue
+        hi = pr[PLAN_END]
+        n = pr[PLAN_ROWS]
+        at = pr[PLAN_OUT]
+        if at < 0 or hi < lo or at + hi - lo > cap:
+            with gil:
+                raise corrupt(fv, "value rows beyond the result capacity", pg.body)
+        if pg.usize == 0:  # empty page: every row null
+            memset(nm + at, 1, hi - lo)
+            if not binary:
+                memset(out + at * size, 0, (hi - lo) * size)
+            nulls += hi - lo
+            continue
+        body = page_body(fv, ch, pg, s)
+        if pg.usize < 4:
+            with gil:
+                raise corrupt(fv, "value page shorter than its row count", pg.body)
+        if be32(body) != n:
+            with gil:
+                raise corrupt(fv, f"value page has {be32(body)} rows, its time page {n}",
+                              pg.body)
+        bm_bytes = (n + 7) >> 3
+        if 4 + bm_bytes > pg.usize:
+            with gil:
+                raise corrupt(fv, "value page bitmap runs past the page", pg.body)
+        bitmap = body + 4
+        vals = body + 4 + bm_bytes
+        vals_n = pg.usize - 4 - bm_bytes
+        k = tsfile_bitmap_count(bitmap, n)
+        if pg.has_stats and k != pg.count:
+            with gil:
+                raise corrupt(fv, f"value page bitmap marks {k} rows present, its statistics "
+                                  f"count {pg.count} values", pg.body)
+        if k == n and lo == 0 and hi == n:
+            if binary:
+                with gil:
+                    decode_objects(fv, vals, vals_n, t, ch.encoding, n, out_vals, obj_at + at,
+                                   path, pg.body)
+            else:
+                decode_numeric(fv, vals, vals_n, t, ch.encoding, n, out + at * size, path,
+                               pg.body, st)
+            continue
+        # rows past hi are not wanted: decode only the values present before row hi
+        if hi < n:
+            k = tsfile_bitmap_count(bitmap, hi)
+        if binary:
+            with gil:
+                nulls += scatter_objects(fv, vals, vals_n, t, ch.encoding, k, bitmap, lo, hi,
+                                         out_vals, obj_at + at, nm + at, path, pg.body)
+        else:
+            dense = s.need_vals(k * size + 8)
+            decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st)
+            nulls += scatter(out + at * size, dense, bitmap, lo, hi, size, nm + at)
+    return nulls
+
+
+def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out_vals,
+                     out_null, Py_ssize_t pos, Scratch s):
+    """Decode the rows selected by ``plan`` (completed by read_time_chunk) of an aligned value
+    chunk into out_vals[pos:], flagging nulls in out_null[pos:] (bool), in one call without the
+    GIL (but for TEXT/STRING/BLOB values and the compressions without a C decoder). Returns the
+    number of null rows."""
+    cdef Py_ssize_t cap = len(out_vals), nulls = 0, n_plan
+    cdef int t = ch.data_type
+    cdef uint8_t *out = NULL if is_binary(t) else <uint8_t *>cnp.PyArray_DATA(out_vals)
     cdef uint8_t *nm = <uint8_t *>cnp.PyArray_DATA(out_null)
-    cdef uint8_t *dense
-    cdef object[::1] objs
-    cdef object dense_objs
+    cdef const int64_t *rows_of_plan
+    cdef LoopState st
     check_open(fv)
     if not (ch.marker & 0x40):
         raise corrupt(fv, "expected a value chunk", ch.offset)
     if t != expect_type:
         raise corrupt(fv, f"value chunk of type {t} where the series has type {expect_type}",
                       ch.offset)
-    if ch.n_pages < sel.shape[0] or (ch.complete and ch.n_pages != sel.shape[0]):
-        raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk "
-                          f"{sel.shape[0]}", ch.offset)
-    for i in range(sel.shape[0]):
-        pg = &ch.pages[i]
-        lo = sel[i, 0]
-        if lo < 0:
-            continue
-        hi = sel[i, 1]
-        n = sel[i, 2]
-        if pos + hi - lo > cap:
-            raise corrupt(fv, "value rows beyond the result capacity", pg.body)
-        if pg.usize == 0:  # empty page: every row null
-            memset(nm + pos, 1, hi - lo)
-            if not binary:
-                memset(out + pos * size, 0, (hi - lo) * size)
-            nulls += hi - lo
-            pos += hi - lo
-            continue
-        body = page_body(fv, ch, pg, s)
-        if pg.usize < 4:
-            raise corrupt(fv, "value page shorter than its row count", pg.body)
-        if be32(body) != n:
-            raise corrupt(fv, f"value page has {be32(body)} rows, its time page {n}", pg.body)
-        bm_bytes = (n + 7) >> 3
-        if 4 + bm_bytes > pg.usize:
-            raise corrupt(fv, "value page bitmap runs past the page", pg.body)
-        bitmap = body + 4
-        k = tsfile_bitmap_count(bitmap, n)
-        if pg.has_stats and k != pg.count:
-            raise corrupt(fv, f"value page bitmap marks {k} rows present, its statistics "
-                              f"count {pg.count} values", pg.body)
-        if k == n and lo == 0 and hi == n:
-            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, n,
-                          NULL if binary else out + pos * size, out_vals, pos, path, pg.body)
-            pos += n
-            continue
-        # rows past hi are not wanted: decode only the values present before row hi
-        if hi < n:
-            k = tsfile_bitmap_count(bitmap, hi)
-        if binary:
-            dense_objs = np.empty(k, dtype=object)
-            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
-                          NULL, dense_objs, 0, path, pg.body)
-            objs = out_vals
-            j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
-            for r in range(lo, hi):
-                if bitmap[r >> 3] & (0x80 >> (r & 7)):
-                    objs[pos + r - lo] = dense_objs[j]
-                    j += 1
-                else:
-                    objs[pos + r - lo] = None
-                    nm[pos + r - lo] = 1
-                    nulls += 1
-        else:
-            dense = s.need_vals(k * size + 8)
-            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
-                          dense, None, 0, path, pg.body)
-            with nogil:
-                nulls += scatter(out + pos * size, dense, bitmap, lo, hi, size, nm + pos)
-        pos += hi - lo
+    rows_of_plan = plan_rows(plan)
+    n_plan = plan.shape[0]
+    if ch.n_pages < n_plan or (ch.complete and ch.n_pages != n_plan):
+        raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk {n_plan}",
+                      ch.offset)
+    if len(out_null) != cap or pos < 0 or pos > cap:
+        raise ValueError(f"output position {pos} outside the {cap} rows of the result")
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        with nogil:
+            nulls = value_pages(fv, ch, rows_of_plan, n_plan, path,
+                                NULL if out == NULL else out + pos * itemsize_of(t), out_vals,
+                                pos, nm + pos, cap - pos, s, &st)
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
     return nulls
 
 
-def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                          out_vals, Py_ssize_t pos, Scratch s):
-    """A tree-model chunk (format notes 5.3): each page = uvarint time length, TS_2DIFF times,
-    values. Writes the points in [t1, t2] at pos; returns their number."""
-    cdef Py_ssize_t cap = len(out_ts), i, c, lo, hi, rows = 0, tp
-    cdef int64_t *ots = <int64_t *>cnp.PyArray_DATA(out_ts)
+cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path,
+                                 int64_t *ots, uint8_t *out, object out_vals, Py_ssize_t pos,
+                                 Py_ssize_t cap, Scratch s, LoopState *st) except -1 nogil:
+    """The page loop of read_nonaligned_chunk (without the GIL but for TEXT/STRING/BLOB
+    values): the points in [t1, t2] at [pos:cap]; returns their number."""
+    cdef Py_ssize_t i, c, lo, hi, rows = 0, tp
     cdef int t = ch.data_type
     cdef int size = itemsize_of(t)
     cdef bint binary = is_binary(t)
-    cdef uint8_t *out = NULL if binary else <uint8_t *>cnp.PyArray_DATA(out_vals)
-    cdef uint8_t *dense
     cdef Page *pg
     cdef const uint8_t *body
+    cdef const uint8_t *vals
+    cdef Py_ssize_t vals_n
+    cdef uint8_t *dense
     cdef uint32_t tlen
-    cdef object dense_objs
-    cdef object[::1] objs
-    check_open(fv)
-    if ch.marker & 0xC0:
-        raise corrupt(fv, "expected a non-aligned chunk", ch.offset)
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         if pg.has_stats and (pg.end < t1 or pg.start > t2):
@@ -934,45 +1179,85 @@ def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pat
         c = 0
         while True:
             if tp >= pg.usize or c > 28:
-                raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
+                with gil:
+                    raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
             tlen |= (<uint32_t>(body[tp] & 0x7F)) << c
             tp += 1
             if not (body[tp - 1] & 0x80):
                 break
             c += 7
         if tp + <Py_ssize_t>tlen > pg.usize:
-            raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
+            with gil:
+                raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
         # The time encoding of non-aligned chunks is not recorded: TS_2DIFF (format notes 5.3).
-        c = decode_times(fv, body + tp, tlen, E_TS_2DIFF, path, s, pg.body)
+        c = decode_times(fv, body + tp, tlen, E_TS_2DIFF, path, s, pg.body, st)
         if pg.has_stats and pg.count != c:
-            raise corrupt(fv, f"page holds {c} points, its statistics say {pg.count}", pg.body)
-        lo = 0
-        hi = c
-        if c and (s.ts[0] < t1 or s.ts[c - 1] > t2):
-            lo = lower_bound(s.ts, c, t1)
-            hi = upper_bound(s.ts, c, t2)
-            if hi < lo:
-                hi = lo
+            with gil:
+                raise corrupt(fv, f"page holds {c} points, its statistics say {pg.count}",
+                              pg.body)
+        keep_rows(s.ts, c, t1, t2, 0, -1, &lo, &hi)
         if pos + rows + (hi - lo) > cap:
-            raise corrupt(fv, "chunk holds more points than its statistics say", ch.offset)
+            with gil:
+                raise corrupt(fv, "chunk holds more points than its statistics say", ch.offset)
         memcpy(ots + pos + rows, s.ts + lo, (hi - lo) * 8)
-        if lo == 0 and hi == c:
-            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, c,
-                          NULL if binary else out + (pos + rows) * size, out_vals, pos + rows,
-                          path, pg.body)
-        elif binary:
-            dense_objs = np.empty(hi, dtype=object)
-            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, hi,
-                          NULL, dense_objs, 0, path, pg.body)
-            objs = out_vals
-            for r in range(lo, hi):
-                objs[pos + rows + r - lo] = dense_objs[r]
+        vals = body + tp + tlen
+        vals_n = pg.usize - tp - tlen
+        if binary:
+            with gil:
+                nonaligned_objects(fv, vals, vals_n, t, ch.encoding, c, lo, hi, out_vals,
+                                   pos + rows, path, pg.body)
+        elif lo == 0 and hi == c:
+            decode_numeric(fv, vals, vals_n, t, ch.encoding, c, out + (pos + rows) * size, path,
+                           pg.body, st)
         else:
             dense = s.need_vals(hi * size + 8)
-            decode_values(fv, body + tp + tlen, pg.usize - tp - tlen, t, ch.encoding, hi,
-                          dense, None, 0, path, pg.body)
+            decode_numeric(fv, vals, vals_n, t, ch.encoding, hi, dense, path, pg.body, st)
             memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
         rows += hi - lo
+    return rows
+
+
+cdef int nonaligned_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                            Py_ssize_t c, Py_ssize_t lo, Py_ssize_t hi, object out_vals,
+                            Py_ssize_t at, int path, Py_ssize_t file_at) except -1:
+    """Points lo..hi of a non-aligned TEXT/STRING/BLOB page of ``c`` points into out_vals[at:]."""
+    cdef object[::1] objs
+    cdef Py_ssize_t r
+    if lo == 0 and hi == c:
+        return decode_objects(fv, p, n, t, enc, c, out_vals, at, path, file_at)
+    dense_objs = np.empty(hi, dtype=object)
+    decode_objects(fv, p, n, t, enc, hi, dense_objs, 0, path, file_at)
+    objs = out_vals
+    for r in range(lo, hi):
+        objs[at + r - lo] = dense_objs[r]
+    return 0
+
+
+def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
+                          out_vals, Py_ssize_t pos, Scratch s):
+    """A tree-model chunk (format notes 5.3): each page = uvarint time length, TS_2DIFF times,
+    values. Writes the points in [t1, t2] at pos, in one call without the GIL (but for
+    TEXT/STRING/BLOB values and the compressions without a C decoder); returns their number."""
+    cdef Py_ssize_t cap = len(out_ts), rows = 0
+    cdef int64_t *ots = <int64_t *>cnp.PyArray_DATA(out_ts)
+    cdef uint8_t *out = NULL if is_binary(ch.data_type) else <uint8_t *>cnp.PyArray_DATA(out_vals)
+    cdef LoopState st
+    check_open(fv)
+    if ch.marker & 0xC0:
+        raise corrupt(fv, "expected a non-aligned chunk", ch.offset)
+    if len(out_vals) != cap or pos < 0 or pos > cap:
+        raise ValueError(f"output position {pos} outside the {cap} rows of the result")
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        with nogil:
+            rows = nonaligned_pages(fv, ch, t1, t2, path, ots, out, out_vals, pos, cap, s, &st)
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
     return rows
 
 

@@ -1,0 +1,388 @@
+"""Whole chunks in one engine call: the page plan, the nogil page loops, read_table(threads=N).
+
+The engine decodes each chunk's planned pages (engine.plan_pages: which pages, which of their
+rows, where they go) in one call that holds the GIL only to raise, to build TEXT/STRING/BLOB
+objects and for compressions without a C decoder; tsfile.read_table(..., threads=N) decodes chunk
+groups and columns on N threads. These tests check the values against what was written (every
+codec, every compression, time ranges that cut pages, nulls, tree-model chunks), that any number
+of threads gives the same result, and that errors raised inside the GIL-free loops still name
+the page's file offset.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+from interop.expected import fixture_path, load_expected
+
+import tsfile
+from tsfile import CorruptDataError
+from tsfile._read import engine
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+
+ROWS = 2500
+PAGE = 300  # rows per page: every chunk has several pages, most ranges cut some
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+# column -> (data type, encoding); one column per codec (and each of its value kinds used here)
+COLUMNS = {
+    "i64_2diff": (TSDataType.INT64, TSEncoding.TS_2DIFF),
+    "i32_rle": (TSDataType.INT32, TSEncoding.RLE),
+    "i64_zigzag": (TSDataType.INT64, TSEncoding.ZIGZAG),
+    "i64_sprintz": (TSDataType.INT64, TSEncoding.SPRINTZ),
+    "i64_rlbe": (TSDataType.INT64, TSEncoding.RLBE),
+    "f64_gorilla": (TSDataType.DOUBLE, TSEncoding.GORILLA),
+    "f64_chimp": (TSDataType.DOUBLE, TSEncoding.CHIMP),
+    "f64_alp": (TSDataType.DOUBLE, TSEncoding.ALP),
+    "f64_camel": (TSDataType.DOUBLE, TSEncoding.CAMEL),
+    "f32_plain": (TSDataType.FLOAT, TSEncoding.PLAIN),
+    "bool_plain": (TSDataType.BOOLEAN, TSEncoding.PLAIN),
+    "date_plain": (TSDataType.DATE, TSEncoding.PLAIN),
+    "txt_dict": (TSDataType.TEXT, TSEncoding.DICTIONARY),
+    "str_plain": (TSDataType.STRING, TSEncoding.PLAIN),
+    "blob_plain": (TSDataType.BLOB, TSEncoding.PLAIN),
+}
+# pages decoded without the GIL (UNCOMPRESSED, SNAPPY, LZ4) and with it (GZIP, ZSTD, LZMA2)
+COMPRESSIONS = ("UNCOMPRESSED", "SNAPPY", "LZ4", "GZIP", "ZSTD")
+DEVICES = ("a", "b")
+
+
+def _values(data_type, rng, n):
+    if data_type == TSDataType.INT64:
+        return np.cumsum(rng.integers(-50, 50, n)).astype(np.int64)
+    if data_type == TSDataType.INT32:
+        return rng.integers(0, 20, n).astype(np.int32)
+    if data_type == TSDataType.DOUBLE:
+        return np.round(np.cumsum(rng.normal(size=n)), 2)
+    if data_type == TSDataType.FLOAT:
+        return rng.normal(size=n).astype(np.float32)
+    if data_type == TSDataType.BOOLEAN:
+        return rng.random(n) < 0.5
+    if data_type == TSDataType.DATE:
+        return (20240101 + rng.integers(0, 28, n)).astype(np.int32)
+    if data_type == TSDataType.BLOB:
+        return np.array([bytes([int(x)]) * 3 for x in rng.integers(0, 255, n)], dtype=object)
+    return np.array([f"s{int(x)}" for x in rng.integers(0, 40, n)], dtype=object)
+
+
+def _data(device_index):
+    """(timestamps, {column: values}, {column: null mask}) of one device (deterministic)."""
+    rng = np.random.default_rng(11 + device_index)
+    ts = np.cumsum(rng.integers(1, 4, ROWS)).astype(np.int64) + 1000 * device_index
+    vals = {c: _values(t, rng, ROWS) for c, (t, _e) in COLUMNS.items()}
+    nulls = {c: rng.random(ROWS) < 0.15 for c in COLUMNS}
+    nulls["i64_2diff"][:] = False  # a column without nulls: whole pages straight into the result
+    nulls["f64_gorilla"][PAGE : 2 * PAGE] = True  # a page that is all null
+    for c in nulls:
+        if vals[c].dtype == object:
+            vals[c][nulls[c]] = None
+    return ts, vals, nulls
+
+
+def _write(path, compression, time_encoding=TSEncoding.TS_2DIFF):
+    from tsfile import writer
+
+    cols = [tsfile.ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG)]
+    cols += [
+        tsfile.ColumnSchema(c, t, ColumnCategory.FIELD, encoding=e) for c, (t, e) in COLUMNS.items()
+    ]
+    w = writer.TsFileWriter(
+        str(path),
+        compression=Compressor[compression],
+        page_size=PAGE,
+        time_encoding=time_encoding,
+    )
+    w.register_table(tsfile.TableSchema("t", cols))
+    for d, dev in enumerate(DEVICES):
+        ts, vals, nulls = _data(d)
+        half = ROWS // 2  # two chunk groups per device
+        for a, b in ((0, half), (half, ROWS)):
+            w.write_arrays(
+                "t",
+                ts[a:b],
+                {"dev": dev, **{c: v[a:b] for c, v in vals.items()}},
+                {c: m[a:b] for c, m in nulls.items()},
+            )
+            w.flush()
+    w.close()
+
+
+def _expected(t1, t2):
+    """The rows in [t1, t2] as written: (timestamps, {column: values}, {column: nulls})."""
+    parts = [_data(d) for d in range(len(DEVICES))]
+    keep = [(ts >= t1) & (ts <= t2) for ts, _v, _n in parts]
+    ts = np.concatenate([p[0][k] for p, k in zip(parts, keep, strict=True)])
+    vals = {
+        c: np.concatenate([p[1][c][k] for p, k in zip(parts, keep, strict=True)]) for c in COLUMNS
+    }
+    nulls = {
+        c: np.concatenate([p[2][c][k] for p, k in zip(parts, keep, strict=True)]) for c in COLUMNS
+    }
+    return ts, vals, nulls
+
+
+def _ranges():
+    ts0, _v, _n = _data(0)
+    ts1, _v, _n = _data(1)
+    return {
+        "all": (INT64_MIN, INT64_MAX),
+        "cut": (int(ts0[137]), int(ts1[1777])),  # starts and ends inside pages
+        "one-page": (int(ts0[PAGE + 20]), int(ts0[PAGE + 40])),
+        "gap": (int(ts0[500]) + 0, int(ts0[2100]) - 1),
+        "empty": (int(ts1[-1]) + 1, INT64_MAX),
+    }
+
+
+RANGES = _ranges()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("plan")
+    out = {}
+    for comp in COMPRESSIONS:
+        out[comp] = d / f"{comp}.tsfile"
+        _write(out[comp], comp)
+    out["PLAIN-time"] = d / "plain_time.tsfile"
+    _write(out["PLAIN-time"], "SNAPPY", TSEncoding.PLAIN)
+    return out
+
+
+def _check(names, ts, cols, nulls, t1, t2):
+    e_ts, e_vals, e_nulls = _expected(t1, t2)
+    assert names == ["time", *COLUMNS]
+    np.testing.assert_array_equal(ts, e_ts)
+    for c, (t, _e) in COLUMNS.items():
+        got_nulls = nulls.get(c, np.zeros(len(ts), np.bool_))
+        np.testing.assert_array_equal(got_nulls, e_nulls[c], err_msg=c)
+        present = ~e_nulls[c]
+        want = e_vals[c][present]
+        got = cols[c][present]
+        if t in (TSDataType.TEXT, TSDataType.STRING, TSDataType.BLOB):
+            assert got.tolist() == want.tolist(), c
+        else:
+            assert got.dtype == want.dtype, c
+            np.testing.assert_array_equal(got, want, err_msg=c)
+
+
+@pytest.mark.parametrize("rng_name", list(RANGES))
+@pytest.mark.parametrize("comp", [*COMPRESSIONS, "PLAIN-time"])
+def test_values_are_the_written_ones(files, comp, rng_name):
+    """Every codec and compression, time ranges cutting pages, nulls (all-null pages too)."""
+    t1, t2 = RANGES[rng_name]
+    with tsfile.TsFileReader(files[comp]) as r:
+        names, _types, ts, cols, nulls = r.read_columns("t", list(COLUMNS), t1, t2)
+    _check(names, ts, cols, nulls, t1, t2)
+
+
+@pytest.mark.parametrize("path", ["per_value", "batch", "auto"])
+def test_decode_paths_give_the_written_values(files, path):
+    t1, t2 = RANGES["cut"]
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        names, _types, ts, cols, nulls = r.read_columns("t", list(COLUMNS), t1, t2, path=path)
+    _check(names, ts, cols, nulls, t1, t2)
+
+
+@pytest.mark.parametrize("rng_name", ["all", "cut", "gap", "empty"])
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_threads_give_the_one_thread_result(files, threads, rng_name):
+    """Same arrays (values, dtypes, null masks), and the same pages on the same codec paths."""
+    t1, t2 = RANGES[rng_name]
+    path = files["LZ4"]
+    engine.reset_path_counts()
+    one = tsfile.read_table(path, "t", None, t1, t2, threads=1)
+    hits_one = engine.path_counts()
+    engine.reset_path_counts()
+    many = tsfile.read_table(path, "t", None, t1, t2, threads=threads)
+    assert engine.path_counts() == hits_one
+    assert list(one) == list(many)
+    for c in one:
+        a, b = one[c], many[c]
+        assert type(a) is type(b) and a.dtype == b.dtype, c
+        if isinstance(a, np.ma.MaskedArray):
+            np.testing.assert_array_equal(a.mask, b.mask)
+            a, b = a.data, b.data
+        assert a.tolist() == b.tolist(), c
+
+
+def test_threads_pass_through_dataframe_and_arrow(files):
+    pytest.importorskip("pandas")
+    t1, t2 = RANGES["cut"]
+    path = files["SNAPPY"]
+    one = tsfile.to_dataframe(str(path), "t", start_time=t1, end_time=t2)
+    two = tsfile.to_dataframe(str(path), "t", start_time=t1, end_time=t2, threads=2)
+    assert one.equals(two)
+    pytest.importorskip("pyarrow")
+    assert tsfile.read_arrow(path, "t", None, t1, t2, threads=2).equals(
+        tsfile.read_arrow(path, "t", None, t1, t2)
+    )
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_threads_argument_is_checked(files, bad):
+    with pytest.raises((TypeError, ValueError), match="threads"):
+        tsfile.read_table(files["LZ4"], "t", threads=bad)
+
+
+def test_tree_nonaligned_chunks_in_a_time_range():
+    """Non-aligned chunks (TS_2DIFF times + values per page) go through their own page loop."""
+    name = "tree_nonaligned"
+    if not fixture_path(name).exists():
+        pytest.skip(f"fixture {name} not present")
+    exp = load_expected(name)
+    checked = 0
+    with tsfile.TsFileReader(fixture_path(name)) as r:
+        for dname, series in exp.devices.items():
+            times = series.values["time"]
+            if len(times) < 4:
+                continue
+            t1, t2 = int(times[len(times) // 4]), int(times[3 * len(times) // 4]) - 1
+            keep = (times >= t1) & (times <= t2)
+            for col in series.columns[1:]:
+                sensor = col.split(".")[-1]
+                with r.query_timeseries(dname, [sensor], t1, t2) as rs:
+                    blk = rs.get_next_tsblock()
+                present = keep & ~series.nulls[col]
+                want_ts = times[present]
+                if blk is None:
+                    assert len(want_ts) == 0
+                    continue
+                got_nulls = blk.nulls.get(col, np.zeros(len(blk), np.bool_))
+                np.testing.assert_array_equal(blk.timestamps[~got_nulls], want_ts, err_msg=col)
+                got = blk.columns[col][~got_nulls]
+                assert got.tolist() == series.values[col][present].tolist(), col
+                checked += 1
+    assert checked >= 5
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+
+def _first_group(r):
+    _n, _t, _f, _tags, tasks = r._plan_table("t", ["i64_2diff", "txt_dict"], INT64_MIN, INT64_MAX)
+    return tasks[0], tasks[0].groups[0]
+
+
+def test_a_plan_restricts_the_rows_of_a_page(files):
+    """PLAN_END >= 0 keeps rows [PLAN_FROM, PLAN_END) of a page (the hook for row offsets and
+    selections): the time chunk and the value chunks that follow the plan agree."""
+    FROM, END, ROWS_, OUT = (engine.PLAN_COLUMNS[k] for k in ("from", "end", "rows", "out"))
+    ts, vals, _nulls = _data(0)
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        task, g = _first_group(r)
+        plan = engine.plan_pages(g.time_chunk, INT64_MIN, INT64_MAX)
+        assert plan.shape == (g.time_chunk.n_pages, 4)
+        plan[:, FROM] = -1
+        plan[1, FROM], plan[1, END] = 10, 25  # rows 10..24 of the second page
+        plan[3, FROM], plan[3, END] = 0, 5
+        out_ts = np.zeros(g.rows, np.int64)
+        s = engine.new_scratch()
+        rows, done = engine.read_time_chunk(
+            r._fv, g.time_chunk, INT64_MIN, INT64_MAX, 1, out_ts, 0, s, g.inside, plan=plan
+        )
+        assert done is plan and rows == 15 + 5
+        want = np.concatenate([ts[PAGE + 10 : PAGE + 25], ts[3 * PAGE : 3 * PAGE + 5]])
+        np.testing.assert_array_equal(out_ts[:rows], want)
+        assert plan[1].tolist() == [10, 25, PAGE, 0] and plan[3].tolist() == [0, 5, PAGE, 15]
+        assert plan[0, FROM] == -1 and plan[0, ROWS_] == PAGE and plan[0, OUT] == -1
+        out_v = np.zeros(g.rows, np.int64)
+        out_n = np.zeros(g.rows, np.bool_)
+        vch = r._chunk(g.values[0])
+        assert (
+            engine.read_value_chunk(r._fv, vch, plan, int(TSDataType.INT64), 1, out_v, out_n, 0, s)
+            == 0
+        )
+        v = vals["i64_2diff"]
+        np.testing.assert_array_equal(
+            out_v[:rows], np.concatenate([v[PAGE + 10 : PAGE + 25], v[3 * PAGE : 3 * PAGE + 5]])
+        )
+
+
+def test_a_plan_that_is_not_one_is_refused(files):
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        _task, g = _first_group(r)
+        s = engine.new_scratch()
+        out = np.zeros(g.rows, np.int64)
+        args = (r._fv, g.time_chunk, INT64_MIN, INT64_MAX, 1, out, 0, s)
+        with pytest.raises(ValueError, match="page plan"):
+            engine.read_time_chunk(*args, plan=np.zeros((g.time_chunk.n_pages, 3), np.int64))
+        with pytest.raises(ValueError, match="pages"):
+            engine.read_time_chunk(*args, plan=np.zeros((g.time_chunk.n_pages + 1, 4), np.int64))
+
+
+# -- errors raised inside the GIL-free page loops ---------------------------------------------
+
+
+def _value_page(path, column, page):
+    """(file offset of the body, stored size) of page ``page`` of ``column``'s first chunk."""
+    with tsfile.TsFileReader(path) as r:
+        _n, _t, _f, _tags, tasks = r._plan_table("t", [column], INT64_MIN, INT64_MAX)
+        ch = r._chunk(tasks[0].groups[0].values[0])
+        body, _usize, csize, *_rest = ch.page_info()[page]
+    return body, csize
+
+
+def _damaged(tmp_path, src, at, data):
+    dst = tmp_path / "damaged.tsfile"
+    shutil.copyfile(src, dst)
+    with open(dst, "r+b") as f:
+        f.seek(at)
+        f.write(data)
+    return dst
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_codec_error_in_the_loop_names_the_page(files, tmp_path, threads):
+    """A TS_2DIFF page whose bit width is impossible: the codec raises inside the nogil loop;
+    the error is the page's CorruptDataError with its file offset, on any number of threads."""
+    body, _csize = _value_page(files["UNCOMPRESSED"], "i64_2diff", 2)
+    bitmap = (PAGE + 7) // 8
+    # page body: row count (4), bitmap, then the TS_2DIFF block: count (4), bit width (4), ...
+    bad = _damaged(tmp_path, files["UNCOMPRESSED"], body + 4 + bitmap + 4, b"\x00\x00\x00\x7f")
+    with pytest.raises(CorruptDataError, match=rf"TS_2DIFF page: .* at file offset {body}$"):
+        tsfile.read_table(bad, "t", ["i64_2diff"], threads=threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_snappy_error_in_the_loop_names_the_page(files, tmp_path, threads):
+    body, csize = _value_page(files["SNAPPY"], "f64_gorilla", 3)
+    # the stream after its length preamble: a copy reaching before the start of the output
+    bad = _damaged(tmp_path, files["SNAPPY"], body + 2, b"\x06\xff\xff" * 4)
+    with pytest.raises(CorruptDataError, match=rf"SNAPPY page body: .* at file offset {body}$"):
+        tsfile.read_table(bad, "t", ["f64_gorilla"], threads=threads)
+    assert csize > 14
+
+
+def test_bench_read_threads_runs(capsys, tmp_path):
+    """``python -m tsfile bench read --threads`` runs end to end at a tiny size (no timing)."""
+    from tsfile.__main__ import main
+
+    args = ["bench", "read", "--threads", "--rows", "5000", "--repeat", "1"]
+    assert main([*args, "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for case in ("read_table, 1 thread", "read_table(threads=2)", "2 files, 2 threads"):
+        assert re.search(rf"^{re.escape(case)}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", out, re.M)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_page_header_error_in_the_header_loop_names_the_page(files, tmp_path, threads):
+    """The page headers are parsed without the GIL too: an impossible uncompressed size in the
+    first page header of a value chunk is still the CorruptDataError naming that header."""
+    src = files["UNCOMPRESSED"]
+    with tsfile.TsFileReader(src) as r:
+        _n, _t, _f, _tags, tasks = r._plan_table("t", ["i64_2diff"], INT64_MIN, INT64_MAX)
+        header = r._chunk(tasks[0].groups[0].values[0]).data_start
+    raw = src.read_bytes()
+    width = 1
+    while raw[header + width - 1] & 0x80:
+        width += 1
+    assert width >= 2  # a page of 300 int64 values: a usize of at least 128 bytes
+    huge = b"\xff" * (width - 1) + b"\x7f"  # the largest usize of the same length
+    bad = _damaged(tmp_path, src, header, huge)
+    with pytest.raises(
+        CorruptDataError, match=rf"impossible for \d+ stored bytes at file offset {header}$"
+    ):
+        tsfile.read_table(bad, "t", ["i64_2diff"], threads=threads)
