@@ -144,6 +144,8 @@ import numpy as np
 from tsfile import compression as _compression
 from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import serialize_device_id, sort_key, text_utf8
+from tsfile._tree.buffer import TreeBuffers
+from tsfile._tree.chunk import series_chunk
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
@@ -167,7 +169,7 @@ from tsfile.errors import (
     TypeMismatchError,
     UnsupportedError,
 )
-from tsfile.schema import TableSchema
+from tsfile.schema import DeviceSchema, TableSchema
 from tsfile.tablet import Tablet, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
@@ -491,6 +493,7 @@ class TsFileWriter:
         if not 0.0 < self._bloom_error_rate < 1.0:
             raise ValueError(f"bloom_error_rate must be in (0, 1), got {bloom_error_rate!r}")
         self._tables: dict[str, _Table] = {}
+        self._tree = TreeBuffers()  # tree-model devices and their buffered points
         self._buffers: dict[tuple, list] = {}
         self._buffered_bytes = 0
         self._devices: dict[tuple, dict] = {}
@@ -555,6 +558,8 @@ class TsFileWriter:
         name = table_schema.get_table_name()
         if name in self._tables:
             raise ValueError(f"table {name!r} is already registered")
+        if any(segments[0] == name for segments in self._tree.by_segments):
+            raise ValueError(f"table {name!r} would share its index with tree-model devices")
         self._tables[name] = _Table(table_schema, self)
 
     def _table(self, name) -> _Table:
@@ -579,6 +584,121 @@ class TsFileWriter:
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
         self._properties[key] = None if value is None else bytes(value)
+
+    # -- tree model -------------------------------------------------------------------------------
+
+    @_locked
+    def register_timeseries(self, device_name, timeseries_schema) -> None:
+        """Tree model: add the series `timeseries_schema` (a TimeseriesSchema: name, type,
+        encoding, compression) to the device `device_name` (a path such as "root.sg1.d1").
+        A series registered twice is refused (AlreadyExistsError)."""
+        self._check_open()
+        self._register_series(device_name, timeseries_schema)
+
+    @_locked
+    def register_device(self, device_schema) -> None:
+        """Tree model: register every series of a DeviceSchema (all or none)."""
+        self._check_open()
+        if not isinstance(device_schema, DeviceSchema):
+            raise TypeError("register_device needs a DeviceSchema")
+        series = device_schema.get_timeseries_list()
+        names = [s.get_timeseries_name() for s in series]
+        if len(set(names)) != len(names):
+            raise ValueError(f"device {device_schema.get_device_name()!r} names a series twice")
+        known = self._tree.devices.get(device_schema.get_device_name())
+        for name in names:
+            if known is not None and name in known.series:
+                raise AlreadyExistsError(
+                    f"device {known.path!r} already has a series {name!r}"
+                )
+        for schema in series:
+            self._register_series(device_schema.get_device_name(), schema)
+
+    def _register_series(self, device_name, schema):
+        encoders.check_supported(schema.get_encoding_type(), schema.get_data_type())
+        _check_compression(schema.get_compression_type())
+        text_utf8(str(device_name), "device path")
+        dev = self._tree.devices.get(device_name)
+        if dev is None and str(device_name).split(".", 1)[0].lower() in self._tables:
+            raise ValueError(f"device {device_name!r} would share its index with a table")
+        self._tree.register(device_name, schema)
+
+    @_locked
+    def write_row_record(self, record) -> None:
+        """Tree model: one row of one registered device (a RowRecord). Each field must name a
+        registered series of the device; its value is checked against the series' type
+        (TypeMismatchError naming the series); a None value writes nothing for that series."""
+        self._check_open()
+        from tsfile.tree import RowRecord
+
+        if not isinstance(record, RowRecord):
+            raise TypeError("write_row_record needs a RowRecord")
+        dev, times, points = self._tree.row_points(record)
+        self._stage_tree(dev, times, points)
+
+    @_locked
+    def write_tablet(self, tablet: Tablet) -> None:
+        """Tree model: the rows of a Tablet whose target name (set_table_name) is a registered
+        device path and whose columns are series of that device. Null cells write nothing for
+        their series; rows without a timestamp are skipped."""
+        self._check_open()
+        if not isinstance(tablet, Tablet):
+            raise TypeError("write_tablet needs a Tablet")
+        dev, times, points = self._tree.tablet_points(tablet)
+        self._stage_tree(dev, times, points)
+
+    def _stage_tree(self, dev, times, points) -> None:
+        staged = self._tree.check_times(dev, times, points)
+        for name, ts, values in staged:
+            self._check_series_pages(dev, name, ts, values)
+        self._tree.stage(dev, staged)
+        if self._tree.pending_bytes + self._buffered_bytes >= self._memory_threshold:
+            self._flush()
+
+    def _check_series_pages(self, dev, name, ts, values) -> None:
+        """Encodings that can lose values (SPRINTZ, CAMEL): encode the call's points as a chunk
+        now, so that a value the page would not store is refused at the call (EncodeError)."""
+        schema = dev.series[name]
+        if encoders.page_loss(schema.encoding_type, schema.data_type) is None:
+            return
+        order = np.argsort(ts, kind="stable")
+        try:
+            series_chunk(
+                name,
+                schema.data_type,
+                schema.encoding_type,
+                Compressor.UNCOMPRESSED,
+                ts[order],
+                np.asarray(values)[order],
+                self._page_size,
+                self._time_encoding,
+            )
+        except EncodeError as exc:
+            raise EncodeError(f"device {dev.path!r}, {exc}") from None
+
+    def _write_tree_group(self, segments, buffered) -> None:
+        """One chunk group of a tree-model device: a non-aligned chunk per series with points,
+        in measurement order (as the official writer orders them)."""
+        dev = self._tree.by_segments[segments]
+        chunks = []
+        for name in sorted(buffered, key=lambda s: s.encode("utf-8")):
+            schema = dev.series[name]
+            times, values = buffered[name].sorted_points(schema.data_type)
+            try:
+                chunk = series_chunk(
+                    name,
+                    schema.data_type,
+                    schema.encoding_type,
+                    schema.compression_type,
+                    times,
+                    values,
+                    self._page_size,
+                    self._time_encoding,
+                )
+            except EncodeError as exc:
+                raise EncodeError(f"device {dev.path!r}, {exc}") from None
+            chunks.append((name, schema.data_type, chunk))
+        self._emit_chunk_group(segments, chunks)
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -1007,9 +1127,16 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
-        for dev in sorted(self._buffers, key=sort_key):
+        for dev in sorted([*self._buffers, *self._tree.pending], key=sort_key):
             if self._torn:
                 break
+            if dev in self._tree.pending:
+                buffered = self._tree.take(dev)
+                try:
+                    self._write_tree_group(dev, buffered)
+                except Exception as exc:
+                    failed.append((exc, dev, sum(b.count for b in buffered.values())))
+                continue
             pieces = self._buffers.pop(dev)
             table = self._tables[dev[0]]
             try:
@@ -1018,6 +1145,7 @@ class TsFileWriter:
             except Exception as exc:
                 failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
         self._buffers.clear()
+        self._tree.clear()
         self._spans.clear()
         self._buffered_bytes = 0
         if failed:
@@ -1068,6 +1196,11 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
+        self._emit_chunk_group(dev, chunks, table)
+
+    def _emit_chunk_group(self, dev, chunks, table=None):
+        """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
+        index it once the OS has all its bytes."""
         out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
         offsets = []
         pos = self._pos + len(out[0])
@@ -1085,10 +1218,10 @@ class TsFileWriter:
         series = self._devices.setdefault(dev, {})
         for (name, dt, chunk), offset in zip(chunks, offsets, strict=True):
             series.setdefault(name, Series(dt)).add_chunk(offset, chunk.statistics)
-            used = table.chunk_encodings.get(name)
+            used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
                 used.add(chunk.encoding)
-        names = ["", *(c.column_name for c in table.fields)]
+        names = [name for name, _, _ in chunks]
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
