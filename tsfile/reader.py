@@ -42,6 +42,7 @@ from tsfile.errors import (
     DeviceNotExistError,
     SimdUnavailableError,
     TableNotExistError,
+    TypeMismatchError,
     UnsupportedError,
 )
 from tsfile.types import ColumnCategory, TSDataType
@@ -999,6 +1000,168 @@ class TsFileReader:
             blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
             return self._result_set(blocks, names, types)
 
+    # -- tree model: schemas, statistics, the tree as a table ---------------------------------
+
+    def _tree_devices(self):
+        """[(DeviceID, series range)] of the tree-model devices (those under an index root that
+        is not a table), roots in name order, devices in index order."""
+        out = []
+        for key in sorted(self._meta.table_roots):
+            if key not in self._meta.schemas:
+                out.extend(self._devices(key))
+        return out
+
+    def get_all_timeseries_schemas(self):
+        """Tree model: {device path: DeviceSchema} of every tree-model device, its series in
+        name order with the data type, encoding and compression of their first chunk (the file
+        keeps no series schema beside the chunks)."""
+        from tsfile.schema import DeviceSchema, TimeseriesSchema
+
+        out = {}
+        with self._op():
+            for dev, rng in self._tree_devices():
+                series = self._series(dev.segments[0], rng)
+                schemas = []
+                for name in sorted(series, key=lambda s: s.encode("utf-8")):
+                    if name == "":
+                        continue
+                    tsm = series[name]
+                    encoding, compression = self._first_chunk_codings(tsm)
+                    schemas.append(TimeseriesSchema(name, tsm.data_type, encoding, compression))
+                out[dev.path] = DeviceSchema(dev.path, schemas)
+        return out
+
+    def _first_chunk_codings(self, tsm):
+        """(encoding, compression) of a series' first chunk (PLAIN, UNCOMPRESSED if none)."""
+        if not tsm.chunks:
+            return 0, 0
+        ch = self._chunk(min(c.offset for c in tsm.chunks), 0)
+        return ch.encoding, ch.compression
+
+    def get_timeseries_metadata(self, device_ids=None):
+        """{device segments: DeviceTimeseriesMetadataGroup} with every series' statistics
+        (tsfile.tree: count, start/end time and min/max/first/last/sum by type) of the devices
+        ``device_ids`` (tree paths, DeviceIDs or segment tuples; None: every device, tables
+        included). A device the file does not have is DeviceNotExistError."""
+        from tsfile.tree import metadata_group
+
+        with self._op():
+            if device_ids is None:
+                found = [
+                    d for key in sorted(self._meta.table_roots) for d in self._devices(key)
+                ]
+            else:
+                if isinstance(device_ids, (str, DeviceID, tuple)):
+                    device_ids = [device_ids]
+                found = [self._find_device(_as_device(d)) for d in device_ids]
+            return {
+                dev.segments: metadata_group(dev, self._series(dev.segments[0], rng))
+                for dev, rng in found
+            }
+
+    def query_table_on_tree(self, column_names=None, start_time=None, end_time=None):
+        """Tree model read as one table: ``time``, ``col_0`` ... ``col_<n-1>`` (the nodes of
+        the device path, n the most nodes among the devices read; null past a shorter path),
+        then the measurements ``column_names`` (None: every measurement of the file). Every
+        tree device that has one of them gives its rows (the union of their timestamps, null
+        where a series has no point), devices in index order. A measurement no device has is
+        ColumnNotExistError; one with different types on different devices is
+        TypeMismatchError."""
+        from tsfile.tree import path_nodes
+
+        self._check_open()
+        with self._op():
+            names, types, blocks = self._tree_table(column_names, start_time, end_time)
+            return self._result_set(blocks, names, types)
+
+    def _tree_table(self, column_names, start_time, end_time):
+        """(names, types, blocks) of query_table_on_tree (inside an operation)."""
+        from tsfile.tree import path_nodes
+
+        t1, t2 = _time_bounds(start_time, end_time)
+        plan, types = self._plan_tree_table(column_names)
+        depth = max((len(path_nodes(d.path)) for d, _ in plan), default=0)
+        levels = [f"col_{i}" for i in range(depth)]
+        names = ["time", *levels, *types]
+        all_types = [TSDataType.INT64] + [TSDataType.STRING] * depth + list(types.values())
+        return names, all_types, self._tree_table_blocks(plan, levels, names, all_types, t1, t2)
+
+    def read_tree_columns(self, column_names=None, start_time=None, end_time=None):
+        """query_table_on_tree as whole arrays: (names, types, timestamps, {name: values},
+        {name: null mask}) (the shape of read_columns)."""
+        self._check_open()
+        with self._op():
+            names, types, blocks = self._tree_table(column_names, start_time, end_time)
+            blocks = list(blocks)
+        ts = _concat_arrays([b.timestamps for b in blocks], np.dtype(np.int64))
+        cols, nulls = {}, {}
+        for name, t in zip(names[1:], types[1:], strict=True):
+            cols[name] = _concat_arrays(
+                [b.columns[name] for b in blocks], engine.numpy_dtype(t)
+            )
+            if any(name in b.nulls for b in blocks):
+                nulls[name] = np.concatenate(
+                    [b.nulls.get(name, np.zeros(len(b), np.bool_)) for b in blocks]
+                )
+        return names, types, ts, cols, nulls
+
+    def _plan_tree_table(self, column_names):
+        """[(DeviceID, {measurement: TimeseriesMeta})] of the devices having one of the
+        measurements, and {measurement: TSDataType} in the order asked."""
+        devices = []
+        types = {}
+        for dev, rng in self._tree_devices():
+            series = {m: s for m, s in self._series(dev.segments[0], rng).items() if m != ""}
+            devices.append((dev, series))
+            for m, tsm in series.items():
+                known = types.setdefault(m, TSDataType(tsm.data_type))
+                if known != tsm.data_type and (column_names is None or m in column_names):
+                    raise TypeMismatchError(
+                        f"measurement {m!r} is {known.name} on one device and "
+                        f"{TSDataType(tsm.data_type).name} on {dev.path!r}"
+                    )
+        if column_names is None:
+            wanted = sorted(types, key=lambda s: s.encode("utf-8"))
+        else:
+            wanted = list(column_names)
+            for m in wanted:
+                if m not in types:
+                    raise ColumnNotExistError(f"no tree-model series {m!r} in {self._path}")
+            if len(set(wanted)) != len(wanted):
+                raise ValueError("a measurement is asked for twice")
+        plan = [(d, s) for d, s in devices if any(m in s for m in wanted)]
+        return plan, {m: types[m] for m in wanted}
+
+    def _tree_table_blocks(self, plan, levels, names, types, t1, t2):
+        from tsfile.tree import path_nodes
+
+        measurements = names[1 + len(levels) :]
+        pcode = _path_code("auto")
+        for dev, series in plan:
+            have = [m for m in measurements if m in series]
+            local = ["time", *(f"{dev.path}.{m}" for m in have)]
+            local_types = [TSDataType.INT64] + [TSDataType(series[m].data_type) for m in have]
+            nodes = path_nodes(dev.path)
+            for blk in self._tree_blocks(dev, series, have, local, local_types, t1, t2, pcode):
+                n = len(blk)
+                cols, nulls, origins = {}, {}, {}
+                for i, level in enumerate(levels):
+                    cols[level] = np.full(n, nodes[i] if i < len(nodes) else None, dtype=object)
+                    if i >= len(nodes):
+                        nulls[level] = np.ones(n, np.bool_)
+                for m, dt in zip(measurements, types[1 + len(levels) :], strict=True):
+                    if m in series:
+                        key = f"{dev.path}.{m}"
+                        cols[m] = blk.columns[key]
+                        if key in blk.nulls:
+                            nulls[m] = blk.nulls[key]
+                        if blk.origins and key in blk.origins:
+                            origins[m] = blk.origins[key]
+                    else:
+                        cols[m] = np.zeros(n, engine.numpy_dtype(dt))
+                        nulls[m] = np.ones(n, np.bool_)
+                yield TsBlock(blk.timestamps, cols, nulls, types, origins)
+
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
         with self._op() as scratch:
@@ -1073,6 +1236,17 @@ class TsFileReader:
             # several chunks per series: their TimeseriesMetadata lists them
             origins = {nm_: series[s_].at for nm_, s_ in zip(names[1:], sensors, strict=False)}
             yield TsBlock(all_ts.astype(np.int64), cols, nulls, types, origins)
+
+
+def _concat_arrays(arrays, dtype):
+    return np.concatenate(arrays) if arrays else np.empty(0, dtype)
+
+
+def _as_device(device):
+    """A device given as a tree path (str), a DeviceID or a tuple of segments."""
+    if isinstance(device, tuple):
+        return DeviceID(device)
+    return device
 
 
 __all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock"]

@@ -380,3 +380,40 @@ __all__ = [
     "DeviceTimeseriesMetadataGroup",
     "statistic_of",
 ]
+
+
+# -- reading: the official objects from the file's metadata ----------------------------------
+
+
+def metadata_group(dev_id, series: dict) -> DeviceTimeseriesMetadataGroup:
+    """The DeviceTimeseriesMetadataGroup of one device from its {measurement: TimeseriesMeta}:
+    its series in measurement order; an aligned device's time column ("") is not a series, its
+    statistics are every series' timeline_statistic."""
+    time_column = series.get("")
+    timeseries = []
+    for name in sorted(series, key=lambda s: s.encode("utf-8")):
+        if name == "":
+            continue
+        tsm = series[name]
+        stats = statistic_of(tsm.data_type, tsm.statistics)
+        timeline = _common(time_column.statistics if time_column is not None else tsm.statistics)
+        timeseries.append(
+            TimeseriesMetadata(name, TSDataType(tsm.data_type), len(tsm.chunks), stats, timeline)
+        )
+    return DeviceTimeseriesMetadataGroup(dev_id.table_name, tuple(dev_id.segments), timeseries)
+
+
+def _common(stats) -> TimeseriesStatistic:
+    return TimeseriesStatistic(
+        stats.count > 0, int(stats.count), int(stats.start_time), int(stats.end_time)
+    )
+
+
+def path_nodes(path: str) -> list:
+    """The nodes of a tree device path (backquoted nodes may hold dots)."""
+    from tsfile._format.device import split_tree_path
+
+    return split_tree_path(path)
+
+
+__all__ += ["metadata_group", "path_nodes"]
