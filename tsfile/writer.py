@@ -656,20 +656,32 @@ class TsFileWriter:
             self._flush()
 
     def _check_series_pages(self, dev, name, ts, values) -> None:
-        """Encodings that can lose values (SPRINTZ, CAMEL): encode the call's points as a chunk
-        now, so that a value the page would not store is refused at the call (EncodeError)."""
+        """Encodings that can lose values (SPRINTZ, CAMEL): trial-encode the pages flush will
+        write for the series (its buffered points and the call's, in time order; when the call's
+        points all follow the buffered ones, from the last partial page on), so that a value a
+        page would not store is refused at the call (EncodeError) and a flush never fails for
+        accepted points."""
         schema = dev.series[name]
         if encoders.page_loss(schema.encoding_type, schema.data_type) is None:
             return
-        order = np.argsort(ts, kind="stable")
+        held = self._tree.pending.get(dev.segments, {}).get(name)
+        times, vals = ts, np.asarray(values)
+        if held is not None:
+            old_t, old_v = held.sorted_points(schema.data_type)
+            start = 0
+            if int(ts.min()) > held.hi:  # appended: pages before the last partial one are as
+                start = old_t.shape[0] // self._page_size * self._page_size  # flush writes them
+            times = np.concatenate([old_t[start:], ts])
+            vals = np.concatenate([old_v[start:], vals])
+        order = np.argsort(times, kind="stable")
         try:
             series_chunk(
                 name,
                 schema.data_type,
                 schema.encoding_type,
                 Compressor.UNCOMPRESSED,
-                ts[order],
-                np.asarray(values)[order],
+                times[order],
+                vals[order],
                 self._page_size,
                 self._time_encoding,
             )
