@@ -35,10 +35,10 @@ from tsfile import (  # noqa: E402
     RowRecord,
     Tablet,
     TimeseriesSchema,
-    TsFileReader,
-    TsFileWriter,
     TSDataType,
     TSEncoding,
+    TsFileReader,
+    TsFileWriter,
     TypeMismatchError,
 )
 from tsfile.tree import (  # noqa: E402
@@ -379,8 +379,9 @@ def test_duplicate_timestamps_are_refused_decreasing_ones_sorted(tmp_path):
         # across a flush the timestamp is accepted again (a second chunk), as officially
         w.write_row_record(RowRecord("root.sg1.d1", 5, [Field("s", "y", T.STRING)]))
     with TsFileReader(tmp_path / "w.tsfile") as r:
-        ts, vals = r._read_series(r._series("root.sg1", r._find_device("root.sg1.d1")[1])["i"],
-                                  INT64_MIN, INT64_MAX, 0)
+        ts, vals = r._read_series(
+            r._series("root.sg1", r._find_device("root.sg1.d1")[1])["i"], INT64_MIN, INT64_MAX, 0
+        )
         assert ts.tolist() == [3, 5] and vals.tolist() == [3, 5]
 
 
@@ -423,9 +424,7 @@ def test_register_rules(tmp_path):
         with pytest.raises(ColumnNotExistError):
             w.write_row_record(RowRecord("root.sg1.d1", 1, [Field("new", 1, T.INT32)]))
         with pytest.raises(ValueError, match="twice"):
-            w.register_device(
-                DeviceSchema("root.x", [TimeseriesSchema("a", T.INT32)] * 2)
-            )
+            w.register_device(DeviceSchema("root.x", [TimeseriesSchema("a", T.INT32)] * 2))
         with pytest.raises(ValueError, match="not a device path"):
             w.register_timeseries("root..x", TimeseriesSchema("a", T.INT32))
         # an encoding the type cannot have is refused when registering, not at flush
@@ -562,7 +561,10 @@ def test_schema_classes_defaults_and_repr():
     assert s.get_timeseries_name() == "Temp"  # the tree model keeps case
     assert repr(s) == "TimeseriesSchema(Temp, DOUBLE, PLAIN, UNCOMPRESSED)"
     d = DeviceSchema("root.sg1.d1", [s])
-    assert repr(d) == "DeviceSchema(root.sg1.d1, [TimeseriesSchema(Temp, DOUBLE, PLAIN, UNCOMPRESSED)])"
+    assert (
+        repr(d)
+        == "DeviceSchema(root.sg1.d1, [TimeseriesSchema(Temp, DOUBLE, PLAIN, UNCOMPRESSED)])"
+    )
     with pytest.raises(TypeError):
         DeviceSchema("root.x", ["not a schema"])
     with pytest.raises(TypeError):

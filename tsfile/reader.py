@@ -1047,9 +1047,7 @@ class TsFileReader:
 
         with self._op():
             if device_ids is None:
-                found = [
-                    d for key in sorted(self._meta.table_roots) for d in self._devices(key)
-                ]
+                found = [d for key in sorted(self._meta.table_roots) for d in self._devices(key)]
             else:
                 if isinstance(device_ids, (str, DeviceID, tuple)):
                     device_ids = [device_ids]
@@ -1067,7 +1065,6 @@ class TsFileReader:
         where a series has no point), devices in index order. A measurement no device has is
         ColumnNotExistError; one with different types on different devices is
         TypeMismatchError."""
-        from tsfile.tree import path_nodes
 
         self._check_open()
         with self._op():
@@ -1096,9 +1093,7 @@ class TsFileReader:
         ts = _concat_arrays([b.timestamps for b in blocks], np.dtype(np.int64))
         cols, nulls = {}, {}
         for name, t in zip(names[1:], types[1:], strict=True):
-            cols[name] = _concat_arrays(
-                [b.columns[name] for b in blocks], engine.numpy_dtype(t)
-            )
+            cols[name] = _concat_arrays([b.columns[name] for b in blocks], engine.numpy_dtype(t))
             if any(name in b.nulls for b in blocks):
                 nulls[name] = np.concatenate(
                     [b.nulls.get(name, np.zeros(len(b), np.bool_)) for b in blocks]

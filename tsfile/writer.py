@@ -608,9 +608,7 @@ class TsFileWriter:
         known = self._tree.devices.get(device_schema.get_device_name())
         for name in names:
             if known is not None and name in known.series:
-                raise AlreadyExistsError(
-                    f"device {known.path!r} already has a series {name!r}"
-                )
+                raise AlreadyExistsError(f"device {known.path!r} already has a series {name!r}")
         for schema in series:
             self._register_series(device_schema.get_device_name(), schema)
 

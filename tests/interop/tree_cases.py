@@ -116,9 +116,7 @@ def write_case(ts, case: dict, path: str, official: bool) -> None:
     types = {}
     for dev, m, ty, enc, comp in case["series"]:
         types[(dev, m)] = ts.TSDataType[ty]
-        schema = ts.TimeseriesSchema(
-            m, ts.TSDataType[ty], ts.TSEncoding[enc], ts.Compressor[comp]
-        )
+        schema = ts.TimeseriesSchema(m, ts.TSDataType[ty], ts.TSEncoding[enc], ts.Compressor[comp])
         w.register_timeseries(dev, schema)
     for op in case["ops"]:
         if op[0] == "flush":

@@ -73,7 +73,9 @@ class SeriesBuffer:
             values = [v for piece in self.values for v in piece]
             values = [v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in values]
         else:
-            values = np.concatenate([np.asarray(v, dtype=data_type.numpy_dtype) for v in self.values])
+            values = np.concatenate(
+                [np.asarray(v, dtype=data_type.numpy_dtype) for v in self.values]
+            )
         if times.shape[0] > 1 and not bool((times[1:] > times[:-1]).all()):
             order = np.argsort(times, kind="stable")
             times = times[order]
@@ -155,8 +157,7 @@ class TreeBuffers:
             given = field.get_data_type()
             if given is not None and TSDataType(given) != schema.data_type:
                 raise mismatch(
-                    f"the field is {TSDataType(given).name}, the series is "
-                    f"{schema.data_type.name}",
+                    f"the field is {TSDataType(given).name}, the series is {schema.data_type.name}",
                     name,
                     0,
                 )
@@ -174,7 +175,9 @@ class TreeBuffers:
         """The checked points of a tree-model Tablet (target name = device path): (device,
         times, [(series, values, present or None)])."""
         dev = self.device(tablet.get_target_name())
-        for name, dt in zip(tablet.get_column_name_list(), tablet.get_data_type_list(), strict=True):
+        for name, dt in zip(
+            tablet.get_column_name_list(), tablet.get_data_type_list(), strict=True
+        ):
             schema = dev.schema_of(name)
             if TSDataType(dt) != schema.data_type:
                 raise mismatch(

@@ -68,5 +68,7 @@ def series_chunk(
             head += page_stat_bytes[p]
         parts += (head, stored)
         size += len(head) + len(stored)
-    parts[0] = _chunk_header(_chunk_marker(multi), measurement, size, data_type, compressor, encoding)
+    parts[0] = _chunk_header(
+        _chunk_marker(multi), measurement, size, data_type, compressor, encoding
+    )
     return Chunk(measurement, data_type, parts, stats, encoding)
