@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
-from tsfile._format.metadata import read_file_metadata
+from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
 from tsfile._read import engine
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
@@ -1053,9 +1054,17 @@ class TsFileReader:
                     device_ids = [device_ids]
                 found = [self._find_device(_as_device(d)) for d in device_ids]
             return {
-                dev.segments: metadata_group(dev, self._series(dev.segments[0], rng))
+                dev.segments: metadata_group(
+                    dev, self._series(dev.segments[0], rng), self._record_length
+                )
                 for dev, rng in found
             }
+
+    def _record_length(self, tsm):
+        """The size in bytes of a TimeseriesMetadata record (parsed again from its offset)."""
+        cur = Cursor(self._buf, tsm.at, self._meta.meta_start, self._path)
+        read_timeseries_metadata(cur)
+        return cur.pos - tsm.at
 
     def query_table_on_tree(self, column_names=None, start_time=None, end_time=None):
         """Tree model read as one table: ``time``, ``col_0`` ... ``col_<n-1>`` (the nodes of

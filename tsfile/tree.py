@@ -309,13 +309,28 @@ class TextTimeseriesStatistic(TimeseriesStatistic):
 @dataclass(frozen=True)
 class TimeseriesMetadata:
     """One series of a device: name, type, number of chunks and its statistics
-    (timeline_statistic: of the time column for an aligned device, else the same)."""
+    (timeline_statistic: of the time column for an aligned device, else the same).
+
+    Where its records are, as the official package reports them (for readers that go to the
+    index directly): value_metadata_offset / _length, the file offset and size of the series'
+    TimeseriesMetadata; for an aligned device time_metadata_offset / _length and
+    time_chunk_meta_count of its time column's (else 0); layout 1 for an aligned device, 0
+    for a non-aligned one; locator_flags 1 when the series' chunks can be read through these
+    records (always, except an aligned series whose chunk count differs from its time
+    column's)."""
 
     measurement_name: str
     data_type: TSDataType
     chunk_meta_count: int
     statistic: TimeseriesStatistic
     timeline_statistic: TimeseriesStatistic
+    value_metadata_offset: int = 0
+    value_metadata_length: int = 0
+    time_metadata_offset: int = 0
+    time_metadata_length: int = 0
+    time_chunk_meta_count: int = 0
+    layout: int = 0
+    locator_flags: int = 0
 
 
 @dataclass(frozen=True)
@@ -385,11 +400,16 @@ __all__ = [
 # -- reading: the official objects from the file's metadata ----------------------------------
 
 
-def metadata_group(dev_id, series: dict) -> DeviceTimeseriesMetadataGroup:
+def metadata_group(dev_id, series: dict, record_length) -> DeviceTimeseriesMetadataGroup:
     """The DeviceTimeseriesMetadataGroup of one device from its {measurement: TimeseriesMeta}:
     its series in measurement order; an aligned device's time column ("") is not a series, its
-    statistics are every series' timeline_statistic."""
+    statistics are every series' timeline_statistic. record_length(tsm): the size in bytes of
+    a series' TimeseriesMetadata record."""
     time_column = series.get("")
+    time_at = time_len = time_chunks = 0
+    if time_column is not None:
+        time_at, time_len = time_column.at, record_length(time_column)
+        time_chunks = len(time_column.chunks)
     timeseries = []
     for name in sorted(series, key=lambda s: s.encode("utf-8")):
         if name == "":
@@ -397,8 +417,22 @@ def metadata_group(dev_id, series: dict) -> DeviceTimeseriesMetadataGroup:
         tsm = series[name]
         stats = statistic_of(tsm.data_type, tsm.statistics)
         timeline = _common(time_column.statistics if time_column is not None else tsm.statistics)
+        readable = time_column is None or len(tsm.chunks) == time_chunks
         timeseries.append(
-            TimeseriesMetadata(name, TSDataType(tsm.data_type), len(tsm.chunks), stats, timeline)
+            TimeseriesMetadata(
+                name,
+                TSDataType(tsm.data_type),
+                len(tsm.chunks),
+                stats,
+                timeline,
+                tsm.at,
+                record_length(tsm),
+                time_at,
+                time_len,
+                time_chunks,
+                int(time_column is not None),
+                int(readable),
+            )
         )
     return DeviceTimeseriesMetadataGroup(dev_id.table_name, tuple(dev_id.segments), timeseries)
 

@@ -135,6 +135,55 @@ def _rows(rs) -> list:
     return [names, out]
 
 
+def _locator(ts) -> list:
+    return [
+        ts.value_metadata_offset,
+        ts.value_metadata_length,
+        ts.time_metadata_offset,
+        ts.time_metadata_length,
+        ts.time_chunk_meta_count,
+        ts.layout,
+        ts.locator_flags,
+    ]
+
+
+def table_metadata_observations(out_dir: str) -> dict:
+    """get_timeseries_metadata of a table-model (aligned) file: the time column's records and
+    the timeline statistics (a null in y: its own count is smaller)."""
+    from tsfile import ColumnCategory, ColumnSchema, TableSchema, TsFileTableWriter
+
+    path = os.path.join(out_dir, "probe_table.tsfile")
+    if os.path.exists(path):
+        os.remove(path)
+    schema = TableSchema(
+        "t",
+        [
+            ColumnSchema("dev", T.STRING, ColumnCategory.TAG),
+            ColumnSchema("x", T.INT64, ColumnCategory.FIELD),
+            ColumnSchema("y", T.DOUBLE, ColumnCategory.FIELD),
+        ],
+    )
+    with TsFileTableWriter(path, schema) as w:
+        tab = Tablet(["dev", "x", "y"], [T.STRING, T.INT64, T.DOUBLE], 5)
+        for i in range(5):
+            tab.add_timestamp(i, 10 + i)
+            tab.add_value_by_index(0, i, "a")
+            tab.add_value_by_index(1, i, i)
+            if i != 2:
+                tab.add_value_by_index(2, i, i * 0.5)
+        w.write_table(tab)
+    out = {}
+    with TsFileReader(path) as r:
+        for key, group in r.get_timeseries_metadata().items():
+            for ts in group.timeseries:
+                out[f"{'|'.join(key)}|{ts.measurement_name}"] = [
+                    ts.statistic.row_count,
+                    list(vars(ts.timeline_statistic).values()),
+                    _locator(ts),
+                ]
+    return out
+
+
 def read_observations(path: str) -> dict:
     out = {}
     with TsFileReader(path) as r:
@@ -165,6 +214,7 @@ def read_observations(path: str) -> dict:
                     ts.chunk_meta_count,
                     fields,
                     type(ts.timeline_statistic).__name__,
+                    _locator(ts),
                 ]
             out["meta"]["|".join(key)] = [group.table_name, list(group.segments), series]
     df = tsfile.to_dataframe(path)
@@ -185,6 +235,7 @@ def main(out_dir: str) -> None:
         "write": write_probe_file(path),
     }
     obs["read"] = read_observations(path)
+    obs["table_metadata"] = table_metadata_observations(out_dir)
     # a file, not stdout: the official to_dataframe prints to stdout
     with open(os.path.join(out_dir, "probe.json"), "w", encoding="utf-8") as f:
         json.dump(obs, f, sort_keys=True, default=str)
