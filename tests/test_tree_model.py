@@ -590,3 +590,122 @@ def test_official_reader_reads_our_tree_files(tmp_path):
                 col = values[f"{dev}.{m}"]
                 have = {t: v for t, v in zip(times, col, strict=True) if v is not None}
                 assert have == pts, (name, dev, m)
+
+
+# -- aligned tree devices (register_device(..., aligned=True), an extension) -------------------
+
+
+def _write_aligned(path):
+    """An aligned device (3 series, rows with some or all values null, out of time order, a
+    flush, a tablet) beside a non-aligned one; returns {measurement: {time: value}} and the
+    row times of the aligned device."""
+    want = {"x": {}, "s": {}, "f": {}}
+    rows = []
+    with TsFileWriter(path) as w:
+        w.register_device(
+            DeviceSchema(
+                "root.sg1.al",
+                [
+                    TimeseriesSchema("x", T.INT64, TSEncoding.TS_2DIFF, Compressor.LZ4),
+                    TimeseriesSchema("s", T.STRING),
+                    TimeseriesSchema("f", T.FLOAT, TSEncoding.GORILLA),
+                ],
+            ),
+            aligned=True,
+        )
+        w.register_timeseries("root.sg1.na", TimeseriesSchema("x", T.INT64))
+        for i in range(30):
+            t = 1000 - i
+            fields = []
+            if i % 3:
+                fields.append(Field("x", i, T.INT64))
+                want["x"][t] = i
+            if i % 2:
+                fields.append(Field("s", f"v{i}", T.STRING))
+                want["s"][t] = f"v{i}"
+            w.write_row_record(RowRecord("root.sg1.al", t, fields))  # i = 0: all null
+            rows.append(t)
+            w.write_row_record(RowRecord("root.sg1.na", i, [Field("x", i, T.INT64)]))
+            if i == 15:
+                w.flush()
+        tab = Tablet(["f", "x"], [T.FLOAT, T.INT64], 3)
+        tab.set_table_name("root.sg1.al")
+        for r in range(3):
+            tab.add_timestamp(r, 2000 + r)
+            tab.add_value_by_index(0, r, r * 0.5)
+            want["f"][2000 + r] = r * 0.5
+            rows.append(2000 + r)
+        w.write_tablet(tab)
+    return want, sorted(rows)
+
+
+def test_aligned_device_rows_and_layout(tmp_path):
+    path = tmp_path / "al.tsfile"
+    want, rows = _write_aligned(path)
+    with TsFileReader(path) as r:
+        assert read_device(r, "root.sg1.al", ["x", "s", "f"]) == want
+        with r.query_timeseries("root.sg1.al", ["x"]) as rs:
+            times = []
+            while rs.next():
+                times.append(rs.get_value_by_index(1))
+        # every row, also those whose values are all null (chunk group by chunk group, as the
+        # official reader returns them: the second group holds earlier times)
+        assert sorted(times) == rows and times != rows
+        group = r.get_timeseries_metadata(["root.sg1.al"])[("root.sg1", "al")]
+        for ts in group.timeseries:
+            assert ts.layout == 1 and ts.locator_flags == 1
+            # a value chunk for every series in every chunk group (f has values only in the
+            # last one): the readers pair value chunks with time chunks by position
+            assert ts.chunk_meta_count == ts.time_chunk_meta_count == 2
+            assert ts.timeline_statistic.row_count == len(rows)
+            assert ts.statistic.row_count == len(want[ts.measurement_name])
+        schemas = r.get_all_timeseries_schemas()
+        assert [s.get_timeseries_name() for s in schemas["root.sg1.al"].get_timeseries_list()] == [
+            "f",
+            "s",
+            "x",
+        ]
+
+
+def test_aligned_device_rules(tmp_path):
+    with TsFileWriter(tmp_path / "al.tsfile") as w:
+        dev = DeviceSchema("root.a.b", [TimeseriesSchema("x", T.INT32)])
+        w.register_device(dev, aligned=True)
+        with pytest.raises(AlreadyExistsError):
+            w.register_device(dev, aligned=True)
+        with pytest.raises(ValueError, match="aligned"):
+            w.register_timeseries("root.a.b", TimeseriesSchema("y", T.INT32))
+        w.write_row_record(RowRecord("root.a.b", 5, [Field("x", 1, T.INT32)]))
+        # one time column: a timestamp the device has is refused, whichever series it names
+        with pytest.raises(OutOfOrderError, match="'root.a.b': timestamp 5"):
+            w.write_row_record(RowRecord("root.a.b", 5, []))
+        w.register_device(
+            DeviceSchema("root.a.c", [TimeseriesSchema("v", T.INT64, TSEncoding.SPRINTZ)]),
+            aligned=True,
+        )
+        low = int(np.iinfo(np.int64).min)
+        w.write_row_record(RowRecord("root.a.c", 0, [Field("v", 0, T.INT64)]))
+        w.write_row_record(RowRecord("root.a.c", 1, [Field("v", low, T.INT64)]))
+        zeros = Tablet(["v"], [T.INT64], 7)
+        zeros.set_table_name("root.a.c")
+        for r in range(7):
+            zeros.add_timestamp(r, 2 + r)
+            zeros.add_value_by_index(0, r, 0)
+        with pytest.raises(EncodeError, match="root.a.c"):
+            w.write_tablet(zeros)
+    with TsFileReader(tmp_path / "al.tsfile") as r:
+        assert read_device(r, "root.a.b", ["x"]) == {"x": {5: 1}}
+        assert read_device(r, "root.a.c", ["v"]) == {"v": {0: 0, 1: low}}
+
+
+def test_official_reader_reads_our_aligned_tree_devices(tmp_path):
+    from interop.official import read_with_official, skip_unless_official
+
+    skip_unless_official()
+    path = tmp_path / "al.tsfile"
+    want, rows = _write_aligned(path)
+    got = read_with_official(path)["devices"]["root.sg1.al"]["values"]
+    assert sorted(got["time"]) == rows
+    for m, pts in want.items():
+        col = got[f"root.sg1.al.{m}"]
+        assert {t: v for t, v in zip(got["time"], col, strict=True) if v is not None} == pts, m

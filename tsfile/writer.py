@@ -596,30 +596,52 @@ class TsFileWriter:
         self._register_series(device_name, timeseries_schema)
 
     @_locked
-    def register_device(self, device_schema) -> None:
-        """Tree model: register every series of a DeviceSchema (all or none)."""
+    def register_device(self, device_schema, aligned=False) -> None:
+        """Tree model: register every series of a DeviceSchema (all or none).
+
+        aligned=True (an extension; the official Python writer writes non-aligned devices
+        only): the device's series share one time column, written as a time chunk and one
+        value chunk per series in every chunk group, the layout of Java/IoTDB's aligned
+        devices, which the official readers read. Its series are all given here (no
+        register_timeseries for it later)."""
         self._check_open()
         if not isinstance(device_schema, DeviceSchema):
             raise TypeError("register_device needs a DeviceSchema")
+        path = device_schema.get_device_name()
         series = device_schema.get_timeseries_list()
         names = [s.get_timeseries_name() for s in series]
         if len(set(names)) != len(names):
-            raise ValueError(f"device {device_schema.get_device_name()!r} names a series twice")
-        known = self._tree.devices.get(device_schema.get_device_name())
+            raise ValueError(f"device {path!r} names a series twice")
+        for schema in series:
+            self._check_series_schema(path, schema)
+        if aligned:
+            self._tree.register_aligned(path, series)
+            return
+        known = self._tree.devices.get(path)
         for name in names:
             if known is not None and name in known.series:
                 raise AlreadyExistsError(f"device {known.path!r} already has a series {name!r}")
         for schema in series:
-            self._register_series(device_schema.get_device_name(), schema)
+            self._tree.register(path, schema)
 
     def _register_series(self, device_name, schema):
+        self._check_series_schema(device_name, schema)
+        self._tree.register(device_name, schema)
+
+    def _check_series_schema(self, device_name, schema):
+        """Refuse what could only fail later: an encoding the type cannot have, an unknown
+        compression, a path that is not UTF-8 or that falls under a table's index."""
+        from tsfile.schema import TimeseriesSchema
+
+        if not isinstance(schema, TimeseriesSchema):
+            raise TypeError(f"expected a TimeseriesSchema, got {type(schema).__name__}")
         encoders.check_supported(schema.get_encoding_type(), schema.get_data_type())
         _check_compression(schema.get_compression_type())
         text_utf8(str(device_name), "device path")
-        dev = self._tree.devices.get(device_name)
-        if dev is None and str(device_name).split(".", 1)[0].lower() in self._tables:
+        if device_name not in self._tree.devices and (
+            str(device_name).split(".", 1)[0].lower() in self._tables
+        ):
             raise ValueError(f"device {device_name!r} would share its index with a table")
-        self._tree.register(device_name, schema)
 
     @_locked
     def write_row_record(self, record) -> None:
@@ -647,9 +669,12 @@ class TsFileWriter:
 
     def _stage_tree(self, dev, times, points) -> None:
         staged = self._tree.check_times(dev, times, points)
-        for name, ts, values in staged:
-            self._check_series_pages(dev, name, ts, values)
-        self._tree.stage(dev, staged)
+        if dev.aligned:
+            self._check_aligned_pages(dev, times, staged)
+        else:
+            for name, ts, values in staged:
+                self._check_series_pages(dev, name, ts, values)
+        self._tree.stage(dev, times, staged)
         if self._tree.pending_bytes + self._buffered_bytes >= self._memory_threshold:
             self._flush()
 
@@ -686,10 +711,74 @@ class TsFileWriter:
         except EncodeError as exc:
             raise EncodeError(f"device {dev.path!r}, {exc}") from None
 
-    def _write_tree_group(self, segments, buffered) -> None:
+    def _check_aligned_pages(self, dev, times, staged) -> None:
+        """An aligned device with a SPRINTZ/CAMEL series: build its chunks from the buffered rows
+        and the call's, as flush will, so that a value a page would not store is refused at
+        the call (EncodeError)."""
+        lossy = [
+            name
+            for name, s in dev.series.items()
+            if encoders.page_loss(s.encoding_type, s.data_type) is not None
+        ]
+        if not lossy:
+            return
+        held = self._tree.pending.get(dev.segments, {})
+        points = {}
+        for name in lossy:
+            parts = (
+                [] if name not in held else [held[name].sorted_points(dev.series[name].data_type)]
+            )
+            parts += [(ts, values) for n, ts, values in staged if n == name]
+            if parts:
+                ts = np.concatenate([p[0] for p in parts])
+                vals = np.concatenate([np.asarray(p[1]) for p in parts])
+                order = np.argsort(ts, kind="stable")
+                points[name] = (ts[order], vals[order])
+        rows = np.sort(np.concatenate([self._tree.buffered_rows(dev.segments), times]))
+        self._aligned_tree_chunks(dev, rows, points, only=lossy)
+
+    def _aligned_tree_chunks(self, dev, times, points, only=None) -> list:
+        """The chunks of an aligned tree device's chunk group: the time chunk of the rows
+        `times` (sorted), then a value chunk per series (all of them, or `only`) in measurement
+        order; points: {measurement: (times, values)} of its non-null values, sorted by time."""
+        bounds = page_bounds(times.shape[0], self._page_size)
+        chunks = [
+            ("", T.VECTOR, time_chunk(times, bounds, self._time_compression, self._time_encoding))
+        ]
+        for name in sorted(only or dev.series, key=lambda s: s.encode("utf-8")):
+            schema = dev.series[name]
+            dt = schema.data_type
+            ts, values = points.get(
+                name, (times[:0], [] if dt.is_binary else np.zeros(0, dt.numpy_dtype))
+            )
+            present = None if ts.shape[0] == times.shape[0] else np.isin(times, ts)
+            try:
+                chunk = value_chunk(
+                    name,
+                    dt,
+                    schema.encoding_type,
+                    schema.compression_type,
+                    values,
+                    present,
+                    times,
+                    bounds,
+                )
+            except EncodeError as exc:
+                raise EncodeError(f"device {dev.path!r}, {exc}") from None
+            chunks.append((name, dt, chunk))
+        return chunks
+
+    def _write_tree_group(self, segments, buffered, rows=None) -> None:
         """One chunk group of a tree-model device: a non-aligned chunk per series with points,
-        in measurement order (as the official writer orders them)."""
+        in measurement order (as the official writer orders them); for an aligned device (rows:
+        its row times) a time chunk and a value chunk per series."""
         dev = self._tree.by_segments[segments]
+        if dev.aligned:
+            points = {
+                name: b.sorted_points(dev.series[name].data_type) for name, b in buffered.items()
+            }
+            self._emit_chunk_group(segments, self._aligned_tree_chunks(dev, rows, points))
+            return
         chunks = []
         for name in sorted(buffered, key=lambda s: s.encode("utf-8")):
             schema = dev.series[name]
@@ -1141,9 +1230,9 @@ class TsFileWriter:
             if self._torn:
                 break
             if dev in self._tree.pending:
-                buffered = self._tree.take(dev)
+                buffered, rows = self._tree.take(dev)
                 try:
-                    self._write_tree_group(dev, buffered)
+                    self._write_tree_group(dev, buffered, rows)
                 except Exception as exc:
                     failed.append((exc, dev, sum(b.count for b in buffered.values())))
                 continue

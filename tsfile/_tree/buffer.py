@@ -6,6 +6,11 @@ anything is buffered (tsfile._write.values; TypeMismatchError names the series a
 call is all or nothing, points are sorted by time at flush, and a timestamp a series already has
 among its points buffered since the last flush (or twice in one call) is refused with
 OutOfOrderError. A null (None, a masked tablet cell) is a point the series does not have.
+
+Aligned devices (register_device(..., aligned=True)) share one time column: every row of a call
+is a row of the device (also one whose values are all null), a timestamp the device already has
+is refused, and at flush the device gets a time chunk and one value chunk per series (nulls in
+the value pages' bitmaps), like a table-model device.
 """
 
 from __future__ import annotations
@@ -84,14 +89,16 @@ class SeriesBuffer:
 
 
 class TreeDevice:
-    """A registered tree-model device: its path, DeviceID segments and series schemas."""
+    """A registered tree-model device: its path, DeviceID segments, series schemas and whether
+    it is aligned (one time column for all its series)."""
 
-    __slots__ = ("path", "segments", "series")
+    __slots__ = ("path", "segments", "series", "aligned")
 
-    def __init__(self, path):
+    def __init__(self, path, aligned=False):
         self.path = path
         self.segments = device_segments(path)
         self.series: dict[str, TimeseriesSchema] = {}
+        self.aligned = aligned
 
     def register(self, schema) -> None:
         if not isinstance(schema, TimeseriesSchema):
@@ -116,17 +123,37 @@ class TreeBuffers:
         self.by_segments: dict[tuple, TreeDevice] = {}
         # {segments: {measurement: SeriesBuffer}} of the devices with buffered points
         self.pending: dict[tuple, dict[str, SeriesBuffer]] = {}
+        # {segments: SeriesBuffer of row times} of the aligned devices with buffered rows
+        self.rows: dict[tuple, SeriesBuffer] = {}
         self.pending_bytes = 0
 
     def register(self, device_path, schema) -> TreeDevice:
-        """Register one series (all checks before anything changes)."""
+        """Register one series of a non-aligned device (all checks before anything changes)."""
         dev = self.devices.get(device_path)
         if dev is None:
             dev = TreeDevice(device_path)
             other = self.by_segments.get(dev.segments)
             if other is not None:  # "root.a.`b`" and "root.a.b" name one device
                 dev = other
+        if dev.aligned:
+            # its earlier chunk groups would lack the series' value chunk
+            raise ValueError(
+                f"device {device_path!r} is aligned: its series are all given when it is "
+                "registered (register_device(..., aligned=True))"
+            )
         dev.register(schema)
+        self.devices[device_path] = dev
+        self.by_segments[dev.segments] = dev
+        return dev
+
+    def register_aligned(self, device_path, schemas) -> TreeDevice:
+        """Register an aligned device with all its series (a device already registered, aligned
+        or not, is refused)."""
+        dev = TreeDevice(device_path, aligned=True)
+        if device_path in self.devices or dev.segments in self.by_segments:
+            raise AlreadyExistsError(f"device {device_path!r} is already registered")
+        for schema in schemas:
+            dev.register(schema)
         self.devices[device_path] = dev
         self.by_segments[dev.segments] = dev
         return dev
@@ -213,6 +240,8 @@ class TreeBuffers:
         (in the call, or already buffered)."""
         staged = []
         buffered = self.pending.get(dev.segments, {})
+        if dev.aligned:  # one time column: a row's timestamp must be new to the device
+            _refuse_repeats(dev, "", times, self.rows.get(dev.segments))
         for name, values, *rest in points:
             present = rest[0] if rest else None
             ts = times if present is None else times[present]
@@ -222,21 +251,21 @@ class TreeBuffers:
                 values = [v for v, p in zip(values, present.tolist(), strict=True) if p]
             if ts.shape[0] == 0:
                 continue
-            if ts.shape[0] > 1:
-                uniq, counts = np.unique(ts, return_counts=True)
-                if uniq.shape[0] != ts.shape[0]:
-                    raise _duplicate(dev, name, int(uniq[np.argmax(counts > 1)]))
-            held = buffered.get(name)
-            if held is not None:
-                again = held.has_any(ts)
-                if again is not None:
-                    raise _duplicate(dev, name, again)
+            if not dev.aligned:
+                _refuse_repeats(dev, name, ts, buffered.get(name))
             staged.append((name, ts, values))
         return staged
 
-    def stage(self, dev: TreeDevice, staged) -> None:
-        """Buffer checked points (cannot fail)."""
+    def stage(self, dev: TreeDevice, times: np.ndarray, staged) -> None:
+        """Buffer checked points (cannot fail); an aligned device also keeps the call's row
+        times (rows whose values are all null included)."""
+        has_rows = dev.aligned and times.shape[0] > 0
+        if not staged and not has_rows:
+            return  # e.g. a row whose values are all null: no point, no chunk group
         series = self.pending.setdefault(dev.segments, {})
+        if has_rows:
+            self.rows.setdefault(dev.segments, SeriesBuffer()).add(times.copy(), ())
+            self.pending_bytes += times.nbytes
         for name, ts, values in staged:
             if isinstance(values, np.ndarray):
                 values = values.copy()  # never alias the caller's arrays
@@ -247,17 +276,39 @@ class TreeBuffers:
             series.setdefault(name, SeriesBuffer()).add(ts.copy(), values)
             self.pending_bytes += ts.nbytes
 
-    def take(self, segments) -> dict:
-        """The buffered series of one device, removed from the buffers."""
-        return self.pending.pop(segments)
+    def take(self, segments) -> tuple:
+        """({measurement: SeriesBuffer}, row times or None) of one device, removed from the
+        buffers (row times: the sorted timestamps of an aligned device's rows)."""
+        rows = self.rows.pop(segments, None)
+        times = None if rows is None else np.sort(np.concatenate(rows.times))
+        return self.pending.pop(segments), times
+
+    def buffered_rows(self, segments):
+        """The sorted row times of an aligned device buffered since the last flush (or empty)."""
+        rows = self.rows.get(segments)
+        return np.empty(0, np.int64) if rows is None else np.sort(np.concatenate(rows.times))
 
     def clear(self) -> None:
         self.pending.clear()
+        self.rows.clear()
         self.pending_bytes = 0
 
 
+def _refuse_repeats(dev, name, ts, held) -> None:
+    """OutOfOrderError for a timestamp `ts` has twice, or that `held` (buffered) already has."""
+    if ts.shape[0] > 1:
+        uniq, counts = np.unique(ts, return_counts=True)
+        if uniq.shape[0] != ts.shape[0]:
+            raise _duplicate(dev, name, int(uniq[np.argmax(counts > 1)]))
+    if held is not None and ts.shape[0]:
+        again = held.has_any(ts)
+        if again is not None:
+            raise _duplicate(dev, name, again)
+
+
 def _duplicate(dev, name, timestamp) -> OutOfOrderError:
+    what = f"device {dev.path!r}" + (f", series {name!r}" if name else "")
     return OutOfOrderError(
-        f"device {dev.path!r}, series {name!r}: timestamp {timestamp} is written twice (in this "
-        "call, or already buffered since the last flush)"
+        f"{what}: timestamp {timestamp} is written twice (in this call, or already buffered "
+        "since the last flush)"
     )
