@@ -709,3 +709,27 @@ def test_official_reader_reads_our_aligned_tree_devices(tmp_path):
     for m, pts in want.items():
         col = got[f"root.sg1.al.{m}"]
         assert {t: v for t, v in zip(got["time"], col, strict=True) if v is not None} == pts, m
+
+
+def test_a_failed_write_leaves_a_readable_file_with_the_earlier_groups(tmp_path):
+    # the second chunk group reaches the disk only in part (ENOSPC after some bytes): close()
+    # cuts the file back to the first group and completes it there
+    path = tmp_path / "w.tsfile"
+    w = _writer(tmp_path)
+    w.write_row_record(RowRecord("root.sg1.d1", 1, [Field("i", 1, T.INT32)]))
+    w.flush()
+    real = w._file.writelines
+
+    def torn(parts):
+        real([bytes(parts[0])[:3]])
+        raise OSError(28, "No space left on device")
+
+    w._file.writelines = torn
+    w.write_row_record(RowRecord("root.sg1.d1", 2, [Field("i", 2, T.INT32)]))
+    with pytest.raises(OSError, match="No space"):
+        w.flush()
+    with pytest.raises(tsfile.TsFileError, match="failed part way"):
+        w.write_row_record(RowRecord("root.sg1.d1", 3, [Field("i", 3, T.INT32)]))
+    w._file.writelines = real
+    w.close()
+    assert _points(path) == {"i": {1: 1}, "s": {}}

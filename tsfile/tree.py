@@ -173,17 +173,6 @@ class Field:
         dt = None if self.data_type is None else self.data_type.name
         return f"Field({self.field_name!r}, {self.value!r}, {dt})"
 
-    def __eq__(self, other):
-        if not isinstance(other, Field):
-            return NotImplemented
-        return (self.field_name, self.value, self.data_type) == (
-            other.field_name,
-            other.value,
-            other.data_type,
-        )
-
-    __hash__ = None
-
 
 _OBJECT_CONVERSIONS = {
     T.BOOLEAN: bool,
