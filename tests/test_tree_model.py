@@ -733,3 +733,91 @@ def test_a_failed_write_leaves_a_readable_file_with_the_earlier_groups(tmp_path)
     w._file.writelines = real
     w.close()
     assert _points(path) == {"i": {1: 1}, "s": {}}
+
+
+# -- prepared series (the locator API) -----------------------------------------------------------
+
+
+def _locators(reader, path, device):
+    size = Path(path).stat().st_size
+    group = reader.get_timeseries_metadata([device])
+    (g,) = group.values()
+    return {
+        ts.measurement_name: (
+            0,
+            0,
+            size,
+            0,
+            0,
+            ts.locator_flags,
+            ts.layout,
+            ts.value_metadata_offset,
+            ts.value_metadata_length,
+            ts.time_metadata_offset,
+            ts.time_metadata_length,
+        )
+        for ts in g.timeseries
+    }
+
+
+def _all_rows(rs):
+    names = rs.get_metadata().get_column_list()
+    out = []
+    while rs.next():
+        out.append([rs.get_value_by_index(i) for i in range(1, len(names) + 1)])
+    return names, out
+
+
+@pytest.mark.parametrize("device", ["root.sg1.al", "root.sg1.na"])
+def test_prepared_series_read_what_query_timeseries_reads(tmp_path, device):
+    path = tmp_path / "al.tsfile"
+    _write_aligned(path)
+    with TsFileReader(path) as r:
+        locs = _locators(r, path, device)
+        prepared = {}
+        for name, loc in locs.items():
+            owner = next(iter(prepared.values()), None)
+            prepared[name] = r.prepare_series(loc, time_owner=owner)
+        names = sorted(locs)
+        with r.query_timeseries(device, names, 0, 10**6) as rs:
+            _, want = _all_rows(rs)
+        with r.query_prepared_multi([prepared[n] for n in names], 0, 10**6) as rs:
+            got_names, got = _all_rows(rs)
+        assert got_names == ["time", *names] and got == want
+        first = names[0]
+        with r.query_timeseries(device, [first]) as rs:
+            _, one = _all_rows(rs)
+        with r.query_prepared(prepared[first], offset=2, limit=5) as rs:
+            assert _all_rows(rs)[1] == one[2:7]
+        with r.query_prepared(prepared[first], offset=len(one) + 1) as rs:
+            assert _all_rows(rs)[1] == []
+        prepared[first].close()
+        with pytest.raises(ClosedError):
+            r.query_prepared(prepared[first])
+
+
+def test_prepare_series_refuses_a_locator_that_does_not_point_at_a_record(tmp_path):
+    path = tmp_path / "al.tsfile"
+    _write_aligned(path)
+    with TsFileReader(path) as r:
+        loc = list(_locators(r, path, "root.sg1.na")["x"])
+        bad_size = loc.copy()
+        bad_size[2] += 1
+        with pytest.raises(ValueError, match="bytes"):
+            r.prepare_series(tuple(bad_size))
+        assert r.prepare_series(tuple(bad_size), trust_index=True).name == "x"
+        short = loc.copy()
+        short[8] -= 1  # the record is longer than the locator says
+        with pytest.raises(tsfile.CorruptDataError, match="file offset"):
+            r.prepare_series(tuple(short))
+        outside = loc.copy()
+        outside[7] = 3  # in the data area
+        with pytest.raises(tsfile.CorruptDataError, match="outside the metadata area"):
+            r.prepare_series(tuple(outside))
+        aligned = list(_locators(r, path, "root.sg1.al")["x"])
+        wrong_time = aligned.copy()
+        wrong_time[9:11] = aligned[7:9]  # a value record where the time column's should be
+        with pytest.raises(tsfile.CorruptDataError, match="not a time column"):
+            r.prepare_series(tuple(wrong_time))
+        with pytest.raises(ValueError, match="11 fields"):
+            r.prepare_series(tuple(loc[:5]))

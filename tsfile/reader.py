@@ -1166,6 +1166,99 @@ class TsFileReader:
                         nulls[m] = np.ones(n, np.bool_)
                 yield TsBlock(blk.timestamps, cols, nulls, types, origins)
 
+    # -- prepared series (the locator API of the official dataset layer) --------------------
+
+    def prepare_series(self, locator, time_owner=None, trust_index=False):
+        """A PreparedSeries from a locator: the 11-tuple the official dataset index builds
+        (tsfile.tree.LOCATOR_FIELDS: ..., file_size, ..., layout, value_metadata_offset,
+        value_metadata_length, time_metadata_offset, time_metadata_length), the offsets and
+        lengths get_timeseries_metadata reports. The records are parsed from the file and must
+        be exactly there (CorruptDataError naming the offset, never a misread); a file_size
+        other than this file's is refused unless trust_index. time_owner: a PreparedSeries of
+        the same aligned device whose time column is reused."""
+        from tsfile.tree import LOCATOR_FIELDS, PreparedSeries
+
+        self._check_open()
+        if len(locator) != len(LOCATOR_FIELDS):
+            raise ValueError(f"a locator has {len(LOCATOR_FIELDS)} fields: {LOCATOR_FIELDS}")
+        fields = dict(zip(LOCATOR_FIELDS, locator, strict=True))
+        if not trust_index and int(fields["file_size"]) != self._size:
+            raise ValueError(
+                f"the locator is for a file of {fields['file_size']} bytes; {self._path} has "
+                f"{self._size} (pass trust_index=True to use it anyway)"
+            )
+        with self._op():
+            tsm = self._record_at(fields["value_metadata_offset"], fields["value_metadata_length"])
+            time_tsm = None
+            if int(fields["layout"]) == 1:
+                if time_owner is not None and time_owner.time_series is not None:
+                    time_tsm = time_owner.time_series
+                else:
+                    time_tsm = self._record_at(
+                        fields["time_metadata_offset"], fields["time_metadata_length"]
+                    )
+                if time_tsm.measurement != "":
+                    raise CorruptDataError(
+                        f"{self._path}: the record at file offset {time_tsm.at} is series "
+                        f"{time_tsm.measurement!r}, not a time column"
+                    )
+            elif int(fields["layout"]) != 0:
+                raise ValueError(f"locator layout {fields['layout']!r} is neither 0 nor 1")
+            return PreparedSeries(tsm, time_tsm)
+
+    def _record_at(self, offset, length):
+        """The TimeseriesMetadata record at [offset, offset + length) of the metadata area."""
+        offset, length = int(offset), int(length)
+        end = offset + length
+        if not (self._meta.meta_offset < offset < end <= self._meta.meta_start):
+            raise CorruptDataError(
+                f"{self._path}: no series metadata at file offset {offset} (length {length}): "
+                f"outside the metadata area {self._meta.meta_offset}..{self._meta.meta_start}"
+            )
+        cur = Cursor(self._buf, offset, end, self._path)
+        tsm = read_timeseries_metadata(cur)
+        if cur.pos != end:
+            raise CorruptDataError(
+                f"{self._path}: the series metadata at file offset {offset} is {cur.pos - offset} "
+                f"bytes, not {length}"
+            )
+        return tsm
+
+    def query_prepared(self, prepared, start_time=None, end_time=None, offset=0, limit=-1):
+        """The points of one PreparedSeries: columns ``time`` and its name; time range as
+        query_table, then ``offset`` rows skipped and at most ``limit`` kept (-1: all)."""
+        return self.query_prepared_multi([prepared], start_time, end_time, offset, limit)
+
+    def query_prepared_multi(
+        self, prepared_list, start_time=None, end_time=None, offset=0, limit=-1
+    ):
+        """Several PreparedSeries outer-joined on time: columns ``time``, then their names
+        (aligned series must share one time column, and are read through it; non-aligned
+        series each bring their own timestamps)."""
+        self._check_open()
+        prepared_list = list(prepared_list)
+        if not prepared_list:
+            raise ValueError("no prepared series given")
+        if any(p.closed for p in prepared_list):
+            raise ClosedError("a prepared series is closed")
+        names = [p.name for p in prepared_list]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a series is given twice: {names}")
+        times = {None if p.time_series is None else p.time_series.at for p in prepared_list}
+        if len(times) != 1:
+            raise ValueError("prepared series of one device only (one time column or none)")
+        t1, t2 = _time_bounds(start_time, end_time)
+        series = {p.name: p.series for p in prepared_list}
+        if prepared_list[0].time_series is not None:
+            series[""] = prepared_list[0].time_series
+        dev = DeviceID((f"series at file offset {prepared_list[0].at}",))
+        types = [TSDataType.INT64] + [p.data_type for p in prepared_list]
+        with self._op():
+            pcode = _path_code("auto")
+            blocks = self._tree_blocks(dev, series, names, ["time", *names], types, t1, t2, pcode)
+            blocks = _rows_window(blocks, int(offset), int(limit))
+            return self._result_set(blocks, ["time", *names], types)
+
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
         with self._op() as scratch:
@@ -1240,6 +1333,26 @@ class TsFileReader:
             # several chunks per series: their TimeseriesMetadata lists them
             origins = {nm_: series[s_].at for nm_, s_ in zip(names[1:], sensors, strict=False)}
             yield TsBlock(all_ts.astype(np.int64), cols, nulls, types, origins)
+
+
+def _rows_window(blocks, offset, limit):
+    """The blocks' rows from `offset` on, at most `limit` of them (-1: all)."""
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    for blk in blocks:
+        if limit == 0:
+            return
+        n = len(blk)
+        if offset >= n:
+            offset -= n
+            continue
+        stop = n if limit < 0 else min(n, offset + limit)
+        if offset or stop < n:
+            blk = blk.slice(offset, stop)
+        if limit > 0:
+            limit -= stop - offset
+        offset = 0
+        yield blk
 
 
 def _concat_arrays(arrays, dtype):

@@ -440,3 +440,48 @@ def path_nodes(path: str) -> list:
 
 
 __all__ += ["metadata_group", "path_nodes"]
+
+
+class PreparedSeries:
+    """One series located by an index (TsFileReader.prepare_series): its TimeseriesMetadata,
+    and for an aligned device the time column's, parsed once; query_prepared /
+    query_prepared_multi read it without walking the file's index."""
+
+    __slots__ = ("name", "data_type", "series", "time_series", "at", "closed")
+
+    def __init__(self, series, time_series):
+        self.series = series
+        self.time_series = time_series
+        self.name = series.measurement
+        self.data_type = TSDataType(series.data_type)
+        self.at = series.at
+        self.closed = False
+
+    @property
+    def aligned(self) -> bool:
+        return self.time_series is not None
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __repr__(self):
+        kind = "aligned" if self.aligned else "non-aligned"
+        return f"PreparedSeries({self.name!r}, {self.data_type.name}, {kind}, at={self.at})"
+
+
+# The locator tuple of prepare_series, as the official dataset layer builds it.
+LOCATOR_FIELDS = (
+    "index_id",
+    "file_id",
+    "file_size",
+    "file_fingerprint",
+    "locator_id",
+    "locator_flags",
+    "layout",
+    "value_metadata_offset",
+    "value_metadata_length",
+    "time_metadata_offset",
+    "time_metadata_length",
+)
+
+__all__ += ["PreparedSeries", "LOCATOR_FIELDS"]
