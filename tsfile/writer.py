@@ -8,7 +8,12 @@ null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsf
 
 ``TsFileWriter(path, memory_threshold=128 MiB, *, overwrite=False, **options)``: the low-level
 writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
-``write_arrays(table, ...)``, ``write_dataframe(table, df)``.
+``write_arrays(table, ...)``, ``write_dataframe(table, df)``; and the tree model:
+``register_timeseries(device_path, TimeseriesSchema)``, ``register_device(DeviceSchema,
+aligned=False)``, ``write_row_record(RowRecord)``, ``write_tablet(tablet)`` (target name = the
+device path). Tree devices are written non-aligned (a chunk per series with its own timestamps,
+byte for byte as the official writer) unless registered aligned; their buffers, checks and
+chunks are in tsfile._tree.
 
 The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
 official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
