@@ -40,6 +40,7 @@ _LAZY = {
     "StringTimeseriesStatistic": "tsfile.tree",
     "TextTimeseriesStatistic": "tsfile.tree",
     "TimeseriesMetadata": "tsfile.tree",
+    "DeviceID": "tsfile.tree",
     "DeviceTimeseriesMetadataGroup": "tsfile.tree",
     "TsFileReader": "tsfile.reader",
     "ResultSet": "tsfile.reader",

@@ -1050,8 +1050,8 @@ class TsFileReader:
             if device_ids is None:
                 found = [d for key in sorted(self._meta.table_roots) for d in self._devices(key)]
             else:
-                if isinstance(device_ids, (str, DeviceID, tuple)):
-                    device_ids = [device_ids]
+                if not isinstance(device_ids, (list, set, frozenset)):
+                    device_ids = [device_ids]  # one device: a path, DeviceID or segments
                 found = [self._find_device(_as_device(d)) for d in device_ids]
             return {
                 dev.segments: metadata_group(
@@ -1360,9 +1360,18 @@ def _concat_arrays(arrays, dtype):
 
 
 def _as_device(device):
-    """A device given as a tree path (str), a DeviceID or a tuple of segments."""
+    """A device given as a tree path (str), a DeviceID (ours, or the official kind with path,
+    table name and segments: by its segments, else its path) or a tuple of segments."""
     if isinstance(device, tuple):
         return DeviceID(device)
+    if not isinstance(device, (str, DeviceID)):
+        segments = getattr(device, "segments", None)
+        if segments:
+            return DeviceID(tuple(segments))
+        path = getattr(device, "path", None)
+        if path:
+            return str(path)
+        raise TypeError(f"not a device: {device!r}")
     return device
 
 

@@ -230,4 +230,32 @@ class DeviceSchema:
         return f"DeviceSchema({self.device_name}, {self.timeseries_list})"
 
 
-__all__ = ["ColumnSchema", "TableSchema", "TimeseriesSchema", "DeviceSchema", "check_name"]
+# The official package defines its metadata classes in tsfile.schema; they live in tsfile.tree.
+from tsfile.tree import (  # noqa: E402
+    BoolTimeseriesStatistic,
+    DeviceID,
+    DeviceTimeseriesMetadataGroup,
+    FloatTimeseriesStatistic,
+    IntTimeseriesStatistic,
+    StringTimeseriesStatistic,
+    TextTimeseriesStatistic,
+    TimeseriesMetadata,
+    TimeseriesStatistic,
+)
+
+__all__ = [
+    "ColumnSchema",
+    "TableSchema",
+    "TimeseriesSchema",
+    "DeviceSchema",
+    "check_name",
+    "TimeseriesStatistic",
+    "IntTimeseriesStatistic",
+    "FloatTimeseriesStatistic",
+    "BoolTimeseriesStatistic",
+    "StringTimeseriesStatistic",
+    "TextTimeseriesStatistic",
+    "TimeseriesMetadata",
+    "DeviceID",
+    "DeviceTimeseriesMetadataGroup",
+]

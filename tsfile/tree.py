@@ -323,6 +323,17 @@ class TimeseriesMetadata:
 
 
 @dataclass(frozen=True)
+class DeviceID:
+    """A device as the official package names one: its path, table name and segments (None for
+    a null tag). TsFileReader.get_timeseries_metadata takes these too: by segments when they
+    are given, else by path (a tree-model path such as "root.sg1.d1")."""
+
+    path: str | None
+    table_name: str | None
+    segments: tuple
+
+
+@dataclass(frozen=True)
 class DeviceTimeseriesMetadataGroup:
     """One device's series, with its table name (tree model: the first path segment) and path
     segments."""
@@ -381,6 +392,7 @@ __all__ = [
     "StringTimeseriesStatistic",
     "TextTimeseriesStatistic",
     "TimeseriesMetadata",
+    "DeviceID",
     "DeviceTimeseriesMetadataGroup",
     "statistic_of",
 ]
