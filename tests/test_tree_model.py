@@ -821,3 +821,19 @@ def test_prepare_series_refuses_a_locator_that_does_not_point_at_a_record(tmp_pa
             r.prepare_series(tuple(wrong_time))
         with pytest.raises(ValueError, match="11 fields"):
             r.prepare_series(tuple(loc[:5]))
+
+
+def test_a_row_of_nulls_writes_nothing_for_a_non_aligned_device(tmp_path):
+    # no point, so no chunk group either (an empty chunk group header made a different file)
+    def write(path, with_null_row):
+        with TsFileWriter(path) as w:
+            w.register_timeseries("root.sg1.d1", TimeseriesSchema("i", T.INT32))
+            w.write_row_record(RowRecord("root.sg1.d1", 1, [Field("i", 1, T.INT32)]))
+            w.flush()
+            if with_null_row:
+                w.write_row_record(RowRecord("root.sg1.d1", 2, [Field("i", None, T.INT32)]))
+                w.write_row_record(RowRecord("root.sg1.d1", 3, []))
+
+    write(tmp_path / "a.tsfile", True)
+    write(tmp_path / "b.tsfile", False)
+    assert (tmp_path / "a.tsfile").read_bytes() == (tmp_path / "b.tsfile").read_bytes()
