@@ -209,6 +209,10 @@ def to_dataframe(
     (1024 by default, like the official reader's batches). ``tag_filter`` / ``value_filter``
     as in TsFileReader.query_table; ``threads`` as for read_table (not an official argument)."""
     with _open(file_path) as r:
+        if table_name is None and not r.get_all_table_schemas() and r.get_all_devices():
+            # a tree-model file: read as one table, as the official function does
+            names, types, ts, cols, nulls = r.read_tree_columns(column_names, start_time, end_time)
+            return _shaped(_frame(names, types, ts, cols, nulls), max_row_num, as_iterator)
         table = _resolve_table(r, table_name)
         schema = r.get_table_schema(table)
         time_col = None
@@ -243,6 +247,12 @@ def to_dataframe(
         if not has_field:
             # the official function then queries every column and keeps time + the asked ones
             df = df[["time", *[c for c in req if c != "time"]]] if "time" in df else df
+    return _shaped(df, max_row_num, as_iterator)
+
+
+def _shaped(df, max_row_num, as_iterator):
+    """to_dataframe's result from the whole frame: an iterator of max_row_num-row frames, or
+    at most max_row_num rows (an empty result is an empty DataFrame, as the official's)."""
     if as_iterator:
         step = _OFFICIAL_ITER_ROWS if max_row_num is None else int(max_row_num)
         return (df.iloc[i : i + step].reset_index(drop=True) for i in range(0, len(df), step))

@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
-from tsfile._format.metadata import read_file_metadata
+from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
 from tsfile._read import engine, predicate
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
@@ -44,6 +45,7 @@ from tsfile.errors import (
     DeviceNotExistError,
     SimdUnavailableError,
     TableNotExistError,
+    TypeMismatchError,
     UnsupportedError,
 )
 from tsfile.filters import compile_tag_filter
@@ -1404,6 +1406,264 @@ class TsFileReader:
             block = _outer_join(parts, names, types, offset, limit)
             return self._result_set(iter(() if block is None else (block,)), names, types)
 
+    # -- tree model: schemas, statistics, the tree as a table ---------------------------------
+
+    def _tree_devices(self):
+        """[(DeviceID, series range)] of the tree-model devices (those under an index root that
+        is not a table), roots in name order, devices in index order."""
+        out = []
+        for key in sorted(self._meta.table_roots):
+            if key not in self._meta.schemas:
+                out.extend(self._devices(key))
+        return out
+
+    def get_all_timeseries_schemas(self):
+        """Tree model: {device path: DeviceSchema} of every tree-model device, its series in
+        name order with the data type, encoding and compression of their first chunk (the file
+        keeps no series schema beside the chunks)."""
+        from tsfile.schema import DeviceSchema, TimeseriesSchema
+
+        out = {}
+        with self._op():
+            for dev, rng in self._tree_devices():
+                series = self._series(dev.segments[0], rng)
+                schemas = []
+                for name in sorted(series, key=lambda s: s.encode("utf-8")):
+                    if name == "":
+                        continue
+                    tsm = series[name]
+                    encoding, compression = self._first_chunk_codings(tsm)
+                    schemas.append(TimeseriesSchema(name, tsm.data_type, encoding, compression))
+                out[dev.path] = DeviceSchema(dev.path, schemas)
+        return out
+
+    def _first_chunk_codings(self, tsm):
+        """(encoding, compression) of a series' first chunk (PLAIN, UNCOMPRESSED if none)."""
+        if not tsm.chunks:
+            return 0, 0
+        ch = self._chunk(min(c.offset for c in tsm.chunks), 0)
+        return ch.encoding, ch.compression
+
+    def get_timeseries_metadata(self, device_ids=None):
+        """{device segments: DeviceTimeseriesMetadataGroup} with every series' statistics
+        (tsfile.tree: count, start/end time and min/max/first/last/sum by type) of the devices
+        ``device_ids`` (tree paths, DeviceIDs or segment tuples; None: every device, tables
+        included). A device the file does not have is DeviceNotExistError."""
+        from tsfile.tree import metadata_group
+
+        with self._op():
+            if device_ids is None:
+                found = [d for key in sorted(self._meta.table_roots) for d in self._devices(key)]
+            else:
+                if not isinstance(device_ids, (list, set, frozenset)):
+                    device_ids = [device_ids]  # one device: a path, DeviceID or segments
+                found = [self._find_device(_as_device(d)) for d in device_ids]
+            return {
+                dev.segments: metadata_group(
+                    dev, self._series(dev.segments[0], rng), self._record_length
+                )
+                for dev, rng in found
+            }
+
+    def _record_length(self, tsm):
+        """The size in bytes of a TimeseriesMetadata record (parsed again from its offset)."""
+        cur = Cursor(self._buf, tsm.at, self._meta.meta_start, self._path)
+        read_timeseries_metadata(cur)
+        return cur.pos - tsm.at
+
+    def query_table_on_tree(self, column_names=None, start_time=None, end_time=None):
+        """Tree model read as one table: ``time``, ``col_0`` ... ``col_<n-1>`` (the nodes of
+        the device path, n the most nodes among the devices read; null past a shorter path),
+        then the measurements ``column_names`` (None: every measurement of the file). Every
+        tree device that has one of them gives its rows (the union of their timestamps, null
+        where a series has no point), devices in index order. A measurement no device has is
+        ColumnNotExistError; one with different types on different devices is
+        TypeMismatchError."""
+
+        self._check_open()
+        with self._op():
+            names, types, blocks = self._tree_table(column_names, start_time, end_time)
+            return self._result_set(blocks, names, types)
+
+    def _tree_table(self, column_names, start_time, end_time):
+        """(names, types, blocks) of query_table_on_tree (inside an operation)."""
+        from tsfile.tree import path_nodes
+
+        t1, t2 = _time_bounds(start_time, end_time)
+        plan, types = self._plan_tree_table(column_names)
+        depth = max((len(path_nodes(d.path)) for d, _ in plan), default=0)
+        levels = [f"col_{i}" for i in range(depth)]
+        names = ["time", *levels, *types]
+        all_types = [TSDataType.INT64] + [TSDataType.STRING] * depth + list(types.values())
+        return names, all_types, self._tree_table_blocks(plan, levels, names, all_types, t1, t2)
+
+    def read_tree_columns(self, column_names=None, start_time=None, end_time=None):
+        """query_table_on_tree as whole arrays: (names, types, timestamps, {name: values},
+        {name: null mask}) (the shape of read_columns)."""
+        self._check_open()
+        with self._op():
+            names, types, blocks = self._tree_table(column_names, start_time, end_time)
+            blocks = list(blocks)
+        ts = _concat_arrays([b.timestamps for b in blocks], np.dtype(np.int64))
+        cols, nulls = {}, {}
+        for name, t in zip(names[1:], types[1:], strict=True):
+            cols[name] = _concat_arrays([b.columns[name] for b in blocks], engine.numpy_dtype(t))
+            if any(name in b.nulls for b in blocks):
+                nulls[name] = np.concatenate(
+                    [b.nulls.get(name, np.zeros(len(b), np.bool_)) for b in blocks]
+                )
+        return names, types, ts, cols, nulls
+
+    def _plan_tree_table(self, column_names):
+        """[(DeviceID, {measurement: TimeseriesMeta})] of the devices having one of the
+        measurements, and {measurement: TSDataType} in the order asked."""
+        devices = []
+        types = {}
+        for dev, rng in self._tree_devices():
+            series = {m: s for m, s in self._series(dev.segments[0], rng).items() if m != ""}
+            devices.append((dev, series))
+            for m, tsm in series.items():
+                known = types.setdefault(m, TSDataType(tsm.data_type))
+                if known != tsm.data_type and (column_names is None or m in column_names):
+                    raise TypeMismatchError(
+                        f"measurement {m!r} is {known.name} on one device and "
+                        f"{TSDataType(tsm.data_type).name} on {dev.path!r}"
+                    )
+        if column_names is None:
+            wanted = sorted(types, key=lambda s: s.encode("utf-8"))
+        else:
+            wanted = list(column_names)
+            for m in wanted:
+                if m not in types:
+                    raise ColumnNotExistError(f"no tree-model series {m!r} in {self._path}")
+            if len(set(wanted)) != len(wanted):
+                raise ValueError("a measurement is asked for twice")
+        plan = [(d, s) for d, s in devices if any(m in s for m in wanted)]
+        return plan, {m: types[m] for m in wanted}
+
+    def _tree_table_blocks(self, plan, levels, names, types, t1, t2):
+        from tsfile.tree import path_nodes
+
+        measurements = names[1 + len(levels) :]
+        pcode = _path_code("auto")
+        for dev, series in plan:
+            have = [m for m in measurements if m in series]
+            local = ["time", *(f"{dev.path}.{m}" for m in have)]
+            local_types = [TSDataType.INT64] + [TSDataType(series[m].data_type) for m in have]
+            nodes = path_nodes(dev.path)
+            for blk in self._tree_blocks(dev, series, have, local, local_types, t1, t2, pcode):
+                n = len(blk)
+                cols, nulls, origins = {}, {}, {}
+                for i, level in enumerate(levels):
+                    cols[level] = np.full(n, nodes[i] if i < len(nodes) else None, dtype=object)
+                    if i >= len(nodes):
+                        nulls[level] = np.ones(n, np.bool_)
+                for m, dt in zip(measurements, types[1 + len(levels) :], strict=True):
+                    if m in series:
+                        key = f"{dev.path}.{m}"
+                        cols[m] = blk.columns[key]
+                        if key in blk.nulls:
+                            nulls[m] = blk.nulls[key]
+                        if blk.origins and key in blk.origins:
+                            origins[m] = blk.origins[key]
+                    else:
+                        cols[m] = np.zeros(n, engine.numpy_dtype(dt))
+                        nulls[m] = np.ones(n, np.bool_)
+                yield TsBlock(blk.timestamps, cols, nulls, types, origins)
+
+    # -- prepared series (the locator API of the official dataset layer) --------------------
+
+    def prepare_series(self, locator, time_owner=None, trust_index=False):
+        """A PreparedSeries from a locator: the 11-tuple the official dataset index builds
+        (tsfile.tree.LOCATOR_FIELDS: ..., file_size, ..., layout, value_metadata_offset,
+        value_metadata_length, time_metadata_offset, time_metadata_length), the offsets and
+        lengths get_timeseries_metadata reports. The records are parsed from the file and must
+        be exactly there (CorruptDataError naming the offset, never a misread); a file_size
+        other than this file's is refused unless trust_index. time_owner: a PreparedSeries of
+        the same aligned device whose time column is reused."""
+        from tsfile.tree import LOCATOR_FIELDS, PreparedSeries
+
+        self._check_open()
+        if len(locator) != len(LOCATOR_FIELDS):
+            raise ValueError(f"a locator has {len(LOCATOR_FIELDS)} fields: {LOCATOR_FIELDS}")
+        fields = dict(zip(LOCATOR_FIELDS, locator, strict=True))
+        if not trust_index and int(fields["file_size"]) != self._size:
+            raise ValueError(
+                f"the locator is for a file of {fields['file_size']} bytes; {self._path} has "
+                f"{self._size} (pass trust_index=True to use it anyway)"
+            )
+        with self._op():
+            tsm = self._record_at(fields["value_metadata_offset"], fields["value_metadata_length"])
+            time_tsm = None
+            if int(fields["layout"]) == 1:
+                if time_owner is not None and time_owner.time_series is not None:
+                    time_tsm = time_owner.time_series
+                else:
+                    time_tsm = self._record_at(
+                        fields["time_metadata_offset"], fields["time_metadata_length"]
+                    )
+                if time_tsm.measurement != "":
+                    raise CorruptDataError(
+                        f"{self._path}: the record at file offset {time_tsm.at} is series "
+                        f"{time_tsm.measurement!r}, not a time column"
+                    )
+            elif int(fields["layout"]) != 0:
+                raise ValueError(f"locator layout {fields['layout']!r} is neither 0 nor 1")
+            return PreparedSeries(tsm, time_tsm)
+
+    def _record_at(self, offset, length):
+        """The TimeseriesMetadata record at [offset, offset + length) of the metadata area."""
+        offset, length = int(offset), int(length)
+        end = offset + length
+        if not (self._meta.meta_offset < offset < end <= self._meta.meta_start):
+            raise CorruptDataError(
+                f"{self._path}: no series metadata at file offset {offset} (length {length}): "
+                f"outside the metadata area {self._meta.meta_offset}..{self._meta.meta_start}"
+            )
+        cur = Cursor(self._buf, offset, end, self._path)
+        tsm = read_timeseries_metadata(cur)
+        if cur.pos != end:
+            raise CorruptDataError(
+                f"{self._path}: the series metadata at file offset {offset} is {cur.pos - offset} "
+                f"bytes, not {length}"
+            )
+        return tsm
+
+    def query_prepared(self, prepared, start_time=None, end_time=None, offset=0, limit=-1):
+        """The points of one PreparedSeries: columns ``time`` and its name; time range as
+        query_table, then ``offset`` rows skipped and at most ``limit`` kept (-1: all)."""
+        return self.query_prepared_multi([prepared], start_time, end_time, offset, limit)
+
+    def query_prepared_multi(
+        self, prepared_list, start_time=None, end_time=None, offset=0, limit=-1
+    ):
+        """Several PreparedSeries outer-joined on time: columns ``time``, then their names
+        (aligned series must share one time column, and are read through it; non-aligned
+        series each bring their own timestamps)."""
+        self._check_open()
+        prepared_list = list(prepared_list)
+        if not prepared_list:
+            raise ValueError("no prepared series given")
+        if any(p.closed for p in prepared_list):
+            raise ClosedError("a prepared series is closed")
+        names = [p.name for p in prepared_list]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a series is given twice: {names}")
+        times = {None if p.time_series is None else p.time_series.at for p in prepared_list}
+        if len(times) != 1:
+            raise ValueError("prepared series of one device only (one time column or none)")
+        t1, t2 = _time_bounds(start_time, end_time)
+        series = {p.name: p.series for p in prepared_list}
+        if prepared_list[0].time_series is not None:
+            series[""] = prepared_list[0].time_series
+        dev = DeviceID((f"series at file offset {prepared_list[0].at}",))
+        types = [TSDataType.INT64] + [p.data_type for p in prepared_list]
+        with self._op():
+            pcode = _path_code("auto")
+            blocks = self._tree_blocks(dev, series, names, ["time", *names], types, t1, t2, pcode)
+            blocks = _rows_window(blocks, int(offset), int(limit))
+            return self._result_set(blocks, ["time", *names], types)
+
     def _read_series(self, tsm, t1, t2, pcode):
         """All points of one non-aligned series in [t1, t2]: (timestamps, values)."""
         with self._op() as scratch:
@@ -1478,6 +1738,46 @@ class TsFileReader:
             # several chunks per series: their TimeseriesMetadata lists them
             origins = {nm_: series[s_].at for nm_, s_ in zip(names[1:], sensors, strict=False)}
             yield TsBlock(all_ts.astype(np.int64), cols, nulls, types, origins)
+
+
+def _rows_window(blocks, offset, limit):
+    """The blocks' rows from `offset` on, at most `limit` of them (-1: all)."""
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    for blk in blocks:
+        if limit == 0:
+            return
+        n = len(blk)
+        if offset >= n:
+            offset -= n
+            continue
+        stop = n if limit < 0 else min(n, offset + limit)
+        if offset or stop < n:
+            blk = blk.slice(offset, stop)
+        if limit > 0:
+            limit -= stop - offset
+        offset = 0
+        yield blk
+
+
+def _concat_arrays(arrays, dtype):
+    return np.concatenate(arrays) if arrays else np.empty(0, dtype)
+
+
+def _as_device(device):
+    """A device given as a tree path (str), a DeviceID (ours, or the official kind with path,
+    table name and segments: by its segments, else its path) or a tuple of segments."""
+    if isinstance(device, tuple):
+        return DeviceID(device)
+    if not isinstance(device, (str, DeviceID)):
+        segments = getattr(device, "segments", None)
+        if segments:
+            return DeviceID(tuple(segments))
+        path = getattr(device, "path", None)
+        if path:
+            return str(path)
+        raise TypeError(f"not a device: {device!r}")
+    return device
 
 
 __all__ = ["TsFileReader", "ResultSet", "ResultSetMetaData", "TsBlock"]

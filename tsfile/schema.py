@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tsfile._format.device import text_utf8
 from tsfile.errors import ColumnNotExistError
-from tsfile.types import ColumnCategory, Compressor, TSDataType, encoding_or_auto
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
 
 def check_name(what, text) -> None:
@@ -141,4 +141,121 @@ class TableSchema:
         return f"TableSchema({self.table_name!r}, [{cols}])"
 
 
-__all__ = ["ColumnSchema", "TableSchema", "check_name"]
+class TimeseriesSchema:
+    """One series (measurement) of a tree-model device: its name, data type, and the encoding and
+    compression of its chunks. The defaults are the official package's (PLAIN, UNCOMPRESSED), so
+    a schema given to both writers gives the same chunks. Unlike table column names, measurement
+    names keep their case (the tree model is case-sensitive)."""
+
+    __slots__ = ("timeseries_name", "data_type", "encoding_type", "compression_type")
+
+    def __init__(
+        self,
+        timeseries_name,
+        data_type,
+        encoding_type=TSEncoding.PLAIN,
+        compression_type=Compressor.UNCOMPRESSED,
+    ):
+        if not isinstance(timeseries_name, str) or not timeseries_name:
+            raise TypeError("timeseries_name must be a non-empty str")
+        check_name("timeseries name", timeseries_name)
+        self.timeseries_name = timeseries_name
+        self.data_type = TSDataType(data_type)
+        if self.data_type in (TSDataType.VECTOR, TSDataType.UNKNOWN):
+            raise ValueError(f"a series cannot be of type {self.data_type.name}")
+        self.encoding_type = TSEncoding(encoding_type)
+        self.compression_type = Compressor(compression_type)
+
+    def get_timeseries_name(self):
+        return self.timeseries_name
+
+    def get_data_type(self):
+        return self.data_type
+
+    def get_encoding_type(self):
+        return self.encoding_type
+
+    def get_compression_type(self):
+        return self.compression_type
+
+    def __eq__(self, other):
+        if not isinstance(other, TimeseriesSchema):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.timeseries_name, self.data_type, self.encoding_type, self.compression_type)
+
+    def __repr__(self):
+        # the official text: names without quotes, enum member names
+        return (
+            f"TimeseriesSchema({self.timeseries_name}, {self.data_type.name}, "
+            f"{self.encoding_type.name}, {self.compression_type.name})"
+        )
+
+
+class DeviceSchema:
+    """A tree-model device: its path (e.g. "root.sg1.d1") and its series, in the order given."""
+
+    __slots__ = ("device_name", "timeseries_list")
+
+    def __init__(self, device_name, timeseries_list):
+        if not isinstance(device_name, str) or not device_name:
+            raise TypeError("device_name must be a non-empty str")
+        check_name("device name", device_name)
+        self.device_name = device_name
+        self.timeseries_list = list(timeseries_list)
+        for ts in self.timeseries_list:
+            if not isinstance(ts, TimeseriesSchema):
+                raise TypeError(f"expected a TimeseriesSchema, got {type(ts).__name__}")
+
+    def get_device_name(self):
+        return self.device_name
+
+    def get_timeseries_list(self):
+        return list(self.timeseries_list)
+
+    def __eq__(self, other):
+        if not isinstance(other, DeviceSchema):
+            return NotImplemented
+        return (self.device_name, self.timeseries_list) == (
+            other.device_name,
+            other.timeseries_list,
+        )
+
+    def __repr__(self):
+        return f"DeviceSchema({self.device_name}, {self.timeseries_list})"
+
+
+# The official package defines its metadata classes in tsfile.schema; they live in tsfile.tree.
+from tsfile.tree import (  # noqa: E402
+    BoolTimeseriesStatistic,
+    DeviceID,
+    DeviceTimeseriesMetadataGroup,
+    FloatTimeseriesStatistic,
+    IntTimeseriesStatistic,
+    StringTimeseriesStatistic,
+    TextTimeseriesStatistic,
+    TimeseriesMetadata,
+    TimeseriesStatistic,
+)
+
+__all__ = [
+    "ColumnSchema",
+    "TableSchema",
+    "TimeseriesSchema",
+    "DeviceSchema",
+    "check_name",
+    "TimeseriesStatistic",
+    "IntTimeseriesStatistic",
+    "FloatTimeseriesStatistic",
+    "BoolTimeseriesStatistic",
+    "StringTimeseriesStatistic",
+    "TextTimeseriesStatistic",
+    "TimeseriesMetadata",
+    "DeviceID",
+    "DeviceTimeseriesMetadataGroup",
+]

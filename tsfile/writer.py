@@ -8,7 +8,12 @@ null_masks=None)`` (the numpy fast path), ``write_arrow_batch(data)``, ``add_tsf
 
 ``TsFileWriter(path, memory_threshold=128 MiB, *, overwrite=False, **options)``: the low-level
 writer, several tables: ``register_table(schema)``, ``write_table(tablet)``,
-``write_arrays(table, ...)``, ``write_dataframe(table, df)``.
+``write_arrays(table, ...)``, ``write_dataframe(table, df)``; and the tree model:
+``register_timeseries(device_path, TimeseriesSchema)``, ``register_device(DeviceSchema,
+aligned=False)``, ``write_row_record(RowRecord)``, ``write_tablet(tablet)`` (target name = the
+device path). Tree devices are written non-aligned (a chunk per series with its own timestamps,
+byte for byte as the official writer) unless registered aligned; their buffers, checks and
+chunks are in tsfile._tree.
 
 The file: an existing path is refused with ``tsfile.AlreadyExistsError`` (a FileExistsError; the
 official writer refuses too) unless ``overwrite=True``; it is created with mode "xb", so a file
@@ -144,6 +149,8 @@ import numpy as np
 from tsfile import compression as _compression
 from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import serialize_device_id, sort_key, text_utf8
+from tsfile._tree.buffer import TreeBuffers
+from tsfile._tree.chunk import series_chunk
 from tsfile._write import encoders
 from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
@@ -167,7 +174,7 @@ from tsfile.errors import (
     TypeMismatchError,
     UnsupportedError,
 )
-from tsfile.schema import TableSchema
+from tsfile.schema import DeviceSchema, TableSchema
 from tsfile.tablet import Tablet, storage_dtype
 from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding, encoding_or_auto
 
@@ -491,6 +498,7 @@ class TsFileWriter:
         if not 0.0 < self._bloom_error_rate < 1.0:
             raise ValueError(f"bloom_error_rate must be in (0, 1), got {bloom_error_rate!r}")
         self._tables: dict[str, _Table] = {}
+        self._tree = TreeBuffers()  # tree-model devices and their buffered points
         self._buffers: dict[tuple, list] = {}
         self._buffered_bytes = 0
         self._devices: dict[tuple, dict] = {}
@@ -555,6 +563,8 @@ class TsFileWriter:
         name = table_schema.get_table_name()
         if name in self._tables:
             raise ValueError(f"table {name!r} is already registered")
+        if any(segments[0] == name for segments in self._tree.by_segments):
+            raise ValueError(f"table {name!r} would share its index with tree-model devices")
         self._tables[name] = _Table(table_schema, self)
 
     def _table(self, name) -> _Table:
@@ -579,6 +589,220 @@ class TsFileWriter:
         if value is not None and not isinstance(value, (bytes, bytearray)):
             raise TypeError("property values are bytes (or None)")
         self._properties[key] = None if value is None else bytes(value)
+
+    # -- tree model -------------------------------------------------------------------------------
+
+    @_locked
+    def register_timeseries(self, device_name, timeseries_schema) -> None:
+        """Tree model: add the series `timeseries_schema` (a TimeseriesSchema: name, type,
+        encoding, compression) to the device `device_name` (a path such as "root.sg1.d1").
+        A series registered twice is refused (AlreadyExistsError)."""
+        self._check_open()
+        self._register_series(device_name, timeseries_schema)
+
+    @_locked
+    def register_device(self, device_schema, aligned=False) -> None:
+        """Tree model: register every series of a DeviceSchema (all or none).
+
+        aligned=True (an extension; the official Python writer writes non-aligned devices
+        only): the device's series share one time column, written as a time chunk and one
+        value chunk per series in every chunk group, the layout of Java/IoTDB's aligned
+        devices, which the official readers read. Its series are all given here (no
+        register_timeseries for it later)."""
+        self._check_open()
+        if not isinstance(device_schema, DeviceSchema):
+            raise TypeError("register_device needs a DeviceSchema")
+        path = device_schema.get_device_name()
+        series = device_schema.get_timeseries_list()
+        names = [s.get_timeseries_name() for s in series]
+        if len(set(names)) != len(names):
+            raise ValueError(f"device {path!r} names a series twice")
+        for schema in series:
+            self._check_series_schema(path, schema)
+        if aligned:
+            self._tree.register_aligned(path, series)
+            return
+        known = self._tree.devices.get(path)
+        for name in names:
+            if known is not None and name in known.series:
+                raise AlreadyExistsError(f"device {known.path!r} already has a series {name!r}")
+        for schema in series:
+            self._tree.register(path, schema)
+
+    def _register_series(self, device_name, schema):
+        self._check_series_schema(device_name, schema)
+        self._tree.register(device_name, schema)
+
+    def _check_series_schema(self, device_name, schema):
+        """Refuse what could only fail later: an encoding the type cannot have, an unknown
+        compression, a path that is not UTF-8 or that falls under a table's index."""
+        from tsfile.schema import TimeseriesSchema
+
+        if not isinstance(schema, TimeseriesSchema):
+            raise TypeError(f"expected a TimeseriesSchema, got {type(schema).__name__}")
+        encoders.check_supported(schema.get_encoding_type(), schema.get_data_type())
+        _check_compression(schema.get_compression_type())
+        text_utf8(str(device_name), "device path")
+        if device_name not in self._tree.devices and (
+            str(device_name).split(".", 1)[0].lower() in self._tables
+        ):
+            raise ValueError(f"device {device_name!r} would share its index with a table")
+
+    @_locked
+    def write_row_record(self, record) -> None:
+        """Tree model: one row of one registered device (a RowRecord). Each field must name a
+        registered series of the device; its value is checked against the series' type
+        (TypeMismatchError naming the series); a None value writes nothing for that series."""
+        self._check_open()
+        from tsfile.tree import RowRecord
+
+        if not isinstance(record, RowRecord):
+            raise TypeError("write_row_record needs a RowRecord")
+        dev, times, points = self._tree.row_points(record)
+        self._stage_tree(dev, times, points)
+
+    @_locked
+    def write_tablet(self, tablet: Tablet) -> None:
+        """Tree model: the rows of a Tablet whose target name (set_table_name) is a registered
+        device path and whose columns are series of that device. Null cells write nothing for
+        their series; rows without a timestamp are skipped."""
+        self._check_open()
+        if not isinstance(tablet, Tablet):
+            raise TypeError("write_tablet needs a Tablet")
+        dev, times, points = self._tree.tablet_points(tablet)
+        self._stage_tree(dev, times, points)
+
+    def _stage_tree(self, dev, times, points) -> None:
+        staged = self._tree.check_times(dev, times, points)
+        if dev.aligned:
+            self._check_aligned_pages(dev, times, staged)
+        else:
+            for name, ts, values in staged:
+                self._check_series_pages(dev, name, ts, values)
+        self._tree.stage(dev, times, staged)
+        if self._tree.pending_bytes + self._buffered_bytes >= self._memory_threshold:
+            self._flush()
+
+    def _check_series_pages(self, dev, name, ts, values) -> None:
+        """Encodings that can lose values (SPRINTZ, CAMEL): trial-encode the pages flush will
+        write for the series (its buffered points and the call's, in time order; when the call's
+        points all follow the buffered ones, from the last partial page on), so that a value a
+        page would not store is refused at the call (EncodeError) and a flush never fails for
+        accepted points."""
+        schema = dev.series[name]
+        if encoders.page_loss(schema.encoding_type, schema.data_type) is None:
+            return
+        held = self._tree.pending.get(dev.segments, {}).get(name)
+        times, vals = ts, np.asarray(values)
+        if held is not None:
+            old_t, old_v = held.sorted_points(schema.data_type)
+            start = 0
+            if int(ts.min()) > held.hi:  # appended: pages before the last partial one are as
+                start = old_t.shape[0] // self._page_size * self._page_size  # flush writes them
+            times = np.concatenate([old_t[start:], ts])
+            vals = np.concatenate([old_v[start:], vals])
+        order = np.argsort(times, kind="stable")
+        try:
+            series_chunk(
+                name,
+                schema.data_type,
+                schema.encoding_type,
+                Compressor.UNCOMPRESSED,
+                times[order],
+                vals[order],
+                self._page_size,
+                self._time_encoding,
+            )
+        except EncodeError as exc:
+            raise EncodeError(f"device {dev.path!r}, {exc}") from None
+
+    def _check_aligned_pages(self, dev, times, staged) -> None:
+        """An aligned device with a SPRINTZ/CAMEL series: build its chunks from the buffered rows
+        and the call's, as flush will, so that a value a page would not store is refused at
+        the call (EncodeError)."""
+        lossy = [
+            name
+            for name, s in dev.series.items()
+            if encoders.page_loss(s.encoding_type, s.data_type) is not None
+        ]
+        if not lossy:
+            return
+        held = self._tree.pending.get(dev.segments, {})
+        points = {}
+        for name in lossy:
+            parts = (
+                [] if name not in held else [held[name].sorted_points(dev.series[name].data_type)]
+            )
+            parts += [(ts, values) for n, ts, values in staged if n == name]
+            if parts:
+                ts = np.concatenate([p[0] for p in parts])
+                vals = np.concatenate([np.asarray(p[1]) for p in parts])
+                order = np.argsort(ts, kind="stable")
+                points[name] = (ts[order], vals[order])
+        rows = np.sort(np.concatenate([self._tree.buffered_rows(dev.segments), times]))
+        self._aligned_tree_chunks(dev, rows, points, only=lossy)
+
+    def _aligned_tree_chunks(self, dev, times, points, only=None) -> list:
+        """The chunks of an aligned tree device's chunk group: the time chunk of the rows
+        `times` (sorted), then a value chunk per series (all of them, or `only`) in measurement
+        order; points: {measurement: (times, values)} of its non-null values, sorted by time."""
+        bounds = page_bounds(times.shape[0], self._page_size)
+        chunks = [
+            ("", T.VECTOR, time_chunk(times, bounds, self._time_compression, self._time_encoding))
+        ]
+        for name in sorted(only or dev.series, key=lambda s: s.encode("utf-8")):
+            schema = dev.series[name]
+            dt = schema.data_type
+            ts, values = points.get(
+                name, (times[:0], [] if dt.is_binary else np.zeros(0, dt.numpy_dtype))
+            )
+            present = None if ts.shape[0] == times.shape[0] else np.isin(times, ts)
+            try:
+                chunk = value_chunk(
+                    name,
+                    dt,
+                    schema.encoding_type,
+                    schema.compression_type,
+                    values,
+                    present,
+                    times,
+                    bounds,
+                )
+            except EncodeError as exc:
+                raise EncodeError(f"device {dev.path!r}, {exc}") from None
+            chunks.append((name, dt, chunk))
+        return chunks
+
+    def _write_tree_group(self, segments, buffered, rows=None) -> None:
+        """One chunk group of a tree-model device: a non-aligned chunk per series with points,
+        in measurement order (as the official writer orders them); for an aligned device (rows:
+        its row times) a time chunk and a value chunk per series."""
+        dev = self._tree.by_segments[segments]
+        if dev.aligned:
+            points = {
+                name: b.sorted_points(dev.series[name].data_type) for name, b in buffered.items()
+            }
+            self._emit_chunk_group(segments, self._aligned_tree_chunks(dev, rows, points))
+            return
+        chunks = []
+        for name in sorted(buffered, key=lambda s: s.encode("utf-8")):
+            schema = dev.series[name]
+            times, values = buffered[name].sorted_points(schema.data_type)
+            try:
+                chunk = series_chunk(
+                    name,
+                    schema.data_type,
+                    schema.encoding_type,
+                    schema.compression_type,
+                    times,
+                    values,
+                    self._page_size,
+                    self._time_encoding,
+                )
+            except EncodeError as exc:
+                raise EncodeError(f"device {dev.path!r}, {exc}") from None
+            chunks.append((name, schema.data_type, chunk))
+        self._emit_chunk_group(segments, chunks)
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -1007,9 +1231,16 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
-        for dev in sorted(self._buffers, key=sort_key):
+        for dev in sorted([*self._buffers, *self._tree.pending], key=sort_key):
             if self._torn:
                 break
+            if dev in self._tree.pending:
+                buffered, rows = self._tree.take(dev)
+                try:
+                    self._write_tree_group(dev, buffered, rows)
+                except Exception as exc:
+                    failed.append((exc, dev, sum(b.count for b in buffered.values())))
+                continue
             pieces = self._buffers.pop(dev)
             table = self._tables[dev[0]]
             try:
@@ -1018,6 +1249,7 @@ class TsFileWriter:
             except Exception as exc:
                 failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
         self._buffers.clear()
+        self._tree.clear()
         self._spans.clear()
         self._buffered_bytes = 0
         if failed:
@@ -1068,6 +1300,11 @@ class TsFileWriter:
             except EncodeError as exc:
                 raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
             chunks.append((name, dt, chunk))
+        self._emit_chunk_group(dev, chunks, table)
+
+    def _emit_chunk_group(self, dev, chunks, table=None):
+        """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
+        index it once the OS has all its bytes."""
         out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
         offsets = []
         pos = self._pos + len(out[0])
@@ -1085,10 +1322,10 @@ class TsFileWriter:
         series = self._devices.setdefault(dev, {})
         for (name, dt, chunk), offset in zip(chunks, offsets, strict=True):
             series.setdefault(name, Series(dt)).add_chunk(offset, chunk.statistics)
-            used = table.chunk_encodings.get(name)
+            used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
                 used.add(chunk.encoding)
-        names = ["", *(c.column_name for c in table.fields)]
+        names = [name for name, _, _ in chunks]
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
