@@ -2,20 +2,15 @@
 
 from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_available, simd_info
 from tsfile.errors import (
-    AlreadyExistsError,
     ClosedError,
-    ColumnNotExistError,
     CorruptDataError,
-    DeviceNotExistError,
-    EncodeError,
-    InvalidSchemaError,
-    OutOfOrderError,
     SimdUnavailableError,
-    TableNotExistError,
-    TsFileError,
-    TypeMismatchError,
+    TsFileNotFoundError,
     UnsupportedError,
+    WriterClosedError,
 )
+from tsfile.exceptions import *  # noqa: F403 (the official package exports every class)
+from tsfile.exceptions import __all__ as _exception_names
 
 __version__ = "0.1.0"
 
@@ -37,6 +32,14 @@ _LAZY = {
     "read_table": "tsfile.dataframe",
     "to_dataframe": "tsfile.dataframe",
     "read_arrow": "tsfile.dataframe",
+    "TIME_COLUMN": "tsfile.constants",
+    "FileReadBackend": "tsfile.constants",
+    "dataframe_to_tsfile": "tsfile.utils",
+    "get_tsfile_config": "tsfile.config",
+    "set_tsfile_config": "tsfile.config",
+    "get_file_read_backend": "tsfile.config",
+    "set_file_read_backend": "tsfile.config",
+    "ResultSetMetaData": "tsfile._read.resultset",
 }
 
 
@@ -62,17 +65,11 @@ __all__ = [
     "is_simd_enabled",
     "set_simd",
     "set_simd_enabled",
-    "TsFileError",
+    *_exception_names,
     "CorruptDataError",
-    "TypeMismatchError",
-    "AlreadyExistsError",
     "ClosedError",
+    "WriterClosedError",
+    "TsFileNotFoundError",
     "UnsupportedError",
     "SimdUnavailableError",
-    "EncodeError",
-    "TableNotExistError",
-    "ColumnNotExistError",
-    "DeviceNotExistError",
-    "InvalidSchemaError",
-    "OutOfOrderError",
 ]

@@ -42,6 +42,7 @@ from tsfile.errors import (
     DeviceNotExistError,
     SimdUnavailableError,
     TableNotExistError,
+    TsFileNotFoundError,
     UnsupportedError,
 )
 from tsfile.types import ColumnCategory, TSDataType
@@ -318,7 +319,11 @@ def _open_regular_file(path):
     waiting for a FIFO's writer)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError as exc:
+        # also the official FileOpenError, which users of the official package catch
+        raise TsFileNotFoundError(exc.errno, exc.strerror, path) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -551,8 +556,14 @@ class TsFileReader:
         raise TableNotExistError(f"no table {table_name!r} in {self._path}")
 
     def get_tsfile_properties(self):
+        """The file's properties (``dict[str, bytes | None]``), e.g. ``encryptLevel: b"0"``."""
         self._check_open()
         return dict(self._meta.properties)
+
+    def get_active_query_result(self):
+        """The result sets of this reader that are not closed yet (a list; the official package
+        returns them as a WeakSet)."""
+        return list(self._result_sets)
 
     def _devices(self, key):
         """[(DeviceID, measurement-root range)] of one index root, in index order."""
@@ -920,7 +931,10 @@ class TsFileReader:
             blocks = self._table_blocks(
                 names, types, fields, tags, tasks, t1, t2, pcode, block_rows
             )
-            return self._result_set(blocks, names, types)
+            rs = self._result_set(blocks, names, types)
+            if batch_size and batch_size > 0:
+                rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
+            return rs
 
     def _result_set(self, blocks, names, types):
         """A ResultSet of this reader (inside an operation: close() then sees it registered)."""
