@@ -1,5 +1,7 @@
 """tsfile: read and write Apache TsFile files, and decode their columns at memory speed."""
 
+from typing import TYPE_CHECKING
+
 from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_available, simd_info
 from tsfile.errors import (
     ClosedError,
@@ -41,6 +43,24 @@ _LAZY = {
     "set_file_read_backend": "tsfile.config",
     "ResultSetMetaData": "tsfile._read.resultset",
 }
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getattr__ is Any)
+    from tsfile._read.resultset import ResultSetMetaData  # noqa: F401
+    from tsfile.config import (  # noqa: F401
+        get_file_read_backend,
+        get_tsfile_config,
+        set_file_read_backend,
+        set_tsfile_config,
+    )
+    from tsfile.constants import TIME_COLUMN, FileReadBackend  # noqa: F401
+    from tsfile.dataframe import read_arrow, read_table, to_dataframe  # noqa: F401
+    from tsfile.reader import ResultSet, TsFileReader  # noqa: F401
+    from tsfile.schema import ColumnSchema, TableSchema  # noqa: F401
+    from tsfile.tablet import Tablet  # noqa: F401
+    from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding  # noqa: F401
+    from tsfile.utils import dataframe_to_tsfile  # noqa: F401
+    from tsfile.writer import TsFileTableWriter, TsFileWriter  # noqa: F401
 
 
 def __getattr__(name):
