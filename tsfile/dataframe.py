@@ -191,7 +191,7 @@ def blocks_to_dataframe(blocks, names, types):
         if blocks:
             cols[n] = np.concatenate([np.asarray(b.columns[n]) for b in blocks])
         else:
-            cols[n] = np.empty(0, TSDataType(t).numpy_dtype())
+            cols[n] = np.empty(0, TSDataType(t).numpy_dtype)
         if any(n in b.nulls for b in blocks):
             nulls[n] = np.concatenate([b.nulls.get(n, np.zeros(len(b), np.bool_)) for b in blocks])
     return _frame(names, types, ts, cols, nulls)
