@@ -25,21 +25,57 @@ def _find_column(dataframe, name) -> str | None:
     return None
 
 
-def _object_column_type(series, name) -> TSDataType:
-    """STRING, BLOB or DATE for a column of Python objects, from its first non-null value."""
-    values = series.dropna()
-    if len(values) == 0:
+def infer_object_column_type(column_series) -> TSDataType:
+    """The TsFile data type of a column of Python objects, from its first non-null value (the
+    official helper of ``tsfile.tsfile_table_writer``): bytes BLOB, datetime.date DATE, bool
+    BOOLEAN, str STRING; STRING for a column without values. A datetime.datetime is refused
+    (TypeError) rather than cut to its date."""
+    first = column_series.first_valid_index()
+    if first is None:
         return TSDataType.STRING
-    first = values.iloc[0]
-    if isinstance(first, (bytes, bytearray)):
+    value = column_series[first]
+    if isinstance(value, (bytes, bytearray)):
         return TSDataType.BLOB
-    if isinstance(first, datetime.date) and not isinstance(first, datetime.datetime):
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
         return TSDataType.DATE
-    if isinstance(first, str):
+    if isinstance(value, bool):
+        return TSDataType.BOOLEAN
+    if isinstance(value, str):
         return TSDataType.STRING
     raise TypeError(
-        f"column {name!r}: no TsFile data type for values of type {type(first).__name__}"
+        f"column {column_series.name!r}: no TsFile data type for values of type "
+        f"{type(value).__name__} (expected str, bytes, datetime.date or bool)"
     )
+
+
+def validate_dataframe_for_tsfile(df) -> None:
+    """Check a DataFrame before it is written (the official helper): not None or empty, every
+    column named (not None, NaN or ""), names unique case-insensitively, every dtype one a
+    TsFile column can hold. Raises ValueError saying which columns are wrong."""
+    import pandas as pd
+
+    if df is None or df.empty:
+        raise ValueError("DataFrame cannot be None or empty")
+    seen, duplicates = set(), []
+    for name in df.columns:
+        if name is None or name == "" or (not isinstance(name, str) and pd.isna(name)):
+            raise ValueError("Column name cannot be None or empty")
+        key = str(name).lower()
+        if key in seen:
+            duplicates.append(name)
+        seen.add(key)
+    if duplicates:
+        raise ValueError(
+            f"Column names must be unique (case-insensitive). Duplicate columns: {duplicates}"
+        )
+    unsupported = []
+    for position, name in enumerate(df.columns):
+        try:
+            _column_type(df.iloc[:, position], name)
+        except TypeError as exc:
+            unsupported.append(f"  - {name}: dtype={df.iloc[:, position].dtype} ({exc})")
+    if unsupported:
+        raise ValueError("Data types not supported by tsfile:\n" + "\n".join(unsupported))
 
 
 def _column_type(series, name) -> TSDataType:
@@ -51,7 +87,7 @@ def _column_type(series, name) -> TSDataType:
     if pd.api.types.is_bool_dtype(dtype):
         return TSDataType.BOOLEAN
     if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
-        return _object_column_type(series, name)
+        return infer_object_column_type(series)
     try:
         return TSDataType.from_pandas_datatype(dtype)
     except TypeError:
@@ -99,8 +135,7 @@ def dataframe_to_tsfile(
     from tsfile.schema import ColumnSchema, TableSchema
     from tsfile.writer import TsFileTableWriter
 
-    if dataframe is None or dataframe.empty:
-        raise ValueError("DataFrame cannot be None or empty")
+    validate_dataframe_for_tsfile(dataframe)
     time_name, frame = _time_series(dataframe, time_column)
     if not pd.api.types.is_integer_dtype(frame[time_name].dtype):
         raise TypeError(
@@ -127,4 +162,9 @@ def dataframe_to_tsfile(
         writer.write_dataframe(frame)
 
 
-__all__ = ["to_dataframe", "dataframe_to_tsfile"]
+__all__ = [
+    "to_dataframe",
+    "dataframe_to_tsfile",
+    "infer_object_column_type",
+    "validate_dataframe_for_tsfile",
+]
