@@ -233,7 +233,9 @@ def test_property_with_lone_surrogate_is_refused_when_added(tmp_path):
             w.add_tsfile_property("k\udc80", b"v")
         with pytest.raises(TypeMismatchError, match="value"):
             w.add_tsfile_property("k", "v\udc80")
-        w.add_tsfile_property("k", "v")
+        with pytest.raises(TypeMismatchError, match="must be bytes"):
+            w.add_tsfile_property("k", "v")  # the official rule: values are bytes
+        w.add_tsfile_property("k", b"v")
     with TsFileReader(str(path)) as r:
         assert r.get_tsfile_properties()["k"] == b"v"
 

@@ -624,7 +624,7 @@ def test_names_and_properties_that_are_not_unicode_are_refused(tmp_path):
             w.add_tsfile_property("k\udc80", "v")
         with pytest.raises(TypeMismatchError, match="property value"):
             w.add_tsfile_property("k", "v\udc80")
-        w.add_tsfile_property("k", "v\u00e9")
+        w.add_tsfile_property("k", "v\u00e9".encode())
     assert read(path)["l"].tolist() == [1]
 
 

@@ -1,21 +1,18 @@
 """tsfile: read and write Apache TsFile files, and decode their columns at memory speed."""
 
+from typing import TYPE_CHECKING
+
 from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_available, simd_info
 from tsfile.errors import (
-    AlreadyExistsError,
     ClosedError,
-    ColumnNotExistError,
     CorruptDataError,
-    DeviceNotExistError,
-    EncodeError,
-    InvalidSchemaError,
-    OutOfOrderError,
     SimdUnavailableError,
-    TableNotExistError,
-    TsFileError,
-    TypeMismatchError,
+    TsFileNotFoundError,
     UnsupportedError,
+    WriterClosedError,
 )
+from tsfile.exceptions import *  # noqa: F403 (the official package exports every class)
+from tsfile.exceptions import __all__ as _exception_names
 
 __version__ = "0.1.0"
 
@@ -65,7 +62,33 @@ _LAZY = {
     "tag_is_not_null": "tsfile.filters",
     "col": "tsfile._read.predicate",
     "InvalidFilterError": "tsfile.errors",
+    "TIME_COLUMN": "tsfile.constants",
+    "FileReadBackend": "tsfile.constants",
+    "dataframe_to_tsfile": "tsfile.utils",
+    "get_tsfile_config": "tsfile.config",
+    "set_tsfile_config": "tsfile.config",
+    "get_file_read_backend": "tsfile.config",
+    "set_file_read_backend": "tsfile.config",
+    "ResultSetMetaData": "tsfile._read.resultset",
 }
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getattr__ is Any)
+    from tsfile._read.resultset import ResultSetMetaData  # noqa: F401
+    from tsfile.config import (  # noqa: F401
+        get_file_read_backend,
+        get_tsfile_config,
+        set_file_read_backend,
+        set_tsfile_config,
+    )
+    from tsfile.constants import TIME_COLUMN, FileReadBackend  # noqa: F401
+    from tsfile.dataframe import read_arrow, read_table, to_dataframe  # noqa: F401
+    from tsfile.reader import ResultSet, TsFileReader  # noqa: F401
+    from tsfile.schema import ColumnSchema, TableSchema  # noqa: F401
+    from tsfile.tablet import Tablet  # noqa: F401
+    from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding  # noqa: F401
+    from tsfile.utils import dataframe_to_tsfile  # noqa: F401
+    from tsfile.writer import TsFileTableWriter, TsFileWriter  # noqa: F401
 
 
 def __getattr__(name):
@@ -90,17 +113,11 @@ __all__ = [
     "is_simd_enabled",
     "set_simd",
     "set_simd_enabled",
-    "TsFileError",
+    *_exception_names,
     "CorruptDataError",
-    "TypeMismatchError",
-    "AlreadyExistsError",
     "ClosedError",
+    "WriterClosedError",
+    "TsFileNotFoundError",
     "UnsupportedError",
     "SimdUnavailableError",
-    "EncodeError",
-    "TableNotExistError",
-    "ColumnNotExistError",
-    "DeviceNotExistError",
-    "InvalidSchemaError",
-    "OutOfOrderError",
 ]

@@ -191,6 +191,30 @@ def _frame(names, types, ts, cols, nulls, rename_time=None, locate=None):
     return df
 
 
+def blocks_to_dataframe(blocks, names, types):
+    """Consecutive TsBlocks of one result as one DataFrame (ResultSet.read_data_frame): the
+    columns and nullable dtypes of to_dataframe; an empty DataFrame with the columns named when
+    there are no blocks."""
+    for blk in blocks:  # an invalid DATE is reported with the offset its block knows
+        origins = getattr(blk, "origins", None) or {}
+        for n, t in zip(names[1:], types[1:], strict=True):
+            if TSDataType(t) == TSDataType.DATE:
+                _check_dates(blk.columns[n], blk.nulls.get(n), n, origins.get(n))
+    if len(blocks) == 1:
+        blk = blocks[0]
+        return _frame(names, types, blk.timestamps, blk.columns, blk.nulls)
+    ts = np.concatenate([b.timestamps for b in blocks]) if blocks else np.empty(0, np.int64)
+    cols, nulls = {}, {}
+    for n, t in zip(names[1:], types[1:], strict=True):
+        if blocks:
+            cols[n] = np.concatenate([np.asarray(b.columns[n]) for b in blocks])
+        else:
+            cols[n] = np.empty(0, TSDataType(t).numpy_dtype)
+        if any(n in b.nulls for b in blocks):
+            nulls[n] = np.concatenate([b.nulls.get(n, np.zeros(len(b), np.bool_)) for b in blocks])
+    return _frame(names, types, ts, cols, nulls)
+
+
 def to_dataframe(
     file_path,
     table_name=None,
@@ -336,4 +360,4 @@ def read_arrow(
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
-__all__ = ["read_table", "to_dataframe", "read_arrow", "block_to_arrow"]
+__all__ = ["read_table", "to_dataframe", "read_arrow", "block_to_arrow", "blocks_to_dataframe"]

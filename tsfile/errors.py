@@ -1,70 +1,61 @@
 """The exception hierarchy of the package: every error it raises on its own account derives from
-:class:`TsFileError`. Argument errors of the ordinary kind (a wrong type, a bad keyword value) are
-also instances of the matching built-in class, so ``except TypeError`` / ``except ValueError``
-keep working for callers that expect them.
+:class:`TsFileError`, which is the official package's :class:`~tsfile.exceptions.LibraryError`.
+
+The classes with an official name (``TypeMismatchError``, ``AlreadyExistsError``,
+``TableNotExistError``, ...) are defined in :mod:`tsfile.exceptions` and are the same objects
+here; the classes below are our own refinements of an official one (a ``CorruptDataError`` is a
+``TsFileCorruptedError``, an ``UnsupportedError`` a ``NotSupportedError``), so a user of the
+official package catches them by the official name. Argument errors of the ordinary kind are
+also instances of the matching built-in class, so ``except TypeError`` / ``except ValueError`` /
+``except FileNotFoundError`` keep working for callers that expect them.
 """
 
+from tsfile.exceptions import (
+    AlreadyExistsError,
+    ColumnNotExistError,
+    DeviceNotExistError,
+    EncodeError,
+    FileOpenError,
+    FileWriteError,
+    InvalidSchemaError,
+    LibraryError,
+    NotSupportedError,
+    OutOfOrderError,
+    TableNotExistError,
+    TsFileCorruptedError,
+    TsFileError,
+    TypeMismatchError,
+)
 
-class TsFileError(Exception):
-    """Root of every error this package raises about files, data and codecs."""
 
-
-class CorruptDataError(TsFileError, ValueError):
-    """Encoded data or a file is truncated, inconsistent or hostile.
+class CorruptDataError(TsFileCorruptedError):
+    """Encoded data or a file is truncated, inconsistent or hostile (also a ``ValueError``).
 
     The message says what is wrong and where (a byte offset into the buffer or the file).
     """
 
 
-class UnsupportedError(TsFileError, NotImplementedError):
-    """Valid data using a feature this library does not implement (an encoding, a version)."""
+class UnsupportedError(NotSupportedError):
+    """Valid data using a feature this library does not implement (an encoding, a version);
+    also a ``NotImplementedError``."""
 
 
 class SimdUnavailableError(TsFileError, RuntimeError):
     """``path="simd"`` where no SIMD kernel can run (not built, CPU lacks it, forced off)."""
 
 
-class EncodeError(TsFileError, ValueError):
-    """Values cannot be stored with the requested encoding (e.g. GORILLA's end-marker values)."""
-
-
-class TypeMismatchError(TsFileError, TypeError, ValueError):
-    """A value given to a writer does not fit its column exactly: a wrong type, a fractional float
-    for an integer column, an integer outside the column's range, an invalid DATE, text that is not
-    valid UTF-8. The official package's name. The message names the column and the first bad row.
-    """
-
-
-class AlreadyExistsError(TsFileError, FileExistsError):
-    """A writer was opened on a path that exists, without ``overwrite=True`` (the official
-    package's name; it refuses too)."""
-
-
 class ClosedError(TsFileError, ValueError):
     """A reader, writer or result set was used after it was closed (or closed while in use)."""
 
 
-class TableNotExistError(TsFileError, KeyError):
-    """A table name that the file does not hold."""
+class WriterClosedError(ClosedError, FileWriteError):
+    """A write call (or add_tsfile_property) on a closed writer: the official package raises
+    FileWriteError there."""
 
 
-class ColumnNotExistError(TsFileError, KeyError):
-    """A column or measurement name that the table or device does not hold."""
-
-
-class DeviceNotExistError(TsFileError, KeyError):
-    """A device that the file does not hold."""
-
-
-class InvalidSchemaError(TsFileError, ValueError):
-    """A table schema a writer cannot write as given (e.g. a TAG/FIELD column named like the time
-    column). The official package's name."""
-
-
-class OutOfOrderError(TsFileError, ValueError):
-    """A write call gives one device two rows with the same timestamp (within the call, or against
-    its rows buffered since the last flush). The official 2.5 writer raises its OutOfOrderError
-    for these cases (and for any decreasing timestamp, which this writer sorts instead)."""
+class TsFileNotFoundError(FileOpenError, FileNotFoundError):
+    """The path to read does not exist: the official FileOpenError and Python's
+    FileNotFoundError (``errno``, ``filename`` set)."""
 
 
 class InvalidFilterError(TsFileError, ValueError):
@@ -74,6 +65,7 @@ class InvalidFilterError(TsFileError, ValueError):
 
 
 __all__ = [
+    "LibraryError",
     "TsFileError",
     "CorruptDataError",
     "UnsupportedError",
@@ -82,6 +74,8 @@ __all__ = [
     "TypeMismatchError",
     "AlreadyExistsError",
     "ClosedError",
+    "WriterClosedError",
+    "TsFileNotFoundError",
     "TableNotExistError",
     "ColumnNotExistError",
     "DeviceNotExistError",

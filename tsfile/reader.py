@@ -45,6 +45,7 @@ from tsfile.errors import (
     DeviceNotExistError,
     SimdUnavailableError,
     TableNotExistError,
+    TsFileNotFoundError,
     TypeMismatchError,
     UnsupportedError,
 )
@@ -504,7 +505,11 @@ def _open_regular_file(path):
     waiting for a FIFO's writer)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError as exc:
+        # also the official FileOpenError, which users of the official package catch
+        raise TsFileNotFoundError(exc.errno, exc.strerror, path) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -775,8 +780,14 @@ class TsFileReader:
         raise TableNotExistError(f"no table {table_name!r} in {self._path}")
 
     def get_tsfile_properties(self):
+        """The file's properties (``dict[str, bytes | None]``), e.g. ``encryptLevel: b"0"``."""
         self._check_open()
         return dict(self._meta.properties)
+
+    def get_active_query_result(self):
+        """The result sets of this reader that are not closed yet (a list; the official package
+        returns them as a WeakSet)."""
+        return list(self._result_sets)
 
     def _devices(self, key):
         """[(DeviceID, measurement-root range)] of one index root, in index order."""
@@ -1250,7 +1261,10 @@ class TsFileReader:
             blocks = self._table_blocks(
                 q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
             )
-            return self._result_set(q.filter_blocks(blocks), q.out_names, q.out_types)
+            rs = self._result_set(q.filter_blocks(blocks), q.out_names, q.out_types)
+            if batch_size and batch_size > 0:
+                rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
+            return rs
 
     def query_table_by_row(
         self,
@@ -1285,7 +1299,10 @@ class TsFileReader:
                 q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
             )
             blocks = _window_blocks(q.filter_blocks(blocks), skip, limit)
-            return self._result_set(blocks, q.out_names, q.out_types)
+            rs = self._result_set(blocks, q.out_names, q.out_types)
+            if batch_size and batch_size > 0:
+                rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
+            return rs
 
     def _result_set(self, blocks, names, types):
         """A ResultSet of this reader (inside an operation: close() then sees it registered)."""

@@ -147,14 +147,15 @@ import warnings
 import numpy as np
 
 from tsfile import compression as _compression
+from tsfile import config as _config
 from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import serialize_device_id, sort_key, text_utf8
 from tsfile._tree.buffer import TreeBuffers
 from tsfile._tree.chunk import series_chunk
 from tsfile._write import encoders
-from tsfile._write.bloom import DEFAULT_ERROR_RATE, cpp_path_count
+from tsfile._write.bloom import cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
-from tsfile._write.metadata import DEFAULT_DEGREE, Series, build_metadata, table_schema_bytes
+from tsfile._write.metadata import Series, build_metadata, table_schema_bytes
 from tsfile._write.values import (
     check_tag_value,
     check_value,
@@ -164,7 +165,6 @@ from tsfile._write.values import (
 )
 from tsfile.errors import (
     AlreadyExistsError,
-    ClosedError,
     ColumnNotExistError,
     EncodeError,
     InvalidSchemaError,
@@ -173,6 +173,7 @@ from tsfile.errors import (
     TsFileError,
     TypeMismatchError,
     UnsupportedError,
+    WriterClosedError,
 )
 from tsfile.schema import DeviceSchema, TableSchema
 from tsfile.tablet import Tablet, storage_dtype
@@ -441,13 +442,13 @@ class TsFileWriter:
         memory_threshold=DEFAULT_MEMORY_THRESHOLD,
         *,
         overwrite=False,
-        page_size=DEFAULT_PAGE_SIZE,
-        compression=Compressor.LZ4,
+        page_size=None,
+        compression=None,
         time_compression=None,
         encodings=None,
-        time_encoding=TSEncoding.TS_2DIFF,
-        index_degree=DEFAULT_DEGREE,
-        bloom_error_rate=DEFAULT_ERROR_RATE,
+        time_encoding=None,
+        index_degree=None,
+        bloom_error_rate=None,
     ):
         self._configure(
             memory_threshold,
@@ -465,18 +466,30 @@ class TsFileWriter:
         self,
         memory_threshold=DEFAULT_MEMORY_THRESHOLD,
         *,
-        page_size=DEFAULT_PAGE_SIZE,
-        compression=Compressor.LZ4,
+        page_size=None,
+        compression=None,
         time_compression=None,
         encodings=None,
-        time_encoding=TSEncoding.TS_2DIFF,
-        index_degree=DEFAULT_DEGREE,
-        bloom_error_rate=DEFAULT_ERROR_RATE,
+        time_encoding=None,
+        index_degree=None,
+        bloom_error_rate=None,
     ):
         """Check every option and set the writer up, without touching the file system (a bad
-        option must not have created or truncated the file)."""
+        option must not have created or truncated the file). An option not given (None) comes
+        from the process-wide configuration (tsfile.config, the official set_tsfile_config)."""
+        cfg = _config.writer_defaults()
+        if time_compression is None:
+            # an explicit compression also covers the time chunks, as before the config existed
+            time_compression = compression if compression is not None else cfg["time_compression"]
+        page_size = cfg["page_size"] if page_size is None else page_size
+        compression = cfg["compression"] if compression is None else compression
+        encodings = {**cfg["encodings"], **(encodings or {})}
+        time_encoding = cfg["time_encoding"] if time_encoding is None else time_encoding
+        index_degree = cfg["index_degree"] if index_degree is None else index_degree
+        bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
         self._page_size = _int_option("page_size", page_size, 1)
         self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
+        _config.record_memory_threshold(self._memory_threshold)  # reported, as official
         self._compression = _check_compression(compression)
         self._time_compression = (
             self._compression if time_compression is None else _check_compression(time_compression)
@@ -578,17 +591,21 @@ class TsFileWriter:
         return table
 
     @_locked
-    def add_tsfile_property(self, key: str, value) -> None:
-        """A key/value pair of the file's metadata. A key or str value that does not encode to
-        UTF-8 is refused here (TypeMismatchError), not when close() writes the metadata."""
+    def add_tsfile_property(self, key: str, value: bytes) -> None:
+        """A key/value pair of the file's metadata, written by close() (a key given again
+        replaces its value). The official rules: the key is a str, the value exactly ``bytes``
+        (a str, bytearray, bytes subclass or None is a TypeError: TypeMismatchError); a key
+        that does not encode to UTF-8 is refused here, not when close() writes the metadata.
+        On a closed writer: WriterClosedError (the official FileWriteError)."""
         self._check_open()
-        key = str(key)
+        if not isinstance(key, str):
+            raise TypeMismatchError(f"property key must be a str, got {type(key).__name__}")
         text_utf8(key, "property key")  # stored at close: refuse it now
-        if isinstance(value, str):
-            value = text_utf8(value, f"property value of {key!r}:")
-        if value is not None and not isinstance(value, (bytes, bytearray)):
-            raise TypeError("property values are bytes (or None)")
-        self._properties[key] = None if value is None else bytes(value)
+        if type(value) is not bytes:
+            raise TypeMismatchError(
+                f"property value of {key!r} must be bytes, got {type(value).__name__}"
+            )
+        self._properties[key] = value
 
     # -- tree model -------------------------------------------------------------------------------
 
@@ -955,7 +972,7 @@ class TsFileWriter:
 
     def _check_open(self):
         if self._closed:
-            raise ClosedError("the writer is closed")
+            raise WriterClosedError("the writer is closed")
         if self._torn:
             raise TsFileError(
                 "an earlier write to the file failed part way: no more rows can be written; "

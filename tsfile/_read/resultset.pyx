@@ -17,6 +17,7 @@ import numpy as np
 cimport numpy as cnp
 
 from tsfile.errors import ClosedError, ColumnNotExistError, CorruptDataError, TsFileError
+from tsfile.exceptions import OutOfRangeError
 from tsfile.types import TSDataType, int_to_date
 
 cnp.import_array()
@@ -102,6 +103,14 @@ class TsBlock:
         return f"TsBlock({len(self)} rows, columns={list(self.columns)})"
 
 
+cdef int check_column_index(object i, int ncols) except -1:
+    """OutOfRangeError (an IndexError) unless 1 <= i <= ncols: the accessors are 1-based, so 0
+    and negative indexes are errors, never Python's from-the-end indexing."""
+    if not 1 <= i <= ncols:
+        raise OutOfRangeError(f"column index {i} out of range 1..{ncols}")
+    return 0
+
+
 class ResultSetMetaData:
     """Column names and types of a result (1-based accessors). Immutable: safe in any thread."""
 
@@ -110,18 +119,25 @@ class ResultSetMetaData:
         self._types = list(types)
 
     def get_column_list(self):
+        """Every column name, ``time`` first."""
         return list(self._names)
 
     def get_data_type_list(self):
+        """Every column's TSDataType, in column order."""
         return list(self._types)
 
     def get_column_name(self, i):
+        """The name of column ``i`` (1-based; OutOfRangeError outside 1..get_column_num())."""
+        check_column_index(i, len(self._names))
         return self._names[i - 1]
 
     def get_data_type(self, i):
+        """The TSDataType of column ``i`` (1-based; OutOfRangeError outside the columns)."""
+        check_column_index(i, len(self._names))
         return self._types[i - 1]
 
     def get_column_num(self):
+        """The number of columns, time included."""
         return len(self._names)
 
     def __repr__(self):
@@ -160,6 +176,7 @@ cdef class ResultSet:
     cdef str _why
     cdef bint _busy  # a thread is inside a call that changes the cursor (see _enter)
     cdef object _on_close
+    cdef Py_ssize_t _batch_rows  # > 0: blocks handed out hold at most this many rows
 
     def __cinit__(self):
         self._kinds = NULL
@@ -185,6 +202,11 @@ cdef class ResultSet:
         self._row = -1
         self._n = 0
         self._on_close = on_close
+        self._batch_rows = 0
+
+    def _set_batch_rows(self, rows):
+        """Hand out blocks of at most ``rows`` rows (the query's batch_size)."""
+        self._batch_rows = max(int(rows), 0)
 
     def __dealloc__(self):
         free(self._kinds)
@@ -286,7 +308,7 @@ cdef class ResultSet:
         if self._busy or self._closed:
             self._usable()  # raises
         if i < 1 or i > self._ncols:
-            raise IndexError(f"column index {i} out of range 1..{self._ncols}")
+            check_column_index(i, self._ncols)  # raises OutOfRangeError (an IndexError)
         if self._row < 0 or self._row >= self._n:
             raise RuntimeError("no current row: call next() first (and check it returned True)")
         return 0
@@ -375,7 +397,7 @@ cdef class ResultSet:
         """The next block of rows (a TsBlock of numpy arrays) or None at the end.
 
         If rows of the current block were consumed with next(), the rest of that block comes
-        first."""
+        first. A query opened with ``batch_size`` > 0 gives blocks of at most that many rows."""
         cdef object blk
         self._enter()
         try:
@@ -384,6 +406,10 @@ cdef class ResultSet:
             else:
                 blk = self._fetch()
             self._install(None)
+            if blk is not None and 0 < self._batch_rows < len(blk):
+                # the rest stays the current block, positioned before its first row
+                self._install(blk.slice(self._batch_rows))
+                blk = blk.slice(0, self._batch_rows)
         finally:
             self._busy = False
         return blk
@@ -396,6 +422,46 @@ cdef class ResultSet:
         from tsfile.dataframe import block_to_arrow
 
         return block_to_arrow(blk, self._names, self._types)
+
+    def read_arrow_record_batch(self):
+        """The next block as a pyarrow.RecordBatch (needs pyarrow), or None at the end."""
+        table = self.read_arrow_batch()
+        if table is None:
+            return None
+        return table.combine_chunks().to_batches()[0] if table.num_rows else None
+
+    def read_data_frame(self, max_row_num=1024):
+        """Up to ``max_row_num`` rows as a pandas DataFrame (the columns and nullable dtypes of
+        ``tsfile.to_dataframe``), starting with the current row (the first row when next() was
+        not called yet). The cursor is left on the last row returned, so ``next()`` continues
+        after it; at the end of the result the DataFrame is empty (its columns named)."""
+        cdef list parts = []
+        cdef Py_ssize_t want, start, take
+        want = int(max_row_num)
+        if want < 0:
+            raise ValueError(f"max_row_num must be >= 0, got {max_row_num}")
+        self._enter()
+        try:
+            while want > 0:
+                if self._row < 0 and self._n > 0:
+                    self._row = 0  # a block installed by get_next_tsblock, not started yet
+                elif self._row < 0 or self._row >= self._n:
+                    self._install(self._fetch())
+                    if self._n == 0:
+                        break
+                    self._row = 0
+                start = self._row
+                take = min(want, self._n - start)
+                parts.append(self._block.slice(start, start + take))
+                want -= take
+                self._row = start + take - 1  # the last row returned is the current row
+                if want > 0:
+                    self._row = self._n  # this block is used up: the next loop fetches
+        finally:
+            self._busy = False
+        from tsfile.dataframe import blocks_to_dataframe
+
+        return blocks_to_dataframe(parts, self._names, self._types)
 
     def close(self):
         """Close the result set (idempotent): later row and block calls raise ClosedError."""
