@@ -327,45 +327,48 @@ cdef int _truncated(int kind, Py_ssize_t n) except -1:
     return -1
 
 
+ctypedef fused _word:
+    uint8_t
+    int32_t
+    int64_t
+
+
+cdef int _next_values(RleDecoder d, _word *out, Py_ssize_t count) except -1 nogil:
+    """`count` values of the streaming decoder into `out`, one C-level call each: 1, or 0 when the
+    data end first. One body for BOOLEAN, INT32 and INT64 (the fused type picks the store)."""
+    cdef uint64_t v = 0
+    cdef Py_ssize_t i
+    for i in range(count):
+        if not d.next_u64(&v):
+            return 0
+        if _word is uint8_t:
+            out[i] = (<uint32_t>v) != 0
+        elif _word is int32_t:
+            out[i] = <int32_t>(<uint32_t>v)
+        else:
+            out[i] = <int64_t>v
+    return 1
+
+
 cdef Py_ssize_t _decode_per_value(int kind, const unsigned char[::1] buf, object out) except -1:
     cdef RleDecoder d = RleDecoder.__new__(RleDecoder)
     d._setup(buf, kind)
-    cdef Py_ssize_t i, count = len(out)
-    cdef Py_ssize_t n = buf.shape[0]
-    cdef uint64_t v = 0
-    cdef uint8_t[::1] ob
-    cdef int32_t[::1] oi
-    cdef int64_t[::1] ol
-    cdef int got = 1
-    if kind == KIND_BOOL:
-        ob = out.view(np.uint8)
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                ob[i] = (<uint32_t>v) != 0
-    elif kind == KIND_I32:
-        oi = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                oi[i] = <int32_t>(<uint32_t>v)
-    else:
-        ol = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                ol[i] = <int64_t>v
-    if not got:
-        _truncated(kind, n)
-    # like the batch path: the rest of the block holding the last value counts as consumed
+    cdef Py_ssize_t count = len(out)
     if count == 0:
         return 0
+    cdef char[::1] raw = out.view(np.int8)
+    cdef void *dst = &raw[0]
+    cdef int got
+    with nogil:
+        if kind == KIND_BOOL:
+            got = _next_values(d, <uint8_t *>dst, count)
+        elif kind == KIND_I32:
+            got = _next_values(d, <int32_t *>dst, count)
+        else:
+            got = _next_values(d, <int64_t *>dst, count)
+    if not got:
+        _truncated(kind, buf.shape[0])
+    # like the batch path: the rest of the block holding the last value counts as consumed
     return <Py_ssize_t>d._s.block_end
 
 
