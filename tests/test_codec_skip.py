@@ -26,8 +26,9 @@ ROWS = _registry.rows()
 
 # Rows whose page stores no value count and whose end cannot be told from the bits alone: the end
 # marker of GORILLA and CHIMP is a value pattern a page may also hold as a value (readers decode
-# by the page header's count, as the official C++ reader does); CAMEL pages end where the bits run
-# out, the last byte's padding included, so only a decode can tell.
+# by the page header's count, as the official C++ reader does). CAMEL stores no count either (its
+# module decodes a count-less page to the end of the data, COUNT_BOUND); an exact count from its
+# block headers has not been worked out.
 NO_COUNT = {E.GORILLA, E.CHIMP, E.CAMEL}
 
 # Values per block or run where the codec has them (around which k is varied).
