@@ -64,6 +64,19 @@ TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, siz
     return TSC_OK;
 }
 
+/* ---- byte swaps of fixed-width big-endian values (the scalar row of plain_impls.h; the
+ * caller has checked that src holds `count` values) ---- */
+
+static void plain_bswap64_scalar(const uint8_t *src, uint64_t *out, size_t count)
+{
+    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be64(src + 8 * i);
+}
+
+static void plain_bswap32_scalar(const uint8_t *src, uint32_t *out, size_t count)
+{
+    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be32(src + 4 * i);
+}
+
 /* ---- batch decoders ---- */
 
 static inline ptrdiff_t plain_decode_bool_scalar(const uint8_t *src, size_t n, uint8_t *out, size_t count,
@@ -162,6 +175,22 @@ static inline ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, siz
     }
     *count = c;
     return (ptrdiff_t)n;
+}
+
+/* Skip the first `k` svarints: the bytes they take, or -code with *err_at (fewer than k values,
+ * a varint cut by the end, an over-long varint). Nothing is stored. */
+static inline ptrdiff_t plain_skip_i32_scalar(const uint8_t *src, size_t n, size_t k, size_t *err_at)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < k; i++) {
+        int32_t v;
+        int e = tsc_read_svarint32(src, n, &pos, &v);
+        if (e) {
+            *err_at = pos;
+            return -e;
+        }
+    }
+    return (ptrdiff_t)pos;
 }
 
 /* Binary values: the start offset and length of `count` values (count == SIZE_MAX: until the end

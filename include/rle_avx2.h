@@ -1,6 +1,6 @@
 /*
  * rle_avx2.h: AVX2 unpacking of RLE bit-packed runs (x86-64; compiled per function with
- * TSFILE_TARGET_AVX2 and used only when the CPU has TSFILE_NEED_AVX2: _simd.simd_active()).
+ * TSFILE_TARGET_AVX2 and the avx2 row of rle_impls.h, run only when the CPU has TSFILE_NEED_AVX2).
  *
  * A bit-packed run is a sequence of groups of 8 MSB-first values of width w (w bytes each), the
  * same packing as TS_2DIFF's deltas, so the shared shuffle plans of bitpack_msb_plan.h apply: per
@@ -147,7 +147,6 @@ RLE_DEFINE_DECODE_BULK(rle_decode_i32_avx2, int32_t, 0, RLE_CONV_I32, RLE_BULK_I
 RLE_DEFINE_DECODE_BULK(rle_decode_i64_avx2, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_AVX2,
                        TSFILE_TARGET_AVX2)
 
-#define RLE_HAS_SIMD_KERNELS 1
 
 #endif /* TSFILE_ISA_AVX2 */
 #endif /* TSFILE_RLE_AVX2_H */

@@ -98,7 +98,6 @@ static size_t rle_unpack_groups_i64_neon(const uint8_t *g, size_t room, int w, s
 RLE_DEFINE_DECODE_BULK(rle_decode_i32_neon, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_NEON, inline)
 RLE_DEFINE_DECODE_BULK(rle_decode_i64_neon, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_NEON, inline)
 
-#define RLE_HAS_SIMD_KERNELS 1
 
 #endif /* TSFILE_ISA_NEON */
 #endif /* TSFILE_RLE_NEON_H */

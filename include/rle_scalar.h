@@ -275,6 +275,35 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
     return (ptrdiff_t)n;
 }
 
+/* Advance over the first `k` values by the block and run headers alone (nothing is unpacked or
+ * stored): the offset of the end of the block holding value k (as the decoders report), or -code
+ * with *err_at; fewer than k values is TSC_ERR_TRUNCATED at the end of the data. k == 0 is 0. */
+static inline ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k,
+                                        size_t *err_at)
+{
+    size_t pos = 0;
+    uint64_t done = 0;
+    if (k == 0) return 0;
+    while (pos < n) {
+        int w;
+        size_t body, end;
+        int e = rle_parse_block(src, n, pos, is64, &w, &body, &end, err_at);
+        if (e) return -e;
+        pos = body;
+        while (pos < end) {
+            rle_run r;
+            e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
+            if (e) return -e;
+            if (r.nvalues >= k - done) return (ptrdiff_t)end;
+            done += r.nvalues;
+            pos = r.next;
+        }
+        pos = end;
+    }
+    *err_at = n;
+    return -TSC_ERR_TRUNCATED;
+}
+
 /* ---- batch decoders ----
  * Decode exactly `count` values; return the bytes consumed (up to the end of the block holding
  * the last value) or -code with *err_at. */

@@ -406,3 +406,84 @@ def test_pages_written_by_the_official_writer():
     for values, dtype, page in cases:
         assert rle.encode(values, dtype) == page
         assert decode_all(page, dtype).tolist() == values
+
+
+# ---- every implementation row of the table (include/rle_impls.h) --------------------------------
+
+# The rows this CPU runs, best first, read from the module (not a hand-kept list): a new ISA row is
+# tested as soon as it exists.
+IMPLEMENTATIONS = rle.implementations()
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+def impl(request):
+    """Run the test once per implementation row; path="simd" runs that row."""
+    previous = tsfile.set_simd(request.param)
+    try:
+        assert rle.active_implementation() == request.param
+        yield request.param
+    finally:
+        tsfile.set_simd(previous)
+
+
+def test_rle_and_plain_rows_are_listed_by_simd_info():
+    from tsfile.codecs import plain
+
+    assert IMPLEMENTATIONS[-1] == "scalar"
+    codecs = tsfile.simd_info()["codecs"]
+    assert codecs["rle"] == rle.active_implementation()
+    assert codecs["plain"] == plain.active_implementation()
+    assert set(IMPLEMENTATIONS) <= set(tsfile.simd_info()["compiled"])
+
+
+def _runs_of_width(w, bits, lengths, rng):
+    """Hand-built runs of width w: bit-packed runs of each length (partial last groups), RLE runs
+    between them, values spanning the whole width (negative patterns at w == bits)."""
+    values, runs = [], []
+    for n in lengths:
+        top = (1 << w) - 1
+        vals = [int(x) & top for x in rng.integers(0, 1 << 62, n, dtype=np.int64)]
+        vals = [v | (1 << (w - 1)) if w and i % 3 == 0 else v for i, v in enumerate(vals)]
+        runs.append(bp_run(vals, w))
+        values += vals
+        runs.append(rle_run(5, top, w, bits == 64))
+        values += [top] * 5
+    signed = [v - (1 << bits) if v >> (bits - 1) else v for v in values]
+    return block(w, runs), signed
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_every_row_matches_the_model_at_every_width_run_length_and_tail(impl, bits):
+    # Bit-packed runs of 1..70 groups (the AVX-512 row takes two groups per register for int32 and
+    # plain 64-byte loads while they fit), RLE runs between them, the block followed by 0..80
+    # bytes of other data (or nothing: the last group ends at the buffer's end).
+    rng = np.random.default_rng(bits)
+    dtype = np.int32 if bits == 32 else np.int64
+    path = "batch" if impl == "scalar" else "simd"
+    lengths = [1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 136, 504]
+    for w in range(bits + 1):
+        data, want = _runs_of_width(w, bits, lengths, rng)
+        assert rle.decode(data, dtype, path=path).tolist() == want, (impl, w)
+        for tail in (0, 1, 9, 63, 80):
+            # decode_into: decode(count=) first walks every header of the buffer, junk included
+            buf = data + b"\xa5" * tail
+            for count in (len(want), len(want) - 3):
+                out = np.empty(count, dtype)
+                assert rle.decode_into(buf, out, path=path) == len(data)
+                assert out.tolist() == want[:count], (impl, w, tail)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_every_row_decodes_a_slice_ending_at_the_data(impl, dtype):
+    # the page is a view of a longer buffer cut right after its last group: bytes after it are
+    # junk the kernels must not read into the values
+    rng = np.random.default_rng(5)
+    bits = np.dtype(dtype).itemsize * 8
+    path = "batch" if impl == "scalar" else "simd"
+    for w in range(bits + 1):
+        for n in (8, 16, 24, 504, 1000):
+            top = (1 << min(w, 62)) - 1
+            vals = rng.integers(0, top + 1 if w < 63 else 1 << 62, n).astype(dtype)
+            data = rle.encode(vals, dtype)
+            junk = np.frombuffer(data + b"\xff" * 64, np.uint8)[: len(data)]
+            np.testing.assert_array_equal(rle.decode(junk, dtype, count=n, path=path), vals)

@@ -16,8 +16,9 @@ are present, so a codec without an AVX-512 row runs its AVX2 row at level ``"avx
   ISA that cannot run here (an explicit call gets no silent fallback); :func:`set_simd_enabled` is
   the older on/off switch (on = the best available).
 
-Codecs with only AVX2/NEON kernels cimport :func:`simd_active` ("level above scalar"); codecs with
-a table cimport :func:`simd_level` and :func:`simd_cpu_features`.
+Codecs with SIMD kernels (TS_2DIFF, ALP, RLE, PLAIN) keep an implementation table and cimport
+:func:`simd_level` and :func:`simd_cpu_features`; :func:`simd_active` ("level above scalar") is what
+``path="auto"`` asks (tsfile.codecs._common.resolve_path).
 """
 import os
 import warnings

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "plain_scalar.h"
-#include "plain_simd.h"
+#include "plain_impls.h"
 #include "rle_scalar.h"
-#include "rle_simd.h"
+#include "rle_impls.h"
 #include "zigzag_scalar.h"
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
@@ -43,6 +45,9 @@ static uint8_t *tail_copy(const uint8_t *src, size_t len, uint8_t **block)
     memcpy(*block, src, len);
     return *block;
 }
+
+/* 1 when this CPU has every feature the implementation row needs. */
+static int cpu_runs(const tsfile_impl_head *h) { return tsfile_cpu_has(h->need); }
 
 static const size_t LENGTHS[] = {0, 1, 7, 8, 9, 63, 64, 65, 503, 504, 505, 1008, 1013, 4001};
 #define NLEN (sizeof LENGTHS / sizeof LENGTHS[0])
@@ -74,26 +79,23 @@ static void check_rle(int is64, int w)
         int32_t *o32 = (int32_t *)malloc((n + 1) * 4);
         size_t at = 0;
         ptrdiff_t r;
-        for (int simd = 0; simd < 2; simd++) { /* the scalar kernel, then this build's SIMD one */
+        for (size_t simd = 0; simd < RLE_N_IMPLS; simd++) { /* every row this CPU runs */
+            const rle_impl *row = &rle_impls[simd];
+            if (!cpu_runs(&row->head)) continue;
             memset(o64, 0x55, (n + 1) * 8);
             memset(o32, 0x55, (n + 1) * 4);
-            if (simd)
-                r = is64 ? rle_decode_i64_simd(data, len, o64, n, &at)
-                         : rle_decode_i32_simd(data, len, o32, n, &at);
-            else
-                r = is64 ? rle_decode_i64_scalar(data, len, o64, n, &at)
-                         : rle_decode_i32_scalar(data, len, o32, n, &at);
+            r = is64 ? row->decode_i64(data, len, o64, n, &at) : row->decode_i32(data, len, o32, n, &at);
             if (r != (ptrdiff_t)len)
-                FAIL("rle simd=%d is64=%d w=%d n=%zu: consumed %td of %zu\n", simd, is64, w, n, r, len);
+                FAIL("rle row %zu is64=%d w=%d n=%zu: consumed %td of %zu\n", simd, is64, w, n, r, len);
             for (size_t i = 0; i < n; i++) {
                 int64_t got = is64 ? o64[i] : o32[i];
                 if (got != v[i]) {
-                    FAIL("rle simd=%d is64=%d w=%d n=%zu: value %zu\n", simd, is64, w, n, i);
+                    FAIL("rle row %zu is64=%d w=%d n=%zu: value %zu\n", simd, is64, w, n, i);
                     break;
                 }
             }
             if ((is64 ? o64[n] : o32[n]) != (is64 ? 0x5555555555555555ll : 0x55555555))
-                FAIL("rle simd=%d is64=%d w=%d n=%zu: wrote past the end\n", simd, is64, w, n);
+                FAIL("rle row %zu is64=%d w=%d n=%zu: wrote past the end\n", simd, is64, w, n);
         }
         rle_stream s;
         rle_stream_init(&s, data, len, is64);
@@ -181,19 +183,25 @@ static void check_plain_zigzag(void)
     for (size_t m = 0; m <= 40; m++) { /* SIMD byte swaps, every tail length, data at the end */
         uint8_t *b2;
         const uint8_t *d2 = tail_copy(enc + len - 8 * m, 8 * m, &b2);
-        memset(o64, 0x55, sizeof o64);
-        plain_bswap64_simd(d2, (uint64_t *)o64, m);
-        if (memcmp(o64, v64 + (N - m), 8 * m) || (m < N && o64[m] != 0x5555555555555555ll))
-            FAIL("plain bswap64 simd, %zu values\n", m);
-        free(b2);
-        uint32_t u32[64], w32[64];
+        uint32_t u32[64], w32[65];
         for (size_t i = 0; i < m; i++) u32[i] = (uint32_t)v64[i];
-        uint8_t be[256];
+        uint8_t be[256], *b3;
         for (size_t i = 0; i < m; i++) tsc_store_be32(be + 4 * i, u32[i]);
-        d2 = tail_copy(be, 4 * m, &b2);
-        plain_bswap32_simd(d2, w32, m);
-        if (memcmp(w32, u32, 4 * m)) FAIL("plain bswap32 simd, %zu values\n", m);
+        const uint8_t *d3 = tail_copy(be, 4 * m, &b3);
+        for (size_t k = 0; k < PLAIN_N_IMPLS; k++) { /* every row this CPU runs */
+            const plain_impl *row = &plain_impls[k];
+            if (!cpu_runs(&row->head)) continue;
+            memset(o64, 0x55, sizeof o64);
+            row->bswap64(d2, (uint64_t *)o64, m);
+            if (memcmp(o64, v64 + (N - m), 8 * m) || (m < N && o64[m] != 0x5555555555555555ll))
+                FAIL("plain bswap64 %s, %zu values\n", row->head.name, m);
+            memset(w32, 0x55, sizeof w32);
+            row->bswap32(d3, w32, m);
+            if (memcmp(w32, u32, 4 * m) || w32[m] != 0x55555555u)
+                FAIL("plain bswap32 %s, %zu values\n", row->head.name, m);
+        }
         free(b2);
+        free(b3);
     }
     free(block);
 
@@ -214,14 +222,98 @@ static void check_plain_zigzag(void)
     cases += 4;
 }
 
+/* Readable bytes that end exactly where an inaccessible page begins: a kernel reading one byte
+ * past what it was given faults. */
+static uint8_t *guarded_end(size_t len, uint8_t **map, size_t *span)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    *span = (len + page - 1) / page * page + page;
+    *map = mmap(NULL, *span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (*map == MAP_FAILED || mprotect(*map + *span, page, PROT_NONE)) return NULL;
+    return *map + *span - len;
+}
+
+/* Every RLE row decodes bodies ending at an inaccessible page (every width, lengths around the
+ * groups and the 64-byte loads) to the scalar result; every PLAIN row byte-swaps values ending
+ * there. */
+static void check_reads_stay_in_bounds(void)
+{
+    static int64_t v[1100], o64[1100], ref64[1100];
+    static int32_t v32[1100], o32[1100], ref32[1100];
+    static uint8_t enc[16384];
+    static const size_t lens[] = {8, 16, 24, 40, 64, 72, 128, 136, 504, 512, 1013, 1024};
+    for (int is64 = 0; is64 < 2; is64++) {
+        for (int w = 0; w <= (is64 ? 64 : 32); w++) {
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                size_t n = lens[li], at = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t r = rnd();
+                    if (w < 64) r &= (1ull << w) - 1;
+                    v[i] = (int64_t)r;
+                    v32[i] = (int32_t)(uint32_t)r;
+                }
+                size_t len = is64 ? rle_encode_i64_scalar(v, n, w, enc)
+                                  : rle_encode_i32_scalar(v32, n, w, enc);
+                uint8_t *map;
+                size_t span;
+                uint8_t *d = guarded_end(len, &map, &span);
+                if (!d) {
+                    FAIL("bounds check: mmap/mprotect failed\n");
+                    return;
+                }
+                memcpy(d, enc, len);
+                if (is64) rle_decode_i64_scalar(d, len, ref64, n, &at);
+                else rle_decode_i32_scalar(d, len, ref32, n, &at);
+                for (size_t k = 0; k < RLE_N_IMPLS; k++) {
+                    const rle_impl *row = &rle_impls[k];
+                    if (!cpu_runs(&row->head)) continue;
+                    ptrdiff_t r = is64 ? row->decode_i64(d, len, o64, n, &at)
+                                       : row->decode_i32(d, len, o32, n, &at);
+                    if (r != (ptrdiff_t)len || (is64 ? memcmp(o64, ref64, 8 * n)
+                                                     : memcmp(o32, ref32, 4 * n)))
+                        FAIL("rle %s at a page end: is64=%d w=%d n=%zu\n", row->head.name, is64, w, n);
+                }
+                munmap(map, span + getpagesize());
+                cases++;
+            }
+        }
+    }
+    for (size_t m = 0; m <= 70; m++) {
+        uint8_t *map;
+        size_t span;
+        uint8_t *d = guarded_end(8 * m, &map, &span);
+        if (!d) return;
+        for (size_t i = 0; i < 8 * m; i++) d[i] = (uint8_t)rnd();
+        plain_bswap64_scalar(d, (uint64_t *)ref64, m);
+        plain_bswap32_scalar(d + 4 * m, (uint32_t *)ref32, m);
+        for (size_t k = 0; k < PLAIN_N_IMPLS; k++) {
+            const plain_impl *row = &plain_impls[k];
+            if (!cpu_runs(&row->head)) continue;
+            row->bswap64(d, (uint64_t *)o64, m);
+            row->bswap32(d + 4 * m, (uint32_t *)o32, m);
+            if (memcmp(o64, ref64, 8 * m) || memcmp(o32, ref32, 4 * m))
+                FAIL("plain %s at a page end: %zu values\n", row->head.name, m);
+        }
+        munmap(map, span + getpagesize());
+        cases++;
+    }
+}
+
 int main(void)
 {
-    rle_simd_init();
+    rle_init_impls();
+    check_reads_stay_in_bounds();
     check_rle_example();
     for (int w = 0; w <= 32; w++) check_rle(0, w);
     for (int w = 0; w <= 64; w++) check_rle(1, w);
     check_plain_zigzag();
-    printf("basic_codecs_check [%s%s]: %zu cases, %d failures\n", TSFILE_ISA_NAME,
-           RLE_HAS_SIMD_KERNELS ? ", rle simd kernels" : "", cases, failures);
+    char rows[64] = "";
+    for (size_t k = 0; k + 1 < RLE_N_IMPLS; k++) /* the SIMD rows checked (the scalar one always) */
+        if (cpu_runs(&rle_impls[k].head)) {
+            if (rows[0]) strcat(rows, "+");
+            strcat(rows, rle_impls[k].head.name);
+        }
+    printf("basic_codecs_check [%s; rows %s]: %zu cases, %d failures\n", TSFILE_ISA_NAME,
+           rows[0] ? rows : "scalar only", cases, failures);
     return failures != 0;
 }

@@ -105,6 +105,44 @@ def main(argv=None) -> None:
         line += f" {batch / base:9.2f}" if base else f" {dash:>9}"
         line += f" {simd / base:8.2f}" if base and simd else f" {dash:>8}"
         print(line, flush=True)
+    _print_isa_rows(_cases(n), n, args.repeat)
+
+
+def _print_isa_rows(cases, n: int, repeat: int) -> None:
+    """The SIMD cases once per implementation row of the codec's table (rle/plain
+    implementations()), each against the AVX2 row in the same run; the level is set around each
+    row's samples, not per call."""
+    import tsfile
+
+    rows = {}
+    for name, mod, data, dtype, _baseline, has_kernel in cases:
+        if not has_kernel or not hasattr(mod, "implementations"):
+            continue
+        out = np.empty(n, dtype=dtype)
+        rates = {}
+        for row in mod.implementations():
+            previous = tsfile.set_simd(row)
+            try:
+                path = "batch" if row == "scalar" else "simd"
+                rates[row] = _median_rate(partial(mod.decode_into, data, out, path=path), n, repeat)
+            finally:
+                tsfile.set_simd(previous)
+        rows[name] = rates
+    if not rows:
+        return
+    names = sorted(
+        {row for rates in rows.values() for row in rates},
+        key=["avx512", "avx2", "neon", "scalar"].index,
+    )
+    print("\nper implementation row (M values/s; ratio to the avx2 row)")
+    print(f"{'case':36} " + " ".join(f"{r:>9}" for r in names) + f" {'avx512/avx2':>12}")
+    for name, rates in rows.items():
+        line = f"{name:36} " + " ".join(
+            f"{rates[r]:9.1f}" if r in rates else f"{'-':>9}" for r in names
+        )
+        if "avx512" in rates and "avx2" in rates:
+            line += f" {rates['avx512'] / rates['avx2']:12.2f}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

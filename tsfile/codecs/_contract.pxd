@@ -98,3 +98,12 @@ cdef inline int check_decoded(Py_ssize_t got, Py_ssize_t count, const char *code
             raise CorruptDataError(
                 f"{codec.decode()}: {got} values decoded where the page has {count}")
     return 0
+
+# a skip of `k` values where the page holds `avail`: CorruptDataError naming `codec` when k > avail
+cdef inline int check_skip(Py_ssize_t avail, Py_ssize_t k, const char *codec) except -1 nogil:
+    if k > avail:
+        with gil:
+            from tsfile.errors import CorruptDataError
+            raise CorruptDataError(
+                f"{codec.decode()}: cannot skip {k} values, the page holds {avail}")
+    return 0

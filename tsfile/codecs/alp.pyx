@@ -58,7 +58,7 @@ from tsfile.errors import CorruptDataError
 cnp.import_array()
 
 cdef extern from "alp_scalar.h":
-    int ALP_OK, ALP_E_FEWER
+    int ALP_OK, ALP_E_FEWER, ALP_E_TOTAL
     int ALP_BLOCK, ALP_PAGE_HEADER, ALP_BLOCK_HEADER
     ctypedef struct alp_err_t:
         int code
@@ -539,6 +539,40 @@ cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2
     return alp_page_value_count(src, n, kind == KIND_F64)
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # By block counts: each block header is parsed and checked as the page decoder checks it (and
+    # every block when k is the page's count), nothing is unpacked.
+    cdef bint is64 = kind == KIND_F64
+    cdef uint32_t vc, bc, blk = 0
+    cdef alp_err_t err
+    cdef alp_block_t b
+    cdef size_t off = ALP_PAGE_HEADER
+    cdef Py_ssize_t done = 0
+    cdef int rc
+    if alp_parse_page_header(src, <size_t>n, is64, &vc, &bc, &err) != ALP_OK:
+        _raise_corrupt(&err)
+    if k > <Py_ssize_t>vc:
+        err.code = ALP_E_FEWER
+        err.offset = 4
+        _raise_corrupt(&err)
+    while done < k or (k == <Py_ssize_t>vc and blk < bc):
+        err.offset = off
+        err.code = ALP_E_TOTAL
+        if blk >= bc:
+            _raise_corrupt(&err)
+        rc = alp_parse_block(src + off, <size_t>n - off, is64, &b)
+        if rc:
+            err.code = rc
+            _raise_corrupt(&err)
+        if b.count > vc - <uint32_t>done:
+            _raise_corrupt(&err)
+        done += b.count
+        off += b.size
+        blk += 1
+    return k
+
+
 cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
                             int kind, int path) except -1 nogil:
     if kind == KIND_F64:
@@ -562,5 +596,5 @@ cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_F32, KIND_F64)):
     _ROWS[_i] = make_row(15, _kind, b"alp", b"ALP",
                          ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, NULL, _row_bound, _row_encode)
+                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

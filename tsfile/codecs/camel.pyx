@@ -51,6 +51,7 @@ cdef Py_ssize_t camel_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
     cdef int64_t n = 0
     cdef int rc
     cdef bint at_header
+    cdef uint64_t v
     cdef camel_state st
     if data == NULL:
         data = _EMPTY
@@ -59,11 +60,13 @@ cdef Py_ssize_t camel_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *o
         camel_init(&st, data, <size_t>nbytes)
         while n < cap:
             at_header = st.bits_left == 0
-            rc = camel_next(&st, &(<uint64_t *>out)[n])
+            rc = camel_next(&st, &v)
             if rc != 1:
                 if rc < 0:
                     _raise_nogil(rc, camel_error_offset(&st, at_header), nbytes)
                 break
+            if out != NULL:  # NULL: a skip, walked and not stored
+                (<uint64_t *>out)[n] = v
             n += 1
         pos = st.pos
     else:
@@ -153,6 +156,7 @@ from tsfile.codecs._contract cimport (
     ROW_PER_VALUE,
     ROW_SIMD,
     check_decoded,
+    check_skip,
     codec_row,
     codec_table,
     make_row,
@@ -168,8 +172,16 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     return 0
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # The bit stream walked value by value on the per-value decoder's state, nothing stored
+    # (fewer than k values is CorruptDataError).
+    check_skip(camel_decode_raw(src, n, NULL, k, PATH_PER_VALUE, NULL), k, b"CAMEL")
+    return k
+
+
 cdef codec_row _ROWS[1]
 cdef codec_table _TABLE
 _ROWS[0] = make_row(14, KIND_F64, b"camel", b"CAMEL", ROW_PER_VALUE | ROW_BATCH,
-                    NULL, _row_decode, NULL, NULL, NULL, NULL)
+                    NULL, _row_decode, NULL, _row_skip, NULL, NULL)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

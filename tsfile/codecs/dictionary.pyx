@@ -33,6 +33,7 @@ from tsfile.codecs._kinds cimport (
     kind_name,
     kind_of_out,
     raise_kernel_error,
+    raise_kernel_error_nogil,
     resolve_kind,
     uvarint_len,
     write_uvarint,
@@ -55,8 +56,10 @@ HAS_SIMD = False
 # they change.
 cdef extern from "varint_scalar.h":
     pass
-cdef extern from "rle_scalar.h":
-    pass
+cdef extern from "rle_scalar.h" nogil:
+    ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
+                               uint64_t *total, size_t *err_at)
+    ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k, size_t *err_at)
 
 cdef extern from "plain_scalar.h" nogil:
     enum:
@@ -198,16 +201,11 @@ cdef Py_ssize_t _decode_ctx(const unsigned char[::1] buf, Py_ssize_t count, int 
         return _decode(buf, count, path, result, strings)
     except CorruptDataError as e:
         if str(e).startswith("RLE"):
+            base = _indices_at(&buf[0], buf.shape[0])
             raise CorruptDataError(
-                f"DICTIONARY indices (offsets from byte {_index_start(buf)} of {buf.shape[0]}): {e}"
+                f"DICTIONARY indices (offsets from byte {base} of {buf.shape[0]}): {e}"
             ) from None
         raise
-
-
-cdef Py_ssize_t _index_start(const unsigned char[::1] buf) except -1:
-    cdef size_t pos = 0
-    _read_entries(&buf[0], <size_t>buf.shape[0], &pos)
-    return <Py_ssize_t>pos
 
 
 cdef Py_ssize_t dictionary_decode_into_c(const uint8_t *src, Py_ssize_t n, object out,
@@ -401,8 +399,52 @@ cdef Py_ssize_t _row_objects(const uint8_t *src, Py_ssize_t n, object out, Py_ss
     return used
 
 
+cdef enum:
+    _MAX_IMPLICIT = 1 << 22  # rle.MAX_IMPLICIT_VALUES, as a C constant
+
+
+cdef size_t _indices_at(const uint8_t *src, Py_ssize_t n) except? 0 nogil:
+    """Offset of the index stream: the dictionary's entries walked by their length prefixes,
+    checked as _read_entries checks them, without building them."""
+    cdef int32_t cnt = 0, i
+    cdef size_t p = 0, s = 0, ln = 0
+    cdef int e = tsc_read_svarint32(src, <size_t>n, &p, &cnt)
+    if e:
+        raise_kernel_error_nogil(e, p, <size_t>n, "DICTIONARY entry count")
+    if cnt < 0 or <size_t>cnt > <size_t>n - p:
+        raise_kernel_error_nogil(TSC_ERR_COUNT, 0, <size_t>n, "DICTIONARY entry count")
+    for i in range(cnt):
+        e = plain_next_binary(src, <size_t>n, &p, &s, &ln)
+        if e:
+            raise_kernel_error_nogil(e, p, <size_t>n, "DICTIONARY entry")
+    return p
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    # the index stream's RLE headers, bounded as decode(count=None) is (a short run can claim
+    # 2^31 values)
+    cdef size_t base = _indices_at(src, n), at = 0
+    cdef uint64_t total = 0
+    cdef ptrdiff_t r = rle_count_scalar(src + base, <size_t>n - base, 0,
+                                        _MAX_IMPLICIT + 8 * (<uint64_t>n - base), &total, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, base + at, <size_t>n, "DICTIONARY indices")
+    return <Py_ssize_t>total
+
+
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # the entries by their length prefixes, then the index stream by its RLE run headers: no
+    # entry is built and no index unpacked
+    cdef size_t base = _indices_at(src, n), at = 0
+    cdef ptrdiff_t r = rle_skip_scalar(src + base, <size_t>n - base, 0, <uint64_t>k, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, base + at, <size_t>n, "DICTIONARY indices")
+    return k
+
+
 cdef codec_row _ROWS[1]
 cdef codec_table _TABLE
 _ROWS[0] = make_row(1, KIND_BIN, b"dictionary", b"DICTIONARY", ROW_PER_VALUE | ROW_BATCH,
-                    NULL, NULL, _row_objects, NULL, NULL, NULL)
+                    _row_count, NULL, _row_objects, _row_skip, NULL, NULL)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

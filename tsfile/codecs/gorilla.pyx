@@ -143,7 +143,9 @@ cdef Py_ssize_t gorilla_decode_into(const uint8_t* data, Py_ssize_t nbytes, void
             r = gorilla_next64(&s, endv, 0, &v) if wide else gorilla_next32(&s, endv, 0, &v)
             if r != 1:
                 break
-            if wide:
+            if out == NULL:  # a skip: walked, nothing stored
+                pass
+            elif wide:
                 (<uint64_t*>out)[k] = v
             else:
                 (<uint32_t*>out)[k] = <uint32_t>v
@@ -493,9 +495,17 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
     return gorilla_encode_into(values, count, sk_of_kind(kind), dst, cap, True)
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # The bit stream walked value by value on the per-value decoder's state, nothing stored
+    # (fewer than k values is CorruptDataError).
+    gorilla_decode_into(src, n, NULL, k, sk_of_kind(kind), PATH_PER_VALUE)
+    return k
+
+
 cdef codec_row _ROWS[4]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
     _ROWS[_i] = make_row(8, _kind, b"gorilla", b"GORILLA", ROW_PER_VALUE | ROW_BATCH,
-                         NULL, _row_decode, NULL, NULL, _row_bound, _row_encode)
+                         NULL, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

@@ -10,9 +10,13 @@ length is rejected: the null marker -1 of the format's varstr never appears amon
 
 Paths: ``per_value`` drives :class:`PlainDecoder` one value per C-level call; ``batch`` runs the
 scalar kernels of ``include/plain_scalar.h`` over the whole buffer; ``simd`` byte-swaps the
-fixed-width types (INT64/TIMESTAMP, FLOAT, DOUBLE) with AVX2 / NEON shuffles
-(``include/plain_simd.h``) and takes the batch code for the others. ``HAS_SIMD`` says whether this
-build has the kernels.
+fixed-width types (INT64/TIMESTAMP, FLOAT, DOUBLE) with the best row of the implementation table
+``include/plain_impls.h`` at the current ISA level (AVX-512 / AVX2 ``vpshufb``, NEON ``rev``) and
+takes the batch code for the others. ``HAS_SIMD`` says whether this build has SIMD rows;
+:func:`implementations` lists the rows this CPU runs, :func:`active_implementation` the one in use.
+
+``count`` and ``skip`` (the codec contract): fixed-width kinds by arithmetic, INT32 by walking the
+svarints, binary values by their length prefixes; nothing is stored.
 """
 from cpython.bytes cimport (
     PyBytes_AS_STRING,
@@ -25,7 +29,8 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from tsfile._simd cimport simd_active
+from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd import register_codec
 from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
     PATH_SIMD,
@@ -62,14 +67,68 @@ from tsfile.errors import CorruptDataError
 cdef extern from "varint_scalar.h":
     pass
 
-cdef extern from "plain_simd.h" nogil:
-    const int PLAIN_HAS_SIMD_KERNELS
-    void plain_bswap64_simd(const uint8_t *src, uint64_t *out, size_t count)
-    void plain_bswap32_simd(const uint8_t *src, uint32_t *out, size_t count)
+cdef extern from "plain_avx2.h":
+    pass
+cdef extern from "plain_avx512.h":
+    pass
+cdef extern from "plain_neon.h":
+    pass
 
-# AVX2 / NEON byte swapping of the fixed-width big-endian types (INT64/TIMESTAMP, FLOAT, DOUBLE);
-# BOOLEAN, INT32 svarints and binary values take the scalar code on every path.
-HAS_SIMD = bool(PLAIN_HAS_SIMD_KERNELS)
+# ---- SIMD dispatch: the implementation table (include/plain_impls.h, idiom of tsfile_isa.h) -----
+cdef extern from "plain_impls.h" nogil:
+    ctypedef struct tsfile_impl_head:
+        const char *name
+        int level
+        unsigned need
+    ctypedef void (*plain_bswap64_fn)(const uint8_t *, uint64_t *, size_t)
+    ctypedef void (*plain_bswap32_fn)(const uint8_t *, uint32_t *, size_t)
+    ctypedef struct plain_impl:
+        tsfile_impl_head head
+        plain_bswap64_fn bswap64
+        plain_bswap32_fn bswap32
+    const plain_impl *plain_impls
+    size_t PLAIN_N_IMPLS
+    size_t plain_pick_impl(int level, unsigned features)
+
+cdef extern from "tsfile_isa.h":
+    enum: TSFILE_LEVEL_AVX512
+
+# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
+cdef const plain_impl *_impl_at_level[TSFILE_LEVEL_AVX512 + 1]
+
+
+cdef void _choose_impls():
+    cdef int level
+    for level in range(TSFILE_LEVEL_AVX512 + 1):
+        _impl_at_level[level] = &plain_impls[plain_pick_impl(level, simd_cpu_features())]
+
+
+_choose_impls()
+
+
+cdef inline const plain_impl *_active_impl() noexcept nogil:
+    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
+    return _impl_at_level[simd_level()]
+
+
+def implementations():
+    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
+    for each level that is that level's own."""
+    return [_impl_at_level[level].head.name.decode()
+            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
+            if _impl_at_level[level].head.level == level]
+
+
+def active_implementation():
+    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
+    return _active_impl().head.name.decode()
+
+
+register_codec("plain", active_implementation)
+
+#: True when this build carries SIMD rows for PLAIN (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = PLAIN_N_IMPLS > 1
 
 cdef extern from "plain_scalar.h" nogil:
     enum:
@@ -88,6 +147,7 @@ cdef extern from "plain_scalar.h" nogil:
     ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
                                       size_t *err_at)
     ptrdiff_t plain_count_i32_scalar(const uint8_t *src, size_t n, size_t *count, size_t *err_at)
+    ptrdiff_t plain_skip_i32_scalar(const uint8_t *src, size_t n, size_t k, size_t *err_at)
     ptrdiff_t plain_scan_binary_scalar(const uint8_t *src, size_t n, size_t count, int64_t *starts,
                                        int64_t *lens, size_t *count_out, size_t *err_at)
     size_t plain_encoded_bound_i32(size_t count)
@@ -143,12 +203,12 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
     if kind == KIND_I64 or kind == KIND_F64:
         if count > n // 8:
             return _decode_kind(kind, src, n, out, count)  # raises the truncation error
-        plain_bswap64_simd(src, <uint64_t *>out, <size_t>count)
+        _active_impl().bswap64(src, <uint64_t *>out, <size_t>count)
         return count * 8
     if kind == KIND_F32:
         if count > n // 4:
             return _decode_kind(kind, src, n, out, count)
-        plain_bswap32_simd(src, <uint32_t *>out, <size_t>count)
+        _active_impl().bswap32(src, <uint32_t *>out, <size_t>count)
         return count * 4
     return _decode_kind(kind, src, n, out, count)
 
@@ -505,8 +565,10 @@ from tsfile.types import TSDataType as _TSDataType
 
 cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
     cdef size_t c = 0, at = 0
-    if kind == KIND_BIN:
-        return -1
+    if kind == KIND_BIN:  # the length prefixes, walked
+        kernel_result(plain_scan_binary_scalar(src, <size_t>n, SIZE_MAX, NULL, NULL, &c, &at),
+                      at, n, "PLAIN string length")
+        return <Py_ssize_t>c
     if kind == KIND_I32:  # one svarint per value: a scan
         kernel_result(plain_count_i32_scalar(src, <size_t>n, &c, &at), at, n, "PLAIN INT32")
         return <Py_ssize_t>c
@@ -518,9 +580,16 @@ cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2
 
 
 cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k, int kind) except -1 nogil:
-    # fixed-width kinds: k values are k * width bytes
-    if k > n // _WIDTH[kind]:
-        raise_kernel_error_nogil(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, "PLAIN")
+    # fixed-width kinds: k values are k * width bytes; INT32 walks k svarints and binary values k
+    # length prefixes (each checked against the page, nothing stored)
+    cdef size_t at = 0, found = 0
+    if kind == KIND_I32:
+        kernel_result(plain_skip_i32_scalar(src, <size_t>n, <size_t>k, &at), at, n, "PLAIN INT32")
+    elif kind == KIND_BIN:
+        kernel_result(plain_scan_binary_scalar(src, <size_t>n, <size_t>k, NULL, NULL, &found, &at),
+                      at, n, "PLAIN string length")
+    elif k > n // _WIDTH[kind]:
+        raise_kernel_error_nogil(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, _what(kind))
     return k
 
 
@@ -529,7 +598,7 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     if path == PATH_PER_VALUE:  # PlainDecoder, writing straight into `out`
         with gil:
             return per_value_into(_decode_per_value, kind, src, n, out, count)
-    if path == PATH_SIMD and PLAIN_HAS_SIMD_KERNELS and simd_active():
+    if path == PATH_SIMD:  # the active row (the scalar row at level scalar)
         return _decode_simd(kind, src, n, out, count)
     return _decode_kind(kind, src, n, out, count)
 
@@ -585,9 +654,8 @@ for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
     _ROWS[_i] = make_row(0, _kind, b"plain", b"PLAIN",
                          ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
                          _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
-_ROWS[1].skip = NULL  # INT32 is a varint per value: the registry's skip decodes
 # binary values take the scalar scan on the simd path (path= counts it as the module's simd path)
 _ROWS[5] = make_row(0, KIND_BIN, b"plain", b"PLAIN",
                     ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                    NULL, NULL, _row_objects, NULL, NULL, NULL)
+                    _row_count, NULL, _row_objects, _row_skip, NULL, NULL)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 6)

@@ -8,6 +8,9 @@ from tsfile.types import TSDataType
 HAS_SIMD: bool
 MAX_IMPLICIT_VALUES: int
 
+def implementations() -> list[str]: ...
+def active_implementation() -> str: ...
+
 def decode(
     data: Any, dtype: TSDataType | Any, count: int | None = None, path: str = "auto"
 ) -> np.ndarray: ...

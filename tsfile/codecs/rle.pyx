@@ -18,9 +18,14 @@ count at most ``MAX_IMPLICIT_VALUES + 8 * len(data)`` values are accepted (Corru
 beyond); pass ``count`` (the page's value count) to decode more.
 
 Paths: ``per_value`` (:class:`RleDecoder`, one value per C-level call), ``batch`` (scalar block
-kernels of ``include/rle_scalar.h``), ``simd`` (bit-packed runs unpacked with AVX2 / NEON shuffles,
-``include/rle_avx2.h`` / ``rle_neon.h``, on the plans of ``bitpack_msb_plan.h``; BOOLEAN output and
-RLE runs stay scalar). ``HAS_SIMD`` says whether this build has the kernels.
+kernels of ``include/rle_scalar.h``), ``simd`` (bit-packed runs unpacked by the best row of the
+implementation table ``include/rle_impls.h`` at the current ISA level: AVX-512 ``vpermb``
+(``rle_avx512.h``), AVX2 / NEON shuffles on the plans of ``bitpack_msb_plan.h``; BOOLEAN output and
+RLE runs stay scalar). ``HAS_SIMD`` says whether this build has SIMD rows;
+:func:`implementations` lists the rows this CPU runs, :func:`active_implementation` the one in use.
+
+``count`` and ``skip`` (the codec contract) walk the block and run headers only: nothing is
+unpacked or stored.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -28,7 +33,8 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 
 import numpy as np
 
-from tsfile._simd cimport simd_active
+from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd import register_codec
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -56,7 +62,10 @@ from tsfile.codecs._kinds cimport (
 
 from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
 
-MAX_IMPLICIT_VALUES = 1 << 22
+cdef enum:
+    _MAX_IMPLICIT = 1 << 22
+
+MAX_IMPLICIT_VALUES = _MAX_IMPLICIT
 
 # Headers included by the kernel headers, named so that cythonize rebuilds this module when
 # they change.
@@ -66,21 +75,68 @@ cdef extern from "bitpack_msb_plan.h":
     pass
 cdef extern from "rle_avx2.h":
     pass
+cdef extern from "rle_avx512.h":
+    pass
 cdef extern from "rle_neon.h":
     pass
 
-cdef extern from "rle_simd.h" nogil:
-    const int RLE_HAS_SIMD_KERNELS
-    void rle_simd_init()
-    ptrdiff_t rle_decode_i32_simd(const uint8_t *src, size_t n, int32_t *out, size_t count,
-                                  size_t *err_at)
-    ptrdiff_t rle_decode_i64_simd(const uint8_t *src, size_t n, int64_t *out, size_t count,
-                                  size_t *err_at)
+# ---- SIMD dispatch: the implementation table (include/rle_impls.h, idiom of tsfile_isa.h) -------
+cdef extern from "rle_impls.h" nogil:
+    ctypedef struct tsfile_impl_head:
+        const char *name
+        int level
+        unsigned need
+    ctypedef ptrdiff_t (*rle_decode_i32_fn)(const uint8_t *, size_t, int32_t *, size_t, size_t *)
+    ctypedef ptrdiff_t (*rle_decode_i64_fn)(const uint8_t *, size_t, int64_t *, size_t, size_t *)
+    ctypedef struct rle_impl:
+        tsfile_impl_head head
+        rle_decode_i32_fn decode_i32
+        rle_decode_i64_fn decode_i64
+    const rle_impl *rle_impls
+    size_t RLE_N_IMPLS
+    void rle_init_impls()
+    size_t rle_pick_impl(int level, unsigned features)
 
-rle_simd_init()
-# AVX2 (x86-64) or NEON (arm64) unpacking of bit-packed runs, INT32/DATE and INT64/TIMESTAMP;
-# BOOLEAN and RLE runs use the scalar code on every path.
-HAS_SIMD = bool(RLE_HAS_SIMD_KERNELS)
+cdef extern from "tsfile_isa.h":
+    enum: TSFILE_LEVEL_AVX512
+
+# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
+cdef const rle_impl *_impl_at_level[TSFILE_LEVEL_AVX512 + 1]
+
+
+cdef void _choose_impls():
+    cdef int level
+    rle_init_impls()
+    for level in range(TSFILE_LEVEL_AVX512 + 1):
+        _impl_at_level[level] = &rle_impls[rle_pick_impl(level, simd_cpu_features())]
+
+
+_choose_impls()
+
+
+cdef inline const rle_impl *_active_impl() noexcept nogil:
+    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
+    return _impl_at_level[simd_level()]
+
+
+def implementations():
+    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
+    for each level that is that level's own."""
+    return [_impl_at_level[level].head.name.decode()
+            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
+            if _impl_at_level[level].head.level == level]
+
+
+def active_implementation():
+    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
+    return _active_impl().head.name.decode()
+
+
+register_codec("rle", active_implementation)
+
+#: True when this build carries SIMD rows for RLE (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = RLE_N_IMPLS > 1
 
 cdef extern from "rle_scalar.h" nogil:
     enum:
@@ -90,6 +146,7 @@ cdef extern from "rle_scalar.h" nogil:
     int rle_stream_next(rle_stream *s, uint64_t *v)
     ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
                                uint64_t *total, size_t *err_at)
+    ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k, size_t *err_at)
     ptrdiff_t rle_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
                                     size_t *err_at)
     ptrdiff_t rle_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
@@ -154,9 +211,9 @@ cdef Py_ssize_t _decode_simd(int kind, const uint8_t *src, Py_ssize_t n, void *o
     cdef size_t at = 0
     cdef ptrdiff_t r
     if kind == KIND_I32:
-        r = rle_decode_i32_simd(src, <size_t>n, <int32_t *>out, <size_t>count, &at)
+        r = _active_impl().decode_i32(src, <size_t>n, <int32_t *>out, <size_t>count, &at)
     elif kind == KIND_I64:
-        r = rle_decode_i64_simd(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
+        r = _active_impl().decode_i64(src, <size_t>n, <int64_t *>out, <size_t>count, &at)
     else:
         return rle_decode_bool_c(src, n, <uint8_t *>out, count)
     return kernel_result(r, at, n, _what(kind))
@@ -270,45 +327,48 @@ cdef int _truncated(int kind, Py_ssize_t n) except -1:
     return -1
 
 
+ctypedef fused _word:
+    uint8_t
+    int32_t
+    int64_t
+
+
+cdef int _next_values(RleDecoder d, _word *out, Py_ssize_t count) except -1 nogil:
+    """`count` values of the streaming decoder into `out`, one C-level call each: 1, or 0 when the
+    data end first. One body for BOOLEAN, INT32 and INT64 (the fused type picks the store)."""
+    cdef uint64_t v = 0
+    cdef Py_ssize_t i
+    for i in range(count):
+        if not d.next_u64(&v):
+            return 0
+        if _word is uint8_t:
+            out[i] = (<uint32_t>v) != 0
+        elif _word is int32_t:
+            out[i] = <int32_t>(<uint32_t>v)
+        else:
+            out[i] = <int64_t>v
+    return 1
+
+
 cdef Py_ssize_t _decode_per_value(int kind, const unsigned char[::1] buf, object out) except -1:
     cdef RleDecoder d = RleDecoder.__new__(RleDecoder)
     d._setup(buf, kind)
-    cdef Py_ssize_t i, count = len(out)
-    cdef Py_ssize_t n = buf.shape[0]
-    cdef uint64_t v = 0
-    cdef uint8_t[::1] ob
-    cdef int32_t[::1] oi
-    cdef int64_t[::1] ol
-    cdef int got = 1
-    if kind == KIND_BOOL:
-        ob = out.view(np.uint8)
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                ob[i] = (<uint32_t>v) != 0
-    elif kind == KIND_I32:
-        oi = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                oi[i] = <int32_t>(<uint32_t>v)
-    else:
-        ol = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                ol[i] = <int64_t>v
-    if not got:
-        _truncated(kind, n)
-    # like the batch path: the rest of the block holding the last value counts as consumed
+    cdef Py_ssize_t count = len(out)
     if count == 0:
         return 0
+    cdef char[::1] raw = out.view(np.int8)
+    cdef void *dst = &raw[0]
+    cdef int got
+    with nogil:
+        if kind == KIND_BOOL:
+            got = _next_values(d, <uint8_t *>dst, count)
+        elif kind == KIND_I32:
+            got = _next_values(d, <int32_t *>dst, count)
+        else:
+            got = _next_values(d, <int64_t *>dst, count)
+    if not got:
+        _truncated(kind, buf.shape[0])
+    # like the batch path: the rest of the block holding the last value counts as consumed
     return <Py_ssize_t>d._s.block_end
 
 
@@ -457,9 +517,25 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     if path == PATH_PER_VALUE:  # RleDecoder, writing straight into `out`
         with gil:
             return per_value_into(_decode_per_value, kind, src, n, out, count)
-    if path == PATH_SIMD and RLE_HAS_SIMD_KERNELS and simd_active():
+    if path == PATH_SIMD:  # the active row (the scalar row at level scalar)
         return _decode_simd(kind, src, n, out, count)
     return _decode_kind(kind, src, n, out, count)
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    # The header walk, bounded as decode(count=None) is: a few bytes of RLE run can claim 2^31
+    # values, and the engine allocates what count says.
+    return rle_count_c(src, n, kind == KIND_I64, _MAX_IMPLICIT + 8 * n)
+
+
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # By the block and run headers alone: whole runs are stepped over by their value counts.
+    cdef size_t at = 0
+    cdef ptrdiff_t r = rle_skip_scalar(src, <size_t>n, kind == KIND_I64, <uint64_t>k, &at)
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, _what(kind))
+    return k
 
 
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
@@ -480,5 +556,5 @@ cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64)):
     _ROWS[_i] = make_row(2, _kind, b"rle", b"RLE",
                          ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         NULL, _row_decode, NULL, NULL, _row_bound, _row_encode)
+                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 3)

@@ -65,7 +65,9 @@ cdef Py_ssize_t sprintz_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void 
                 if rc < 0:
                     serial_raise_nogil(rc, st.pos, nbytes, "SPRINTZ", kind)
                 break
-            if wide:
+            if out == NULL:  # a skip: walked, nothing stored
+                pass
+            elif wide:
                 (<uint64_t *>out)[n] = v
             else:
                 (<uint32_t *>out)[n] = <uint32_t>v
@@ -156,6 +158,7 @@ from tsfile.codecs._contract cimport (
     ROW_PER_VALUE,
     ROW_SIMD,
     check_decoded,
+    check_skip,
     codec_row,
     codec_table,
     make_row,
@@ -176,9 +179,19 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     return 0
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # The page's count first (its headers walked and checked, as decode does before decoding),
+    # then the bit stream walked value by value on the per-value decoder's state, nothing stored.
+    check_skip(sprintz_count_values(src, n, sk_of_kind(kind)), k, b"SPRINTZ")
+    check_skip(sprintz_decode_raw(src, n, NULL, k, sk_of_kind(kind), PATH_PER_VALUE, NULL), k,
+               b"SPRINTZ")
+    return k
+
+
 cdef codec_row _ROWS[4]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
     _ROWS[_i] = make_row(12, _kind, b"sprintz", b"SPRINTZ", ROW_PER_VALUE | ROW_BATCH,
-                         _row_count, _row_decode, NULL, NULL, NULL, NULL)
+                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

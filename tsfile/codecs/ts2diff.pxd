@@ -22,6 +22,11 @@
 #     that store no value count (non-aligned time pages). The buffer must end exactly at a block
 #     end, otherwise CorruptDataError.
 #
+# ts2diff_skip_values(data, nbytes, k, is_int64)
+#     Advance over the first k values by the block headers alone (whole blocks stepped over by
+#     their delta count and bit width, nothing unpacked); returns k. Fewer values, or a bad header
+#     among the blocks holding them, is CorruptDataError. Nothing is allocated.
+#
 # Limits: a block's delta count n must be in 0..TS2DIFF_MAX_BLOCK_DELTAS (4096; the format's
 # writers use 128), width in 0..32 (int32) / 0..64 (int64), so a buffer of B bytes holds at most
 # about 256 * B values: callers may allocate from ts2diff_count_values() without further checks.
@@ -33,3 +38,5 @@ cdef Py_ssize_t ts2diff_decode_into_i32(const uint8_t* data, Py_ssize_t nbytes, 
                                         Py_ssize_t count, int path) except -1 nogil
 cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
                                      bint is_int64) except -1 nogil
+cdef Py_ssize_t ts2diff_skip_values(const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t k,
+                                    bint is_int64) except -1 nogil

@@ -63,7 +63,15 @@ cdef extern from "ts2diff_scalar.h" nogil:
     ctypedef void (*ts2diff_block_fn_i32)(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
                                           int32_t*, size_t)
 
+    ctypedef struct ts2diff_block:
+        int64_t n
+        int width
+        size_t data_off
+        size_t data_len
+
     void ts2diff_set_error(ts2diff_error* e, int code, size_t offset, int64_t value, int64_t extra)
+    int ts2diff_parse_block(const uint8_t* buf, size_t nbytes, size_t pos, int is64,
+                            ts2diff_block* b, ts2diff_error* e)
     int64_t ts2diff_count_values_c(const uint8_t* buf, size_t nbytes, int is64, ts2diff_error* e)
     void ts2diff_decode_i64_scalar(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
                                    int64_t*, size_t)
@@ -282,6 +290,25 @@ cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
     if n < 0:
         _raise_corrupt(&err)
     return <Py_ssize_t>n
+
+
+cdef Py_ssize_t ts2diff_skip_values(const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t k,
+                                    bint is_int64) except -1 nogil:
+    # Whole blocks stepped over by their headers (delta count, bit width): nothing is unpacked.
+    # Only the blocks holding the first k values are read, as a decode of k values would.
+    cdef ts2diff_error err
+    cdef ts2diff_block b
+    cdef size_t pos = 0
+    cdef int64_t done = 0
+    while done < k:
+        if pos >= <size_t>nbytes:
+            ts2diff_set_error(&err, TS2DIFF_E_SHORT, pos, done, k)
+            _raise_corrupt(&err)
+        if ts2diff_parse_block(data, <size_t>nbytes, pos, is_int64, &b, &err) < 0:
+            _raise_corrupt(&err)
+        done += b.n + 1
+        pos = b.data_off + b.data_len
+    return k
 
 
 # ---- Python API ----------------------------------------------------------------------------------
@@ -640,6 +667,11 @@ cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2
     return ts2diff_count_values(src, n, kind == KIND_I64)
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    return ts2diff_skip_values(src, n, k, kind == KIND_I64)
+
+
 cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
                             int kind, int path) except -1 nogil:
     if kind == KIND_I64:
@@ -651,7 +683,7 @@ cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 _ROWS[0] = make_row(4, KIND_I32, b"ts2diff", b"TS_2DIFF",
                     ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                    _row_count, _row_decode, NULL, NULL, NULL, NULL)
+                    _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
 _ROWS[1] = _ROWS[0]
 _ROWS[1].kind = KIND_I64
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

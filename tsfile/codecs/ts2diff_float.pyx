@@ -429,6 +429,7 @@ from tsfile.codecs._contract cimport (
     ROW_PER_VALUE,
     ROW_SIMD,
     check_decoded,
+    check_skip,
     codec_row,
     codec_table,
     make_row,
@@ -443,6 +444,14 @@ cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2
     return ts2diff_float_count_values(src, n, sk_of_kind(kind))
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # The prefix and every block header, checked as decode checks them before it unpacks
+    # anything; nothing is unpacked here.
+    check_skip(_row_count(src, n, kind), k, b"TS_2DIFF")
+    return k
+
+
 cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
                             int kind, int path) except -1 nogil:
     check_decoded(ts2diff_float_decode_raw(src, n, out, count, sk_of_kind(kind), path, NULL),
@@ -455,5 +464,5 @@ cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_F32, KIND_F64)):
     _ROWS[_i] = make_row(4, _kind, b"ts2diff_float", b"TS_2DIFF",
                          ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, NULL, NULL, NULL)
+                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

@@ -51,6 +51,8 @@ cdef extern from "zigzag_scalar.h" nogil:
     int zigzag_stream_fill(zigzag_stream *s)
     int zigzag_stream_next(zigzag_stream *s, uint64_t *v)
     ptrdiff_t zigzag_count_scalar(const uint8_t *src, size_t n, size_t *total, size_t *err_at)
+    int zigzag_parse_block(const uint8_t *src, size_t n, size_t pos, size_t *body, size_t *end,
+                           uint32_t *nvals, size_t *err_at)
     ptrdiff_t zigzag_decode_i32_scalar(const uint8_t *src, size_t n, int32_t *out, size_t count,
                                        size_t *err_at)
     ptrdiff_t zigzag_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
@@ -167,34 +169,42 @@ cdef class ZigzagDecoder:
         return self.next()
 
 
+ctypedef fused _word:
+    int32_t
+    int64_t
+
+
+cdef int _next_values(ZigzagDecoder d, _word *out, Py_ssize_t count) except -1 nogil:
+    """`count` values of the streaming decoder into `out`, one C-level call each: 1, or 0 when the
+    data end first. One body for INT32 and INT64 (the fused type picks the store)."""
+    cdef uint64_t v = 0
+    cdef Py_ssize_t i
+    for i in range(count):
+        if not d.next_u64(&v):
+            return 0
+        if _word is int32_t:
+            out[i] = <int32_t>(<uint32_t>v)
+        else:
+            out[i] = <int64_t>v
+    return 1
+
+
 cdef Py_ssize_t _decode_per_value(int kind, const unsigned char[::1] buf, object out) except -1:
     cdef ZigzagDecoder d = ZigzagDecoder.__new__(ZigzagDecoder)
     d._setup(buf, kind)
-    cdef Py_ssize_t i, count = len(out)
-    cdef uint64_t v = 0
-    cdef int32_t[::1] oi
-    cdef int64_t[::1] ol
-    cdef int got = 1
-    if kind == KIND_I32:
-        oi = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                oi[i] = <int32_t>(<uint32_t>v)
-    else:
-        ol = out
-        with nogil:
-            for i in range(count):
-                got = d.next_u64(&v)
-                if not got:
-                    break
-                ol[i] = <int64_t>v
-    if not got:
-        raise_kernel_error(TSC_ERR_TRUNCATED, buf.shape[0], buf.shape[0], "ZIGZAG")
+    cdef Py_ssize_t count = len(out)
     if count == 0:
         return 0
+    cdef char[::1] raw = out.view(np.int8)
+    cdef void *dst = &raw[0]
+    cdef int got
+    with nogil:
+        if kind == KIND_I32:
+            got = _next_values(d, <int32_t *>dst, count)
+        else:
+            got = _next_values(d, <int64_t *>dst, count)
+    if not got:
+        raise_kernel_error(TSC_ERR_TRUNCATED, buf.shape[0], buf.shape[0], "ZIGZAG")
     return <Py_ssize_t>d._s.block_end
 
 
@@ -351,9 +361,27 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
     return zigzag_encode_i32_c(<const int32_t *>values, count, dst)
 
 
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    # By the block headers (encoded length, value count): the varints are not read.
+    cdef size_t pos = 0, body = 0, end = 0, at = 0
+    cdef uint32_t c = 0
+    cdef Py_ssize_t done = 0
+    cdef int e
+    while done < k:
+        if pos >= <size_t>n:
+            raise_kernel_error_nogil(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, "ZIGZAG")
+        e = zigzag_parse_block(src, <size_t>n, pos, &body, &end, &c, &at)
+        if e:
+            raise_kernel_error_nogil(e, at, <size_t>n, "ZIGZAG")
+        done += c
+        pos = end
+    return k
+
+
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64)):
     _ROWS[_i] = make_row(9, _kind, b"zigzag", b"ZIGZAG", ROW_PER_VALUE | ROW_BATCH,
-                         _row_count, _row_decode, NULL, NULL, _row_bound, _row_encode)
+                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)
