@@ -278,3 +278,57 @@ def test_a_refused_column_still_names_column_and_row_and_leaves_a_readable_file(
     got = tsfile.read_table(str(path), "t")  # the refused call left nothing behind
     assert got["ok"].tolist() == good.tolist() * 2
     assert got["time"].tolist() == ts.tolist() + (ts + 2000).tolist()
+
+
+def test_threads_option_writes_the_one_thread_file(tmp_path):
+    from tsfile.writer import TsFileTableWriter
+
+    rng = np.random.default_rng(5)
+    rows = 30_000
+    ts = np.cumsum(rng.integers(1, 3, rows)).astype(np.int64)
+    cols = {f"f{i}": np.cumsum(rng.integers(-9, 10, rows)) for i in range(3)}
+    cols["d"] = rng.normal(size=rows)
+    files = []
+    for threads in (1, 2, 3):
+        path = tmp_path / f"t{threads}.tsfile"
+        with TsFileTableWriter(
+            str(path), _schema(), compression=Compressor.SNAPPY, page_size=1000, threads=threads
+        ) as w:
+            for dev in ("a", "b", "c"):
+                w.write_arrays(ts, {"device": dev, **cols})
+        files.append(path.read_bytes())
+    assert files[0] == files[1] == files[2]
+
+
+def test_threads_option_raises_the_first_failing_column_of_the_group(tmp_path, monkeypatch):
+    import tsfile.writer as writer_module
+
+    path = tmp_path / "f.tsfile"
+    w = writer_module.TsFileTableWriter(str(path), _schema(), threads=2)
+    ts = np.arange(100, dtype=np.int64)
+    row = {"device": "a", **{f"f{i}": ts for i in range(3)}, "d": ts * 0.5}
+    w.write_arrays(ts, row)
+    real = writer_module._value_chunk
+
+    def f1_and_f2_fail(dev, table, column, *rest):
+        if column.column_name in ("f1", "f2"):
+            raise EncodeError(f"column {column.column_name!r} refused")
+        return real(dev, table, column, *rest)
+
+    monkeypatch.setattr(writer_module, "_value_chunk", f1_and_f2_fail)
+    with pytest.raises(EncodeError, match="'f1'"):  # as one thread meets them: f1 first
+        w.flush()
+    monkeypatch.setattr(writer_module, "_value_chunk", real)
+    w.write_arrays(ts + 100, row)
+    w.close()
+    got = tsfile.read_table(str(path), "t")  # the refused group is not in the file
+    assert got["time"].tolist() == (ts + 100).tolist()
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True])
+def test_threads_option_is_checked(tmp_path, threads):
+    from tsfile.writer import TsFileTableWriter
+
+    with pytest.raises((TypeError, ValueError)):
+        TsFileTableWriter(str(tmp_path / "x.tsfile"), _schema(), threads=threads)
+    assert not (tmp_path / "x.tsfile").exists()
