@@ -180,8 +180,10 @@ def test_value_chunks_are_the_per_page_bytes(per_page_path, encoding, data_type,
 @pytest.mark.parametrize("compressor", _COMPRESSORS, ids=lambda c: c.name)
 def test_time_chunks_are_the_per_page_bytes(per_page_path, compressor):
     rng = np.random.default_rng(11)
-    # page lengths 1 mod 129: a block without deltas carries the previous page's min_delta
-    for rows, page_size in ((1, 10), (2, 10), (130, 129), (1000, 130), (5000, 1000), (20_000, 259)):
+    # a block without deltas (page lengths 1 mod 129) repeats the last min_delta, on the next
+    # page too when that page holds one value (1001 rows, pages of 1000)
+    cases = ((1, 10), (2, 10), (130, 129), (1000, 130), (1001, 1000), (2001, 1000), (20_000, 259))
+    for rows, page_size in cases:
         times = np.cumsum(rng.integers(-5, 60, rows)).astype(np.int64)
         bounds = chunk.page_bounds(rows, page_size)
         args = (times, bounds, compressor)
@@ -196,6 +198,8 @@ def test_encode_pages_refuses_what_it_does_not_handle():
         chunk_encode.encode_pages(values, [0, 9], int(E.TS_2DIFF), int(T.INT64), 0)
     with pytest.raises(ValueError, match="offsets"):
         chunk_encode.encode_pages(values, [0, 6, 4, 10], int(E.TS_2DIFF), int(T.INT64), 0)
+    with pytest.raises(TypeError, match="int32"):  # never a silent cast
+        chunk_encode.encode_pages(values, [0, 10], int(E.TS_2DIFF), int(T.INT32), 0)
     with pytest.raises(ValueError, match="page_stats"):
         chunk_encode.encode_pages(
             values, [0, 5, 10], int(E.TS_2DIFF), int(T.INT64), 0, page_stats=[None]

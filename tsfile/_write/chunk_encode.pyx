@@ -245,7 +245,11 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
                          f"{compressor} are not handled here (see supports())")
     cdef job j
     j.kind = kind_of_type(data_type)
-    cdef cnp.ndarray vals = np.ascontiguousarray(values, dtype=_DTYPES[j.kind])
+    want = _DTYPES[j.kind]
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != want:
+        # no silent cast: an int64 array for an INT32 column would lose bits
+        raise TypeError(f"encode_pages: values must be a 1-D {want} array for type {data_type}")
+    cdef cnp.ndarray vals = np.ascontiguousarray(values)
     cdef cnp.ndarray off = _as_int64(offsets)
     cdef cnp.ndarray rows = None if bounds is None else _as_int64(bounds)
     cdef cnp.ndarray mask = None
