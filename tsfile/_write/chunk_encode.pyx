@@ -304,6 +304,9 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
                     j.stats[p] = <const uint8_t *><const char *>item
                     (<Py_ssize_t *>j.stats_len)[p] = len(<bytes>item)
         need = _out_bound(&j, &scratch_len)
+        if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu:
+            # page headers hold 32-bit sizes (uvarint); such a page is far beyond any page_size
+            raise ValueError(f"encode_pages: a page of up to {scratch_len} bytes is too large")
         out = PyByteArray_FromStringAndSize(NULL, need)
         scratch = <uint8_t *>malloc(scratch_len + 1)
         table = <uint16_t *>malloc(SNAPPY_MAX_TABLE * sizeof(uint16_t))
