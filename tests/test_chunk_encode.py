@@ -177,8 +177,9 @@ def test_value_chunks_are_the_per_page_bytes(per_page_path, encoding, data_type,
             _same_chunk(chunk.value_chunk(*args), per_page_path(chunk.value_chunk, *args))
 
 
+@pytest.mark.parametrize("encoding", [E.TS_2DIFF, E.PLAIN], ids=lambda e: e.name)
 @pytest.mark.parametrize("compressor", _COMPRESSORS, ids=lambda c: c.name)
-def test_time_chunks_are_the_per_page_bytes(per_page_path, compressor):
+def test_time_chunks_are_the_per_page_bytes(per_page_path, compressor, encoding):
     rng = np.random.default_rng(11)
     # a block without deltas (page lengths 1 mod 129) repeats the last min_delta, on the next
     # page too when that page holds one value (1001 rows, pages of 1000)
@@ -186,7 +187,7 @@ def test_time_chunks_are_the_per_page_bytes(per_page_path, compressor):
     for rows, page_size in cases:
         times = np.cumsum(rng.integers(-5, 60, rows)).astype(np.int64)
         bounds = chunk.page_bounds(rows, page_size)
-        args = (times, bounds, compressor)
+        args = (times, bounds, compressor, encoding)
         _same_chunk(chunk.time_chunk(*args), per_page_path(chunk.time_chunk, *args))
 
 
