@@ -201,9 +201,19 @@ def test_encode_pages_refuses_what_it_does_not_handle():
         chunk_encode.encode_pages(values, [0, 6, 4, 10], int(E.TS_2DIFF), int(T.INT64), 0)
     with pytest.raises(TypeError, match="int32"):  # never a silent cast
         chunk_encode.encode_pages(values, [0, 10], int(E.TS_2DIFF), int(T.INT32), 0)
-    with pytest.raises(ValueError, match="page_stats"):
+    with pytest.raises(ValueError, match="value_times"):
         chunk_encode.encode_pages(
-            values, [0, 5, 10], int(E.TS_2DIFF), int(T.INT64), 0, page_stats=[None]
+            values, [0, 5, 10], int(E.TS_2DIFF), int(T.INT64), 0, value_times=values[:9]
+        )
+    with pytest.raises(ValueError, match="segments"):
+        chunk_encode.encode_pages(
+            values,
+            [0, 5, 10],
+            int(E.TS_2DIFF),
+            int(T.INT64),
+            0,
+            value_times=values,
+            segments=([0, 4], [1]),
         )
 
 

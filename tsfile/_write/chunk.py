@@ -16,11 +16,13 @@ from tsfile._format.constants import TIME_COLUMN_MASK, VALUE_COLUMN_MASK, Marker
 from tsfile._write import chunk_encode, encoders
 from tsfile._write.statistics import (
     Statistics,
+    chunk_statistics,
     is_numeric,
     merged,
     numeric_value_statistics,
     time_page_statistics,
     value_page_statistics,
+    write_segments,
 )
 from tsfile.compression import compress
 from tsfile.errors import EncodeError
@@ -100,7 +102,7 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
     npages = len(bounds) - 1
     multi = npages > 1
     if _in_c(encoding, TSDataType.VECTOR, compressor):
-        data = chunk_encode.encode_pages(
+        data, _ = chunk_encode.encode_pages(
             times, bounds, int(encoding), int(TSDataType.VECTOR), int(compressor), times=times
         )
         parts, size = [b"", data], len(data)
@@ -163,6 +165,24 @@ def value_chunk(
         value_times = times[present]
     encode = encoders.value_encoder(encoding, data_type)
     page_loss = encoders.page_loss(encoding, data_type)
+    if page_loss is None and _in_c(encoding, data_type, compressor):
+        # statistics too: each page's just before it is encoded, while it is in cache
+        data, chunk = chunk_encode.encode_pages(
+            values,
+            offsets,
+            int(encoding),
+            int(data_type),
+            int(compressor),
+            bounds=bounds,
+            present=present,
+            value_times=value_times,
+            segments=write_segments(data_type, segments, present),
+        )
+        marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
+        head = _chunk_header(marker, measurement, len(data), data_type, compressor, encoding)
+        return Chunk(
+            measurement, data_type, [head, data], chunk_statistics(data_type, chunk), encoding
+        )
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(
             data_type, values, value_times, offsets, multi, segments, present
@@ -171,33 +191,20 @@ def value_chunk(
         page_stats = value_page_statistics(data_type, values, value_times, offsets)
         stats = merged(data_type, page_stats)
         page_stat_bytes = [None if s.count == 0 else s.serialize() for s in page_stats]
-    if page_loss is None and _in_c(encoding, data_type, compressor):
-        data = chunk_encode.encode_pages(
-            values,
-            offsets,
-            int(encoding),
-            int(data_type),
-            int(compressor),
-            bounds=bounds,
-            present=present,
-            page_stats=page_stat_bytes,
-        )
-        parts, size = [b"", data], len(data)
-    else:
-        parts, size = _value_pages(
-            measurement,
-            data_type,
-            encoding,
-            compressor,
-            values,
-            present,
-            value_times,
-            bounds,
-            offsets,
-            page_stat_bytes,
-            encode,
-            page_loss,
-        )
+    parts, size = _value_pages(
+        measurement,
+        data_type,
+        encoding,
+        compressor,
+        values,
+        present,
+        value_times,
+        bounds,
+        offsets,
+        page_stat_bytes,
+        encode,
+        page_loss,
+    )
     marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
     parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
     return Chunk(measurement, data_type, parts, stats, encoding)

@@ -27,6 +27,13 @@ from tsfile.codecs._contract cimport codec_row
 from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64, write_uvarint
 from tsfile.codecs._registry cimport find_row, kind_of_type
 from tsfile.codecs.ts2diff cimport ts2diff_encode_page, ts2diff_page_bound
+from tsfile._write._stats cimport (
+    STATS_MAX_BYTES,
+    stats_acc,
+    stats_acc_init,
+    stats_acc_result,
+    stats_page,
+)
 
 import numpy as np
 
@@ -90,8 +97,8 @@ cdef struct job:
     const int64_t *bounds      # npages + 1 row indexes (value pages: rows and bitmap), or NULL
     const uint8_t *present     # not-null flag per row, or NULL (no nulls); value pages only
     const int64_t *times       # time chunk pages: their statistics from these, or NULL
-    const uint8_t **stats      # value chunk pages: serialized statistics (NULL: none), or NULL
-    const Py_ssize_t *stats_len
+    const int64_t *value_times  # value chunk pages: their statistics from these, or NULL
+    stats_acc acc               # ... and the chunk's statistics so far
 
 
 cdef inline uint8_t *_put_be32(uint8_t *o, uint32_t v) noexcept nogil:
@@ -141,8 +148,8 @@ cdef Py_ssize_t _page_stats_len(const job *j, Py_ssize_t p) noexcept nogil:
         return 0  # a one-page chunk has no page statistics (format notes 5.2)
     if j.times != NULL:
         return 5 + 16  # uvarint count, start and end time
-    if j.stats != NULL and j.stats[p] != NULL:
-        return j.stats_len[p]
+    if j.value_times != NULL:
+        return STATS_MAX_BYTES
     return 0
 
 
@@ -182,33 +189,31 @@ cdef Py_ssize_t _encode_body(const job *j, Py_ssize_t p, uint8_t *body,
     return (o - body) + used
 
 
-cdef uint8_t *_put_page_stats(const job *j, Py_ssize_t p, uint8_t *o) noexcept nogil:
-    cdef Py_ssize_t a, b
-    if j.npages == 1:
-        return o
-    if j.times != NULL:  # a time page: count, first and last time (Statistics(VECTOR))
-        a, b = j.offsets[p], j.offsets[p + 1]
-        o += write_uvarint(o, <uint32_t>(b - a))
-        o = _put_be64(o, <uint64_t>j.times[a])
-        return _put_be64(o, <uint64_t>j.times[b - 1])
-    if j.stats != NULL and j.stats[p] != NULL:
-        memcpy(o, j.stats[p], j.stats_len[p])
-        o += j.stats_len[p]
-    return o
+cdef uint8_t *_put_time_page_stats(const job *j, Py_ssize_t p, uint8_t *o) noexcept nogil:
+    """A time page's statistics: count, first and last time (Statistics(VECTOR))."""
+    cdef Py_ssize_t a = j.offsets[p], b = j.offsets[p + 1]
+    o += write_uvarint(o, <uint32_t>(b - a))
+    o = _put_be64(o, <uint64_t>j.times[a])
+    return _put_be64(o, <uint64_t>j.times[b - 1])
 
 
-cdef Py_ssize_t _encode_chunk(const job *j, uint8_t *out, uint8_t *body,
+cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
                               uint16_t *table) except -1 nogil:
     """Every page into `out` (room for _out_bound bytes); the bytes written."""
     cdef uint8_t *o = out
     cdef uint8_t *head_end
     cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the chunk's first page
     cdef Py_ssize_t p, body_len, stored, reserve
+    cdef Py_ssize_t nstats = 0
+    cdef unsigned char stats_buf[STATS_MAX_BYTES]
     for p in range(j.npages):
         if j.bounds != NULL and j.offsets[p + 1] == j.offsets[p]:
             o[0] = 0  # an aligned value page whose rows are all null
             o += 1
             continue
+        if j.value_times != NULL:  # first, so that the page is in cache when it is encoded
+            nstats = stats_page(j.kind, j.values, j.value_times, j.offsets[p], j.offsets[p + 1],
+                                &j.acc, stats_buf if j.npages > 1 else NULL)
         body_len = _encode_body(j, p, body, &carried)
         # the stored body goes past the largest header, then moves down against the real one
         reserve = 10 + _page_stats_len(j, p)
@@ -219,7 +224,11 @@ cdef Py_ssize_t _encode_chunk(const job *j, uint8_t *out, uint8_t *body,
             memcpy(o + reserve, body, body_len)
         head_end = o + write_uvarint(o, <uint32_t>body_len)
         head_end += write_uvarint(head_end, <uint32_t>stored)
-        head_end = _put_page_stats(j, p, head_end)
+        if j.npages > 1 and j.value_times != NULL:
+            memcpy(head_end, stats_buf, nstats)
+            head_end += nstats
+        elif j.npages > 1 and j.times != NULL:
+            head_end = _put_time_page_stats(j, p, head_end)
         if head_end != o + reserve:
             memmove(head_end, o + reserve, stored)
         o = head_end + stored
@@ -231,15 +240,20 @@ cdef object _as_int64(object seq):
 
 
 def encode_pages(values, offsets, int encoding, int data_type, int compressor, *, bounds=None,
-                 present=None, times=None, page_stats=None):
-    """The data of one chunk (its pages, headers included) as a bytearray.
+                 present=None, times=None, value_times=None, segments=None):
+    """The data of one chunk (its pages, headers included) as a bytearray, and the chunk's
+    statistics when this call computed them (value_times given), else None.
 
     values: the chunk's non-null values (numpy array of the type's dtype); offsets: P + 1 indexes
     into values delimiting the P pages. A time chunk passes `times` (= values): its pages' headers
     get count, first and last time as statistics. A value chunk of an aligned chunk group passes
     `bounds` (P + 1 row indexes: each body starts with its row count and not-null bitmap),
-    `present` (bool per row, None: no nulls) and `page_stats` (per page its serialized statistics,
-    None for a page without values). Statistics are written only when P > 1."""
+    `present` (bool per row, None: no nulls) and `value_times` (the values' timestamps): each
+    page's statistics are computed here, just before the page is encoded (while it is in cache;
+    tsfile._write._stats.stats_page), and the chunk's (count, start, end, min, max, first, last,
+    sum) is returned; `segments`: (value offsets, batch flags) of the write segments for INT64 / DOUBLE
+    sums in the official writer's order (statistics.numeric_value_statistics). Page statistics
+    are written only when P > 1."""
     if not supports(encoding, data_type, compressor):
         raise ValueError(f"encode_pages: encoding {encoding}, type {data_type}, compression "
                          f"{compressor} are not handled here (see supports())")
@@ -275,34 +289,36 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
             raise ValueError("encode_pages: present needs bounds and a flag per row")
         j.present = <const uint8_t *>cnp.PyArray_DATA(mask)
     j.times = NULL
+    if times is not None and value_times is not None:
+        raise ValueError("encode_pages: times (a time chunk) or value_times (a value chunk)")
     if times is not None:
         tim = np.ascontiguousarray(times, dtype=np.int64)
         if tim.shape[0] != vals.shape[0]:
             raise ValueError("encode_pages: times and values differ in length")
         j.times = <const int64_t *>cnp.PyArray_DATA(tim)
-    j.stats = NULL
-    j.stats_len = NULL
-    cdef list stats_list = None
-    cdef Py_ssize_t p, need, scratch_len, used = -1
+    j.value_times = NULL
+    cdef cnp.ndarray vtim = None
+    cdef cnp.ndarray seg_off = None
+    cdef cnp.ndarray seg_batch = None
+    stats_acc_init(&j.acc, NULL, 0, NULL)
+    if value_times is not None:
+        vtim = np.ascontiguousarray(value_times, dtype=np.int64)
+        if vtim.shape[0] != vals.shape[0]:
+            raise ValueError("encode_pages: value_times and values differ in length")
+        j.value_times = <const int64_t *>cnp.PyArray_DATA(vtim)
+        if segments is not None:
+            seg_off = _as_int64(segments[0])
+            seg_batch = np.ascontiguousarray(segments[1], dtype=np.uint8)
+            if seg_batch.shape[0] != seg_off.shape[0] - 1 or seg_off.shape[0] < 2 or (
+                seg_off[0] != 0 or seg_off[seg_off.shape[0] - 1] != vals.shape[0]
+            ):
+                raise ValueError("encode_pages: segments do not cover the values")
+            stats_acc_init(&j.acc, <const int64_t *>cnp.PyArray_DATA(seg_off),
+                           seg_off.shape[0] - 1, <const uint8_t *>cnp.PyArray_DATA(seg_batch))
+    cdef Py_ssize_t need, scratch_len, used = -1
     cdef uint8_t *scratch = NULL
     cdef uint16_t *table = NULL
     try:
-        if page_stats is not None and j.npages > 1:
-            stats_list = list(page_stats)  # holds the bytes objects while pointers to them live
-            if len(stats_list) != j.npages:
-                raise ValueError("encode_pages: one page_stats entry per page")
-            j.stats = <const uint8_t **>malloc(j.npages * sizeof(uint8_t *))
-            j.stats_len = <Py_ssize_t *>malloc(j.npages * sizeof(Py_ssize_t))
-            if j.stats == NULL or j.stats_len == NULL:
-                raise MemoryError()
-            for p in range(j.npages):
-                item = stats_list[p]
-                if item is None:
-                    j.stats[p] = NULL
-                    (<Py_ssize_t *>j.stats_len)[p] = 0
-                else:
-                    j.stats[p] = <const uint8_t *><const char *>item
-                    (<Py_ssize_t *>j.stats_len)[p] = len(<bytes>item)
         need = _out_bound(&j, &scratch_len)
         if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu:
             # page headers hold 32-bit sizes (uvarint); such a page is far beyond any page_size
@@ -316,12 +332,12 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
         with nogil:
             used = _encode_chunk(&j, dst, scratch, table)
         PyByteArray_Resize(out, used)
-        return out
+        if j.value_times == NULL:
+            return out, None
+        return out, stats_acc_result(&j.acc, j.kind)
     finally:
         free(scratch)
         free(table)
-        free(<void *>j.stats)
-        free(<void *>j.stats_len)
 
 
 def snappy_compress_raw(data):
