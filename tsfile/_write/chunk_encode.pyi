@@ -13,6 +13,7 @@ def encode_pages(
     bounds: Sequence[int] | np.ndarray | None = None,
     present: np.ndarray | None = None,
     times: np.ndarray | None = None,
-    page_stats: Sequence[bytes | None] | None = None,
-) -> bytearray: ...
+    value_times: np.ndarray | None = None,
+    segments: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[bytearray, tuple | None]: ...
 def snappy_compress_raw(data: bytes | bytearray | memoryview) -> bytes: ...

@@ -4,7 +4,8 @@
 :func:`encode_pages` returns the chunk's data (everything after its chunk header) as one
 bytearray: per page its header (uncompressed and compressed size, then the page statistics when
 the chunk has several pages) and its stored body; an aligned value page without values is the
-single byte 0x00. The bytes are exactly those of the per-page path in tsfile._write.chunk (checked
+single byte 0x00. A value chunk's statistics are computed in the same pass (each page's just
+before it is encoded, while its values are in cache) and returned with the data. The bytes are exactly those of the per-page path in tsfile._write.chunk (checked
 by tests/test_chunk_encode.py), so a chunk is written the same way on either path.
 
 Which chunks take it (:func:`supports`): value encodings through the codec registry's encode_into
