@@ -48,9 +48,10 @@ Options (keyword-only, all optional; defaults are the official writer's, format 
 names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSEncoding}
 overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
 ``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
-header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05). ColumnSchema.encoding /
-.compression override the defaults per column. An encoding may be ``TSEncoding.ALP`` (15) for
-FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
+header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05), ``threads`` (1; more: the
+chunks of a chunk group are built on that many threads, the file's bytes do not depend on it).
+ColumnSchema.encoding / .compression override the defaults per column. An encoding may be
+``TSEncoding.ALP`` (15) for FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
 
 ``encoding="auto"`` (FLOAT and DOUBLE columns; ``ColumnSchema(..., encoding="auto")`` or
 ``encodings={TSDataType.DOUBLE: "auto"}``): every value chunk of the column is written with ALP or
@@ -143,6 +144,7 @@ import os
 import secrets
 import threading
 import warnings
+from concurrent.futures import wait
 
 import numpy as np
 
@@ -449,6 +451,7 @@ class TsFileWriter:
         time_encoding=None,
         index_degree=None,
         bloom_error_rate=None,
+        threads=1,
     ):
         self._configure(
             memory_threshold,
@@ -459,6 +462,7 @@ class TsFileWriter:
             time_encoding=time_encoding,
             index_degree=index_degree,
             bloom_error_rate=bloom_error_rate,
+            threads=threads,
         )
         self._open(path, overwrite)
 
@@ -473,6 +477,7 @@ class TsFileWriter:
         time_encoding=None,
         index_degree=None,
         bloom_error_rate=None,
+        threads=1,
     ):
         """Check every option and set the writer up, without touching the file system (a bad
         option must not have created or truncated the file). An option not given (None) comes
@@ -488,6 +493,8 @@ class TsFileWriter:
         index_degree = cfg["index_degree"] if index_degree is None else index_degree
         bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
         self._page_size = _int_option("page_size", page_size, 1)
+        self._threads = _int_option("threads", threads, 1)
+        self._pool = None  # threads > 1: the executor building a chunk group's chunks
         self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
         _config.record_memory_threshold(self._memory_threshold)  # reported, as official
         self._compression = _check_compression(compression)
@@ -1288,35 +1295,18 @@ class TsFileWriter:
             segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
         # Every chunk is built before anything is recorded or written: a chunk that cannot be
         # encoded (EncodeError) leaves the file and the index as they were.
-        chunks = [
-            ("", T.VECTOR, time_chunk(times, bounds, self._time_compression, self._time_encoding))
+        build = [
+            functools.partial(
+                time_chunk, times, bounds, self._time_compression, self._time_encoding
+            )
         ]
-        for column in table.fields:
-            name = column.column_name
-            dt = column.data_type
-            values, present = fields.get(name, (None, None))
-            if values is None:
-                present = np.zeros(n, dtype=bool)
-                values = [] if dt.is_binary else np.zeros(0, dtype=storage_dtype(dt))
-            elif dt.is_binary:
-                values = _binary_values(values if present is None else values[present])
-            elif present is not None:
-                values = values[present]
-            try:
-                chunk = value_chunk(
-                    name,
-                    dt,
-                    table.encoding[name],
-                    table.compression[name],
-                    values,
-                    present,
-                    times,
-                    bounds,
-                    segments,
-                )
-            except EncodeError as exc:
-                raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
-            chunks.append((name, dt, chunk))
+        build += [
+            functools.partial(_value_chunk, dev, table, column, fields, times, bounds, segments)
+            for column in table.fields
+        ]
+        names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
+        built = self._run_all(build)
+        chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
         self._emit_chunk_group(dev, chunks, table)
 
     def _emit_chunk_group(self, dev, chunks, table=None):
@@ -1346,6 +1336,21 @@ class TsFileWriter:
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
+    def _run_all(self, build):
+        """The results of the functions `build`, in order. With threads > 1 they run on the
+        writer's threads (whole chunks are encoded and compressed without the GIL, see
+        chunk_encode); every one is finished before the first failure (in `build` order, as one
+        thread would meet it) is raised, so no chunk is still being built after the call."""
+        if self._threads == 1 or len(build) == 1:
+            return [fn() for fn in build]
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
+        futures = [self._pool.submit(fn) for fn in build]
+        wait(futures)
+        return [f.result() for f in futures]
+
     @_locked
     def close(self) -> None:
         """Flush, write the metadata and the tail, close the file.
@@ -1374,6 +1379,8 @@ class TsFileWriter:
             errors.append(exc)
         finally:
             self._closed = True
+            if self._pool is not None:
+                self._pool.shutdown()
             try:
                 self._file.close()
             except BaseException as exc:  # noqa: BLE001
@@ -1451,6 +1458,35 @@ class TsFileWriter:
             self.close()
         except Exception:  # noqa: BLE001, S110 - nowhere to raise from a finalizer
             pass
+
+
+def _value_chunk(dev, table, column, fields, times, bounds, segments):
+    """The value chunk of one FIELD column of a chunk group (all-null when the rows have none)."""
+    name = column.column_name
+    dt = column.data_type
+    n = times.shape[0]
+    values, present = fields.get(name, (None, None))
+    if values is None:
+        present = np.zeros(n, dtype=bool)
+        values = [] if dt.is_binary else np.zeros(0, dtype=storage_dtype(dt))
+    elif dt.is_binary:
+        values = _binary_values(values if present is None else values[present])
+    elif present is not None:
+        values = values[present]
+    try:
+        return value_chunk(
+            name,
+            dt,
+            table.encoding[name],
+            table.compression[name],
+            values,
+            present,
+            times,
+            bounds,
+            segments,
+        )
+    except EncodeError as exc:
+        raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
 
 
 class _Codes:

@@ -141,3 +141,65 @@ class WriteRowApi:
                     for c in range(FIELDS):
                         tab.add_value_by_index(c + 1, r, self.cols[c][a + r])
                 w.write_table(tab)
+
+
+class WriteThreads:
+    """Two threads against one (issue 8 item 4): write_arrays of 4 M rows by one writer in one
+    thread ("one"), by two writers in two threads writing half the devices each to their own
+    file ("two_writers"), or by one writer with threads=2 ("threads2")."""
+
+    params = [["one", "two_writers", "threads2"]]
+    param_names = ["mode"]
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self, mode):
+        self.writer, schema, make = _writer()
+        if not _accepts_threads():
+            raise NotImplementedError("no threads= option in this commit")
+        self.schema, self.comp = schema()
+        self.data = make(4_000_000)
+        self.dir = tempfile.mkdtemp(prefix="asv-tsfile-write-threads-")
+
+    def teardown(self, mode):
+        for name in os.listdir(self.dir):
+            os.remove(os.path.join(self.dir, name))
+        os.rmdir(self.dir)
+
+    def _write(self, name, part, **options):
+        path = os.path.join(self.dir, name)
+        if os.path.exists(path):
+            os.remove(path)
+        with self.writer(path, self.schema, compression=self.comp, **options) as w:
+            for dev, ts, vals in part:
+                w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+
+    def time_write(self, mode):
+        import threading
+
+        if mode == "one":
+            self._write("one.tsfile", self.data)
+        elif mode == "threads2":
+            self._write("threads2.tsfile", self.data, threads=2)
+        else:
+            halves = (self.data[0::2], self.data[1::2])
+            threads = [
+                threading.Thread(target=self._write, args=(f"half{k}.tsfile", h))
+                for k, h in enumerate(halves)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+
+
+def _accepts_threads():
+    """True when the writer takes threads= (TsFileTableWriter passes its options on to it)."""
+    try:
+        from tsfile.writer import TsFileWriter
+    except ImportError:
+        return False
+    import inspect
+
+    return "threads" in inspect.signature(TsFileWriter.__init__).parameters

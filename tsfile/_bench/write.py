@@ -18,6 +18,9 @@ stops; medians of ``--repeat`` runs):
   venv is absent (``tests/interop/official_env.py`` makes it).
 * on ``--row-api-rows`` rows (default 100,000, one device): the row-by-row Tablet API of both
   (``add_timestamp`` + ``add_value_by_index`` per cell, then ``write_table``), as rows/s.
+* threads (issue 8 item 4; median wall time and that run's process CPU time): ``write_arrays`` in
+  one thread, two writers in two threads (half the devices each, two files), and one writer
+  with ``threads=2``. CPU time equal to wall time means one core was busy.
 """
 
 from __future__ import annotations
@@ -210,6 +213,54 @@ def run_ours(data, out_dir, repeat, row_api_rows):
     return res
 
 
+def run_threads(data, out_dir, repeat):
+    """Write speed with two threads against one (issue 8 item 4), write_arrays of the same data:
+
+    * ``one``: one writer, one thread (the whole data);
+    * ``two_writers``: two writers in two threads, each writing half the devices to its own file;
+    * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads).
+
+    Each is (median wall seconds, process CPU seconds of that run)."""
+    import threading
+
+    from tsfile.writer import TsFileTableWriter
+
+    schema, comp = _schema()
+
+    def write(path, part, **options):
+        with TsFileTableWriter(path, schema, compression=comp, overwrite=True, **options) as w:
+            for dev, ts, vals in part:
+                w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+
+    def one():
+        write(os.path.join(out_dir, "t1.tsfile"), data)
+
+    def two_writers():
+        halves = (data[0::2], data[1::2])
+        threads = [
+            threading.Thread(target=write, args=(os.path.join(out_dir, f"t2_{k}.tsfile"), h))
+            for k, h in enumerate(halves)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def threads2():
+        write(os.path.join(out_dir, "t3.tsfile"), data, threads=2)
+
+    res = {}
+    for name, fn in (("one", one), ("two_writers", two_writers), ("threads2", threads2)):
+        runs = []
+        for _ in range(repeat):
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            runs.append((time.perf_counter() - t0, time.process_time() - c0))
+        runs.sort()
+        res[name] = runs[len(runs) // 2]
+    return res
+
+
 def run_official(py, rows, out_dir, repeat, row_api_rows):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(_OFFICIAL_SCRIPT)
@@ -261,6 +312,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="tsfile-bench-write-", dir=args.dir) as out_dir:
         data = ns["e52_data"](rows)
         ours = run_ours(data, out_dir, args.repeat, args.row_api_rows)
+        threaded = run_threads(data, out_dir, args.repeat)
         del data
         official = None
         py = None if args.no_official else official_python()
@@ -295,7 +347,23 @@ def main(argv=None):
     if official:
         line(f"official Tablet row API ({on:,} rows)", osec, on)
         print(f"  file size ours / official: {ours['size'] / official['size']:.4f}")
+    _print_threads(threaded, rows)
     return 0
+
+
+def _print_threads(threaded, rows):
+    """One thread against two (issue 8 target: two threads at least 1.7x one)."""
+    base = threaded["one"][0]
+    head = ("median s", "M rows/s", "CPU s", "vs one")
+    print(f"  {'write_arrays, threads':<44} " + " ".join(f"{h:>9}" for h in head))
+    labels = {
+        "one": "one writer, one thread",
+        "two_writers": "two writers in two threads (two files)",
+        "threads2": "one writer, threads=2",
+    }
+    for name, label in labels.items():
+        wall, cpu = threaded[name]
+        print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f} {base / wall:8.2f}x")
 
 
 if __name__ == "__main__":

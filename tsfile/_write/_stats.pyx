@@ -18,6 +18,9 @@ import numpy as np
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64
 
 cnp.import_array()
 
@@ -212,6 +215,138 @@ cdef void _min_max_sum_i64(const int64_t* v, Py_ssize_t n, int64_t* lo, int64_t*
     total[0] = <int64_t>(s0 + s1 + s2 + s3)
 
 
+cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_t a,
+                            Py_ssize_t b, stats_acc* acc, unsigned char* out) noexcept nogil:
+    """Statistics of the page values[a:b] (b > a): merged into `acc` (the chunk so far, pages in
+    order) and, when `out` is not NULL, serialized there (at most STATS_MAX_BYTES); the bytes
+    written."""
+    cdef num_t lo = values[a]
+    cdef num_t hi = lo
+    cdef num_t v
+    cdef num_t* clo = <num_t*>&acc.lo
+    cdef num_t* chi = <num_t*>&acc.hi
+    cdef int64_t isum = 0
+    cdef double dsum = 0.0
+    cdef Py_ssize_t i
+    cdef num_t* tag = NULL
+    if num_t is int64_t:
+        _min_max_sum_i64(&values[a], b - a, &lo, &hi, &isum)
+        # The format stores INT64 sums as a double. When count * max|v| < 2^53 every
+        # partial sum is an integer a double holds exactly, whatever the order of the
+        # additions, so the exact integer sum is that double.
+        if _abs_bound(lo, hi) < (<double>9007199254740992.0) / <double>(b - a):
+            dsum = <double>isum
+        elif acc.emulate:
+            dsum = _cpp_page_sum(values, a, b, acc.segs, acc.nseg, &acc.k, acc.batch)
+        else:
+            for i in range(a, b):
+                dsum += <double>values[i]
+    elif num_t is double:
+        for i in range(a, b):
+            v = values[i]
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        if acc.emulate:
+            dsum = _cpp_page_sum(values, a, b, acc.segs, acc.nseg, &acc.k, acc.batch)
+        else:
+            for i in range(a, b):
+                dsum += <double>values[i]
+    else:
+        for i in range(a, b):
+            v = values[i]
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+            if num_t is uint8_t or num_t is int32_t:
+                isum += v
+            else:
+                dsum += <double>v
+    if acc.count == 0:
+        clo[0] = lo
+        chi[0] = hi
+        (<num_t*>&acc.first)[0] = values[a]
+        acc.start = times[a]
+    else:
+        if lo < clo[0]:
+            clo[0] = lo
+        if hi > chi[0]:
+            chi[0] = hi
+    (<num_t*>&acc.last)[0] = values[b - 1]
+    acc.end = times[b - 1]
+    acc.count += b - a
+    acc.isum += isum
+    if acc.first_page:
+        acc.dsum = dsum  # C++ merge copies the first statistics (keeps a -0.0 sum)
+        acc.first_page = False
+    else:
+        acc.dsum += dsum
+    if out == NULL:
+        return 0
+    return _serialize_one(tag, out, b - a, times[a], times[b - 1], lo, hi, values[a],
+                          values[b - 1], dsum, isum)
+
+
+cdef Py_ssize_t stats_page(int kind, const void* values, const int64_t* times, Py_ssize_t a,
+                           Py_ssize_t b, stats_acc* acc, unsigned char* out) noexcept nogil:
+    if kind == KIND_BOOL:
+        return _stats_page(<const uint8_t*>values, times, a, b, acc, out)
+    if kind == KIND_I32:
+        return _stats_page(<const int32_t*>values, times, a, b, acc, out)
+    if kind == KIND_I64:
+        return _stats_page(<const int64_t*>values, times, a, b, acc, out)
+    if kind == KIND_F32:
+        return _stats_page(<const float*>values, times, a, b, acc, out)
+    return _stats_page(<const double*>values, times, a, b, acc, out)
+
+
+cdef void stats_acc_init(stats_acc* acc, const int64_t* segs, Py_ssize_t nseg,
+                         const uint8_t* batch) noexcept nogil:
+    memset(acc, 0, sizeof(stats_acc))
+    acc.first_page = True
+    acc.emulate = segs != NULL
+    acc.segs = segs
+    acc.nseg = nseg
+    acc.batch = batch
+
+
+cdef object _acc_value(stats_acc* acc, uint64_t* slot, int kind):
+    if kind == KIND_BOOL:
+        return (<uint8_t*>slot)[0]
+    if kind == KIND_I32:
+        return (<int32_t*>slot)[0]
+    if kind == KIND_I64:
+        return (<int64_t*>slot)[0]
+    if kind == KIND_F32:
+        return (<float*>slot)[0]
+    return (<double*>slot)[0]
+
+
+cdef object stats_acc_result(stats_acc* acc, int kind):
+    """(count, start, end, min, max, first, last, sum) of the chunk, or None without values."""
+    if acc.count == 0:
+        return None
+    total = acc.isum if kind == KIND_BOOL or kind == KIND_I32 else acc.dsum
+    return (acc.count, acc.start, acc.end, _acc_value(acc, &acc.lo, kind),
+            _acc_value(acc, &acc.hi, kind), _acc_value(acc, &acc.first, kind),
+            _acc_value(acc, &acc.last, kind), total)
+
+
+cdef int _kind_of(num_t* tag) noexcept nogil:
+    if num_t is uint8_t:
+        return KIND_BOOL
+    elif num_t is int32_t:
+        return KIND_I32
+    elif num_t is int64_t:
+        return KIND_I64
+    elif num_t is float:
+        return KIND_F32
+    else:
+        return KIND_F64
+
+
 def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const int64_t[::1] offsets,
                         bint page_bytes, seg_offsets=None, seg_batch=None):
     """Statistics of the pages of a numeric (or BOOLEAN as uint8) value chunk in one pass.
@@ -226,28 +361,26 @@ def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const
     value indexes, every page boundary among them) and whether each was written as a null-free
     batch. The official C++ writer sums such a batch in two interleaved lanes (its SIMD
     update_batch) and other values one by one; given the segments, page sums follow that order
-    bit for bit. Without them values are added one by one."""
+    bit for bit. Without them values are added one by one. (The writer's chunk encoder computes
+    the same page by page, stats_page, while it encodes.)"""
     cdef const int64_t[::1] segs
     cdef const uint8_t[::1] batch
-    cdef Py_ssize_t nseg = 0, k = 0
-    cdef bint emulate = False
-    cdef bint first_page = True
+    cdef stats_acc acc
+    cdef num_t* tag = NULL
+    cdef int kind = _kind_of(tag)
+    stats_acc_init(&acc, NULL, 0, NULL)
     if (num_t is int64_t or num_t is double) and seg_offsets is not None:
         segs = seg_offsets
         batch = seg_batch
-        nseg = segs.shape[0] - 1
-        if batch.shape[0] != nseg or (nseg >= 0 and segs[nseg] != values.shape[0]):
+        if batch.shape[0] != segs.shape[0] - 1 or (
+            segs.shape[0] >= 1 and segs[segs.shape[0] - 1] != values.shape[0]
+        ):
             raise ValueError("segments do not cover the values")
-        emulate = True
+        if segs.shape[0] >= 2:
+            stats_acc_init(&acc, &segs[0], segs.shape[0] - 1, &batch[0])
     cdef Py_ssize_t npages = offsets.shape[0] - 1
-    cdef Py_ssize_t p, i, a, b, n
-    cdef num_t lo, hi, v, clo, chi, cfirst, clast
-    cdef double dsum, cdsum = 0.0
-    cdef int64_t isum, cisum = 0, cstart = 0, cend = 0
-    cdef Py_ssize_t ccount = 0
-    cdef unsigned char buf[64]
-    cdef num_t* tag = NULL
-    clo = chi = cfirst = clast = 0
+    cdef Py_ssize_t p, a, b, n
+    cdef unsigned char buf[STATS_MAX_BYTES]
     if npages < 0:
         raise ValueError("offsets must hold at least one entry")
     if npages > 0 and (offsets[0] < 0 or offsets[npages] > values.shape[0]
@@ -262,68 +395,7 @@ def numeric_chunk_stats(const num_t[::1] values, const int64_t[::1] times, const
                 pages.append(None)
             continue
         with nogil:
-            lo = values[a]
-            hi = lo
-            isum = 0
-            dsum = 0.0
-            if num_t is int64_t:
-                _min_max_sum_i64(&values[a], b - a, &lo, &hi, &isum)
-                # The format stores INT64 sums as a double. When count * max|v| < 2^53 every
-                # partial sum is an integer a double holds exactly, whatever the order of the
-                # additions, so the exact integer sum is that double.
-                if _abs_bound(lo, hi) < (<double>9007199254740992.0) / <double>(b - a):
-                    dsum = <double>isum
-                elif emulate:
-                    dsum = _cpp_page_sum(&values[0], a, b, &segs[0], nseg, &k, &batch[0])
-                else:
-                    for i in range(a, b):
-                        dsum += <double>values[i]
-            elif num_t is double and emulate:
-                for i in range(a, b):
-                    v = values[i]
-                    if v < lo:
-                        lo = v
-                    if v > hi:
-                        hi = v
-                dsum = _cpp_page_sum(&values[0], a, b, &segs[0], nseg, &k, &batch[0])
-            else:
-                for i in range(a, b):
-                    v = values[i]
-                    if v < lo:
-                        lo = v
-                    if v > hi:
-                        hi = v
-                    if num_t is uint8_t or num_t is int32_t:
-                        isum += v
-                    else:
-                        dsum += <double>v
-            if ccount == 0:
-                clo = lo
-                chi = hi
-                cfirst = values[a]
-                cstart = times[a]
-            else:
-                if lo < clo:
-                    clo = lo
-                if hi > chi:
-                    chi = hi
-            clast = values[b - 1]
-            cend = times[b - 1]
-            ccount += b - a
-            cisum += isum
-            if first_page:
-                cdsum = dsum  # C++ merge copies the first statistics (keeps a -0.0 sum)
-                first_page = False
-            else:
-                cdsum += dsum
+            n = stats_page(kind, &values[0], &times[0], a, b, &acc, buf if page_bytes else NULL)
         if page_bytes:
-            n = _serialize_one(tag, buf, b - a, times[a], times[b - 1], lo, hi, values[a],
-                               values[b - 1], dsum, isum)
             pages.append(PyBytes_FromStringAndSize(<char*>buf, n))
-    if ccount == 0:
-        return pages, None
-    if num_t is uint8_t or num_t is int32_t:
-        total = cisum
-    else:
-        total = cdsum
-    return pages, (ccount, cstart, cend, clo, chi, cfirst, clast, total)
+    return pages, stats_acc_result(&acc, kind)

@@ -13,14 +13,16 @@ import numpy as np
 
 from tsfile._format.bytes import i32, uvarint, varstr
 from tsfile._format.constants import TIME_COLUMN_MASK, VALUE_COLUMN_MASK, Marker
-from tsfile._write import encoders
+from tsfile._write import chunk_encode, encoders
 from tsfile._write.statistics import (
     Statistics,
+    chunk_statistics,
     is_numeric,
     merged,
     numeric_value_statistics,
     time_page_statistics,
     value_page_statistics,
+    write_segments,
 )
 from tsfile.compression import compress
 from tsfile.errors import EncodeError
@@ -82,10 +84,39 @@ def _page_header(uncompressed: int, compressed: int) -> bytes:
     return uvarint(uncompressed) + uvarint(compressed)
 
 
+# Chunks that chunk_encode.encode_pages can write are built there, all pages in one call without
+# the GIL; the rest page by page here. Tests switch it off to compare both paths' bytes.
+WHOLE_CHUNKS_IN_C = True
+
+
+def _in_c(encoding, data_type, compressor) -> bool:
+    return WHOLE_CHUNKS_IN_C and chunk_encode.supports(
+        int(encoding), int(data_type), int(compressor)
+    )
+
+
 def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk:
     """The time chunk ("" / VECTOR) of an aligned chunk group."""
     compressor = Compressor(compressor)
     encode = encoders.value_encoder(encoding, TSDataType.INT64)
+    npages = len(bounds) - 1
+    multi = npages > 1
+    if _in_c(encoding, TSDataType.VECTOR, compressor):
+        data, _ = chunk_encode.encode_pages(
+            times, bounds, int(encoding), int(TSDataType.VECTOR), int(compressor), times=times
+        )
+        parts, size = [b"", data], len(data)
+    else:
+        parts, size = _time_pages(times, bounds, compressor, encode)
+    rows = bounds[-1]
+    stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
+    marker = TIME_COLUMN_MASK | _chunk_marker(multi)
+    parts[0] = _chunk_header(marker, "", size, TSDataType.VECTOR, compressor, encoding)
+    return Chunk("", TSDataType.VECTOR, parts, stats, TSEncoding(encoding))
+
+
+def _time_pages(times, bounds, compressor, encode):
+    """The time chunk's pages one by one: ([b"", page parts...], their size)."""
     npages = len(bounds) - 1
     multi = npages > 1
     page_stats = time_page_statistics(times, bounds) if multi else None
@@ -100,11 +131,7 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
         parts.append(head)
         parts.append(stored)
         size += len(head) + len(stored)
-    rows = bounds[-1]
-    stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
-    marker = TIME_COLUMN_MASK | _chunk_marker(multi)
-    parts[0] = _chunk_header(marker, "", size, TSDataType.VECTOR, compressor, encoding)
-    return Chunk("", TSDataType.VECTOR, parts, stats, TSEncoding(encoding))
+    return parts, size
 
 
 def value_chunk(
@@ -138,6 +165,24 @@ def value_chunk(
         value_times = times[present]
     encode = encoders.value_encoder(encoding, data_type)
     page_loss = encoders.page_loss(encoding, data_type)
+    if page_loss is None and _in_c(encoding, data_type, compressor):
+        # statistics too: each page's just before it is encoded, while it is in cache
+        data, chunk = chunk_encode.encode_pages(
+            values,
+            offsets,
+            int(encoding),
+            int(data_type),
+            int(compressor),
+            bounds=bounds,
+            present=present,
+            value_times=value_times,
+            segments=write_segments(data_type, segments, present),
+        )
+        marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
+        head = _chunk_header(marker, measurement, len(data), data_type, compressor, encoding)
+        return Chunk(
+            measurement, data_type, [head, data], chunk_statistics(data_type, chunk), encoding
+        )
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(
             data_type, values, value_times, offsets, multi, segments, present
@@ -146,6 +191,42 @@ def value_chunk(
         page_stats = value_page_statistics(data_type, values, value_times, offsets)
         stats = merged(data_type, page_stats)
         page_stat_bytes = [None if s.count == 0 else s.serialize() for s in page_stats]
+    parts, size = _value_pages(
+        measurement,
+        data_type,
+        encoding,
+        compressor,
+        values,
+        present,
+        value_times,
+        bounds,
+        offsets,
+        page_stat_bytes,
+        encode,
+        page_loss,
+    )
+    marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
+    parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
+    return Chunk(measurement, data_type, parts, stats, encoding)
+
+
+def _value_pages(
+    measurement,
+    data_type,
+    encoding,
+    compressor,
+    values,
+    present,
+    value_times,
+    bounds,
+    offsets,
+    page_stat_bytes,
+    encode,
+    page_loss,
+):
+    """The value chunk's pages one by one: ([b"", page parts...], their size)."""
+    npages = len(bounds) - 1
+    multi = npages > 1
     parts = [b""]
     size = 0
     for p in range(npages):
@@ -173,9 +254,7 @@ def value_chunk(
         parts.append(head)
         parts.append(stored)
         size += len(head) + len(stored)
-    marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
-    parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
-    return Chunk(measurement, data_type, parts, stats, encoding)
+    return parts, size
 
 
 def _refuse(measurement, data_type, encoding, values, value_times, a, lost):

@@ -38,22 +38,35 @@ def numeric_value_statistics(
     arr = arr.view(np.uint8) if dt == T.BOOLEAN else arr.astype(view, copy=False)
     off = np.asarray(offsets, dtype=np.int64)
     seg_off = seg_batch = None
-    if segments is not None and dt in (T.INT64, T.TIMESTAMP, T.DOUBLE) and len(segments) > 1:
-        rows = np.asarray(segments, dtype=np.int64)
-        if present is None:
-            seg_off = rows
-            seg_batch = np.ones(rows.shape[0] - 1, dtype=np.uint8)
-        else:
-            counts = np.add.reduceat(present, rows[:-1], dtype=np.int64)
-            seg_off = np.concatenate(([0], np.cumsum(counts)))
-            seg_batch = (counts == np.diff(rows)).astype(np.uint8)
+    segs = write_segments(dt, segments, present)
+    if segs is not None:
+        seg_off, seg_batch = segs
     pages, chunk = numeric_chunk_stats(
         arr, np.ascontiguousarray(times), off, page_bytes, seg_off, seg_batch
     )
+    return pages, chunk_statistics(dt, chunk)
+
+
+def write_segments(data_type, segments, present):
+    """(value offsets, batch flags) of the write segments for the statistics sums of an INT64 /
+    DOUBLE chunk (see _stats.numeric_chunk_stats), or None: no segments, or a type whose sums do
+    not depend on them. segments: row boundaries; present: the rows' not-null mask or None."""
+    if segments is None or data_type not in (T.INT64, T.TIMESTAMP, T.DOUBLE) or len(segments) < 2:
+        return None
+    rows = np.asarray(segments, dtype=np.int64)
+    if present is None:
+        return rows, np.ones(rows.shape[0] - 1, dtype=np.uint8)
+    counts = np.add.reduceat(present, rows[:-1], dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(counts))), (counts == np.diff(rows)).astype(np.uint8)
+
+
+def chunk_statistics(data_type, chunk) -> Statistics:
+    """The Statistics of a chunk from the C pass's (count, start, end, min, max, first, last,
+    sum), None for a chunk without values."""
     if chunk is None:
-        return pages, Statistics(dt)
+        return Statistics(data_type)
     count, start, end, mn, mx, first, last, total = chunk
-    return pages, Statistics(dt, count, start, end, mn, mx, first, last, total)
+    return Statistics(data_type, count, start, end, mn, mx, first, last, total)
 
 
 def is_numeric(data_type) -> bool:

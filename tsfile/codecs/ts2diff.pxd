@@ -30,7 +30,7 @@
 # Limits: a block's delta count n must be in 0..TS2DIFF_MAX_BLOCK_DELTAS (4096; the format's
 # writers use 128), width in 0..32 (int32) / 0..64 (int64), so a buffer of B bytes holds at most
 # about 256 * B values: callers may allocate from ts2diff_count_values() without further checks.
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 cdef Py_ssize_t ts2diff_decode_into_i64(const uint8_t* data, Py_ssize_t nbytes, int64_t* out,
                                         Py_ssize_t count, int path) except -1 nogil
@@ -40,3 +40,12 @@ cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
                                      bint is_int64) except -1 nogil
 cdef Py_ssize_t ts2diff_skip_values(const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t k,
                                     bint is_int64) except -1 nogil
+
+# ts2diff_encode_page(values, count, is64, carried_min, dst)
+#     Encode `count` int64 (is64) or int32 values as one page, exactly the bytes of
+#     encode(values, prev_min_delta=carried_min[0]), into `dst`, which has room for
+#     ts2diff_page_bound(count, is64) bytes. Returns the bytes written and leaves in carried_min
+#     the min_delta for the chunk's next page (last_min_delta()). Never fails; no GIL needed.
+cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil
+cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
+                                    uint64_t *carried_min, uint8_t *dst) noexcept nogil

@@ -679,11 +679,62 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     return _decode_into(src, n, <int32_t *>out, count, path)
 
 
+# ---- whole-page encoding without the GIL (the writer's chunk encoder, the contract's encode_into) --
+
+cdef extern from "ts2diff_scalar.h" nogil:
+    size_t ts2diff_encode_bound(size_t len, size_t bs, int is64)
+
+cdef enum:
+    _WRITER_BLOCK = 128  # DEFAULT_BLOCK_SIZE, the block size of the format's writers
+
+
+cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil:
+    return <Py_ssize_t>ts2diff_encode_bound(<size_t>count, _WRITER_BLOCK, is64)
+
+
+cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
+                                    uint64_t *carried_min, uint8_t *dst) noexcept nogil:
+    # Block by block, each planned by the active implementation row (its SIMD min/max pass) and
+    # written at once: the same decisions and bytes as encode(), without its size pass or buffer.
+    cdef ts2diff_blockinfo info
+    cdef const ts2diff_impl *impl = _active_impl()
+    cdef size_t bs = _WRITER_BLOCK
+    cdef size_t n = <size_t>count
+    cdef size_t s = 0
+    cdef size_t m
+    cdef uint8_t *o = dst
+    while s < n:
+        m = n - s if n - s < bs + 1 else bs + 1
+        if is64:
+            impl.plan_i64(<const int64_t *>values + s, m, bs, carried_min[0], &info)
+            o += ts2diff_write_i64(<const int64_t *>values + s, m, bs, &info, o)
+        else:
+            impl.plan_i32(<const int32_t *>values + s, m, bs, carried_min[0], &info)
+            o += ts2diff_write_i32(<const int32_t *>values + s, m, bs, &info, o)
+        carried_min[0] = info.min_delta  # a block without deltas carried it unchanged
+        s += m
+    return o - dst
+
+
+cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
+    return ts2diff_page_bound(count, kind == KIND_I64)
+
+
+cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint8_t *dst,
+                            Py_ssize_t cap) except -1 nogil:
+    # a page that starts a chunk (min_delta carried in: 0), as encode(values) writes it
+    cdef uint64_t carried = 0
+    if cap < ts2diff_page_bound(count, kind == KIND_I64):
+        with gil:
+            raise ValueError(f"TS_2DIFF encode_into: {cap} bytes of room for {count} values")
+    return ts2diff_encode_page(values, count, kind == KIND_I64, &carried, dst)
+
+
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 _ROWS[0] = make_row(4, KIND_I32, b"ts2diff", b"TS_2DIFF",
                     ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                    _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
+                    _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
 _ROWS[1] = _ROWS[0]
 _ROWS[1].kind = KIND_I64
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

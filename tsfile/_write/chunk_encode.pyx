@@ -1,0 +1,361 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""All pages of one chunk, encoded and compressed in one call without the GIL.
+
+:func:`encode_pages` returns the chunk's data (everything after its chunk header) as one
+bytearray: per page its header (uncompressed and compressed size, then the page statistics when
+the chunk has several pages) and its stored body; an aligned value page without values is the
+single byte 0x00. A value chunk's statistics are computed in the same pass (each page's just
+before it is encoded, while its values are in cache) and returned with the data. The bytes are exactly those of the per-page path in tsfile._write.chunk (checked
+by tests/test_chunk_encode.py), so a chunk is written the same way on either path.
+
+Which chunks take it (:func:`supports`): value encodings through the codec registry's encode_into
+(PLAIN, GORILLA; they never refuse a value) and TS_2DIFF for integer kinds, which carries each
+page's last min_delta into the next page as the official writer does; compression UNCOMPRESSED or
+SNAPPY (include/snappy_compress.h: the bytes of cramjam.snappy.compress_raw, which the writer
+used before, without holding the GIL). Other chunks keep the per-page path.
+
+Holding no GIL while a chunk is built is what lets two writers in two threads (or the columns of a
+chunk group, writer option threads=) use two cores.
+"""
+
+cimport numpy as cnp
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_FromStringAndSize, PyByteArray_Resize
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memmove, memset
+
+from tsfile.codecs._contract cimport codec_row
+from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64, write_uvarint
+from tsfile.codecs._registry cimport find_row, kind_of_type
+from tsfile.codecs.ts2diff cimport ts2diff_encode_page, ts2diff_page_bound
+from tsfile._write._stats cimport (
+    STATS_MAX_BYTES,
+    stats_acc,
+    stats_acc_init,
+    stats_acc_result,
+    stats_page,
+)
+
+import numpy as np
+
+cnp.import_array()
+
+cdef extern from "snappy_compress.h" nogil:
+    enum: SNAPPY_MAX_TABLE
+    size_t snappy_compress_bound(size_t n)
+    size_t snappy_compress(const uint8_t *src, size_t n, uint8_t *dst, uint16_t *table)
+
+# TsFile codes (format notes 7, 8): the ones this module handles itself.
+cdef enum:
+    _PLAIN = 0
+    _TS_2DIFF = 4
+    _GORILLA = 8
+    _UNCOMPRESSED = 0
+    _SNAPPY = 1
+
+# Encodings taken from the registry's encode_into here: those whose Python encode() in the writer
+# (tsfile._write.encoders.value_encoder) is the row's encode_into and never refuses a value.
+# TS_2DIFF is handled apart (its min_delta crosses pages); SPRINTZ and CAMEL need the writer's
+# round-trip check; ALP, CHIMP, RLE, DICTIONARY, ... keep the per-page path for now.
+_REGISTRY_ENCODINGS = frozenset((_PLAIN, _GORILLA))
+_COMPRESSORS = frozenset((_UNCOMPRESSED, _SNAPPY))
+_NUMERIC_KINDS = frozenset((KIND_BOOL, KIND_I32, KIND_I64, KIND_F32, KIND_F64))
+
+_DTYPES = {
+    KIND_BOOL: np.dtype(np.bool_),
+    KIND_I32: np.dtype(np.int32),
+    KIND_I64: np.dtype(np.int64),
+    KIND_F32: np.dtype(np.float32),
+    KIND_F64: np.dtype(np.float64),
+}
+cdef int _WIDTH[5]
+_WIDTH[:] = [1, 4, 8, 4, 8]
+
+
+def supports(int encoding, int data_type, int compressor):
+    """True when encode_pages writes chunks of this encoding, data type code and compressor."""
+    cdef int kind = kind_of_type(data_type)
+    if kind not in _NUMERIC_KINDS or compressor not in _COMPRESSORS:
+        return False
+    if encoding == _TS_2DIFF:
+        return kind == KIND_I32 or kind == KIND_I64
+    if encoding not in _REGISTRY_ENCODINGS:
+        return False
+    cdef const codec_row *row = find_row(encoding, kind)
+    return row != NULL and row.encode_into != NULL and row.encode_bound != NULL
+
+
+# One chunk's job, everything the nogil part reads (pointers into arrays the caller keeps alive).
+cdef struct job:
+    const uint8_t *values      # the non-null values, native layout, `width` bytes each
+    int width
+    int kind
+    bint ts2diff               # else `row`
+    const codec_row *row
+    int compressor
+    Py_ssize_t npages
+    const int64_t *offsets     # npages + 1 indexes into values
+    const int64_t *bounds      # npages + 1 row indexes (value pages: rows and bitmap), or NULL
+    const uint8_t *present     # not-null flag per row, or NULL (no nulls); value pages only
+    const int64_t *times       # time chunk pages: their statistics from these, or NULL
+    const int64_t *value_times  # value chunk pages: their statistics from these, or NULL
+    stats_acc acc               # ... and the chunk's statistics so far
+
+
+cdef inline uint8_t *_put_be32(uint8_t *o, uint32_t v) noexcept nogil:
+    o[0] = <uint8_t>(v >> 24)
+    o[1] = <uint8_t>(v >> 16)
+    o[2] = <uint8_t>(v >> 8)
+    o[3] = <uint8_t>v
+    return o + 4
+
+
+cdef inline uint8_t *_put_be64(uint8_t *o, uint64_t v) noexcept nogil:
+    _put_be32(o, <uint32_t>(v >> 32))
+    return _put_be32(o + 4, <uint32_t>v)
+
+
+cdef inline Py_ssize_t _bitmap_len(Py_ssize_t rows) noexcept nogil:
+    return (rows + 7) >> 3
+
+
+cdef uint8_t *_put_bitmap(uint8_t *o, const uint8_t *present, Py_ssize_t rows) noexcept nogil:
+    """The page's not-null bitmap, MSB first (np.packbits); all ones without `present`."""
+    cdef Py_ssize_t i, full = rows >> 3
+    cdef int k
+    cdef uint8_t byte
+    if present == NULL:
+        memset(o, 0xFF, full)
+        if rows & 7:
+            o[full] = <uint8_t>((0xFF << (8 - (rows & 7))) & 0xFF)
+        return o + _bitmap_len(rows)
+    for i in range(_bitmap_len(rows)):
+        byte = 0
+        for k in range(8):
+            if i * 8 + k < rows and present[i * 8 + k]:
+                byte |= <uint8_t>(0x80 >> k)
+        o[i] = byte
+    return o + _bitmap_len(rows)
+
+
+cdef Py_ssize_t _values_bound(const job *j, Py_ssize_t count) noexcept nogil:
+    if j.ts2diff:
+        return ts2diff_page_bound(count, j.kind == KIND_I64)
+    return j.row.encode_bound(count, j.kind)
+
+
+cdef Py_ssize_t _page_stats_len(const job *j, Py_ssize_t p) noexcept nogil:
+    if j.npages == 1:
+        return 0  # a one-page chunk has no page statistics (format notes 5.2)
+    if j.times != NULL:
+        return 5 + 16  # uvarint count, start and end time
+    if j.value_times != NULL:
+        return STATS_MAX_BYTES
+    return 0
+
+
+cdef Py_ssize_t _body_bound(const job *j, Py_ssize_t p) noexcept nogil:
+    cdef Py_ssize_t n = _values_bound(j, j.offsets[p + 1] - j.offsets[p])
+    if j.bounds != NULL:
+        n += 4 + _bitmap_len(j.bounds[p + 1] - j.bounds[p])
+    return n
+
+
+cdef Py_ssize_t _out_bound(const job *j, Py_ssize_t *scratch) noexcept nogil:
+    """Bytes the chunk data can take at most; `scratch`: the largest page body."""
+    cdef Py_ssize_t p, body, total = 0
+    scratch[0] = 0
+    for p in range(j.npages):
+        body = _body_bound(j, p)
+        if body > scratch[0]:
+            scratch[0] = body
+        total += 10 + _page_stats_len(j, p) + <Py_ssize_t>snappy_compress_bound(<size_t>body)
+    return total
+
+
+cdef Py_ssize_t _encode_body(const job *j, Py_ssize_t p, uint8_t *body,
+                             uint64_t *carried) except -1 nogil:
+    """Page p's uncompressed body into `body`; its length."""
+    cdef uint8_t *o = body
+    cdef Py_ssize_t a = j.offsets[p], count = j.offsets[p + 1] - a, rows, used
+    cdef const uint8_t *vals = j.values + a * j.width
+    if j.bounds != NULL:
+        rows = j.bounds[p + 1] - j.bounds[p]
+        o = _put_be32(o, <uint32_t>rows)
+        o = _put_bitmap(o, NULL if j.present == NULL else j.present + j.bounds[p], rows)
+    if j.ts2diff:
+        used = ts2diff_encode_page(vals, count, j.kind == KIND_I64, carried, o)
+    else:
+        used = j.row.encode_into(vals, count, j.kind, o, j.row.encode_bound(count, j.kind))
+    return (o - body) + used
+
+
+cdef uint8_t *_put_time_page_stats(const job *j, Py_ssize_t p, uint8_t *o) noexcept nogil:
+    """A time page's statistics: count, first and last time (Statistics(VECTOR))."""
+    cdef Py_ssize_t a = j.offsets[p], b = j.offsets[p + 1]
+    o += write_uvarint(o, <uint32_t>(b - a))
+    o = _put_be64(o, <uint64_t>j.times[a])
+    return _put_be64(o, <uint64_t>j.times[b - 1])
+
+
+cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
+                              uint16_t *table) except -1 nogil:
+    """Every page into `out` (room for _out_bound bytes); the bytes written."""
+    cdef uint8_t *o = out
+    cdef uint8_t *head_end
+    cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the chunk's first page
+    cdef Py_ssize_t p, body_len, stored, reserve
+    cdef Py_ssize_t nstats = 0
+    cdef unsigned char stats_buf[STATS_MAX_BYTES]
+    for p in range(j.npages):
+        if j.bounds != NULL and j.offsets[p + 1] == j.offsets[p]:
+            o[0] = 0  # an aligned value page whose rows are all null
+            o += 1
+            continue
+        if j.value_times != NULL:  # first, so that the page is in cache when it is encoded
+            nstats = stats_page(j.kind, j.values, j.value_times, j.offsets[p], j.offsets[p + 1],
+                                &j.acc, stats_buf if j.npages > 1 else NULL)
+        body_len = _encode_body(j, p, body, &carried)
+        # the stored body goes past the largest header, then moves down against the real one
+        reserve = 10 + _page_stats_len(j, p)
+        if j.compressor == _SNAPPY:
+            stored = <Py_ssize_t>snappy_compress(body, <size_t>body_len, o + reserve, table)
+        else:
+            stored = body_len
+            memcpy(o + reserve, body, body_len)
+        head_end = o + write_uvarint(o, <uint32_t>body_len)
+        head_end += write_uvarint(head_end, <uint32_t>stored)
+        if j.npages > 1 and j.value_times != NULL:
+            memcpy(head_end, stats_buf, nstats)
+            head_end += nstats
+        elif j.npages > 1 and j.times != NULL:
+            head_end = _put_time_page_stats(j, p, head_end)
+        if head_end != o + reserve:
+            memmove(head_end, o + reserve, stored)
+        o = head_end + stored
+    return o - out
+
+
+cdef object _as_int64(object seq):
+    return np.ascontiguousarray(np.asarray(seq, dtype=np.int64))
+
+
+def encode_pages(values, offsets, int encoding, int data_type, int compressor, *, bounds=None,
+                 present=None, times=None, value_times=None, segments=None):
+    """The data of one chunk (its pages, headers included) as a bytearray, and the chunk's
+    statistics when this call computed them (value_times given), else None.
+
+    values: the chunk's non-null values (numpy array of the type's dtype); offsets: P + 1 indexes
+    into values delimiting the P pages. A time chunk passes `times` (= values): its pages' headers
+    get count, first and last time as statistics. A value chunk of an aligned chunk group passes
+    `bounds` (P + 1 row indexes: each body starts with its row count and not-null bitmap),
+    `present` (bool per row, None: no nulls) and `value_times` (the values' timestamps): each
+    page's statistics are computed here, just before the page is encoded (while it is in cache;
+    tsfile._write._stats.stats_page), and the chunk's (count, start, end, min, max, first, last,
+    sum) is returned; `segments`: (value offsets, batch flags) of the write segments for INT64 / DOUBLE
+    sums in the official writer's order (statistics.numeric_value_statistics). Page statistics
+    are written only when P > 1."""
+    if not supports(encoding, data_type, compressor):
+        raise ValueError(f"encode_pages: encoding {encoding}, type {data_type}, compression "
+                         f"{compressor} are not handled here (see supports())")
+    cdef job j
+    j.kind = kind_of_type(data_type)
+    want = _DTYPES[j.kind]
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != want:
+        # no silent cast: an int64 array for an INT32 column would lose bits
+        raise TypeError(f"encode_pages: values must be a 1-D {want} array for type {data_type}")
+    cdef cnp.ndarray vals = np.ascontiguousarray(values)
+    cdef cnp.ndarray off = _as_int64(offsets)
+    cdef cnp.ndarray rows = None if bounds is None else _as_int64(bounds)
+    cdef cnp.ndarray mask = None
+    cdef cnp.ndarray tim = None
+    j.npages = off.shape[0] - 1
+    if j.npages < 0 or off[0] != 0 or off[j.npages] != vals.shape[0] or (
+        j.npages and bool((np.diff(off) < 0).any())
+    ):
+        raise ValueError("encode_pages: offsets must rise from 0 to len(values)")
+    if rows is not None and rows.shape[0] != off.shape[0]:
+        raise ValueError("encode_pages: bounds and offsets differ in length")
+    j.values = <const uint8_t *>cnp.PyArray_DATA(vals)
+    j.width = _WIDTH[j.kind]
+    j.ts2diff = encoding == _TS_2DIFF
+    j.row = NULL if j.ts2diff else find_row(encoding, j.kind)
+    j.compressor = compressor
+    j.offsets = <const int64_t *>cnp.PyArray_DATA(off)
+    j.bounds = NULL if rows is None else <const int64_t *>cnp.PyArray_DATA(rows)
+    j.present = NULL
+    if present is not None:
+        mask = np.ascontiguousarray(present, dtype=np.bool_)
+        if rows is None or mask.shape[0] < rows[j.npages]:
+            raise ValueError("encode_pages: present needs bounds and a flag per row")
+        j.present = <const uint8_t *>cnp.PyArray_DATA(mask)
+    j.times = NULL
+    if times is not None and value_times is not None:
+        raise ValueError("encode_pages: times (a time chunk) or value_times (a value chunk)")
+    if times is not None:
+        tim = np.ascontiguousarray(times, dtype=np.int64)
+        if tim.shape[0] != vals.shape[0]:
+            raise ValueError("encode_pages: times and values differ in length")
+        j.times = <const int64_t *>cnp.PyArray_DATA(tim)
+    j.value_times = NULL
+    cdef cnp.ndarray vtim = None
+    cdef cnp.ndarray seg_off = None
+    cdef cnp.ndarray seg_batch = None
+    stats_acc_init(&j.acc, NULL, 0, NULL)
+    if value_times is not None:
+        vtim = np.ascontiguousarray(value_times, dtype=np.int64)
+        if vtim.shape[0] != vals.shape[0]:
+            raise ValueError("encode_pages: value_times and values differ in length")
+        j.value_times = <const int64_t *>cnp.PyArray_DATA(vtim)
+        if segments is not None:
+            seg_off = _as_int64(segments[0])
+            seg_batch = np.ascontiguousarray(segments[1], dtype=np.uint8)
+            if seg_batch.shape[0] != seg_off.shape[0] - 1 or seg_off.shape[0] < 2 or (
+                seg_off[0] != 0 or seg_off[seg_off.shape[0] - 1] != vals.shape[0]
+            ):
+                raise ValueError("encode_pages: segments do not cover the values")
+            stats_acc_init(&j.acc, <const int64_t *>cnp.PyArray_DATA(seg_off),
+                           seg_off.shape[0] - 1, <const uint8_t *>cnp.PyArray_DATA(seg_batch))
+    cdef Py_ssize_t need, scratch_len, used = -1
+    cdef uint8_t *scratch = NULL
+    cdef uint16_t *table = NULL
+    try:
+        need = _out_bound(&j, &scratch_len)
+        if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu:
+            # page headers hold 32-bit sizes (uvarint); such a page is far beyond any page_size
+            raise ValueError(f"encode_pages: a page of up to {scratch_len} bytes is too large")
+        out = PyByteArray_FromStringAndSize(NULL, need)
+        scratch = <uint8_t *>malloc(scratch_len + 1)
+        table = <uint16_t *>malloc(SNAPPY_MAX_TABLE * sizeof(uint16_t))
+        if scratch == NULL or table == NULL:
+            raise MemoryError()
+        dst = <uint8_t *>PyByteArray_AS_STRING(out)
+        with nogil:
+            used = _encode_chunk(&j, dst, scratch, table)
+        PyByteArray_Resize(out, used)
+        if j.value_times == NULL:
+            return out, None
+        return out, stats_acc_result(&j.acc, j.kind)
+    finally:
+        free(scratch)
+        free(table)
+
+
+def snappy_compress_raw(data):
+    """Raw Snappy of `data` by include/snappy_compress.h (the bytes of
+    cramjam.snappy.compress_raw), as bytes."""
+    cdef const unsigned char[::1] src = memoryview(data).cast("B")
+    cdef Py_ssize_t n = src.shape[0]
+    cdef bytearray out = PyByteArray_FromStringAndSize(NULL, snappy_compress_bound(n))
+    cdef uint16_t *table = <uint16_t *>malloc(SNAPPY_MAX_TABLE * sizeof(uint16_t))
+    cdef size_t used
+    cdef const uint8_t *sp = &src[0] if n else NULL
+    cdef uint8_t *dp = <uint8_t *>PyByteArray_AS_STRING(out)
+    if table == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            used = snappy_compress(sp, <size_t>n, dp, table)
+    finally:
+        free(table)
+    return bytes(out[:used])
