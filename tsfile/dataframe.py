@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tsfile._dataset.hook import many_files
 from tsfile.errors import ColumnNotExistError, CorruptDataError, TableNotExistError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -87,6 +88,7 @@ def _date_locator(path, table, start_time, end_time):
     return locate
 
 
+@many_files("read_table")
 def read_table(
     path,
     table_name=None,
@@ -181,6 +183,7 @@ def _frame(names, types, ts, cols, nulls, rename_time=None, locate=None):
     return df
 
 
+@many_files("to_dataframe")
 def to_dataframe(
     file_path,
     table_name=None,
@@ -261,6 +264,8 @@ def _arrow_array(values, mask, dtype, name=None, locate=None):
         return pa.array(values, pa.string(), from_pandas=True)
     if t == TSDataType.BLOB:
         return pa.array(values, pa.binary(), from_pandas=True)
+    if t == TSDataType.TIMESTAMP:  # milliseconds, the writers' time unit
+        return pa.array(values, pa.timestamp("ms"), mask=mask)
     if mask is not None:
         return pa.array(values, mask=mask)
     return pa.array(values)
@@ -277,6 +282,7 @@ def block_to_arrow(blk, names, types):
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
+@many_files("read_arrow")
 def read_arrow(
     path,
     table_name=None,
