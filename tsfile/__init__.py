@@ -51,6 +51,10 @@ _LAZY = {
     "tag_is_null": "tsfile.filters",
     "tag_is_not_null": "tsfile.filters",
     "col": "tsfile._read.predicate",
+    "TsFileDataFrame": "tsfile.dataset",
+    "Timeseries": "tsfile.dataset",
+    "AlignedTimeseries": "tsfile.dataset",
+    "SeriesPath": "tsfile.dataset",
     "InvalidFilterError": "tsfile.errors",
 }
 
