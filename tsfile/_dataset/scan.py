@@ -106,6 +106,7 @@ class Scanner:
         self.table = self._pick_table(table_name, infos)
         self.columns, present = self._plan_columns(infos, column_names)
         self.files, self.pruned = [], []
+        self.spans = {}  # path of a file read -> its (first, last) time within the query
         self._missing = {}  # path -> result columns that file lacks (schema="union")
         for path, info in present:
             span = info.time_range()
@@ -113,6 +114,7 @@ class Scanner:
                 self.pruned.append(path)
                 continue
             self.files.append(path)
+            self.spans[path] = (max(span[0], self.t1), min(span[1], self.t2))
             have = info.column_map()
             self._missing[path] = [c for c in self.columns if c[0] not in have]
 
