@@ -399,8 +399,12 @@ cdef class ResultSet:
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The rest of the result as an Arrow C stream (the PyCapsule interface; needs pyarrow):
-        pyarrow, polars and duckdb read a result set directly. Consumes its blocks."""
+        pyarrow, polars and duckdb read a result set directly. Consumes its blocks. A closed
+        result set raises ClosedError here; an error while the stream is read reaches the
+        consumer as its Arrow error, with this package's message."""
         from tsfile._arrow import result_set_stream
+
+        self._usable()
 
         return result_set_stream(self.get_next_tsblock, self._names, self._types, requested_schema)
 
