@@ -146,5 +146,5 @@ def test_polars_reads_result_sets_and_scanners(tmp_path, typed_file):
 def test_duckdb_reads_a_result_set(typed_file):
     duckdb = pytest.importorskip("duckdb")
     with tsfile.TsFileReader(typed_file) as r, r.query_table("m", ["l"]) as rs:
-        reader = pa.RecordBatchReader.from_stream(rs)
-        assert duckdb.sql("select sum(l) from reader").fetchone()[0] == 40
+        rel = duckdb.from_arrow(pa.RecordBatchReader.from_stream(rs))
+        assert rel.aggregate("sum(l)").fetchone()[0] == 40
