@@ -414,8 +414,8 @@ class Timeseries:
         if not st["count"]:
             return f"Timeseries('{self.name}', count=0)"
         return (
-            f"Timeseries('{self.name}', count={st['count']}, start={_format_time(st['start_time'])}, "
-            f"end={_format_time(st['end_time'])})"
+            f"Timeseries('{self.name}', count={st['count']}, "
+            f"start={_format_time(st['start_time'])}, end={_format_time(st['end_time'])})"
         )
 
 
