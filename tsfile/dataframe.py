@@ -8,6 +8,8 @@ pandas can hold surrogates. ATTRIBUTE columns come as all-null columns (tsfile.r
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from tsfile._dataset.hook import many_files
@@ -18,8 +20,12 @@ _OFFICIAL_ITER_ROWS = 1024  # the official read_data_frame() default batch
 
 
 def _open(path):
+    """A reader of ``path``, closed by its ``with``; given an open TsFileReader (the multi-file
+    reads plan and read with one reader per file), that reader, left open."""
     from tsfile.reader import TsFileReader
 
+    if isinstance(path, TsFileReader):
+        return contextlib.nullcontext(path)
     return TsFileReader(path)
 
 

@@ -59,6 +59,9 @@ def pool_map(fn, items, threads):
         return list(pool.map(fn, items))
 
 
+_PRUNED = object()  # read_each: the file's time range misses the query
+
+
 class _Failed:
     """A file left out by on_error='skip', with its error."""
 
@@ -87,6 +90,7 @@ class Scanner:
         threads=None,
         on_error="raise",
         schema="strict",
+        plan=True,
     ):
         from tsfile.reader import _time_bounds
 
@@ -102,21 +106,54 @@ class Scanner:
         self.t1, self.t2 = _time_bounds(start_time, end_time)
         self.tag_filter, self.value_filter = tag_filter, value_filter
         self.skipped = []
-        infos = self._collect(lambda p: read_file_info(p))
-        self.table = self._pick_table(table_name, infos)
-        self.columns, present = self._plan_columns(infos, column_names)
+        self._column_names = column_names
         self.files, self.pruned = [], []
         self.spans = {}  # path of a file read -> its (first, last) time within the query
         self._missing = {}  # path -> result columns that file lacks (schema="union")
+        self.columns = None
+        if plan:
+            infos = self._collect(read_file_info)
+            self.table = self._pick_table(table_name, infos)
+            self._settle(infos)
+        else:  # planned file by file while reading (see read_table)
+            self.table = self._first_table(table_name)
+
+    def _settle(self, infos):
+        """Columns, files, pruned files and spans from every file's FileInfo."""
+        self.columns, present = self._plan_columns(infos, self._column_names)
         for path, info in present:
-            span = info.time_range()
-            if span is None or span[1] < self.t1 or span[0] > self.t2:
+            span = self._span(info)
+            if span is None:
                 self.pruned.append(path)
                 continue
             self.files.append(path)
-            self.spans[path] = (max(span[0], self.t1), min(span[1], self.t2))
+            self.spans[path] = span
             have = info.column_map()
             self._missing[path] = [c for c in self.columns if c[0] not in have]
+
+    def _span(self, table_info):
+        """The table's time range in a file within the query's, None when they miss."""
+        span = table_info.time_range()
+        if span is None or span[1] < self.t1 or span[0] > self.t2:
+            return None
+        return max(span[0], self.t1), min(span[1], self.t2)
+
+    def _first_table(self, table_name):
+        """The table to read: ``table_name`` (as the files spell it: as given, else lower
+        case), or the first table of the first file that opens."""
+        if table_name is not None:
+            return table_name
+        from tsfile.reader import TsFileReader
+
+        for path in self.paths:
+            try:
+                with TsFileReader(path) as r:
+                    names = list(r.get_all_table_schemas())
+            except TsFileError:
+                continue  # reported by the reading pass, per on_error
+            if names:
+                return names[0]
+        raise TableNotExistError(f"no table in any of {len(self.paths)} files")
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -165,6 +202,10 @@ class Scanner:
     def _plan_columns(self, infos, column_names):
         """Result columns and [(path, TableInfo)] of the files holding the table."""
         present = [(p, info.tables[self.table]) for p, info in infos if self.table in info.tables]
+        if not present:
+            raise TableNotExistError(
+                f"Table '{self.table}' does not exist in any of {len(infos)} files"
+            )
         if self.schema_mode == "strict":
             lacking = [p for p, info in infos if self.table not in info.tables]
             if lacking and present:
@@ -214,6 +255,66 @@ class Scanner:
             self.paths = saved
         return done
 
+    def read_each(self, read_one):
+        """Plan and read in one pass per file, on the pool: open the file, read its metadata,
+        prune it by its time range, else ``read_one(open reader, the file's columns)``; the
+        files' schemas are checked when all are known. ``[(path, result)]`` of the files read,
+        in order (the reader's caches serve both the plan and the read: one index walk)."""
+        from tsfile.reader import TsFileReader
+
+        def one(path):
+            with TsFileReader(path) as r:
+                info = read_file_info(path, reader=r)
+                key = self._key_in(info)
+                if key is None:
+                    return info, None
+                table = info.tables[key]
+                if self._span(table) is None:
+                    return info, _PRUNED
+                return info, read_one(r, self._file_columns(table))
+
+        done = self._collect(one)
+        infos = [(p, info) for p, (info, _part) in done]
+        for _p, info in infos:
+            key = self._key_in(info)
+            if key is not None:
+                self.table = key
+                break
+        self.columns, _present = self._plan_columns(infos, self._column_names)
+        parts = []
+        for path, (info, part) in done:
+            if part is None:
+                continue
+            if part is _PRUNED:
+                self.pruned.append(path)
+                continue
+            self.files.append(path)
+            table = info.tables[self._key_in(info)]
+            self.spans[path] = self._span(table)
+            have = table.column_map()
+            self._missing[path] = [c for c in self.columns if c[0] not in have]
+            parts.append((path, part))
+        return parts
+
+    def _key_in(self, info):
+        if self.table in info.tables:
+            return self.table
+        lower = self.table.lower() if isinstance(self.table, str) else self.table
+        return lower if lower in info.tables else None
+
+    def _file_columns(self, table):
+        """The query's columns that a file's table has (all its columns when none are named),
+        by the names the file uses."""
+        have = table.column_map()
+        if self._column_names is None:
+            return [n for n, _t, c in table.columns if c != ColumnCategory.TIME]
+        out = []
+        for name in self._column_names:
+            key = name if name in have else str(name).lower()
+            if key in have and have[key][1] != ColumnCategory.TIME:
+                out.append(key)
+        return out
+
     def _query_kwargs(self):
         return {
             "start_time": self.start_time,
@@ -226,10 +327,15 @@ class Scanner:
         """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays)."""
         from tsfile.dataframe import read_table as one_file
 
-        parts = self.map_files(
-            lambda p, cols: one_file(p, self.table, cols, **self._query_kwargs())
-        )
+        parts = self._read(lambda r, cols: one_file(r, self.table, cols, **self._query_kwargs()))
         return concat_columns([self._complete(p, part) for p, part in parts], self.columns)
+
+    def _read(self, read_one):
+        """``read_one(reader or path, columns)`` on every file: in the reading pass when the
+        scanner was made with plan=False, else on the planned files."""
+        if self.columns is None:
+            return self.read_each(read_one)
+        return self.map_files(read_one)
 
     def _complete(self, path, part):
         """A file's arrays with the columns it lacks as all-null columns (schema="union")."""
@@ -245,17 +351,20 @@ class Scanner:
 
         from tsfile.dataframe import read_arrow as one_file
 
+        def one(source, cols):
+            return one_file(source, self.table, cols, **self._query_kwargs())
+
+        parts = self._read(one)
         schema = self.arrow_schema()
 
-        def one(path, cols):
-            table = one_file(path, self.table, cols, **self._query_kwargs())
+        def complete(path, table):
             for name, _dtype, _cat in self._missing[path]:
                 table = table.append_column(
                     schema.field(name), pa.nulls(len(table), schema.field(name).type)
                 )
             return table.select(schema.names).cast(schema)
 
-        parts = [t for _p, t in self.map_files(one)]
+        parts = [complete(p, t) for p, t in parts]
         return pa.concat_tables(parts) if parts else schema.empty_table()
 
     def arrow_schema(self):
@@ -354,6 +463,7 @@ def read_many(kind, single, args, kwargs):
         a.get("end_time"),
         a.get("tag_filter"),
         a.get("value_filter"),
+        plan=False,
         **many,
     )
     if kind == "read_table":
@@ -374,14 +484,15 @@ def _to_dataframe_many(scanner, single, a):
     rest = {k: v for k, v in a.items() if k not in ("table_name", "column_names")}
     requested = a.get("column_names")
 
-    def one(path, cols):
-        df = single(path, scanner.table, None if requested is None else cols, **rest)
+    def one(source, cols):
+        return single(source, scanner.table, None if requested is None else cols, **rest)
+
+    frames = []
+    for path, df in scanner._read(one):
         if len(df.columns):
             for name, dtype, _cat in scanner._missing[path]:
                 df[name] = _null_pandas_column(dtype, len(df))
-        return df
-
-    frames = [df for _p, df in scanner.map_files(one) if len(df.columns)]
+            frames.append(df)
     if not frames:
         return iter(()) if as_iterator else pd.DataFrame()
     whole = pd.concat(frames, ignore_index=True)
