@@ -128,8 +128,11 @@ class _Series:
 
 def _catalog(infos):
     """{name: _Series} of the numeric fields of every device of every table, in first-seen
-    order (files in order, devices in index order, fields in schema order)."""
+    order (files in order, devices in index order, fields in schema order). A name is built
+    once per series, and one _Shard per device and file serves all its fields (opening a
+    dataset of many files from its index is mostly this loop)."""
     series = {}
+    devices = {}  # (table, tags) -> {field: _Series}
     for info in infos:
         for table, t in info.tables.items():
             tag_cols = t.tag_names()
@@ -137,14 +140,24 @@ def _catalog(infos):
                 n for n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
             ]
             for dev in t.devices:
+                by_field = devices.get((table, dev.tags))
+                if by_field is None:
+                    by_field = devices[(table, dev.tags)] = {}
+                    prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
+                    for f in fields:
+                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
+                        by_field[f] = series[s.name] = s
+                shard = _Shard(info.path, dev.count, dev.start, dev.end)
                 for f in fields:
-                    name = series_name(table, dev.tags, f)
-                    s = series.get(name)
-                    if s is None:
-                        s = series[name] = _Series(name, table, tag_cols, dev.tags, f, [])
-                    s.shards.append(_Shard(info.path, dev.count, dev.start, dev.end))
+                    s = by_field.get(f)
+                    if s is None:  # a field this file's schema adds to a known device
+                        prefix = series_name(table, dev.tags, "")[:-1]
+                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
+                        by_field[f] = series[s.name] = s
+                    s.shards.append(shard)
     for s in series.values():
-        s.shards.sort(key=lambda sh: (sh.start, sh.path))
+        if len(s.shards) > 1:
+            s.shards.sort(key=lambda sh: (sh.start, sh.path))
     return series
 
 

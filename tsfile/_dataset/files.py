@@ -18,6 +18,9 @@ from tsfile.types import ColumnCategory, TSDataType
 
 TSFILE_SUFFIX = ".tsfile"
 _GLOB_CHARS = frozenset("*?[")
+# enum members by value: the index stores thousands of columns, and Enum(value) is slow
+_TYPES = {int(t): t for t in TSDataType}
+_CATEGORIES = {int(c): c for c in ColumnCategory}
 
 
 # -- paths ---------------------------------------------------------------------------------------
@@ -139,7 +142,7 @@ class FileInfo:
     def from_json(cls, obj):
         tables = {}
         for name, t in obj["tables"].items():
-            columns = [(n, TSDataType(dt), ColumnCategory(c)) for n, dt, c in t["columns"]]
+            columns = [(n, _TYPES[dt], _CATEGORIES[c]) for n, dt, c in t["columns"]]
             devices = [
                 DeviceStats(tuple(tags), int(n), int(a), int(b)) for tags, n, a, b in t["devices"]
             ]
