@@ -257,3 +257,25 @@ def test_same_series_values_and_alignment_as_the_official_view(tmp_path, shards)
             assert df[name].timestamps.tolist() == stamps[name]
         a = df.loc[10:210, names]
         assert [a.timestamps.tolist(), [nan_none(r) for r in a.values]] == loc
+
+
+def test_slices_lists_and_listing_columns_as_in_the_official_view(tmp_path, shards):
+    # checked against the official 2.5 wheel on files of the same shape
+    with _open(tmp_path) as df:
+        assert df[0:1].list_timeseries() == ["m.a.x"]
+        assert df[::-1].list_timeseries() == ["m.b.ts", "m.b.x", "m.a.ts", "m.a.x"]
+        assert df[[3, 0]].list_timeseries() == ["m.b.ts", "m.a.x"]
+        assert df[[True, False]].list_timeseries() == ["m.a.ts", "m.a.x"]  # bools are ints
+        sub = df[1:3]
+        assert sub[0].name == "m.a.ts" and sub.loc[:, [0]].series_names == ["m.a.ts"]
+        assert df["field"].tolist() == ["x", "ts", "x", "ts"]
+        assert df["count"].tolist() == [60] * 4 and str(df["count"].dtype) == "int64"
+        assert df["start_time"].tolist() == [0] * 4 and df["end_time"].tolist() == [219] * 4
+        assert df["id"].tolist() == ["a", "a", "b", "b"]
+        assert sub["field"].index.tolist() == [0, 1]
+        with pytest.raises(TypeError, match="integers"):
+            df[["m.a.x"]]
+        with pytest.raises(TypeError, match="Unsupported key type"):
+            df[np.array([True, False, True, False])]
+        ts = df[0]
+        assert np.array_equal(ts[::-7], ts[:][::-7], equal_nan=True)

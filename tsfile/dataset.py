@@ -597,15 +597,51 @@ class TsFileDataFrame:
         return self._names_cache
 
     def __getitem__(self, key):
+        """``df[i]`` / ``df["table.tags.field"]``: a Timeseries; ``df[a:b]``, ``df[[i, j]]``
+        or a boolean pandas Series over the series (e.g. ``meta["field"] == "x"``): a view of
+        those series; ``df["field"]`` (or another column of the listing: table, start_time,
+        end_time, count, a tag column): that column as a pandas Series."""
         self._check_open()
-        try:
-            import pandas as pd
-
-            if isinstance(key, pd.Series) and key.dtype == bool:
-                return self._subset([n for n, keep in zip(key.index, key, strict=True) if keep])
-        except ImportError:
-            pass
+        if isinstance(key, slice):
+            return self._subset(self._names[key])
+        if isinstance(key, list):
+            return self._subset([self._lookup(self._position(i)).name for i in key])
+        if _is_bool_series(key):
+            return self._subset([n for n, keep in zip(key.index, key, strict=True) if keep])
+        if isinstance(key, str) and key not in self._all and key in self._listing_columns():
+            return self._listing_column(key)
+        if not isinstance(key, (str, int, np.integer)):
+            raise TypeError(f"Unsupported key type: {type(key)}")
         return Timeseries(self, self._lookup(key))
+
+    @staticmethod
+    def _position(item):
+        if not isinstance(item, (int, np.integer)):  # bools are ints, as in the official view
+            raise TypeError(f"List index must contain integers, got {type(item)}")
+        return int(item)
+
+    def _listing_columns(self):
+        tags = {c for n in self._names for c in self._all[n].tag_columns}
+        return {"table", "field", "start_time", "end_time", "count", *tags}
+
+    def _listing_column(self, column):
+        """One column of the series listing, times as int64 milliseconds."""
+        import pandas as pd
+
+        rows = [self._all[n] for n in self._names]
+        simple = {
+            "table": lambda s: s.table,
+            "field": lambda s: s.field,
+            "start_time": lambda s: s.start,
+            "end_time": lambda s: s.end,
+            "count": lambda s: s.count,
+        }
+        get = simple.get(column)
+        if get is None:
+            values = [dict(zip(s.tag_columns, s.tags, strict=False)).get(column) for s in rows]
+        else:
+            values = [get(s) for s in rows]
+        return pd.Series(values, name=column)
 
     def _subset(self, names):
         view = object.__new__(TsFileDataFrame)
@@ -707,6 +743,14 @@ class TsFileDataFrame:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _is_bool_series(key):
+    try:
+        import pandas as pd
+    except ImportError:
+        return False
+    return isinstance(key, pd.Series) and key.dtype == bool
 
 
 def _resolve_options(options):
