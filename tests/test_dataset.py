@@ -105,13 +105,40 @@ def test_names_escape_dots_and_null_tags(tmp_path):
         assert df.list_timeseries("w.a\\.b") == ["w.a\\.b.v"]
 
 
-def test_a_time_in_two_shards_of_a_series_is_an_error(tmp_path):
+def test_a_time_in_two_shards_of_a_device_is_an_error_when_opening(tmp_path):
     a = write_shard(tmp_path / "a.tsfile", 0, 10)
     b = write_shard(tmp_path / "b.tsfile", 5, 10)
+    with pytest.raises(ValueError, match="Duplicate timestamp 5") as err:  # as the official
+        _open(tmp_path)
+    assert isinstance(err.value, CorruptDataError)
+    assert a in str(err.value) and b in str(err.value)
+
+
+def test_overlapping_shards_without_shared_times_merge_in_time_order(tmp_path):
+    cols = [
+        tsfile.ColumnSchema("id", TSDataType.STRING, ColumnCategory.TAG),
+        tsfile.ColumnSchema("x", TSDataType.DOUBLE, ColumnCategory.FIELD),
+    ]
+    for name, times in (("a", [0, 2, 4]), ("b", [1, 3, 5])):
+        w = TsFileWriter(str(tmp_path / f"{name}.tsfile"), overwrite=True)
+        w.register_table(tsfile.TableSchema("m", cols))
+        t = np.array(times, np.int64)
+        w.write_arrays("m", t, {"id": "d", "x": t * 10.0})
+        w.close()
     with _open(tmp_path) as df:
-        with pytest.raises(CorruptDataError) as err:
-            df["m.a.x"].timestamps  # noqa: B018
-        assert a in str(err.value) and b in str(err.value)
+        ts = df["m.d.x"]
+        assert ts[1] == 10.0 and ts[4] == 40.0
+        assert ts[1:5].tolist() == [10.0, 20.0, 30.0, 40.0]
+        assert ts.timestamps.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_shards_with_different_columns_are_refused_naming_both(tmp_path):
+    a = write_shard(tmp_path / "a.tsfile", 0, 5)
+    b = write_shard(tmp_path / "b.tsfile", 100, 5, extra="p")
+    with pytest.raises(ValueError, match="Incompatible schema for table 'm'") as err:
+        _open(tmp_path)
+    assert isinstance(err.value, tsfile.InvalidSchemaError)
+    assert a in str(err.value) and b in str(err.value) and "'p'" in str(err.value)
 
 
 def test_bad_shard_is_named(tmp_path, shards):
@@ -217,8 +244,10 @@ def test_show_repr_subset_and_close(tmp_path, shards, capsys):
     sub.close()
     assert df["m.a.x"][0] == 0.5  # closing a subset leaves its root open
     df.close()
-    with pytest.raises(ClosedError):
+    with pytest.raises(RuntimeError, match="TsFileDataFrame is closed"):  # as the official
         df["m.a.x"]
+    with pytest.raises(ClosedError):
+        df[0]
     with pytest.raises(ClosedError):
         ts[0]
     with pytest.raises(ClosedError):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tsfile._dataset.files import expand_paths, read_file_info
+from tsfile._dataset.files import check_same_schema, expand_paths, read_file_info
 from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import pool_map
@@ -89,6 +89,11 @@ def split_series_name(name):
 
 class SeriesPath(str):
     """The name of a series (a str)."""
+
+
+class DatasetClosedError(ClosedError, RuntimeError):
+    """A closed TsFileDataFrame or Timeseries was used: this package's ClosedError, and the
+    RuntimeError the official view raises."""
 
 
 # -- the catalog: what the files' metadata say ---------------------------------------------------
@@ -184,7 +189,7 @@ class _ReaderPool:
         with self._cond:
             while True:
                 if self.closed:
-                    raise ClosedError("the TsFileDataFrame is closed")
+                    raise DatasetClosedError("the TsFileDataFrame is closed")
                 slot = self._open.get(path)
                 if slot is not None:
                     slot[1] += 1
@@ -286,8 +291,8 @@ def _merge_parts(name, parts):
         t = int(ts[dup[0]])
         where = [p[0] for p in parts if np.any(p[1] == t)]
         raise CorruptDataError(
-            f"series {name!r} has time {t} in more than one file ({', '.join(where)}); "
-            "a dataset's shards must not repeat a series' times"
+            f"Duplicate timestamp {t} found across TsFile shards ({', '.join(where)}) in "
+            f"{name}: a dataset's shards must not repeat a series' times"
         )
     return ts, vals
 
@@ -364,7 +369,7 @@ class Timeseries:
 
     def _check_open(self):
         if self._closed:
-            raise ClosedError(f"the Timeseries {self.name!r} is closed")
+            raise DatasetClosedError(f"the Timeseries {self.name!r} is closed")
         self._frame._check_open()
 
     @property
@@ -490,9 +495,11 @@ class TsFileDataFrame:
         self._closed = False
         self._root = None
         infos = self._load_infos()
+        _check_schemas(infos)
         self._all = _catalog(infos)
         self._names = list(self._all)
         self._model = "table"
+        self._check_shard_times()
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -519,6 +526,25 @@ class TsFileDataFrame:
         if where is not None and todo:
             save_index(where, infos)
         return infos
+
+    def _check_shard_times(self):
+        """A device's shards whose time ranges overlap must not repeat a time (the official
+        view checks this when it opens too): their timestamps are read to make sure. Shards
+        split by time cost nothing here."""
+        seen = set()
+        for s in self._all.values():
+            if (s.table, s.tags) in seen:
+                continue
+            seen.add((s.table, s.tags))
+            shards = [sh for sh in s.shards if sh.count]
+            if all(a.end < b.start for a, b in zip(shards, shards[1:], strict=False)):
+                continue
+            parts = []
+            for sh in shards:
+                with self._pool.use(sh.path) as r:
+                    ts = r.read_columns(s.table, [], tag_filter=_device_filter(s))[2]
+                parts.append((sh.path, ts, np.zeros(len(ts))))
+            _merge_parts(f"{s.table} device {s.tags}", parts)
 
     # -- listing ----------------------------------------------------------------------------
 
@@ -570,7 +596,7 @@ class TsFileDataFrame:
 
     def _check_open(self):
         if self._closed or (self._root is not None and self._root._closed):
-            raise ClosedError("the TsFileDataFrame is closed")
+            raise DatasetClosedError("the TsFileDataFrame is closed")
 
     def _lookup(self, key):
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
@@ -743,6 +769,18 @@ class TsFileDataFrame:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _check_schemas(infos):
+    """Every file's version of a table has the columns of the first file holding it, else
+    InvalidSchemaError naming both files and the column (the official view refuses too)."""
+    first = {}
+    for info in infos:
+        for table, t in info.tables.items():
+            if table not in first:
+                first[table] = (info.path, t)
+            else:
+                check_same_schema(table, first[table][0], first[table][1], info.path, t)
 
 
 def _is_bool_series(key):

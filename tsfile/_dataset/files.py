@@ -213,16 +213,16 @@ def _describe(entry):
     return f"{TSDataType(dtype).name} {ColumnCategory(cat).name}"
 
 
-def check_same_schema(table, first_path, first, other_path, other):
-    """InvalidSchemaError naming both files and the first column on which two files' versions
-    of ``table`` differ (name, type or category)."""
+def check_same_schema(table, first_path, first, other_path, other, hint=""):
+    """InvalidSchemaError (a ValueError, as the official view's) naming both files and the
+    first column on which two files' versions of ``table`` differ (name, type or category)."""
     a, b = first.column_map(), other.column_map()
     for name in [*a, *(n for n in b if n not in a)]:
         if a.get(name) != b.get(name):
             raise InvalidSchemaError(
-                f"table {table!r} differs between {first_path} and {other_path}: column "
-                f"{name!r} is {_describe(a.get(name))} in the first and {_describe(b.get(name))} "
-                "in the second (schema='union' reads files whose columns differ)"
+                f"Incompatible schema for table {table!r} between {first_path} and "
+                f"{other_path}: column {name!r} is {_describe(a.get(name))} in the first and "
+                f"{_describe(b.get(name))} in the second{hint}"
             )
 
 

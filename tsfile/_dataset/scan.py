@@ -39,6 +39,7 @@ from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 ON_ERROR = ("raise", "skip")
+UNION_HINT = " (schema='union' reads files whose columns differ)"
 SCHEMA_MODES = ("strict", "union")
 
 
@@ -215,7 +216,7 @@ class Scanner:
                 )
             first_path, first = present[0]
             for path, info in present[1:]:
-                check_same_schema(self.table, first_path, first, path, info)
+                check_same_schema(self.table, first_path, first, path, info, UNION_HINT)
             all_columns = list(first.columns)
         else:
             all_columns = union_columns(self.table, present)
