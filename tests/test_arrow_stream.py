@@ -148,3 +148,30 @@ def test_duckdb_reads_a_result_set(typed_file):
     with tsfile.TsFileReader(typed_file) as r, r.query_table("m", ["l"]) as rs:
         rel = duckdb.from_arrow(pa.RecordBatchReader.from_stream(rs))
         assert rel.aggregate("sum(l)").fetchone()[0] == 40
+
+
+def test_scanner_stream_names_a_bad_file_or_leaves_all_of_it_out(tmp_path):
+    paths = write_shards(tmp_path, files=3, rows=30)
+    scan = Scanner(str(tmp_path), "m", on_error="skip")
+    with tsfile.TsFileReader(paths[1]) as r, r._op():
+        (_dev, rng) = r._devices("m")[1]  # the second device: its rows come second
+        at = r._series("m", rng)[""].chunks[0].offset
+    data = bytearray(open(paths[1], "rb").read())
+    # damage the file after planning (as a file replaced while a stream runs): the second
+    # device's time chunk, so the file fails after its first device's batch
+    data[at + 8 : at + 40] = b"\xff" * 32
+    open(paths[1], "wb").write(bytes(data))
+    with pytest.raises(tsfile.errors.TsFileError):  # the damage is seen midway
+        rows = []
+        with tsfile.TsFileReader(paths[1]) as r, r.query_table("m", None) as rs:
+            while (b := rs.get_next_tsblock()) is not None:
+                rows.append(len(b))
+    assert rows == [30]
+    with pytest.warns(RuntimeWarning, match=paths[1]):
+        table = _stream_table(scan)
+    # none of the damaged file's rows, all of the others'
+    assert table.num_rows == 120
+    assert set(table.column("time").to_pylist()) == set(range(0, 30)) | set(range(200, 230))
+    strict = Scanner(str(tmp_path), "m", start_time=100, end_time=130)
+    with pytest.raises(Exception, match=paths[1]):
+        _stream_table(strict)

@@ -4,6 +4,7 @@ rewritten in place (at most ten times a second), ending with "done"."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 
@@ -15,6 +16,7 @@ class Progress:
         self._bar = None
         self._stream = None
         self._last = 0.0
+        self._lock = threading.Lock()  # update() is called from the scanning threads
         if not enabled:
             return
         try:
@@ -26,11 +28,12 @@ class Progress:
             self._bar = tqdm(total=total, desc=label, unit="file", file=stream)
 
     def update(self, n=1):
-        self.done += n
-        if self._bar is not None:
-            self._bar.update(n)
-        elif self._stream is not None and time.monotonic() - self._last >= 0.1:
-            self._write()
+        with self._lock:
+            self.done += n
+            if self._bar is not None:
+                self._bar.update(n)
+            elif self._stream is not None and time.monotonic() - self._last >= 0.1:
+                self._write()
 
     def _write(self):
         self._last = time.monotonic()

@@ -377,27 +377,40 @@ class Scanner:
         )
 
     def to_batches(self):
-        """pyarrow.RecordBatch of every block of every file, in order (one file at a time)."""
+        """pyarrow.RecordBatch of every block of every file, in order (one file at a time).
+        With on_error="skip" a file's batches are held until the file has been read whole, so
+        that a file failing midway leaves none of its rows in the stream."""
+        for path in self.files:
+            batches = self._file_batches(path)
+            if self.on_error == "skip":
+                batches = self._whole_or_nothing(path, batches)
+            try:
+                yield from batches
+            except TsFileError as exc:
+                raise name_file(exc, path) from exc
+
+    def _file_batches(self, path):
         from tsfile._arrow import block_batch
         from tsfile.reader import TsFileReader
 
         names = ["time", *[c[0] for c in self.columns]]
         types = [TSDataType.INT64, *[c[1] for c in self.columns]]
         schema = self.arrow_schema()
-        for path in self.files:
-            missing = {c[0] for c in self._missing[path]}
-            present = [n for n in names[1:] if n not in missing]
-            try:
-                with (
-                    TsFileReader(path) as r,
-                    r.query_table(self.table, present, **self._query_kwargs()) as rs,
-                ):
-                    while (blk := rs.get_next_tsblock()) is not None:
-                        yield block_batch(blk, names, types, schema)
-            except TsFileError as exc:
-                if self.on_error == "raise":
-                    raise name_file(exc, path) from exc
-                self._skip(_Failed(path, name_file(exc, path)))
+        missing = {c[0] for c in self._missing[path]}
+        present = [n for n in names[1:] if n not in missing]
+        with (
+            TsFileReader(path) as r,
+            r.query_table(self.table, present, **self._query_kwargs()) as rs,
+        ):
+            while (blk := rs.get_next_tsblock()) is not None:
+                yield block_batch(blk, names, types, schema)
+
+    def _whole_or_nothing(self, path, batches):
+        try:
+            return list(batches)
+        except TsFileError as exc:
+            self._skip(_Failed(path, name_file(exc, path)))
+            return []
 
     def to_reader(self):
         """A pyarrow.RecordBatchReader over ``to_batches()``."""
