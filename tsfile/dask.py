@@ -13,6 +13,11 @@ order, do not overlap) each partition is indexed by ``time`` in time order and t
 from the time statistics; otherwise partitions keep a default index and the divisions are
 unknown. ``index="time"`` always indexes by time (divisions only when time-partitioned);
 ``index=None`` never does.
+
+Text columns are object columns of str in each partition, as tsfile.to_dataframe gives them;
+dask itself turns them into its string dtype unless ``dask.config.set({"dataframe.convert-string":
+False})``. The partition function and its arguments pickle, so the frame runs on any scheduler,
+``dask.distributed`` included.
 """
 
 from __future__ import annotations
