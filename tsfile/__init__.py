@@ -55,6 +55,7 @@ _LAZY = {
     "Timeseries": "tsfile.dataset",
     "AlignedTimeseries": "tsfile.dataset",
     "SeriesPath": "tsfile.dataset",
+    "Scanner": "tsfile.dataset",
     "InvalidFilterError": "tsfile.errors",
 }
 

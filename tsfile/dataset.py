@@ -28,7 +28,7 @@ import numpy as np
 from tsfile._dataset.files import check_same_schema, expand_paths, read_file_info
 from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
-from tsfile._dataset.scan import pool_map
+from tsfile._dataset.scan import Scanner, pool_map
 from tsfile.errors import ClosedError, CorruptDataError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -815,4 +815,11 @@ def _resolve_options(options):
     return out
 
 
-__all__ = ["TsFileDataFrame", "Timeseries", "AlignedTimeseries", "SeriesPath"]
+__all__ = [
+    "TsFileDataFrame",
+    "Timeseries",
+    "AlignedTimeseries",
+    "SeriesPath",
+    "DatasetClosedError",
+    "Scanner",
+]

@@ -77,7 +77,12 @@ class Scanner:
     ``files``: the paths whose data the query reads; ``pruned``: paths left out by their time
     statistics; ``skipped``: paths left out by ``on_error="skip"`` (with a warning each).
     ``columns``: the result's [(name, TSDataType, ColumnCategory)] after ``time``.
-    Exports Arrow as a stream (``__arrow_c_stream__``, ``to_batches``) or as one table."""
+    Exports Arrow as a stream (``__arrow_c_stream__``, ``to_batches``) or as one table
+    (``to_arrow``), or reads into arrays (``read_table``).
+
+    ``plan=False`` (tsfile.read_table & co. over many files) plans while reading instead: each
+    file is opened once, its metadata read, and it is pruned or read with that same reader;
+    ``files``/``pruned``/``columns`` are known after the read. The streams need the plan."""
 
     def __init__(
         self,
