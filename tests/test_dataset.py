@@ -201,6 +201,14 @@ def test_open_files_are_bounded(tmp_path):
         assert np.array_equal(df["m.b.ts"].timestamps, got.timestamps)
 
 
+def test_open_files_are_bounded_without_the_index_too(tmp_path, monkeypatch):
+    monkeypatch.setattr("tsfile.dataset._UNINDEXED_OPEN_FILES", 3)
+    write_shards(tmp_path, files=6, rows=5)
+    with _open(tmp_path) as df:
+        assert df.loc[:, ["m.a.x"]].shape == (30, 1)
+        assert df._pool.open_count() == 3
+
+
 def test_options_need_use_index_and_are_checked(tmp_path, shards):
     with pytest.raises(ValueError, match="use_index=True"):
         TsFileDataFrame(str(tmp_path), max_open_files=4)

@@ -43,6 +43,9 @@ NUMERIC_TYPES = frozenset(
     }
 )
 _DEFAULTS = {"max_open_files": 16, "query_workers": min(4, os.cpu_count() or 1)}
+# Readers kept open without use_index (where the options cannot be set, as in the official
+# view): enough for typical shard counts, far below the usual 1,024 descriptors per process.
+_UNINDEXED_OPEN_FILES = 256
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -491,7 +494,7 @@ class TsFileDataFrame:
         self._use_index = use_index
         self._trust_index = trust_index
         self._workers = options.get("query_workers")
-        self._pool = _ReaderPool(options.get("max_open_files"))
+        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES))
         self._closed = False
         self._root = None
         infos = self._load_infos()
