@@ -501,6 +501,7 @@ class TsFileDataFrame:
         _check_schemas(infos)
         self._all = _catalog(infos)
         self._names = list(self._all)
+        self._names_cache = None
         self._model = "table"
         self._check_shard_times()
 
@@ -619,9 +620,8 @@ class TsFileDataFrame:
         raise TypeError(f"Series specifier must be int or str, got {type(key)}")
 
     def _name_set(self):
-        if getattr(self, "_names_cache", None) is None or len(self._names_cache) != len(
-            self._names
-        ):
+        """The names of this view's series as a set (built on first use)."""
+        if self._names_cache is None:
             self._names_cache = set(self._names)
         return self._names_cache
 
