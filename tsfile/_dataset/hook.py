@@ -13,6 +13,16 @@ import inspect
 # takes them itself.
 MANY_ONLY = ("threads", "on_error", "schema")
 
+MANY_DOC = """
+
+    Several files: the first argument may be a list of paths, a directory (its ``*.tsfile``
+    files, recursively) or a glob; the result is the files' results one after another in path
+    order, with the query pushed to every file and files whose time statistics miss the range
+    never read. ``threads`` (files read at once; default one per core), ``on_error="skip"``
+    (leave a damaged file out with a warning instead of raising its CorruptDataError) and
+    ``schema="union"`` (files may lack columns, read as nulls; else differing schemas raise
+    InvalidSchemaError naming both files) apply then (tsfile._dataset.scan)."""
+
 
 def many_files(kind):
     def wrap(single):
@@ -32,6 +42,7 @@ def many_files(kind):
                     _check_many_option(key, kwargs.pop(key))
             return single(*args, **kwargs)
 
+        dispatch.__doc__ = (single.__doc__ or "") + MANY_DOC
         return dispatch
 
     return wrap
