@@ -15,6 +15,7 @@ SECTIONS = {
     "floats": "tsfile._bench.floats",
     "basic": "tsfile._bench.basic",
     "filter": "tsfile._bench.filter",
+    "dataset": "tsfile._bench.dataset",
 }
 
 USAGE = f"usage: python -m tsfile bench [SECTION ...] [OPTIONS]; sections: {', '.join(SECTIONS)}"

@@ -8,8 +8,11 @@ pandas can hold surrogates. ATTRIBUTE columns come as all-null columns (tsfile.r
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
+from tsfile._dataset.hook import many_files
 from tsfile.errors import ColumnNotExistError, CorruptDataError, TableNotExistError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -17,8 +20,12 @@ _OFFICIAL_ITER_ROWS = 1024  # the official read_data_frame() default batch
 
 
 def _open(path):
+    """A reader of ``path``, closed by its ``with``; given an open TsFileReader (the multi-file
+    reads plan and read with one reader per file), that reader, left open."""
     from tsfile.reader import TsFileReader
 
+    if isinstance(path, TsFileReader):
+        return contextlib.nullcontext(path)
     return TsFileReader(path)
 
 
@@ -87,6 +94,7 @@ def _date_locator(path, table, start_time, end_time):
     return locate
 
 
+@many_files("read_table")
 def read_table(
     path,
     table_name=None,
@@ -215,6 +223,7 @@ def blocks_to_dataframe(blocks, names, types):
     return _frame(names, types, ts, cols, nulls)
 
 
+@many_files("to_dataframe")
 def to_dataframe(
     file_path,
     table_name=None,
@@ -312,6 +321,8 @@ def _arrow_array(values, mask, dtype, name=None, locate=None):
         return pa.array(values, pa.string(), from_pandas=True)
     if t == TSDataType.BLOB:
         return pa.array(values, pa.binary(), from_pandas=True)
+    if t == TSDataType.TIMESTAMP:  # milliseconds, the writers' time unit
+        return pa.array(values, pa.timestamp("ms"), mask=mask)
     if mask is not None:
         return pa.array(values, mask=mask)
     return pa.array(values)
@@ -328,6 +339,7 @@ def block_to_arrow(blk, names, types):
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
+@many_files("read_arrow")
 def read_arrow(
     path,
     table_name=None,

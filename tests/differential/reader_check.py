@@ -148,6 +148,9 @@ def from_arrow(table, names, type_names):
             )
         elif t in ("TEXT", "STRING", "BLOB"):
             vals = np.array(col.to_pylist(), dtype=object)
+        elif t == "TIMESTAMP":  # Arrow timestamp[ms]; compared as the int64 milliseconds
+            assert col.type == pa.timestamp("ms"), f"{n}: TIMESTAMP as {col.type}"
+            vals = col.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
         else:
             vals = col.fill_null(False if t == "BOOLEAN" else 0).to_numpy(zero_copy_only=False)
         values[n], nulls[n] = vals, m

@@ -463,6 +463,17 @@ cdef class ResultSet:
 
         return blocks_to_dataframe(parts, self._names, self._types)
 
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The rest of the result as an Arrow C stream (the PyCapsule interface; needs pyarrow):
+        pyarrow, polars and duckdb read a result set directly. Consumes its blocks. A closed
+        result set raises ClosedError here; an error while the stream is read reaches the
+        consumer as its Arrow error, with this package's message."""
+        from tsfile._arrow import result_set_stream
+
+        self._usable()
+
+        return result_set_stream(self.get_next_tsblock, self._names, self._types, requested_schema)
+
     def close(self):
         """Close the result set (idempotent): later row and block calls raise ClosedError."""
         self._shut("the result set is closed")

@@ -1,0 +1,211 @@
+"""``python -m tsfile bench dataset``: many files (issue 12). Medians of ``--repeat`` runs in one
+process; the machine may be shared, so the ratios of one run are what to compare.
+
+* threads: ``--files`` files of ``--rows`` rows each (the E5-2 shape: 10 devices, INT64 fields
+  f0..f7 as random walks, TS_2DIFF + SNAPPY), split by time; ``read_table(directory)`` with 1
+  and 2 threads, and one file holding the same rows (target: 2 threads >= 1.8x one thread; one
+  thread within 10 % of the one file).
+* index: ``--small-files`` small files opened as a ``TsFileDataFrame(use_index=True)``: cold
+  (no index yet: every file's metadata read, the index written) against warm (the index read;
+  target: under 10 % of cold).
+* dask: ``tsfile.dask.read_tsfile(directory).compute()`` on the threaded scheduler against
+  ``tsfile.to_dataframe(directory, threads=2)`` (dask's overhead; skipped without dask).
+
+``--small`` runs every part at a size for smoke tests. Results are checked equal first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+DEVICES = 10
+FIELDS = 8
+
+
+def _median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _writer(path):
+    import tsfile
+    from tsfile.writer import TsFileWriter
+
+    cols = [tsfile.ColumnSchema("device", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG)]
+    cols += [
+        tsfile.ColumnSchema(f"f{i}", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD)
+        for i in range(FIELDS)
+    ]
+    w = TsFileWriter(
+        str(path),
+        overwrite=True,
+        compression=tsfile.Compressor.SNAPPY,
+        encodings={tsfile.TSDataType.INT64: tsfile.TSEncoding.TS_2DIFF},
+    )
+    w.register_table(tsfile.TableSchema("bench", cols))
+    return w
+
+
+def _device_rows(rng, rows, t0):
+    steps = np.where(rng.random(rows) < 0.05, 2, 1).astype(np.int64)
+    ts = t0 + np.cumsum(steps) - steps[0]
+    vals = {f"f{i}": np.cumsum(rng.integers(-100, 101, rows)) for i in range(FIELDS)}
+    return ts, vals
+
+
+def write_split(directory, files, rows, seed=42):
+    """``files`` files of ``rows`` rows (``rows // DEVICES`` per device), file k holding the
+    times after file k - 1's; returns their paths."""
+    rng = np.random.default_rng(seed)
+    per_dev = rows // DEVICES
+    span = 3 * per_dev  # steps are 1 or 2 ms: a file's times fit in this span
+    paths = []
+    for k in range(files):
+        path = Path(directory) / f"part{k:05d}.tsfile"
+        w = _writer(path)
+        for d in range(DEVICES):
+            ts, vals = _device_rows(rng, per_dev, k * span)
+            w.write_arrays("bench", ts, {"device": f"d{d:02d}", **vals})
+        w.close()
+        paths.append(str(path))
+    return paths
+
+
+def write_one(path, parts):
+    """The rows of the files ``parts`` in one file (the same values, chunk groups per part)."""
+    import tsfile
+
+    w = _writer(path)
+    for part in parts:
+        got = tsfile.read_table(str(part), "bench")
+        for d in range(DEVICES):
+            keep = got["device"] == f"d{d:02d}"
+            w.write_arrays(
+                "bench",
+                got["time"][keep],
+                {"device": f"d{d:02d}", **{f"f{i}": got[f"f{i}"][keep] for i in range(FIELDS)}},
+            )
+        w.flush()
+    w.close()
+
+
+def _rows(result):
+    return len(result["time"])
+
+
+def bench_threads(where, files, rows, repeat):
+    import tsfile
+
+    split = Path(where) / "split"
+    split.mkdir(parents=True, exist_ok=True)
+    parts = write_split(split, files, rows)
+    one = Path(where) / "one.tsfile"
+    write_one(one, parts)
+    a = tsfile.read_table(str(split), "bench", threads=1)
+    b = tsfile.read_table(str(split), "bench", threads=2)
+    assert all(np.array_equal(a[k], b[k]) for k in a), "1 and 2 threads differ"
+    assert _rows(tsfile.read_table(str(one), "bench")) == _rows(a)
+    total = _rows(a)
+    del a, b
+    print(f"\n## read_table over {files} files x {rows:,} rows ({total:,} rows, E5-2 shape)")
+    t1 = _median_time(lambda: tsfile.read_table(str(split), "bench", threads=1), repeat)
+    t2 = _median_time(lambda: tsfile.read_table(str(split), "bench", threads=2), repeat)
+    t_one = _median_time(lambda: tsfile.read_table(str(one), "bench"), repeat)
+    print(f"  {files} files, 1 thread    {t1 * 1e3:10.1f} ms  {total / t1 / 1e6:8.2f} M rows/s")
+    print(f"  {files} files, 2 threads   {t2 * 1e3:10.1f} ms  {total / t2 / 1e6:8.2f} M rows/s")
+    print(f"  one file, same rows    {t_one * 1e3:10.1f} ms  {total / t_one / 1e6:8.2f} M rows/s")
+    print(f"  2 threads vs 1         {t1 / t2:10.2f}x (target >= 1.8x)")
+    print(f"  1 thread vs one file   {t_one / t1:10.2f} of the one file's speed (target >= 0.9)")
+    return str(split)
+
+
+def bench_index(where, small_files, repeat):
+    from tsfile.dataset import TsFileDataFrame
+
+    small = Path(where) / "small"
+    small.mkdir(parents=True, exist_ok=True)
+    write_split(small, small_files, DEVICES * 20, seed=7)
+    index_files = lambda: list(small.glob(".tsfile-turbo-dataset.*"))  # noqa: E731
+
+    def cold():
+        for f in index_files():
+            f.unlink()
+        TsFileDataFrame(str(small), show_progress=False, use_index=True).close()
+
+    def warm():
+        TsFileDataFrame(str(small), show_progress=False, use_index=True).close()
+
+    cold()
+    with TsFileDataFrame(str(small), show_progress=False) as a:
+        with TsFileDataFrame(str(small), show_progress=False, use_index=True) as b:
+            assert a.list_timeseries() == b.list_timeseries(), "index lists other series"
+    t_cold = _median_time(cold, repeat)
+    cold()
+    t_warm = _median_time(warm, repeat)
+    print(f"\n## TsFileDataFrame over {small_files} small files, use_index=True")
+    print(f"  cold (no index)        {t_cold * 1e3:10.1f} ms")
+    print(f"  warm (index present)   {t_warm * 1e3:10.1f} ms")
+    print(f"  warm / cold            {100 * t_warm / t_cold:10.2f} % (target < 10 %)")
+
+
+def bench_dask(split, repeat):
+    try:
+        import dask  # noqa: F401
+    except ImportError:
+        print("\n## dask: not installed (pip install 'dask[dataframe]')")
+        return
+    import tsfile
+    import tsfile.dask as tdask
+
+    ref = tsfile.to_dataframe(split, "bench", threads=2)
+    got = tdask.read_tsfile(split, "bench").compute(scheduler="threads", num_workers=2)
+    assert len(got) == len(ref), "dask and to_dataframe differ"
+    del got, ref
+    t_ref = _median_time(lambda: tsfile.to_dataframe(split, "bench", threads=2), repeat)
+    t_dask = _median_time(
+        lambda: tdask.read_tsfile(split, "bench").compute(scheduler="threads", num_workers=2),
+        repeat,
+    )
+    print("\n## dask (threaded scheduler, 2 workers) vs to_dataframe(threads=2)")
+    print(f"  to_dataframe           {t_ref * 1e3:10.1f} ms")
+    print(f"  dask read_tsfile       {t_dask * 1e3:10.1f} ms")
+    print(f"  dask overhead          {t_dask / t_ref:10.2f}x the threaded reader's time")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tsfile bench dataset", description=__doc__)
+    ap.add_argument("--files", type=int, default=100, help="files of the threads benchmark")
+    ap.add_argument("--rows", type=int, default=200_000, help="rows per file")
+    ap.add_argument("--small-files", type=int, default=1000, help="files of the index benchmark")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--small", action="store_true", help="tiny sizes (smoke test)")
+    ap.add_argument("--dir", default=None, help="where the files go (default: a temp dir)")
+    args = ap.parse_args(argv)
+    if args.small:
+        args.files, args.rows, args.small_files, args.repeat = 4, 2_000, 20, 1
+    print(f"# dataset benchmark; medians of {args.repeat} runs")
+    print(f"# load average at start: {os.getloadavg()} on {os.cpu_count()} CPUs (a shared machine)")
+    tmp = tempfile.mkdtemp(prefix="tsfile-bench-dataset-")
+    try:
+        where = Path(args.dir or tmp)
+        split = bench_threads(where, args.files, args.rows, args.repeat)
+        bench_index(where, args.small_files, args.repeat)
+        bench_dask(split, args.repeat)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n# load average at the end: {os.getloadavg()}")
+
+
+__all__ = ["main"]

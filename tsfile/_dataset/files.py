@@ -1,0 +1,259 @@
+"""Many files as one input: expanding paths (a file, a list, a directory, a glob) and what the
+metadata of one file says about a table (its columns, and per device the tag values, the row
+count and the time range), read from the tail and the index only, never from chunk data.
+
+These facts decide which files a query needs (files whose time range misses the query are
+pruned before their data is read), whether the files agree on a table's schema, and what the
+dataset view (tsfile.dataset) lists; they are also what its on-disk index stores.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+
+from tsfile.errors import CorruptDataError, InvalidSchemaError, TsFileError
+from tsfile.types import ColumnCategory, TSDataType
+
+TSFILE_SUFFIX = ".tsfile"
+_GLOB_CHARS = frozenset("*?[")
+# enum members by value: the index stores thousands of columns, and Enum(value) is slow
+_TYPES = {int(t): t for t in TSDataType}
+_CATEGORIES = {int(c): c for c in ColumnCategory}
+
+
+# -- paths ---------------------------------------------------------------------------------------
+
+
+def _is_glob(text):
+    return any(ch in _GLOB_CHARS for ch in text)
+
+
+def is_many(paths):
+    """True when ``paths`` names several files: a list or tuple, a directory, or a glob pattern
+    that is not itself an existing file's name. One file's path keeps the one-file readers."""
+    if isinstance(paths, (list, tuple)):
+        return True
+    if isinstance(paths, (str, os.PathLike)):
+        text = os.fspath(paths)
+        if isinstance(text, bytes):
+            return False
+        return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
+    return False
+
+
+def _directory_files(directory):
+    """Every ``*.tsfile`` under a directory (recursively), sorted by path."""
+    found = []
+    for root, _dirs, names in os.walk(directory):
+        found.extend(os.path.join(root, n) for n in names if n.endswith(TSFILE_SUFFIX))
+    if not found:
+        raise FileNotFoundError(f"no {TSFILE_SUFFIX} files in directory {directory}")
+    return sorted(found)
+
+
+def expand_paths(paths):
+    """Absolute paths of the files ``paths`` names, in a deterministic order: a list keeps its
+    order (each directory or glob in it expanded in sorted order), a directory gives its
+    ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
+    matches nothing raises FileNotFoundError."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not items:
+        raise ValueError("no paths given")
+    out = []
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"a path must be a str or os.PathLike, not {type(item).__name__}")
+        text = os.fspath(item)
+        if os.path.isdir(text):
+            out.extend(_directory_files(text))
+        elif os.path.exists(text):
+            out.append(text)
+        elif _is_glob(text):
+            matches = sorted(p for p in glob.glob(text, recursive=True) if os.path.isfile(p))
+            if not matches:
+                raise FileNotFoundError(f"no file matches {text!r}")
+            out.extend(matches)
+        else:
+            raise FileNotFoundError(f"TsFile not found: {text}")
+    return list(dict.fromkeys(os.path.abspath(p) for p in out))
+
+
+# -- what one file's metadata says -------------------------------------------------------------
+
+
+@dataclass
+class DeviceStats:
+    """One device of a table in one file: its tag values (None = null), rows and time range."""
+
+    tags: tuple
+    count: int
+    start: int
+    end: int
+
+
+@dataclass
+class TableInfo:
+    """A table of one file: columns as (name, data type, category) in schema order, devices in
+    index order."""
+
+    columns: list
+    devices: list = field(default_factory=list)
+
+    def column_map(self):
+        return {name: (dtype, cat) for name, dtype, cat in self.columns}
+
+    def time_range(self):
+        """(first, last) time of the table's rows in this file, or None when it has none."""
+        rows = [d for d in self.devices if d.count > 0]
+        if not rows:
+            return None
+        return min(d.start for d in rows), max(d.end for d in rows)
+
+    def tag_names(self):
+        return [n for n, _t, c in self.columns if c == ColumnCategory.TAG]
+
+
+@dataclass
+class FileInfo:
+    """A file's identity (size, modification time) and its tables."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    tables: dict
+
+    def to_json(self):
+        return {
+            "path": self.path,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "tables": {
+                name: {
+                    "columns": [[n, int(t), int(c)] for n, t, c in info.columns],
+                    "devices": [[list(d.tags), d.count, d.start, d.end] for d in info.devices],
+                }
+                for name, info in self.tables.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, obj):
+        tables = {}
+        for name, t in obj["tables"].items():
+            columns = [(n, _TYPES[dt], _CATEGORIES[c]) for n, dt, c in t["columns"]]
+            devices = [
+                DeviceStats(tuple(tags), int(n), int(a), int(b)) for tags, n, a, b in t["devices"]
+            ]
+            tables[name] = TableInfo(columns, devices)
+        return cls(obj["path"], int(obj["size"]), int(obj["mtime_ns"]), tables)
+
+
+def _table_devices(reader, key, n_tags):
+    """DeviceStats of every device of one table, from the statistics of its time column (the
+    series metadata only)."""
+    out = []
+    if key not in reader._meta.table_roots:
+        return out
+    for dev_id, rng in reader._devices(key):
+        time_meta = reader._series(key, rng).get("")
+        if time_meta is None:
+            raise CorruptDataError(f"{reader._path}: device {dev_id.path} has no time column")
+        st = time_meta.statistics
+        out.append(DeviceStats(dev_id.tag_values(n_tags), st.count, st.start_time, st.end_time))
+    return out
+
+
+def read_file_info(path, reader=None, tables=None):
+    """FileInfo of ``path`` from its metadata (``tables``: only these table names). Errors of a
+    file that is no TsFile, or a damaged one, are CorruptDataError naming the file."""
+    from tsfile.reader import TsFileReader
+
+    st = os.stat(path)
+    own = reader is None
+    try:
+        if own:
+            reader = TsFileReader(path)
+        try:
+            infos = {}
+            with reader._op():
+                for name, schema in reader.get_all_table_schemas().items():
+                    if tables is not None and name not in tables:
+                        continue
+                    columns = [(c.column_name, c.data_type, c.category) for c in schema.columns]
+                    info = TableInfo(columns)
+                    info.devices = _table_devices(reader, name, len(info.tag_names()))
+                    infos[name] = info
+        finally:
+            if own:
+                reader.close()
+    except TsFileError as exc:
+        raise name_file(exc, path) from exc
+    return FileInfo(path, st.st_size, st.st_mtime_ns, infos)
+
+
+def name_file(exc, path):
+    """``exc`` with ``path`` in its message (a new error of the same class when it lacks it)."""
+    if path in str(exc):
+        return exc
+    try:
+        return type(exc)(f"{path}: {exc}")
+    except Exception:  # noqa: BLE001 - a class with another constructor: keep the original
+        return exc
+
+
+# -- schemas of several files --------------------------------------------------------------------
+
+
+def _describe(entry):
+    if entry is None:
+        return "missing"
+    dtype, cat = entry
+    return f"{TSDataType(dtype).name} {ColumnCategory(cat).name}"
+
+
+def check_same_schema(table, first_path, first, other_path, other, hint=""):
+    """InvalidSchemaError (a ValueError, as the official view's) naming both files and the
+    first column on which two files' versions of ``table`` differ (name, type or category)."""
+    a, b = first.column_map(), other.column_map()
+    for name in [*a, *(n for n in b if n not in a)]:
+        if a.get(name) != b.get(name):
+            raise InvalidSchemaError(
+                f"Incompatible schema for table {table!r} between {first_path} and "
+                f"{other_path}: column {name!r} is {_describe(a.get(name))} in the first and "
+                f"{_describe(b.get(name))} in the second{hint}"
+            )
+
+
+def union_columns(table, infos):
+    """Columns of ``table`` over ``[(path, TableInfo)]``: first seen order; a column with two
+    types or categories raises InvalidSchemaError naming both files."""
+    seen = {}
+    order = []
+    for path, info in infos:
+        for name, dtype, cat in info.columns:
+            if name not in seen:
+                seen[name] = (path, dtype, cat)
+                order.append((name, dtype, cat))
+            elif seen[name][1:] != (dtype, cat):
+                first_path = seen[name][0]
+                raise InvalidSchemaError(
+                    f"table {table!r}: column {name!r} is {_describe(seen[name][1:])} in "
+                    f"{first_path} and {_describe((dtype, cat))} in {path}; even "
+                    "schema='union' needs one type per column"
+                )
+    return order
+
+
+__all__ = [
+    "is_many",
+    "expand_paths",
+    "DeviceStats",
+    "TableInfo",
+    "FileInfo",
+    "read_file_info",
+    "name_file",
+    "check_same_schema",
+    "union_columns",
+]

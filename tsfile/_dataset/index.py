@@ -1,0 +1,78 @@
+"""The on-disk index of a dataset (TsFileDataFrame(use_index=True)): the metadata facts of every
+file (tsfile._dataset.files.FileInfo) in one JSON file beside the files, so that opening the same
+files again reads one small file instead of the tail and index of each.
+
+The index of a set of files lives in their common directory, named after a hash of their sorted
+absolute paths (another set of files gets another index). Every entry records the file's size and
+modification time (ns). ``trust_index=True`` uses the entries as they are (the files are assumed
+immutable); ``trust_index=False`` compares each file's size and modification time with its entry
+and reads again only the files that changed. An index that cannot be read (damaged, another
+version) is rebuilt; one that cannot be written (a read-only directory) is only a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+
+from tsfile._dataset.files import FileInfo
+
+INDEX_VERSION = 1
+INDEX_PREFIX = ".tsfile-turbo-dataset"
+
+
+def index_path(paths):
+    """Where the index of the files ``paths`` (absolute) is kept."""
+    ordered = sorted(paths)
+    common = os.path.commonpath(ordered)
+    if not os.path.isdir(common):
+        common = os.path.dirname(common)
+    digest = hashlib.sha256("\0".join(ordered).encode("utf-8", "surrogatepass")).hexdigest()
+    return os.path.join(common, f"{INDEX_PREFIX}.{digest[:32]}.json")
+
+
+def load_index(path, paths, trust_index):
+    """{file path: FileInfo} of the index entries still valid for ``paths`` (all of them when
+    trusted, else those whose size and modification time match); {} without a usable index."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if doc.get("version") != INDEX_VERSION:
+            return {}
+        entries = {e["path"]: FileInfo.from_json(e) for e in doc["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    wanted = set(paths)
+    entries = {p: e for p, e in entries.items() if p in wanted}
+    if trust_index:
+        return entries
+    return {p: e for p, e in entries.items() if _unchanged(p, e)}
+
+
+def _unchanged(path, entry):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_size == entry.size and st.st_mtime_ns == entry.mtime_ns
+
+
+def save_index(path, infos):
+    """Write the index atomically (a temporary file renamed over the old one)."""
+    doc = {"version": INDEX_VERSION, "files": [info.to_json() for info in infos]}
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError as exc:
+        warnings.warn(f"dataset index not written to {path}: {exc}", RuntimeWarning, stacklevel=3)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+__all__ = ["index_path", "load_index", "save_index", "INDEX_VERSION"]

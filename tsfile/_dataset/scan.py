@@ -1,0 +1,539 @@
+"""Reading one table from many files: ``tsfile.read_table`` / ``to_dataframe`` / ``read_arrow``
+given a list, a directory or a glob, and the Arrow scanner behind them.
+
+A query runs in two steps, each on a thread pool over the files (``threads=``; the decoders
+release the GIL):
+
+1. the metadata of every file (tail and index only): the table's columns, and its time range,
+   from the statistics of each device's time column. Files whose time range misses the query
+   are pruned here, before any of their data is read. The files must agree on the table's
+   schema (else InvalidSchemaError naming two files and the column), unless ``schema="union"``:
+   then a column a file lacks is null in that file's rows.
+2. the one-file reader on every remaining file, with the columns, time range, tag filter and
+   value filter of the query.
+
+Results are the files' results one after another in the order of the expanded paths (a list as
+given, a directory or glob sorted), each file's rows in the one-file reader's order, whatever
+the number of threads. A file that is no TsFile or is damaged raises its CorruptDataError,
+which names the file; with ``on_error="skip"`` it is left out with a warning instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from tsfile._dataset.files import (
+    check_same_schema,
+    expand_paths,
+    name_file,
+    read_file_info,
+    union_columns,
+)
+from tsfile._dataset.hook import MANY_ONLY
+from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
+from tsfile.types import ColumnCategory, TSDataType
+
+ON_ERROR = ("raise", "skip")
+UNION_HINT = " (schema='union' reads files whose columns differ)"
+SCHEMA_MODES = ("strict", "union")
+
+
+def default_threads(n_files):
+    """Threads for ``n_files`` files: one per core, never more than the files."""
+    return max(1, min(os.cpu_count() or 1, n_files))
+
+
+def pool_map(fn, items, threads):
+    """``[fn(x) for x in items]`` on ``threads`` threads, results in the order of ``items``."""
+    items = list(items)
+    threads = default_threads(len(items)) if threads is None else int(threads)
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    if threads == 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
+        return list(pool.map(fn, items))
+
+
+_PRUNED = object()  # read_each: the file's time range misses the query
+
+
+class _Failed:
+    """A file left out by on_error='skip', with its error."""
+
+    def __init__(self, path, error):
+        self.path = path
+        self.error = error
+
+
+class Scanner:
+    """One table over many files, planned from their metadata.
+
+    ``files``: the paths whose data the query reads; ``pruned``: paths left out by their time
+    statistics; ``skipped``: paths left out by ``on_error="skip"`` (with a warning each).
+    ``columns``: the result's [(name, TSDataType, ColumnCategory)] after ``time``.
+    Exports Arrow as a stream (``__arrow_c_stream__``, ``to_batches``) or as one table
+    (``to_arrow``), or reads into arrays (``read_table``).
+
+    ``plan=False`` (tsfile.read_table & co. over many files) plans while reading instead: each
+    file is opened once, its metadata read, and it is pruned or read with that same reader;
+    ``files``/``pruned``/``columns`` are known after the read. The streams need the plan."""
+
+    def __init__(
+        self,
+        paths,
+        table_name=None,
+        column_names=None,
+        start_time=None,
+        end_time=None,
+        tag_filter=None,
+        value_filter=None,
+        threads=None,
+        on_error="raise",
+        schema="strict",
+        plan=True,
+    ):
+        from tsfile.reader import _time_bounds
+
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+        if schema not in SCHEMA_MODES:
+            raise ValueError(f"schema must be one of {SCHEMA_MODES}, not {schema!r}")
+        self.paths = expand_paths(paths)
+        self.threads = threads
+        self.on_error = on_error
+        self.schema_mode = schema
+        self.start_time, self.end_time = start_time, end_time
+        self.t1, self.t2 = _time_bounds(start_time, end_time)
+        self.tag_filter, self.value_filter = tag_filter, value_filter
+        self.skipped = []
+        self._column_names = column_names
+        self.files, self.pruned = [], []
+        self.spans = {}  # path of a file read -> its (first, last) time within the query
+        self._missing = {}  # path -> result columns that file lacks (schema="union")
+        self.columns = None
+        if plan:
+            infos = self._collect(read_file_info)
+            self.table = self._pick_table(table_name, infos)
+            self._settle(infos)
+        else:  # planned file by file while reading (see read_table)
+            self.table = self._first_table(table_name)
+
+    def _settle(self, infos):
+        """Columns, files, pruned files and spans from every file's FileInfo."""
+        self.columns, present = self._plan_columns(infos, self._column_names)
+        for path, info in present:
+            span = self._span(info)
+            if span is None:
+                self.pruned.append(path)
+                continue
+            self.files.append(path)
+            self.spans[path] = span
+            have = info.column_map()
+            self._missing[path] = [c for c in self.columns if c[0] not in have]
+
+    def _span(self, table_info):
+        """The table's time range in a file within the query's, None when they miss."""
+        span = table_info.time_range()
+        if span is None or span[1] < self.t1 or span[0] > self.t2:
+            return None
+        return max(span[0], self.t1), min(span[1], self.t2)
+
+    def _first_table(self, table_name):
+        """The table to read: ``table_name`` (as the files spell it: as given, else lower
+        case), or the first table of the first file that opens."""
+        if table_name is not None:
+            return table_name
+        from tsfile.reader import TsFileReader
+
+        for path in self.paths:
+            try:
+                with TsFileReader(path) as r:
+                    names = list(r.get_all_table_schemas())
+            except TsFileError:
+                continue  # reported by the reading pass, per on_error
+            if names:
+                return names[0]
+        raise TableNotExistError(f"no table in any of {len(self.paths)} files")
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def _collect(self, fn):
+        """``[(path, fn(path))]`` over every path on the pool; failures per ``on_error``."""
+
+        def guarded(path):
+            try:
+                return fn(path)
+            except TsFileError as exc:
+                if self.on_error == "raise":
+                    raise name_file(exc, path) from exc
+                return _Failed(path, name_file(exc, path))
+
+        out = []
+        for path, result in zip(
+            self.paths, pool_map(guarded, self.paths, self.threads), strict=True
+        ):
+            if isinstance(result, _Failed):
+                self._skip(result)
+            else:
+                out.append((path, result))
+        return out
+
+    def _skip(self, failed):
+        self.skipped.append(failed.path)
+        warnings.warn(
+            f"on_error='skip' left a file out: {failed.error}", RuntimeWarning, stacklevel=4
+        )
+
+    def _pick_table(self, table_name, infos):
+        if table_name is None:
+            for _path, info in infos:
+                if info.tables:
+                    return next(iter(info.tables))
+            raise TableNotExistError(f"no table in any of {len(self.paths)} files")
+        if any(table_name in info.tables for _p, info in infos):
+            return table_name
+        lower = table_name.lower() if isinstance(table_name, str) else table_name
+        if any(lower in info.tables for _p, info in infos):
+            return lower
+        raise TableNotExistError(
+            f"Table '{lower}' does not exist in any of {len(self.paths)} files"
+        )
+
+    def _plan_columns(self, infos, column_names):
+        """Result columns and [(path, TableInfo)] of the files holding the table."""
+        present = [(p, info.tables[self.table]) for p, info in infos if self.table in info.tables]
+        if not present:
+            raise TableNotExistError(
+                f"Table '{self.table}' does not exist in any of {len(infos)} files"
+            )
+        if self.schema_mode == "strict":
+            lacking = [p for p, info in infos if self.table not in info.tables]
+            if lacking and present:
+                raise TableNotExistError(
+                    f"table {self.table!r} is in {present[0][0]} but not in {lacking[0]} "
+                    "(schema='union' reads only the files that hold it)"
+                )
+            first_path, first = present[0]
+            for path, info in present[1:]:
+                check_same_schema(self.table, first_path, first, path, info, UNION_HINT)
+            all_columns = list(first.columns)
+        else:
+            all_columns = union_columns(self.table, present)
+        by_name = {n: (n, t, c) for n, t, c in all_columns}
+        if column_names is None:
+            chosen = [c for c in all_columns if c[2] != ColumnCategory.TIME]
+        else:
+            chosen = []
+            for name in column_names:
+                key = name if name in by_name else str(name).lower()
+                if key not in by_name:
+                    raise ColumnNotExistError(
+                        f"Column '{name}' does not exist in table {self.table!r}"
+                    )
+                if by_name[key][2] != ColumnCategory.TIME:
+                    chosen.append(by_name[key])
+        return chosen, present
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def map_files(self, fn):
+        """``[(path, fn(path, present column names))]`` over ``files`` on the pool, in order;
+        failures per ``on_error``."""
+        names = [c[0] for c in self.columns]
+
+        def one(path):
+            missing = {c[0] for c in self._missing[path]}
+            return fn(path, [n for n in names if n not in missing])
+
+        return self._collect_files(one)
+
+    def _collect_files(self, fn):
+        saved, self.paths = self.paths, self.files
+        try:
+            done = self._collect(fn)
+        finally:
+            self.paths = saved
+        return done
+
+    def read_each(self, read_one):
+        """Plan and read in one pass per file, on the pool: open the file, read its metadata,
+        prune it by its time range, else ``read_one(open reader, the file's columns)``; the
+        files' schemas are checked when all are known. ``[(path, result)]`` of the files read,
+        in order (the reader's caches serve both the plan and the read: one index walk)."""
+        from tsfile.reader import TsFileReader
+
+        def one(path):
+            with TsFileReader(path) as r:
+                info = read_file_info(path, reader=r)
+                key = self._key_in(info)
+                if key is None:
+                    return info, None
+                table = info.tables[key]
+                if self._span(table) is None:
+                    return info, _PRUNED
+                return info, read_one(r, self._file_columns(table))
+
+        done = self._collect(one)
+        infos = [(p, info) for p, (info, _part) in done]
+        for _p, info in infos:
+            key = self._key_in(info)
+            if key is not None:
+                self.table = key
+                break
+        self.columns, _present = self._plan_columns(infos, self._column_names)
+        parts = []
+        for path, (info, part) in done:
+            if part is None:
+                continue
+            if part is _PRUNED:
+                self.pruned.append(path)
+                continue
+            self.files.append(path)
+            table = info.tables[self._key_in(info)]
+            self.spans[path] = self._span(table)
+            have = table.column_map()
+            self._missing[path] = [c for c in self.columns if c[0] not in have]
+            parts.append((path, part))
+        return parts
+
+    def _key_in(self, info):
+        if self.table in info.tables:
+            return self.table
+        lower = self.table.lower() if isinstance(self.table, str) else self.table
+        return lower if lower in info.tables else None
+
+    def _file_columns(self, table):
+        """The query's columns that a file's table has (all its columns when none are named),
+        by the names the file uses."""
+        have = table.column_map()
+        if self._column_names is None:
+            return [n for n, _t, c in table.columns if c != ColumnCategory.TIME]
+        out = []
+        for name in self._column_names:
+            key = name if name in have else str(name).lower()
+            if key in have and have[key][1] != ColumnCategory.TIME:
+                out.append(key)
+        return out
+
+    def _query_kwargs(self):
+        return {
+            "start_time": self.start_time,
+            "end_time": self.end_time,
+            "tag_filter": self.tag_filter,
+            "value_filter": self.value_filter,
+        }
+
+    def read_table(self):
+        """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays)."""
+        from tsfile.dataframe import read_table as one_file
+
+        parts = self._read(lambda r, cols: one_file(r, self.table, cols, **self._query_kwargs()))
+        return concat_columns([self._complete(p, part) for p, part in parts], self.columns)
+
+    def _read(self, read_one):
+        """``read_one(reader or path, columns)`` on every file: in the reading pass when the
+        scanner was made with plan=False, else on the planned files."""
+        if self.columns is None:
+            return self.read_each(read_one)
+        return self.map_files(read_one)
+
+    def _complete(self, path, part):
+        """A file's arrays with the columns it lacks as all-null columns (schema="union")."""
+        n = len(part["time"])
+        for name, dtype, _cat in self._missing.get(path, ()):
+            part[name] = null_column(dtype, n)
+        return part
+
+    def to_arrow(self):
+        """The query as one pyarrow.Table (tsfile.read_arrow's types; the files read on the
+        pool, the columns a file lacks as nulls)."""
+        import pyarrow as pa
+
+        from tsfile.dataframe import read_arrow as one_file
+
+        def one(source, cols):
+            return one_file(source, self.table, cols, **self._query_kwargs())
+
+        parts = self._read(one)
+        schema = self.arrow_schema()
+
+        def complete(path, table):
+            for name, _dtype, _cat in self._missing[path]:
+                table = table.append_column(
+                    schema.field(name), pa.nulls(len(table), schema.field(name).type)
+                )
+            return table.select(schema.names).cast(schema)
+
+        parts = [complete(p, t) for p, t in parts]
+        return pa.concat_tables(parts) if parts else schema.empty_table()
+
+    def arrow_schema(self):
+        from tsfile._arrow import schema_for
+
+        return schema_for(
+            ["time", *[c[0] for c in self.columns]],
+            [TSDataType.INT64, *[c[1] for c in self.columns]],
+        )
+
+    def to_batches(self):
+        """pyarrow.RecordBatch of every block of every file, in order (one file at a time).
+        With on_error="skip" a file's batches are held until the file has been read whole, so
+        that a file failing midway leaves none of its rows in the stream."""
+        for path in self.files:
+            batches = self._file_batches(path)
+            if self.on_error == "skip":
+                batches = self._whole_or_nothing(path, batches)
+            try:
+                yield from batches
+            except TsFileError as exc:
+                raise name_file(exc, path) from exc
+
+    def _file_batches(self, path):
+        from tsfile._arrow import block_batch
+        from tsfile.reader import TsFileReader
+
+        names = ["time", *[c[0] for c in self.columns]]
+        types = [TSDataType.INT64, *[c[1] for c in self.columns]]
+        schema = self.arrow_schema()
+        missing = {c[0] for c in self._missing[path]}
+        present = [n for n in names[1:] if n not in missing]
+        with (
+            TsFileReader(path) as r,
+            r.query_table(self.table, present, **self._query_kwargs()) as rs,
+        ):
+            while (blk := rs.get_next_tsblock()) is not None:
+                yield block_batch(blk, names, types, schema)
+
+    def _whole_or_nothing(self, path, batches):
+        try:
+            return list(batches)
+        except TsFileError as exc:
+            self._skip(_Failed(path, name_file(exc, path)))
+            return []
+
+    def to_reader(self):
+        """A pyarrow.RecordBatchReader over ``to_batches()``."""
+        import pyarrow as pa
+
+        return pa.RecordBatchReader.from_batches(self.arrow_schema(), self.to_batches())
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_reader().__arrow_c_stream__(requested_schema)
+
+
+# -- combining the files' results ----------------------------------------------------------------
+
+
+def null_column(dtype, n):
+    """An all-null column of ``n`` rows as tsfile.read_table makes them."""
+    from tsfile._read import engine
+
+    t = TSDataType(dtype)
+    if t in (TSDataType.TEXT, TSDataType.STRING, TSDataType.BLOB):
+        return np.full(n, None, dtype=object)
+    values = np.zeros(n, engine.numpy_dtype(t))
+    return np.ma.MaskedArray(values, mask=np.ones(n, np.bool_))
+
+
+def concat_columns(parts, columns):
+    """One ``{"time": ..., name: ...}`` from the files' results (MaskedArray where any part has
+    nulls)."""
+    from tsfile._read import engine
+
+    out = {"time": np.concatenate([p["time"] for p in parts]) if parts else np.empty(0, np.int64)}
+    for name, dtype, _cat in columns:
+        arrays = [p[name] for p in parts]
+        if not arrays:
+            t = TSDataType(dtype)
+            empty_type = (
+                object
+                if t in (TSDataType.TEXT, TSDataType.STRING, TSDataType.BLOB)
+                else engine.numpy_dtype(t)
+            )
+            out[name] = np.empty(0, empty_type)
+        elif any(isinstance(a, np.ma.MaskedArray) for a in arrays):
+            out[name] = np.ma.concatenate(arrays)
+        else:
+            out[name] = np.concatenate(arrays)
+    return out
+
+
+# -- the hook behind tsfile.read_table / to_dataframe / read_arrow -------------------------------
+
+
+def read_many(kind, single, args, kwargs):
+    """``single`` (a one-file function of tsfile.dataframe) over the files its first argument
+    names. ``kind``: "read_table", "read_arrow" or "to_dataframe"."""
+    many = {k: kwargs.pop(k) for k in MANY_ONLY if k in kwargs}
+    bound = inspect.signature(single).bind(*args, **kwargs)
+    a = bound.arguments
+    first = next(iter(inspect.signature(single).parameters))
+    scanner = Scanner(
+        a.pop(first),
+        a.get("table_name"),
+        a.get("column_names"),
+        a.get("start_time"),
+        a.get("end_time"),
+        a.get("tag_filter"),
+        a.get("value_filter"),
+        plan=False,
+        **many,
+    )
+    if kind == "read_table":
+        return scanner.read_table()
+    if kind == "read_arrow":
+        return scanner.to_arrow()
+    return _to_dataframe_many(scanner, single, a)
+
+
+def _to_dataframe_many(scanner, single, a):
+    """to_dataframe over the files: each file's frame (the one-file rules: nullable dtypes, the
+    time column's name), the columns a file lacks as nulls, then ``max_row_num`` /
+    ``as_iterator`` on the whole."""
+    import pandas as pd
+
+    max_row_num = a.pop("max_row_num", None)
+    as_iterator = a.pop("as_iterator", False)
+    rest = {k: v for k, v in a.items() if k not in ("table_name", "column_names")}
+    requested = a.get("column_names")
+
+    def one(source, cols):
+        return single(source, scanner.table, None if requested is None else cols, **rest)
+
+    frames = []
+    for path, df in scanner._read(one):
+        if len(df.columns):
+            for name, dtype, _cat in scanner._missing[path]:
+                df[name] = _null_pandas_column(dtype, len(df))
+            frames.append(df)
+    if not frames:
+        return iter(()) if as_iterator else pd.DataFrame()
+    whole = pd.concat(frames, ignore_index=True)
+    wanted = {c[0] for c in scanner.columns}
+    order = [c for c in whole.columns if c not in wanted]  # the time column
+    whole = whole[order + [c[0] for c in scanner.columns if c[0] in whole.columns]]
+    if as_iterator:
+        step = 1024 if max_row_num is None else int(max_row_num)
+        return (whole.iloc[i : i + step].reset_index(drop=True) for i in range(0, len(whole), step))
+    if max_row_num is not None and len(whole) > max_row_num:
+        whole = whole.iloc[:max_row_num]
+    return whole
+
+
+def _null_pandas_column(dtype, n):
+    """An all-null pandas column of the dtype tsfile.to_dataframe gives ``dtype``."""
+    from tsfile.dataframe import _pandas_column
+
+    col = null_column(dtype, n)
+    if isinstance(col, np.ma.MaskedArray):
+        return _pandas_column(col.data, col.mask, dtype)
+    return _pandas_column(col, None, dtype)
+
+
+__all__ = ["Scanner", "read_many", "pool_map", "default_threads", "concat_columns", "null_column"]

@@ -1,0 +1,828 @@
+"""The official package's dataset view: ``TsFileDataFrame`` over one file, a list or a directory
+of shards, with its series as float64 ``Timeseries`` and time-aligned reads with ``.loc``.
+
+A series is one numeric FIELD (BOOLEAN, INT32, INT64, FLOAT, DOUBLE, TIMESTAMP) of one device of a
+table, named ``table.tag1...tagN.field`` (a ``.`` or ``\\`` in a component escaped with ``\\``, a
+null tag written ``\\N``, trailing null tags left out). Its rows are the device's rows in every
+file (a shard): its count is the device's time-column count, a null value is NaN; the same time in
+two shards of one series is an error. Only metadata is read when the view is opened (in parallel
+over the files); values are read when asked for, by the one-file reader with the series' device as
+a tag filter.
+
+``use_index=True`` keeps those metadata in an on-disk index beside the files
+(tsfile._dataset.index); ``trust_index=False`` checks each file's size and modification time
+against it. The keyword options (``max_open_files``: readers kept open at once;
+``query_workers``: threads reading shards) need ``use_index=True``, as in the official package.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from tsfile._dataset.files import check_same_schema, expand_paths, read_file_info
+from tsfile._dataset.index import index_path, load_index, save_index
+from tsfile._dataset.progress import Progress
+from tsfile._dataset.scan import Scanner, pool_map
+from tsfile.errors import ClosedError, CorruptDataError
+from tsfile.types import ColumnCategory, TSDataType
+
+NUMERIC_TYPES = frozenset(
+    {
+        TSDataType.BOOLEAN,
+        TSDataType.INT32,
+        TSDataType.INT64,
+        TSDataType.FLOAT,
+        TSDataType.DOUBLE,
+        TSDataType.TIMESTAMP,
+    }
+)
+_DEFAULTS = {"max_open_files": 16, "query_workers": min(4, os.cpu_count() or 1)}
+# Readers kept open without use_index (where the options cannot be set, as in the official
+# view): enough for typical shard counts, far below the usual 1,024 descriptors per process.
+_UNINDEXED_OPEN_FILES = 256
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+# -- series names --------------------------------------------------------------------------------
+
+
+def _escape(part):
+    if part is None:
+        return "\\N"
+    return str(part).replace("\\", "\\\\").replace(".", "\\.")
+
+
+def _trim_tags(tags):
+    tags = list(tags)
+    while tags and tags[-1] is None:
+        tags.pop()
+    return tags
+
+
+def series_name(table, tags, field):
+    return ".".join(_escape(p) for p in [table, *_trim_tags(tags), field])
+
+
+def split_series_name(name):
+    """The components of a series name (None for ``\\N``); inverse of series_name."""
+    parts, cur, raw, i = [], [], [], 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "\\" and i + 1 < len(name):
+            cur.append(name[i + 1])
+            raw.append(name[i : i + 2])
+            i += 2
+            continue
+        if ch == ".":
+            parts.append(None if "".join(raw) == "\\N" else "".join(cur))
+            cur, raw = [], []
+        else:
+            cur.append(ch)
+            raw.append(ch)
+        i += 1
+    parts.append(None if "".join(raw) == "\\N" else "".join(cur))
+    return parts
+
+
+class SeriesPath(str):
+    """The name of a series (a str)."""
+
+
+class DatasetClosedError(ClosedError, RuntimeError):
+    """A closed TsFileDataFrame or Timeseries was used: this package's ClosedError, and the
+    RuntimeError the official view raises."""
+
+
+# -- the catalog: what the files' metadata say ---------------------------------------------------
+
+
+@dataclass
+class _Shard:
+    """One series in one file."""
+
+    path: str
+    count: int
+    start: int
+    end: int
+
+
+@dataclass(eq=False)
+class _Series:
+    name: str
+    table: str
+    tag_columns: list
+    tags: tuple
+    field: str
+    shards: list  # of _Shard, by start time
+
+    @property
+    def count(self):
+        return sum(s.count for s in self.shards)
+
+    @property
+    def start(self):
+        return min((s.start for s in self.shards if s.count), default=None)
+
+    @property
+    def end(self):
+        return max((s.end for s in self.shards if s.count), default=None)
+
+
+def _catalog(infos):
+    """{name: _Series} of the numeric fields of every device of every table, in first-seen
+    order (files in order, devices in index order, fields in schema order). A name is built
+    once per series, and one _Shard per device and file serves all its fields (opening a
+    dataset of many files from its index is mostly this loop)."""
+    series = {}
+    devices = {}  # (table, tags) -> {field: _Series}
+    for info in infos:
+        for table, t in info.tables.items():
+            tag_cols = t.tag_names()
+            fields = [
+                n for n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
+            ]
+            for dev in t.devices:
+                by_field = devices.get((table, dev.tags))
+                if by_field is None:
+                    by_field = devices[(table, dev.tags)] = {}
+                    prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
+                    for f in fields:
+                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
+                        by_field[f] = series[s.name] = s
+                shard = _Shard(info.path, dev.count, dev.start, dev.end)
+                for f in fields:
+                    s = by_field.get(f)
+                    if s is None:  # a field this file's schema adds to a known device
+                        prefix = series_name(table, dev.tags, "")[:-1]
+                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
+                        by_field[f] = series[s.name] = s
+                    s.shards.append(shard)
+    for s in series.values():
+        if len(s.shards) > 1:
+            s.shards.sort(key=lambda sh: (sh.start, sh.path))
+    return series
+
+
+# -- open readers, at most max_open_files at once ------------------------------------------------
+
+
+class _ReaderPool:
+    """Readers of the dataset's files, the least recently used closed beyond ``limit`` (None:
+    no limit). ``with pool.use(path) as reader:``; a reader in use is never closed: a thread
+    needing another file waits until one is free."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self._open = OrderedDict()  # path -> [reader, users]
+        self._cond = threading.Condition()
+        self.closed = False
+
+    def use(self, path):
+        return _Lease(self, path)
+
+    def _acquire(self, path):
+        from tsfile.reader import TsFileReader
+
+        with self._cond:
+            while True:
+                if self.closed:
+                    raise DatasetClosedError("the TsFileDataFrame is closed")
+                slot = self._open.get(path)
+                if slot is not None:
+                    slot[1] += 1
+                    self._open.move_to_end(path)
+                    return slot[0]
+                if self.limit is None or len(self._open) < self.limit or self._evict_idle():
+                    break
+                self._cond.wait()
+            reader = TsFileReader(path)
+            self._open[path] = [reader, 1]
+            return reader
+
+    def _evict_idle(self):
+        for p, (reader, users) in self._open.items():
+            if users == 0:
+                del self._open[p]
+                reader.close()
+                return True
+        return False
+
+    def _release(self, path):
+        with self._cond:
+            slot = self._open.get(path)
+            if slot is not None:
+                slot[1] -= 1
+            self._cond.notify_all()
+
+    def open_count(self):
+        with self._cond:
+            return len(self._open)
+
+    def close(self):
+        with self._cond:
+            self.closed = True
+            for reader, _users in self._open.values():
+                reader.close()
+            self._open.clear()
+            self._cond.notify_all()
+
+
+class _Lease:
+    def __init__(self, pool, path):
+        self.pool, self.path = pool, path
+
+    def __enter__(self):
+        return self.pool._acquire(self.path)
+
+    def __exit__(self, *exc):
+        self.pool._release(self.path)
+        return False
+
+
+# -- reading series ------------------------------------------------------------------------------
+
+
+def _device_filter(series):
+    """A tag filter selecting exactly the series' device (None for a table without tags)."""
+    from tsfile.filters import tag_eq, tag_is_null
+
+    flt = None
+    for col, value in zip(series.tag_columns, series.tags, strict=False):
+        one = tag_is_null(col) if value is None else tag_eq(col, value)
+        flt = one if flt is None else flt & one
+    return flt
+
+
+def _as_float(values, mask):
+    out = np.asarray(values).astype(np.float64)
+    if mask is not None:
+        out[mask] = np.nan
+    return out
+
+
+def _read_fields(pool, path, series_list, t1, t2):
+    """(timestamps, {field: float64 values}) of fields of one device in one file."""
+    first = series_list[0]
+    fields = list(dict.fromkeys(s.field for s in series_list))
+    with pool.use(path) as reader:
+        _n, _t, ts, cols, nulls = reader.read_columns(
+            first.table, fields, t1, t2, tag_filter=_device_filter(first)
+        )
+    return ts, {f: _as_float(cols[f], nulls.get(f)) for f in fields}
+
+
+def _merge_parts(name, parts):
+    """One series from its shards' (path, timestamps, values): time order; a time in two
+    shards raises CorruptDataError naming both files."""
+    parts = [p for p in parts if len(p[1])]
+    if not parts:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    if len(parts) == 1:
+        return parts[0][1], parts[0][2]
+    ts = np.concatenate([p[1] for p in parts])
+    vals = np.concatenate([p[2] for p in parts])
+    order = np.argsort(ts, kind="stable")
+    ts, vals = ts[order], vals[order]
+    dup = np.flatnonzero(ts[1:] == ts[:-1])
+    if len(dup):
+        t = int(ts[dup[0]])
+        where = [p[0] for p in parts if np.any(p[1] == t)]
+        raise CorruptDataError(
+            f"Duplicate timestamp {t} found across TsFile shards ({', '.join(where)}) in "
+            f"{name}: a dataset's shards must not repeat a series' times"
+        )
+    return ts, vals
+
+
+# -- the public classes --------------------------------------------------------------------------
+
+
+def _format_time(ms):
+    import pandas as pd
+
+    text = str(pd.to_datetime(ms, unit="ms"))
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+class AlignedTimeseries:
+    """Several series on the union of their timestamps: ``timestamps`` (int64 ms), ``values``
+    (float64, rows x series, NaN where a series has no value) and ``series_names``."""
+
+    def __init__(self, timestamps, values, series_names):
+        self.timestamps = timestamps
+        self.values = values
+        self.series_names = series_names
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+    def __len__(self):
+        return len(self.timestamps)
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+    def _table(self, max_rows):
+        import pandas as pd
+
+        df = pd.DataFrame(self.values, columns=self.series_names)
+        df.insert(0, "time", pd.to_datetime(self.timestamps, unit="ms"))
+        if max_rows is not None and len(df) > max_rows:
+            half = max(1, max_rows // 2)
+            df = pd.concat([df.head(half), df.tail(max_rows - half)])
+        return df.to_string(index=False)
+
+    def __repr__(self):
+        head = f"AlignedTimeseries({len(self)} rows, {len(self.series_names)} series)"
+        return f"{head}\n{self._table(20)}"
+
+    def show(self, max_rows=None):
+        print(f"AlignedTimeseries({len(self)} rows, {len(self.series_names)} series)")
+        print(self._table(max_rows))
+
+
+class Timeseries:
+    """One series over all its shards, as float64: ``ts[i]``, ``ts[a:b:c]`` (by position, in time
+    order), ``ts.timestamps``, ``ts.stats``, ``len(ts)``."""
+
+    def __init__(self, frame, series):
+        self._frame = frame
+        self._series = series
+        self._timestamps = None
+        self._closed = False
+
+    @property
+    def name(self):
+        return self._series.name
+
+    @property
+    def stats(self):
+        s = self._series
+        return {"start_time": s.start, "end_time": s.end, "count": s.count}
+
+    def __len__(self):
+        return self._series.count
+
+    def _check_open(self):
+        if self._closed:
+            raise DatasetClosedError(f"the Timeseries {self.name!r} is closed")
+        self._frame._check_open()
+
+    @property
+    def timestamps(self):
+        self._check_open()
+        if self._timestamps is None:
+            self._timestamps = self._read(0, len(self))[0]
+        return self._timestamps
+
+    def _read(self, first, n):
+        """Timestamps and values of positions ``first`` .. ``first + n``: only the shards
+        holding them are read when the shards do not overlap in time."""
+        shards = self._series.shards
+        disjoint = all(a.end < b.start for a, b in zip(shards, shards[1:], strict=False))
+        if not disjoint:
+            ts, vals = self._frame._read_series(self._series, shards, _INT64_MIN, _INT64_MAX)
+            return ts[first : first + n], vals[first : first + n]
+        picked, pos, skip = [], 0, None
+        for sh in shards:
+            if pos + sh.count > first and pos < first + n:
+                picked.append(sh)
+                skip = first - pos if skip is None else skip
+            pos += sh.count
+        ts, vals = self._frame._read_series(self._series, picked, _INT64_MIN, _INT64_MAX)
+        skip = skip or 0
+        return ts[skip : skip + n], vals[skip : skip + n]
+
+    def __getitem__(self, key):
+        self._check_open()
+        length = len(self)
+        if isinstance(key, (int, np.integer)):
+            i = operator.index(key)
+            i = i + length if i < 0 else i
+            if not 0 <= i < length:
+                raise IndexError(f"Index {key} out of range [0, {length})")
+            vals = self._read(i, 1)[1]
+            return float(vals[0]) if len(vals) else None
+        if isinstance(key, slice):
+            start, stop, step = key.indices(length)
+            positions = np.arange(start, stop, step, dtype=np.int64)
+            if len(positions) == 0:
+                return np.empty(0, np.float64)
+            lo = int(positions.min())
+            vals = self._read(lo, int(positions.max()) - lo + 1)[1]
+            return vals if step == 1 else vals[positions - lo]
+        raise TypeError(f"Unsupported key type: {type(key)}")
+
+    def close(self):
+        self._closed = True
+
+    def __enter__(self):
+        self._check_open()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        st = self.stats
+        if not st["count"]:
+            return f"Timeseries('{self.name}', count=0)"
+        return (
+            f"Timeseries('{self.name}', count={st['count']}, "
+            f"start={_format_time(st['start_time'])}, end={_format_time(st['end_time'])})"
+        )
+
+
+class _Loc:
+    def __init__(self, frame):
+        self._frame = frame
+
+    def __getitem__(self, key):
+        from tsfile.reader import _time_bounds
+
+        if not isinstance(key, tuple) or len(key) != 2:
+            raise ValueError(
+                "loc requires exactly 2 arguments: tsdf.loc[start_time:end_time, series_list]"
+            )
+        when, spec = key
+        if isinstance(when, slice):
+            if when.step is not None:
+                raise ValueError("loc's time slice takes no step")
+            t1, t2 = _time_bounds(when.start, when.stop)
+        elif isinstance(when, (int, np.integer)):
+            t1 = t2 = int(when)
+        else:
+            raise TypeError(f"Time index must be slice or int, got {type(when)}")
+        if isinstance(spec, (str, int, np.integer)):
+            spec = [spec]
+        chosen = [self._frame._lookup(item) for item in spec]
+        return self._frame._aligned(chosen, t1, t2)
+
+
+class TsFileDataFrame:
+    """The numeric series of one file, a list of files or a directory of shards (see the
+    module's documentation). ``show_progress``: a progress bar while the files' metadata are
+    read. A context manager; ``close()`` closes every reader."""
+
+    def __init__(
+        self,
+        paths,
+        show_progress=True,
+        use_index=False,
+        *,
+        trust_index=True,
+        max_open_files=None,
+        query_workers=None,
+    ):
+        if not isinstance(use_index, bool):
+            raise TypeError("use_index must be a bool")
+        if not isinstance(trust_index, bool):
+            raise TypeError("trust_index must be a bool")
+        options = {"max_open_files": max_open_files, "query_workers": query_workers}
+        if not use_index and any(v is not None for v in options.values()):
+            raise ValueError("Dataset read options require use_index=True")
+        options = _resolve_options(options) if use_index else {}
+        self._paths = expand_paths(paths)
+        self._show_progress = show_progress
+        self._use_index = use_index
+        self._trust_index = trust_index
+        self._workers = options.get("query_workers")
+        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES))
+        self._closed = False
+        self._root = None
+        infos = self._load_infos()
+        _check_schemas(infos)
+        self._all = _catalog(infos)
+        self._names = list(self._all)
+        self._names_cache = None
+        self._model = "table"
+        self._check_shard_times()
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def _load_infos(self):
+        """FileInfo of every file: from the index where it is valid, else from the files."""
+        known = {}
+        where = None
+        if self._use_index:
+            where = index_path(self._paths)
+            known = load_index(where, self._paths, self._trust_index)
+        todo = [p for p in self._paths if p not in known]
+        progress = Progress(len(todo), "Loading TsFile shards", self._show_progress and bool(todo))
+        try:
+
+            def scan(path):
+                info = read_file_info(path)
+                progress.update()
+                return info
+
+            scanned = dict(zip(todo, pool_map(scan, todo, None), strict=True))
+        finally:
+            progress.close(f" ({len(self._paths)} files)")
+        infos = [known.get(p) or scanned[p] for p in self._paths]
+        if where is not None and todo:
+            save_index(where, infos)
+        return infos
+
+    def _check_shard_times(self):
+        """A device's shards whose time ranges overlap must not repeat a time (the official
+        view checks this when it opens too): their timestamps are read to make sure. Shards
+        split by time cost nothing here."""
+        seen = set()
+        for s in self._all.values():
+            if (s.table, s.tags) in seen:
+                continue
+            seen.add((s.table, s.tags))
+            shards = [sh for sh in s.shards if sh.count]
+            if all(a.end < b.start for a, b in zip(shards, shards[1:], strict=False)):
+                continue
+            parts = []
+            for sh in shards:
+                with self._pool.use(sh.path) as r:
+                    ts = r.read_columns(s.table, [], tag_filter=_device_filter(s))[2]
+                parts.append((sh.path, ts, np.zeros(len(ts))))
+            _merge_parts(f"{s.table} device {s.tags}", parts)
+
+    # -- listing ----------------------------------------------------------------------------
+
+    def __len__(self):
+        return len(self._names)
+
+    @property
+    def model(self):
+        return self._model
+
+    def list_timeseries(self, path_prefix=""):
+        """Names of the series (SeriesPath), all or those under ``path_prefix`` (whole
+        components: "weather.paris" matches "weather.paris.temp", not "weather.parisian...")."""
+        if not path_prefix:
+            return [SeriesPath(n) for n in self._names]
+        want = split_series_name(path_prefix)
+        out = []
+        for n in self._names:
+            s = self._all[n]
+            parts = [s.table, *_trim_tags(s.tags), s.field]
+            if parts[: len(want)] == want:
+                out.append(SeriesPath(n))
+        return out
+
+    def list_timeseries_metadata(self, path_prefix=""):
+        """A pandas DataFrame indexed by series name: table, field, start_time and end_time
+        (pandas Timestamps), count, then the tag columns."""
+        import pandas as pd
+
+        rows, index, tag_order = [], [], {}
+        for n in self.list_timeseries(path_prefix):
+            s = self._all[n]
+            row = {
+                "table": s.table,
+                "field": s.field,
+                "start_time": pd.to_datetime(s.start, unit="ms"),
+                "end_time": pd.to_datetime(s.end, unit="ms"),
+                "count": int(s.count),
+            }
+            for col, value in zip(s.tag_columns, s.tags, strict=False):
+                row[col] = value
+                tag_order.setdefault(col, None)
+            rows.append(row)
+            index.append(str(n))
+        columns = ["table", "field", "start_time", "end_time", "count", *tag_order]
+        return pd.DataFrame(rows, index=index, columns=columns)
+
+    # -- series -----------------------------------------------------------------------------
+
+    def _check_open(self):
+        if self._closed or (self._root is not None and self._root._closed):
+            raise DatasetClosedError("the TsFileDataFrame is closed")
+
+    def _lookup(self, key):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            i = operator.index(key)
+            i = i + len(self._names) if i < 0 else i
+            if not 0 <= i < len(self._names):
+                raise IndexError(f"Index {key} out of range [0, {len(self._names)})")
+            return self._all[self._names[i]]
+        if isinstance(key, str):
+            s = self._all.get(str(key))
+            if s is None or s.name not in self._name_set():
+                raise KeyError(
+                    f"Series not found: {str(key)!r}. Use df.list_timeseries() to inspect "
+                    "available series."
+                )
+            return s
+        raise TypeError(f"Series specifier must be int or str, got {type(key)}")
+
+    def _name_set(self):
+        """The names of this view's series as a set (built on first use)."""
+        if self._names_cache is None:
+            self._names_cache = set(self._names)
+        return self._names_cache
+
+    def __getitem__(self, key):
+        """``df[i]`` / ``df["table.tags.field"]``: a Timeseries; ``df[a:b]``, ``df[[i, j]]``
+        or a boolean pandas Series over the series (e.g. ``meta["field"] == "x"``): a view of
+        those series; ``df["field"]`` (or another column of the listing: table, start_time,
+        end_time, count, a tag column): that column as a pandas Series."""
+        self._check_open()
+        if isinstance(key, slice):
+            return self._subset(self._names[key])
+        if isinstance(key, list):
+            return self._subset([self._lookup(self._position(i)).name for i in key])
+        if _is_bool_series(key):
+            return self._subset([n for n, keep in zip(key.index, key, strict=True) if keep])
+        if isinstance(key, str) and key not in self._all and key in self._listing_columns():
+            return self._listing_column(key)
+        if not isinstance(key, (str, int, np.integer)):
+            raise TypeError(f"Unsupported key type: {type(key)}")
+        return Timeseries(self, self._lookup(key))
+
+    @staticmethod
+    def _position(item):
+        if not isinstance(item, (int, np.integer)):  # bools are ints, as in the official view
+            raise TypeError(f"List index must contain integers, got {type(item)}")
+        return int(item)
+
+    def _listing_columns(self):
+        tags = {c for n in self._names for c in self._all[n].tag_columns}
+        return {"table", "field", "start_time", "end_time", "count", *tags}
+
+    def _listing_column(self, column):
+        """One column of the series listing, times as int64 milliseconds."""
+        import pandas as pd
+
+        rows = [self._all[n] for n in self._names]
+        simple = {
+            "table": lambda s: s.table,
+            "field": lambda s: s.field,
+            "start_time": lambda s: s.start,
+            "end_time": lambda s: s.end,
+            "count": lambda s: s.count,
+        }
+        get = simple.get(column)
+        if get is None:
+            values = [dict(zip(s.tag_columns, s.tags, strict=False)).get(column) for s in rows]
+        else:
+            values = [get(s) for s in rows]
+        return pd.Series(values, name=column)
+
+    def _subset(self, names):
+        view = object.__new__(TsFileDataFrame)
+        view.__dict__.update(self.__dict__)
+        view._names = [str(n) for n in names]
+        view._names_cache = None
+        view._root = self._root or self
+        return view
+
+    @property
+    def loc(self):
+        return _Loc(self)
+
+    def _read_series(self, series, shards, t1, t2):
+        """(timestamps, values) of ``series`` in ``shards`` within [t1, t2], merged."""
+        self._check_open()
+        shards = [sh for sh in shards if sh.count and not (sh.end < t1 or sh.start > t2)]
+
+        def one(sh):
+            ts, vals = _read_fields(self._pool, sh.path, [series], t1, t2)
+            return sh.path, ts, vals[series.field]
+
+        return _merge_parts(series.name, pool_map(one, shards, self._workers or 1))
+
+    def _aligned(self, chosen, t1, t2):
+        """AlignedTimeseries of the series ``chosen`` in [t1, t2]: one read per device and
+        file (all its chosen fields at once), on ``query_workers`` threads."""
+        self._check_open()
+        groups = OrderedDict()
+        for s in chosen:
+            for sh in s.shards:
+                if sh.count and not (sh.end < t1 or sh.start > t2):
+                    groups.setdefault((sh.path, s.table, s.tags), []).append(s)
+        keys = list(groups)
+        results = pool_map(
+            lambda k: _read_fields(self._pool, k[0], groups[k], t1, t2), keys, self._workers or 1
+        )
+        parts = {s.name: [] for s in chosen}
+        for (path, _t, _tags), (ts, vals) in zip(keys, results, strict=True):
+            for s in dict.fromkeys(groups[(path, _t, _tags)]):
+                parts[s.name].append((path, ts, vals[s.field]))
+        merged = [_merge_parts(s.name, parts[s.name]) for s in chosen]
+        stamps = (
+            np.unique(np.concatenate([m[0] for m in merged])) if merged else np.empty(0, np.int64)
+        )
+        values = np.full((len(stamps), len(chosen)), np.nan)
+        for j, (ts, vals) in enumerate(merged):
+            values[np.searchsorted(stamps, ts), j] = vals
+        return AlignedTimeseries(stamps, values, [SeriesPath(s.name) for s in chosen])
+
+    # -- display and lifecycle --------------------------------------------------------------
+
+    def _header(self):
+        if self._root is not None:
+            return (
+                f"TsFileDataFrame({self._model} model, {len(self)} time series, "
+                f"subset of {len(self._root)})"
+            )
+        return (
+            f"TsFileDataFrame({self._model} model, {len(self)} time series, "
+            f"{len(self._paths)} files)"
+        )
+
+    def _table(self, max_rows):
+        meta = self.list_timeseries_metadata().reset_index(drop=True)
+        cols = ["table", *meta.columns[5:], "field", "start_time", "end_time", "count"]
+        meta = meta[cols]
+        if len(meta) > max_rows:
+            half = max(1, max_rows // 2)
+            return meta.to_string(max_rows=max_rows, min_rows=2 * half)
+        return meta.to_string()
+
+    def __repr__(self):
+        return f"{self._header()}\n{self._table(20)}"
+
+    __str__ = __repr__
+
+    def show(self, max_rows=20):
+        print(f"{self._header()}\n{self._table(max_rows)}")
+
+    def close(self):
+        """Close the view and its readers (a subset shares them with its root: closing a subset
+        closes only the subset)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._root is None:
+            self._pool.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finaliser
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def _check_schemas(infos):
+    """Every file's version of a table has the columns of the first file holding it, else
+    InvalidSchemaError naming both files and the column (the official view refuses too)."""
+    first = {}
+    for info in infos:
+        for table, t in info.tables.items():
+            if table not in first:
+                first[table] = (info.path, t)
+            else:
+                check_same_schema(table, first[table][0], first[table][1], info.path, t)
+
+
+def _is_bool_series(key):
+    try:
+        import pandas as pd
+    except ImportError:
+        return False
+    return isinstance(key, pd.Series) and key.dtype == bool
+
+
+def _resolve_options(options):
+    """Each option: its value, else ``TSFILE_DATAFRAME_<NAME>`` from the environment, else the
+    default; a positive int."""
+    out = {}
+    for name, value in options.items():
+        source = name
+        if value is None:
+            source = f"TSFILE_DATAFRAME_{name.upper()}"
+            raw = os.environ.get(source)
+            if raw is None:
+                out[name] = _DEFAULTS[name]
+                continue
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValueError(f"{source} must be an integer") from None
+        elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{source} must be an integer")
+        if value < 1:
+            raise ValueError(f"{source} must be positive")
+        out[name] = int(value)
+    return out
+
+
+__all__ = [
+    "TsFileDataFrame",
+    "Timeseries",
+    "AlignedTimeseries",
+    "SeriesPath",
+    "DatasetClosedError",
+    "Scanner",
+]
