@@ -34,6 +34,7 @@ from tsfile._format.codes cimport (
     C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
+from tsfile._read.pushdown cimport time_window_rows
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
@@ -716,6 +717,7 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     cdef const uint8_t *body
     cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
     cdef bint inside
+    cdef int cp
     check_open(fv)
     sel_arr = np.empty((ch.n_pages, 3), np.int64)
     cdef int64_t[:, ::1] sel = sel_arr
@@ -754,6 +756,16 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
                 if hi < lo:
                     hi = lo
                 memmove(dst, dst + lo, (hi - lo) * 8)
+        elif ch.encoding == E_TS_2DIFF:
+            # part of the page is wanted: blocks outside [t1, t2] stay packed (tsfile._read.pushdown)
+            cp = run_path(codec_row_for(fv, ch.encoding, T_INT64, pg.body), path)
+            try:
+                with nogil:
+                    hi = time_window_rows(body, pg.usize, t1, t2, cp, out + pos + rows,
+                                          cap - pos - rows, &lo, &c)
+            except CorruptDataError as exc:
+                raise corrupt(fv, f"time page: {exc}", pg.body) from None
+            hi += lo
         else:
             c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body)
             lo = 0

@@ -123,6 +123,25 @@ cdef extern from "ts2diff_blockskip.h" nogil:
                                 ts2diff_block_fn_i32 kernel, int32_t* scratch, int32_t* out,
                                 int64_t* skipped, ts2diff_error* e)
 
+# Running totals of every window_into() call (the reader's included), for tests and benchmarks;
+# added atomically because the reader decodes pages on several threads.
+cdef extern from *:
+    """
+    static int64_t pushdown_totals[4]; /* pages, blocks, skipped, phantom */
+    static void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom)
+    {
+        __atomic_fetch_add(&pushdown_totals[0], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[1], blocks, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[2], skipped, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[3], phantom, __ATOMIC_RELAXED);
+    }
+    static int64_t pushdown_total(int i) { return __atomic_load_n(&pushdown_totals[i], __ATOMIC_RELAXED); }
+    static void pushdown_reset(void) { for (int i = 0; i < 4; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED); }
+    """
+    void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom) nogil
+    int64_t pushdown_total(int i) nogil
+    void pushdown_reset() nogil
+
 # Named so that cythonize tracks them as dependencies.
 cdef extern from "filter_scalar.h":
     pass
@@ -207,6 +226,17 @@ def set_block_skip(plan):
     return previous
 
 
+def skip_counts():
+    """Totals over every time-window page read (this module's and the reader's) since
+    :func:`reset_skip_counts`: ``pages``, ``blocks``, ``skipped``, ``phantom``."""
+    return {name: pushdown_total(i)
+            for i, name in enumerate(("pages", "blocks", "skipped", "phantom"))}
+
+
+def reset_skip_counts():
+    pushdown_reset()
+
+
 def block_skip():
     """The block-skip plan in use (:func:`set_block_skip`)."""
     return _PLAN_NAMES[_plan]
@@ -254,6 +284,7 @@ cdef Py_ssize_t window_into(const uint8_t* data, Py_ssize_t nbytes, int64_t t1, 
     free(idx)
     if k < 0:
         _raise_error(data, nbytes, True, &err)
+    pushdown_count(st.blocks, st.skipped, st.phantom)
     return <Py_ssize_t>k
 
 
