@@ -9,14 +9,14 @@
  * when those exact (128-bit) bounds fit in int64 (then no partial sum wrapped). Bounds:
  *   plan A  that interval alone. One wide delta makes it useless: with any timestamp jitter the
  *           upper end overshoots by n * 2^width and hardly a block can be skipped;
- *   plan C  for increasing timestamps: [first, next block's first] (clipped by plan A's upper
- *           end), one 8-byte load of the next header. Exact up to the last value, so every block
+ *   plan C  for strictly increasing timestamps: [first, next block's first - 1] (clipped by
+ *           plan A's upper end), one 8-byte load of the next header. Exact up to the last value, so every block
  *           that holds no match is skipped, and once a block starts after t2 the page is done.
  *   off     every block is decoded (the baseline).
  * Plan C's premise is checked before it is used: ts2diff_page_scan() finds every block's
  * min_delta >= 0 without wrap-around and the first values strictly increasing (so each block is
  * non-decreasing and starts after the previous one started). What headers cannot show is the
- * last value of a block staying at or below the next first value: TsFile requires it of time
+ * last value of a block staying below the next first value: TsFile requires it of time
  * pages (strictly increasing timestamps), and every block that is decoded is checked against it;
  * a violation restarts the page under plan A, which holds for any data.
  */
@@ -133,8 +133,10 @@ static int64_t ts2diff_window_pass(const uint8_t *buf, size_t nbytes, int64_t t1
         blocks_seen++;
         if (plan != TS2DIFF_SKIP_OFF) {
             known = ts2diff_block_bounds(&b, &lo, &hi);
-            if (known && plan == TS2DIFF_SKIP_PLAN_C && has_next && next_first < hi)
-                hi = next_first;
+            /* strictly increasing: the block ends before the next one starts (next_first is
+             * above this block's first value, so next_first - 1 cannot wrap) */
+            if (known && plan == TS2DIFF_SKIP_PLAN_C && has_next && next_first - 1 < hi)
+                hi = next_first - 1;
         }
         if (plan == TS2DIFF_SKIP_PLAN_C && known && lo > t2) {
             /* increasing page: this block and every later one start after t2 */
@@ -147,7 +149,7 @@ static int64_t ts2diff_window_pass(const uint8_t *buf, size_t nbytes, int64_t t1
             /* wholly inside: decode straight into the result */
             if (nv > cap - k) goto out_full;
             kernel(buf + b.data_off, buf + nbytes, b.width, b.min_delta, b.first, out + k, nv - 1);
-            if (plan == TS2DIFF_SKIP_PLAN_C && has_next && out[k + nv - 1] > next_first)
+            if (plan == TS2DIFF_SKIP_PLAN_C && has_next && out[k + nv - 1] >= next_first)
                 return -2;
             if (st->first_row < 0) st->first_row = row;
             st->last_row = row + (int64_t)nv - 1;
@@ -156,7 +158,7 @@ static int64_t ts2diff_window_pass(const uint8_t *buf, size_t nbytes, int64_t t1
             k += nv;
         } else {
             kernel(buf + b.data_off, buf + nbytes, b.width, b.min_delta, b.first, scratch, nv - 1);
-            if (plan == TS2DIFF_SKIP_PLAN_C && has_next && scratch[nv - 1] > next_first)
+            if (plan == TS2DIFF_SKIP_PLAN_C && has_next && scratch[nv - 1] >= next_first)
                 return -2;
             const int64_t m =
                 ts2diff_keep_window(scratch, nv, row, t1, t2, select, idx, out, out_rows, k, cap, st);

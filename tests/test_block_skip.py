@@ -76,12 +76,15 @@ def test_plan_c_skips_every_block_without_a_match():
         for width in (0, 4, 8, 12):
             times = jittered_times(200, width, seed=width)
             page = ts2diff.encode(times)
-            t1, t2 = int(times[9000]), int(times[11000])
-            stats = check_window(page, times, t1, t2, "auto")
-            assert stats["plan"] == "plan_c"
-            assert stats["phantom"] == 0
-            touched = len(np.unique(np.flatnonzero((times >= t1) & (times <= t2)) // 129))
-            assert stats["skipped"] == stats["blocks"] - touched
+            # the second window starts at a block's first value and ends at a block's last: the
+            # block before it ends below t1 (timestamps strictly increase), no phantom there
+            for r1, r2 in [(9000, 11000), (129 * 70, 129 * 80 - 1), (129 * 70 - 1, 129 * 80)]:
+                t1, t2 = int(times[r1]), int(times[r2])
+                stats = check_window(page, times, t1, t2, "auto")
+                assert stats["plan"] == "plan_c"
+                assert stats["phantom"] == 0, (width, r1, r2)
+                touched = len(np.unique(np.flatnonzero((times >= t1) & (times <= t2)) // 129))
+                assert stats["skipped"] == stats["blocks"] - touched
     finally:
         pd.set_block_skip(before)
 

@@ -14,6 +14,7 @@ SECTIONS = {
     "write": "tsfile._bench.write",
     "floats": "tsfile._bench.floats",
     "basic": "tsfile._bench.basic",
+    "skip": "tsfile._bench.skip",
 }
 
 USAGE = f"usage: python -m tsfile bench [SECTION ...] [OPTIONS]; sections: {', '.join(SECTIONS)}"

@@ -544,3 +544,25 @@ cdef object _run(cnp.ndarray arr, str kind, object blo, object bhi, bint negate,
     if form == "bitmap":
         return bits_arr
     return np.unpackbits(bits_arr, count=n, bitorder="little").view(np.bool_)
+
+
+def _kernel_loop_i64(values, int64_t lo, int64_t hi, str form, path, Py_ssize_t loops):
+    """For benchmarks: run the int64 kernel of ``path`` ``loops`` times on ``values`` (1-D
+    contiguous int64) into buffers allocated once, so that a timing sees the kernel alone.
+    Returns the matches of the last run."""
+    cdef const filter_impl* row = _filter_row(resolve_path(path, HAS_SIMD, "pushdown"))
+    cdef const int64_t[::1] v = values
+    cdef Py_ssize_t n = v.shape[0], i
+    cdef size_t k = 0
+    cdef const int64_t* vp = &v[0] if n else NULL
+    buf = np.empty(n + FILTER_INDEX_SLACK, np.int32)
+    cdef int32_t* idx = <int32_t*>cnp.PyArray_DATA(buf)
+    cdef uint8_t* bits = <uint8_t*>idx
+    cdef bint indices = form == "indices"
+    with nogil:
+        for i in range(loops):
+            if indices:
+                k = row.index_i64(vp, n, lo, hi, 0, idx, 0)
+            else:
+                k = row.bitmap_i64(vp, n, lo, hi, 0, bits)
+    return k
