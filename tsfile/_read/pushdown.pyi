@@ -48,3 +48,6 @@ def select(
     form: Literal["indices", "mask", "bitmap"] = "indices",
     path: str = "auto",
 ) -> np.ndarray: ...
+def _kernel_loop_i64(
+    values: NDArray[np.int64], lo: int, hi: int, form: str, path: str, loops: int
+) -> int: ...
