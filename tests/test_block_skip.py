@@ -220,3 +220,51 @@ def test_reader_reads_a_time_window_without_unpacking_other_blocks(tmp_path, pla
         # blocks 387..395 hold rows 50,000..51,000: the other blocks stay packed
         assert counts["skipped"] == 800 - 9
         assert counts["phantom"] == 0
+
+
+@pytest.mark.parametrize("decode_path", ["per_value", "batch", "auto"])
+def test_reader_skips_value_blocks_before_the_window(tmp_path, decode_path):
+    """TS_2DIFF value pages are read from the window's first row on: the blocks before it are
+    passed by their headers (nulls included: the row -> value position comes from the bitmap)."""
+    n = 60_000
+    times = jittered_times(n // 129 + 1, 4, seed=8)[:n]
+    rng = np.random.default_rng(8)
+    values = rng.integers(-(10**6), 10**6, n).astype(np.int64)
+    dates = rng.integers(0, 10**6, n).astype(np.int32)
+    nulls = rng.random(n) < 0.1
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema("v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD),
+            tsfile.ColumnSchema("w", tsfile.TSDataType.INT32, tsfile.ColumnCategory.FIELD),
+        ],
+    )
+    path = tmp_path / "values.tsfile"
+    with tsfile.TsFileTableWriter(path, schema, page_size=n) as w:
+        w.write_arrays(
+            times,
+            {
+                "id": np.array(["d"] * n, object),
+                "v": np.ma.MaskedArray(values, mask=nulls),
+                "w": dates,
+            },
+        )
+    for r1, r2 in [(30_000, 30_600), (1, 5), (0, n - 1), (n - 10, n - 1), (129 * 50, 129 * 60)]:
+        t1, t2 = int(times[r1]), int(times[r2])
+        pd.reset_skip_counts()
+        got = tsfile.read_table(path, "t", ["v", "w"], t1, t2, decode_path=decode_path)
+        np.testing.assert_array_equal(got["time"], times[r1 : r2 + 1])
+        np.testing.assert_array_equal(np.ma.getmaskarray(got["v"]), nulls[r1 : r2 + 1])
+        np.testing.assert_array_equal(
+            np.ma.getdata(got["v"])[~nulls[r1 : r2 + 1]], values[r1 : r2 + 1][~nulls[r1 : r2 + 1]]
+        )
+        np.testing.assert_array_equal(got["w"], dates[r1 : r2 + 1])
+        counts = pd.skip_counts()
+        if r1 > 0:
+            # both columns read from row r1 on: the blocks wholly before it are skipped
+            present_before = int((~nulls[:r1]).sum())
+            assert counts["value_pages"] == 2
+            assert counts["value_blocks_skipped"] == present_before // 129 + r1 // 129
+        else:
+            assert counts["value_pages"] == 0

@@ -34,7 +34,7 @@ from tsfile._format.codes cimport (
     C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
-from tsfile._read.pushdown cimport time_window_rows
+from tsfile._read.pushdown cimport has_row_skip, time_window_rows, value_rows
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
@@ -844,6 +844,7 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
     cdef uint8_t *dense
     cdef object[::1] objs
     cdef object dense_objs
+    cdef int cp
     check_open(fv)
     if not (ch.marker & 0x40):
         raise corrupt(fv, "expected a value chunk", ch.offset)
@@ -906,8 +907,19 @@ def read_value_chunk(FileView fv, Chunk ch, sel_arr, int expect_type, int path, 
                     nulls += 1
         else:
             dense = s.need_vals(k * size + 8)
-            decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding, k,
-                          dense, None, 0, path, pg.body)
+            j = tsfile_bitmap_count(bitmap, lo)  # values before row lo: skipped where possible
+            if j and has_row_skip(ch.encoding, t):  # blocks before them stay packed (pushdown)
+                cp = run_path(codec_row_for(fv, ch.encoding, t, pg.body), path)
+                try:
+                    with nogil:
+                        value_rows(t, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, j, k,
+                                   dense + j * size, cp)
+                except CorruptDataError as exc:
+                    raise corrupt(fv, f"{_encoding_name(ch.encoding)} page: {exc}",
+                                  pg.body) from None
+            else:
+                decode_values(fv, body + 4 + bm_bytes, pg.usize - 4 - bm_bytes, t, ch.encoding,
+                              k, dense, None, 0, path, pg.body)
             with nogil:
                 nulls += scatter(out + pos * size, dense, bitmap, lo, hi, size, nm + pos)
         pos += hi - lo

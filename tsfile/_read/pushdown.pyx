@@ -26,6 +26,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+from tsfile._format.codes cimport E_TS_2DIFF, T_DATE, T_INT32, T_INT64, T_TIMESTAMP
 from tsfile._simd cimport simd_cpu_features, simd_level
 from tsfile.codecs._common cimport PATH_PER_VALUE, PATH_SIMD, as_byte_view, resolve_path
 from tsfile.codecs.ts2diff cimport ts2diff_count_values
@@ -127,7 +128,8 @@ cdef extern from "ts2diff_blockskip.h" nogil:
 # added atomically because the reader decodes pages on several threads.
 cdef extern from *:
     """
-    static int64_t pushdown_totals[4]; /* pages, blocks, skipped, phantom */
+    /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there */
+    static int64_t pushdown_totals[6];
     static void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom)
     {
         __atomic_fetch_add(&pushdown_totals[0], 1, __ATOMIC_RELAXED);
@@ -135,10 +137,22 @@ cdef extern from *:
         __atomic_fetch_add(&pushdown_totals[2], skipped, __ATOMIC_RELAXED);
         __atomic_fetch_add(&pushdown_totals[3], phantom, __ATOMIC_RELAXED);
     }
-    static int64_t pushdown_total(int i) { return __atomic_load_n(&pushdown_totals[i], __ATOMIC_RELAXED); }
-    static void pushdown_reset(void) { for (int i = 0; i < 4; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED); }
+    static void pushdown_count_values(int64_t skipped)
+    {
+        __atomic_fetch_add(&pushdown_totals[4], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[5], skipped, __ATOMIC_RELAXED);
+    }
+    static int64_t pushdown_total(int i)
+    {
+        return __atomic_load_n(&pushdown_totals[i], __ATOMIC_RELAXED);
+    }
+    static void pushdown_reset(void)
+    {
+        for (int i = 0; i < 6; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED);
+    }
     """
     void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom) nogil
+    void pushdown_count_values(int64_t skipped) nogil
     int64_t pushdown_total(int i) nogil
     void pushdown_reset() nogil
 
@@ -227,10 +241,11 @@ def set_block_skip(plan):
 
 
 def skip_counts():
-    """Totals over every time-window page read (this module's and the reader's) since
-    :func:`reset_skip_counts`: ``pages``, ``blocks``, ``skipped``, ``phantom``."""
-    return {name: pushdown_total(i)
-            for i, name in enumerate(("pages", "blocks", "skipped", "phantom"))}
+    """Totals since :func:`reset_skip_counts` (this module's calls and the reader's): time
+    pages read with a window (``pages``, their ``blocks``, ``skipped``, ``phantom``), and value
+    pages read from a row on (``value_pages``, ``value_blocks_skipped``)."""
+    names = ("pages", "blocks", "skipped", "phantom", "value_pages", "value_blocks_skipped")
+    return {name: pushdown_total(i) for i, name in enumerate(names)}
 
 
 def reset_skip_counts():
@@ -373,6 +388,40 @@ def decode_rows(data, dtype, Py_ssize_t start, Py_ssize_t stop, *, path="auto"):
         if rc < 0:
             _raise_error(ptr, nbytes, is64, &err)
     return out, skipped
+
+
+cdef bint has_row_skip(int encoding, int data_type) noexcept nogil:
+    """value_rows() can read a row range of this page (TS_2DIFF integer pages; TS_2DIFF
+    FLOAT/DOUBLE pages have their own layout)."""
+    return encoding == E_TS_2DIFF and (data_type == T_INT32 or data_type == T_DATE or
+                                       data_type == T_INT64 or data_type == T_TIMESTAMP)
+
+
+cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t start,
+                    Py_ssize_t stop, uint8_t* out, int path) except -1 nogil:
+    """Values start .. stop-1 of a page has_row_skip() accepts into out (native layout)."""
+    cdef ts2diff_error err
+    cdef int64_t skipped
+    cdef void* scratch
+    cdef int rc
+    cdef bint is64 = data_type == T_INT64 or data_type == T_TIMESTAMP
+    if stop <= start:
+        return 0
+    scratch = malloc((TS2DIFF_MAX_BLOCK_DELTAS + 1) * 8)
+    if scratch == NULL:
+        with gil:
+            raise MemoryError()
+    if is64:
+        rc = ts2diff_decode_rows_i64(data, <size_t>nbytes, start, stop, _decoder_i64(path),
+                                     <int64_t*>scratch, <int64_t*>out, &skipped, &err)
+    else:
+        rc = ts2diff_decode_rows_i32(data, <size_t>nbytes, start, stop, _decoder_i32(path),
+                                     <int32_t*>scratch, <int32_t*>out, &skipped, &err)
+    free(scratch)
+    if rc < 0:
+        _raise_error(data, nbytes, is64, &err)
+    pushdown_count_values(skipped)
+    return 0
 
 
 # ---- predicates ----------------------------------------------------------------------------------
