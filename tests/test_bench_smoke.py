@@ -89,4 +89,5 @@ def test_skip_section(capsys):
         for plan in ("off", "plan_a", "plan_c"):
             assert re.search(rf"^\s+{width}\s+{plan}\s+200\s", out, re.M), out
     assert re.search(r"^\s+batch\s", out, re.M), out
-    assert re.search(r"^\s+30000\s", out, re.M), out
+    assert re.search(r"^\s*LZ4\s+30000\s", out, re.M), out
+    assert re.search(r"^\s*UNCOMP\s+30000\s", out, re.M), out

@@ -8,9 +8,9 @@ kernels (issue 10, parts 3 and 4; the TsFile batch-read study's experiment E5-4)
 2. The predicate kernel on a cache-resident int64 block (``[lo, hi]`` range, about 50 % match):
    G values/s per path and ISA row, and a numpy mask ``(v >= lo) & (v <= hi)`` (and
    ``flatnonzero`` of it, for the index form) in the same run.
-3. Files: ``--rows`` rows of one device (INT64 time, one DOUBLE field), pages of 10 k, 100 k and
-   1 M points: file size, and the p50 time of a 1 % time-range query against a full scan of the
-   same file (plan C and plan off).
+3. Files: ``--rows`` rows of one device (time and one INT64 random-walk field, both TS_2DIFF),
+   LZ4 and uncompressed, pages of 10 k, 100 k and 1 M points: file size, and the p50 time of a
+   1 % time-range query against a full scan of the same file (plan C and plan off).
 
 Medians of ``--repeat`` runs; ratios are between figures of the same run (the machine may be
 shared: compare ratios, not absolute times, across runs).
@@ -137,56 +137,75 @@ def kernels(count: int, repeat: int, min_time: float) -> None:
     print()
 
 
-def files(rows: int, repeat: int, page_sizes) -> None:
+def _write_file(path, times, field, page: int, compression) -> None:
     import tsfile
-    from tsfile._read import pushdown
 
-    times = jittered_times(rows, 8, seed=9)
-    field = np.cumsum(np.random.default_rng(3).normal(size=rows))
-    t1, t2 = int(times[rows // 2]), int(times[rows // 2 + rows // 100])
     schema = tsfile.TableSchema(
         "t",
         [
             tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
-            tsfile.ColumnSchema("v", tsfile.TSDataType.DOUBLE, tsfile.ColumnCategory.FIELD),
+            tsfile.ColumnSchema("v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD),
         ],
     )
-    print(f"## files: {rows} rows of one device (time + one DOUBLE), a 1 % time-range query")
+    ids = np.array(["d"] * len(times), object)
+    with tsfile.TsFileTableWriter(path, schema, page_size=page, compression=compression) as w:
+        w.write_arrays(times, {"id": ids, "v": field})
+
+
+def _query_file(path, times, t1, t2, repeat: int) -> dict:
+    """p50 of the scan and of the window query under plans C and off; the share of blocks of the
+    pages read that stayed packed (plan C)."""
+    import tsfile
+    from tsfile._read import pushdown
+
+    out = {"scan": p50(repeat, tsfile.read_table, path, "t", ["v"])}
+    before = pushdown.block_skip()
+    try:
+        for plan in ("plan_c", "off"):
+            pushdown.set_block_skip(plan)
+            got = tsfile.read_table(path, "t", ["v"], t1, t2)
+            if not np.array_equal(got["time"], times[(times >= t1) & (times <= t2)]):
+                raise AssertionError(f"{path}, plan {plan}: wrong rows")
+            pushdown.reset_skip_counts()
+            out[plan] = p50(repeat, tsfile.read_table, path, "t", ["v"], t1, t2)
+            if plan == "plan_c":
+                counts = pushdown.skip_counts()
+                out["skipped"] = counts["skipped"] / max(counts["blocks"], 1)
+    finally:
+        pushdown.set_block_skip(before)
+    return out
+
+
+def files(rows: int, repeat: int, page_sizes) -> None:
+    import tsfile
+
+    times = jittered_times(rows, 8, seed=9)
+    field = np.cumsum(np.random.default_rng(3).integers(-100, 101, rows))
+    t1, t2 = int(times[rows // 2]), int(times[rows // 2 + rows // 100])
+    print(
+        f"## files: {rows} rows of one device (time + one INT64 random walk, both TS_2DIFF), "
+        "a 1 % time-range query"
+    )
     head = (
-        f"{'page pts':>9} {'file MB':>8} {'scan ms':>8} {'1% C ms':>8} {'1% off ms':>9} "
-        f"{'C/scan':>7} {'off/scan':>8} {'skipped':>8}"
+        f"{'comp':>6} {'page pts':>9} {'file MB':>8} {'scan ms':>8} {'1% C ms':>8} "
+        f"{'1% off ms':>9} {'C/scan':>7} {'off/scan':>8} {'skipped':>8}"
     )
     print(head)
     print("-" * len(head))
-    before = pushdown.block_skip()
     with tempfile.TemporaryDirectory() as tmp:
-        for page in page_sizes:
-            path = os.path.join(tmp, f"p{page}.tsfile")
-            with tsfile.TsFileTableWriter(path, schema, page_size=page) as w:
-                w.write_arrays(times, {"id": np.array(["d"] * rows, object), "v": field})
-            size = os.path.getsize(path)
-            scan = p50(repeat, tsfile.read_table, path, "t", ["v"])
-            window = {}
-            try:
-                for plan in ("plan_c", "off"):
-                    pushdown.set_block_skip(plan)
-                    got = tsfile.read_table(path, "t", ["v"], t1, t2)
-                    want = (times >= t1) & (times <= t2)
-                    if not np.array_equal(got["time"], times[want]):
-                        raise AssertionError(f"page {page}, plan {plan}: wrong rows")
-                    pushdown.reset_skip_counts()
-                    window[plan] = p50(repeat, tsfile.read_table, path, "t", ["v"], t1, t2)
-                    if plan == "plan_c":
-                        counts = pushdown.skip_counts()
-                        skipped = counts["skipped"] / max(counts["blocks"], 1)
-            finally:
-                pushdown.set_block_skip(before)
-            print(
-                f"{page:>9} {size / 1e6:8.2f} {scan * 1e3:8.2f} {window['plan_c'] * 1e3:8.2f} "
-                f"{window['off'] * 1e3:9.2f} {window['plan_c'] / scan:7.1%} "
-                f"{window['off'] / scan:8.1%} {skipped:8.1%}"
-            )
-    print("(skipped: blocks of the pages read that stayed packed, plan C)")
+        for comp in (tsfile.Compressor.LZ4, tsfile.Compressor.UNCOMPRESSED):
+            for page in page_sizes:
+                path = os.path.join(tmp, f"p{page}_{int(comp)}.tsfile")
+                _write_file(path, times, field, page, comp)
+                r = _query_file(path, times, t1, t2, repeat)
+                print(
+                    f"{comp.name[:6]:>6} {page:>9} {os.path.getsize(path) / 1e6:8.2f} "
+                    f"{r['scan'] * 1e3:8.2f} {r['plan_c'] * 1e3:8.2f} {r['off'] * 1e3:9.2f} "
+                    f"{r['plan_c'] / r['scan']:7.1%} {r['off'] / r['scan']:8.1%} "
+                    f"{r['skipped']:8.1%}"
+                )
+    print("(skipped: blocks of the time pages read that stayed packed, plan C; a compressed page")
+    print(" is decompressed whole before any block is skipped)")
     print()
 
 
