@@ -81,7 +81,7 @@ TSFILE_INLINE unsigned filter_neon_in8_f32(const float *v, float32x4_t lo, float
         for (; i + 8 <= n; i += 8) {                                                               \
             const unsigned b = filter_neon_in8_##SUF(v + i, vlo, vhi) ^ flip;                      \
             bits[i >> 3] = (uint8_t)b;                                                             \
-            count += (size_t)__builtin_popcount(b);                                                \
+            count += filter_popcount8(b);                                                \
         }                                                                                          \
         return count + filter_bitmap_tail_##SUF(v, i, n, lo, hi, negate, bits);                    \
     }                                                                                              \

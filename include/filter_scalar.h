@@ -53,6 +53,14 @@ typedef size_t (*filter_index_fn_f32)(const float *v, size_t n, float lo, float 
 typedef size_t (*filter_index_fn_f64)(const double *v, size_t n, double lo, double hi,
                                       int negate, int32_t *idx, int32_t base);
 
+/* Set bits of a byte (portable; the SIMD kernels use their ISA's popcount). */
+TSFILE_INLINE unsigned filter_popcount8(unsigned b)
+{
+    b = b - ((b >> 1) & 0x55u);
+    b = (b & 0x33u) + ((b >> 2) & 0x33u);
+    return (b + (b >> 4)) & 0x0Fu;
+}
+
 /* Bitmap bytes for n values. */
 TSFILE_INLINE size_t filter_bitmap_bytes(size_t n) { return (n + 7) >> 3; }
 
@@ -75,7 +83,7 @@ TSFILE_INLINE size_t filter_bitmap_bytes(size_t n) { return (n + 7) >> 3; }
             for (size_t j = 0; j < m; j++)                                                         \
                 byte |= (unsigned)filter_match_##SUF(v[i + j], lo, hi, negate) << j;               \
             bits[i >> 3] = (uint8_t)byte;                                                          \
-            count += (size_t)__builtin_popcount(byte);                                             \
+            count += filter_popcount8(byte);                                                   \
         }                                                                                          \
         return count;                                                                              \
     }                                                                                              \

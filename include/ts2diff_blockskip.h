@@ -6,7 +6,7 @@
  * A block (ts2diff_scalar.h) holds v0 = first and v[i+1] = v[i] + min_delta + r[i] with
  * 0 <= r[i] < 2^width, so without unpacking anything its values lie in
  *     [first + min(0, n * min_delta),  first + max(0, n * (min_delta + 2^width - 1))]
- * when those exact (128-bit) bounds fit in int64 (then no partial sum wrapped). Bounds:
+ * when those exact bounds fit in int64 (then no partial sum wrapped). Bounds:
  *   plan A  that interval alone. One wide delta makes it useless: with any timestamp jitter the
  *           upper end overshoots by n * 2^width and hardly a block can be skipped;
  *   plan C  for strictly increasing timestamps: [first, next block's first - 1] (clipped by
@@ -51,18 +51,38 @@ typedef struct {
     int increasing; /* plan C's premise holds as far as the headers show (see above) */
 } ts2diff_page_info;
 
-/* Exact bounds of a block's values from its header; 0 when they do not fit in int64 (a partial
- * sum may have wrapped: nothing can be said, the block must be decoded). */
+/* a + b, or 0 when it leaves int64 (portable: no 128-bit type, no overflow builtins). */
+TSFILE_INLINE int ts2diff_add_ok(int64_t a, int64_t b, int64_t *sum)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *sum = a + b;
+    return 1;
+}
+
+/* n * x for 0 <= n <= TS2DIFF_MAX_BLOCK_DELTAS, or 0 when it leaves int64. */
+TSFILE_INLINE int ts2diff_mul_ok(int64_t n, int64_t x, int64_t *prod)
+{
+    if (n > 0 && (x > INT64_MAX / n || x < INT64_MIN / n)) return 0;
+    *prod = n * x;
+    return 1;
+}
+
+/* Exact bounds of a block's values from its header; 0 when they cannot be given in int64 (a
+ * partial sum may have wrapped, or the block is too wide to say): the block must be decoded. */
 TSFILE_INLINE int ts2diff_block_bounds(const ts2diff_block *b, int64_t *lo, int64_t *hi)
 {
-    const __int128 first = (int64_t)b->first, n = b->n, min = (int64_t)b->min_delta;
-    const __int128 step_max = min + (((__int128)1 << b->width) - 1);
-    const __int128 l = first + (min < 0 ? n * min : 0);
-    const __int128 h = first + (step_max > 0 ? n * step_max : 0);
-    if (l < (__int128)INT64_MIN || h > (__int128)INT64_MAX) return 0;
-    *lo = (int64_t)l;
-    *hi = (int64_t)h;
-    return 1;
+    const int64_t first = (int64_t)b->first, n = b->n, min = (int64_t)b->min_delta;
+    int64_t step_max, down = 0, up = 0;
+    if (n == 0) {
+        *lo = *hi = first;
+        return 1;
+    }
+    /* a width of 62 or more bounds nothing useful: the steps span most of the int64 range */
+    if (b->width >= 62 || !ts2diff_add_ok(min, (int64_t)((1ull << b->width) - 1), &step_max))
+        return 0;
+    if (min < 0 && !ts2diff_mul_ok(n, min, &down)) return 0;
+    if (step_max > 0 && !ts2diff_mul_ok(n, step_max, &up)) return 0;
+    return ts2diff_add_ok(first, down, lo) && ts2diff_add_ok(first, up, hi);
 }
 
 /* Walk and check every header of an int64 page; 0, or -1 with *e set. */

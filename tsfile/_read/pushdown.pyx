@@ -130,6 +130,11 @@ cdef extern from *:
     """
     /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there */
     static int64_t pushdown_totals[6];
+    #if !defined(__GNUC__) && !defined(__clang__)  /* counters only: plain, not atomic */
+    #  define __atomic_fetch_add(p, v, o) (*(p) += (v))
+    #  define __atomic_load_n(p, o) (*(p))
+    #  define __atomic_store_n(p, v, o) (*(p) = (v))
+    #endif
     static void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom)
     {
         __atomic_fetch_add(&pushdown_totals[0], 1, __ATOMIC_RELAXED);
