@@ -64,6 +64,28 @@ TSFILE_INLINE unsigned filter_popcount8(unsigned b)
 /* Bitmap bytes for n values. */
 TSFILE_INLINE size_t filter_bitmap_bytes(size_t n) { return (n + 7) >> 3; }
 
+/* filter_bool_bytes[b]: the 8 bytes 0/1 of the bits of b, LSB first (byte j = bit j), as they lie
+ * in memory. Built by filter_bool_bytes_init(), once, before filter_bitmap_to_bool(). */
+static uint64_t filter_bool_bytes[256];
+
+static void filter_bool_bytes_init(void)
+{
+    for (unsigned b = 0; b < 256; b++) {
+        uint8_t bytes[8];
+        for (unsigned j = 0; j < 8; j++) bytes[j] = (uint8_t)((b >> j) & 1u);
+        memcpy(&filter_bool_bytes[b], bytes, 8);
+    }
+}
+
+/* A bitmap as one 0/1 byte per value (numpy's bool layout): one table load and one 8-byte store
+ * per bitmap byte, so the mask form costs little over the bitmap. */
+TSFILE_INLINE void filter_bitmap_to_bool(const uint8_t *bits, size_t n, uint8_t *out)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) memcpy(out + i, &filter_bool_bytes[bits[i >> 3]], 8);
+    for (; i < n; i++) out[i] = (uint8_t)((bits[i >> 3] >> (i & 7)) & 1u);
+}
+
 /*
  * Scalar tails shared by the SIMD kernels: values i0 .. n-1, bitmap bits continuing at bit i0
  * (i0 is a multiple of 8, so whole bytes are written) and indices continuing at idx.

@@ -112,6 +112,16 @@ def test_nan_inf_and_signed_zero(dtype, path):
     np.testing.assert_array_equal(mask, ~((values >= -1) & (values <= 1)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_float_operands_beyond_the_type(dtype, path):
+    # ints beyond the double range, doubles beyond float32's, neighbours of the largest value
+    big = float(np.finfo(dtype).max)
+    values = np.array([-np.inf, -big, -1.0, 0.0, 1.0, big, np.inf, np.nan] * 3, dtype)
+    for op in OPS:
+        for a in (2**1100, -(2**1100), 1e300, -1e300, big, -big, np.nextafter(big, 0), 2**64):
+            check_all_forms(values, op, a, path=path)
+
+
 def test_float32_operand_not_representable(path):
     # 0.1 is between two float32 values: the comparison is the exact one, not float32(0.1)'s
     values = np.array([np.float32(0.1), np.nextafter(np.float32(0.1), np.float32(1))] * 8)

@@ -19,6 +19,7 @@ The block-skip plan is a module switch for the benchmarks (:func:`set_block_skip
 ``"plan_c"``, runs plan C on pages whose headers show increasing timestamps and plan A on others.
 """
 import math
+import struct
 
 import numpy as np
 
@@ -46,6 +47,8 @@ cdef extern from "tsfile_isa.h":
 
 cdef extern from "filter_impls.h" nogil:
     enum: FILTER_INDEX_SLACK
+    void filter_bool_bytes_init()
+    void filter_bitmap_to_bool(const uint8_t* bits, size_t n, uint8_t* out)
     ctypedef size_t (*filter_bitmap_fn_i32)(const int32_t*, size_t, int32_t, int32_t, int, uint8_t*)
     ctypedef size_t (*filter_bitmap_fn_i64)(const int64_t*, size_t, int64_t, int64_t, int, uint8_t*)
     ctypedef size_t (*filter_bitmap_fn_f32)(const float*, size_t, float, float, int, uint8_t*)
@@ -181,6 +184,7 @@ cdef void _choose_impls():
     cdef size_t i
     cdef int level
     # this module carries its own copy of the kernels (and of their lookup tables): init them all
+    filter_bool_bytes_init()
     for i in range(FILTER_N_IMPLS):
         filter_impls[i].init()
     for i in range(TS2DIFF_N_IMPLS):
@@ -434,6 +438,10 @@ cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, Py_ss
 _KIND_OF = {np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
             np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _FORMS = ("indices", "mask", "bitmap")
+_INT_LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+_F32 = struct.Struct("=f")
+_U32 = struct.Struct("=I")
+_F32_TINY = 1.401298464324817e-45  # the smallest float32 subnormal
 # op -> (uses the second operand, lower end from operand 1, upper end from operand 1 or 2,
 #        lower inclusive, upper inclusive, negate)
 _OPS = {
@@ -458,67 +466,93 @@ def _check_operand(x, op):
 
 def _int_bounds(kind, lo, hi, lo_inc, hi_inc):
     """Inclusive integer bounds (clamped to the type) of a range with exact real ends."""
-    info = np.iinfo(np.int64 if kind == "i64" else np.int32)
+    tmin, tmax = _INT_LIMITS[kind]
     if lo is None:
-        ilo = info.min
+        ilo = tmin
     elif isinstance(lo, float) and math.isnan(lo):
-        return info.max, info.min  # comparisons with NaN are false: an empty range
+        return tmax, tmin  # comparisons with NaN are false: an empty range
     elif isinstance(lo, float) and math.isinf(lo):
-        ilo = info.min if lo < 0 else info.max + 1
+        ilo = tmin if lo < 0 else tmax + 1
     else:
         ilo = math.ceil(lo) if lo_inc else math.floor(lo) + 1
     if hi is None:
-        ihi = info.max
+        ihi = tmax
     elif isinstance(hi, float) and math.isnan(hi):
-        return info.max, info.min
+        return tmax, tmin
     elif isinstance(hi, float) and math.isinf(hi):
-        ihi = info.max if hi > 0 else info.min - 1
+        ihi = tmax if hi > 0 else tmin - 1
     else:
         ihi = math.floor(hi) if hi_inc else math.ceil(hi) - 1
-    if ilo > ihi or ilo > info.max or ihi < info.min:
-        return info.max, info.min
-    return max(ilo, info.min), min(ihi, info.max)
+    if ilo > ihi or ilo > tmax or ihi < tmin:
+        return tmax, tmin
+    return max(ilo, tmin), min(ihi, tmax)
 
 
-def _float_at_least(ftype, x, inclusive):
-    """The smallest value of ftype >= x (> x when not inclusive): exact, whatever x's type."""
-    with np.errstate(over="ignore"):
-        f = ftype(x)
-    if float(f) < x or (not inclusive and float(f) == x):
-        f = np.nextafter(f, ftype(np.inf))
+def _nearest(single, x):
+    """x rounded to a float64 (single: float32) value as a Python float; +-inf beyond the range."""
+    try:
+        d = float(x)
+    except OverflowError:  # an int beyond the double range
+        return math.inf if x > 0 else -math.inf
+    if single and math.isfinite(d):
+        try:
+            d = _F32.unpack(_F32.pack(d))[0]
+        except OverflowError:
+            d = math.copysign(math.inf, d)
+    return d
+
+
+def _step(single, f, up):
+    """The neighbour of the representable f towards +inf (up) or -inf."""
+    if not single:
+        return math.nextafter(f, math.inf if up else -math.inf)
+    if f == 0:  # either zero: the smallest subnormal of that side
+        return _F32_TINY if up else -_F32_TINY
+    if math.isinf(f) and (f > 0) == up:
+        return f
+    # finite (or the infinity being left): the next bit pattern away from / towards zero
+    bits = _U32.unpack(_F32.pack(f))[0]
+    bits = bits + 1 if (f > 0) == up else bits - 1
+    return _F32.unpack(_U32.pack(bits))[0]
+
+
+def _float_at_least(single, x, inclusive):
+    """The smallest value of the type >= x (> x when not inclusive): exact, whatever x's type."""
+    f = _nearest(single, x)
+    if f < x or (not inclusive and f == x):
+        f = _step(single, f, True)
     return f
 
 
-def _float_at_most(ftype, x, inclusive):
-    with np.errstate(over="ignore"):
-        f = ftype(x)
-    if float(f) > x or (not inclusive and float(f) == x):
-        f = np.nextafter(f, ftype(-np.inf))
+def _float_at_most(single, x, inclusive):
+    f = _nearest(single, x)
+    if f > x or (not inclusive and f == x):
+        f = _step(single, f, False)
     return f
 
 
 def _float_bounds(kind, lo, hi, lo_inc, hi_inc):
-    ftype = np.float32 if kind == "f32" else np.float64
-    empty = (ftype(np.inf), ftype(-np.inf))  # lo > hi: nothing (NaN included) matches
+    single = kind == "f32"
+    empty = (math.inf, -math.inf)  # lo > hi: nothing (NaN included) matches
     if (lo is not None and lo != lo) or (hi is not None and hi != hi):
         return empty
-    if (not lo_inc and lo == np.inf) or (not hi_inc and hi == -np.inf):
+    if (not lo_inc and lo == math.inf) or (not hi_inc and hi == -math.inf):
         return empty  # x > inf, x < -inf: no neighbour beyond infinity
-    flo = ftype(-np.inf) if lo is None else _float_at_least(ftype, lo, lo_inc)
-    fhi = ftype(np.inf) if hi is None else _float_at_most(ftype, hi, hi_inc)
+    flo = -math.inf if lo is None else _float_at_least(single, lo, lo_inc)
+    fhi = math.inf if hi is None else _float_at_most(single, hi, hi_inc)
     return (flo, fhi) if flo <= fhi else empty
 
 
 def _as_values(values):
     if not isinstance(values, np.ndarray) or values.ndim != 1:
         raise TypeError("values must be a 1-D numpy array")
-    kind = _KIND_OF.get(values.dtype.newbyteorder("=")) if values.dtype.isnative else None
+    kind = _KIND_OF.get(values.dtype) if values.dtype.isnative else None
     if kind is None:
         raise TypeMismatchError(
             f"predicates run on native int32, int64, float32 or float64 arrays, not {values.dtype}")
     if values.shape[0] > 0x7FFFFFF0:
         raise ValueError(f"{values.shape[0]} values: at most 2**31 - 16 per call")
-    return np.ascontiguousarray(values), kind
+    return (values if values.flags.c_contiguous else np.ascontiguousarray(values)), kind
 
 
 def select_range(values, lo=None, hi=None, *, lo_inclusive=True, hi_inclusive=True, negate=False,
@@ -597,7 +631,11 @@ cdef object _run(cnp.ndarray arr, str kind, object blo, object bhi, bint negate,
             k = row.bitmap_f64(<const double*>v, n, dlo, dhi, negate, bits)
     if form == "bitmap":
         return bits_arr
-    return np.unpackbits(bits_arr, count=n, bitorder="little").view(np.bool_)
+    mask = np.empty(n, np.bool_)
+    cdef uint8_t* mp = <uint8_t*>cnp.PyArray_DATA(mask)
+    with nogil:
+        filter_bitmap_to_bool(bits, n, mp)
+    return mask
 
 
 def _kernel_loop_i64(values, int64_t lo, int64_t hi, str form, path, Py_ssize_t loops):
