@@ -3,7 +3,7 @@
  * tests/test_isa_emulation.py natively (SIMD on, -DTSFILE_NO_SIMD, ASan + UBSan) and for aarch64
  * under qemu-user (the NEON row). For every type, lengths 0..100, random and edge values (type
  * extremes, NaN, +-0.0, infinities), ranges and negation, every row this CPU runs must give the
- * per-value baseline's bitmap and index list. The values sit at the end of an exactly sized heap
+ * per-value baseline's bitmap and index list, and the bitmap's bool bytes must be its bits. The values sit at the end of an exactly sized heap
  * buffer (ASan sees an over-read) and, once per case, right before a PROT_NONE page.
  * Exit status 0 = all passed.
  */
@@ -62,6 +62,11 @@ static void make_guard(void)
             memcmp(want_idx, got_idx, wi * sizeof(int32_t)))                                       \
             FAIL("%s %s n=%zu neg=%d: counts %zu/%zu vs %zu/%zu\n", row->head.name, #SUF, n, neg, \
                  gb, gi, wb, wi);                                                                  \
+        uint8_t bools[MAXN + 1];                                                                   \
+        filter_bitmap_to_bool(got_bits, n, bools);                                                 \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (bools[i] != ((want_bits[i >> 3] >> (i & 7)) & 1))                                  \
+                FAIL("%s %s n=%zu: bool %zu differs from the bitmap\n", row->head.name, #SUF, n, i); \
         return 1;                                                                                  \
     }
 
@@ -113,6 +118,7 @@ int main(void)
     char ran[64] = "";
     size_t checks = 0;
     make_guard();
+    filter_bool_bytes_init();
     /* the scalar row (last) against the per-value baseline, then every SIMD row this CPU runs */
     filter_impls[FILTER_N_IMPLS - 1].init();
     checks += run_all(&filter_impls[FILTER_N_IMPLS - 1]);
