@@ -7,7 +7,7 @@ predicate kernels (issue 10, parts 3 and 4).
   blocks (decoded, no match).
 * ``PredicateKernel``: an int64 range predicate on a cache-resident block, bitmap and index forms,
   per path and ISA row, and the numpy mask it replaces.
-* ``RangeQueryFile``: a 1 % time-range query against a full scan of a file of 2 M rows (time
+* ``RangeQueryFile``: a 1 % time-range query against a full scan of a file of 10 M rows (time
   and one INT64 field, LZ4) in pages of 10 k, 100 k or 1 M points.
 
 Every ``setup`` raises NotImplementedError when the commit under test lacks tsfile._read.pushdown
@@ -117,7 +117,7 @@ class RangeQueryFile:
     params = [[10_000, 100_000, 1_000_000], ["scan", "1%_plan_c", "1%_off"]]
     param_names = ["page_points", "query"]
     timeout = 300
-    rows = 2_000_000
+    rows = 10_000_000
 
     def setup_cache(self):
         import tsfile
