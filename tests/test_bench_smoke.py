@@ -66,3 +66,28 @@ def test_read_section(capsys, tmp_path):
         assert re.search(rf"^\s+{sel}\s+[\d,]+ \|", out, re.M), out
     assert re.search(r"^\s+100\s+5,000 \|", out, re.M), out
     assert [p.name for p in tmp_path.iterdir()] == ["e52_ours_5000.tsfile"]
+
+
+def test_skip_section(capsys):
+    out = _run(
+        capsys,
+        "skip",
+        "--blocks",
+        "200",
+        "--kernel-values",
+        "1000",
+        "--rows",
+        "30000",
+        "--page-sizes",
+        "3000,30000",
+        "--repeat",
+        "1",
+        "--min-time",
+        "0.001",
+    )
+    for width in (0, 4, 8, 12):
+        for plan in ("off", "plan_a", "plan_c"):
+            assert re.search(rf"^\s+{width}\s+{plan}\s+200\s", out, re.M), out
+    assert re.search(r"^\s+batch\s", out, re.M), out
+    assert re.search(r"^\s*LZ4\s+30000\s", out, re.M), out
+    assert re.search(r"^\s*UNCOMP\s+30000\s", out, re.M), out

@@ -16,6 +16,7 @@ SECTIONS = {
     "basic": "tsfile._bench.basic",
     "filter": "tsfile._bench.filter",
     "dataset": "tsfile._bench.dataset",
+    "skip": "tsfile._bench.skip",
 }
 
 USAGE = f"usage: python -m tsfile bench [SECTION ...] [OPTIONS]; sections: {', '.join(SECTIONS)}"

@@ -39,6 +39,7 @@ from tsfile._format.codes cimport (
     C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
+from tsfile._read.pushdown cimport has_row_skip, time_window_rows, value_rows
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
@@ -884,6 +885,8 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
     cdef const uint8_t *body
     cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
     cdef bint inside
+    cdef const codec_row *row
+    cdef int cp
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         pr = plan + i * PLAN_COLS
@@ -911,6 +914,18 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
             keep_rows(dst, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
             if lo:
                 memmove(dst, dst + lo, (hi - lo) * 8)
+        elif ch.encoding == E_TS_2DIFF and pr[PLAN_END] < 0:
+            # part of the page is wanted (and no row restriction): blocks outside [t1, t2] stay
+            # packed (tsfile._read.pushdown); its errors are renamed after the page (loop_error)
+            row = codec_row_for(fv, ch.encoding, T_INT64, pg.body)
+            cp = pick_path(row, path)
+            st.hits[row.codec_id][cp] += 1
+            st.at = pg.body
+            st.encoding = ch.encoding
+            st.stage = STAGE_COUNT
+            hi = time_window_rows(body, pg.usize, t1, t2, cp, out + rows, cap - rows, &lo, &c)
+            st.stage = STAGE_OWN
+            hi += lo
         else:
             c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body, st)
             keep_rows(s.ts, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
@@ -1039,8 +1054,10 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
     """The page loop of read_value_chunk (without the GIL but for TEXT/STRING/BLOB values):
     the planned rows of each page into out (numeric) or out_vals[obj_at:] (objects) and nm, at
     [0:cap]; returns the null rows."""
-    cdef Py_ssize_t i, n, k, lo, hi, at, bm_bytes, vals_n, nulls = 0
+    cdef Py_ssize_t i, n, k, j, lo, hi, at, bm_bytes, vals_n, nulls = 0
     cdef const int64_t *pr
+    cdef const codec_row *row
+    cdef int cp
     cdef Page *pg
     cdef const uint8_t *body
     cdef const uint8_t *bitmap
@@ -1105,7 +1122,18 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
                                          out_vals, obj_at + at, nm + at, path, pg.body)
         else:
             dense = s.need_vals(k * size + 8)
-            decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st)
+            j = tsfile_bitmap_count(bitmap, lo)  # values before row lo: skipped where possible
+            if j and has_row_skip(ch.encoding, t):  # blocks before them stay packed (pushdown)
+                row = codec_row_for(fv, ch.encoding, t, pg.body)
+                cp = pick_path(row, path)
+                st.hits[row.codec_id][cp] += 1
+                st.at = pg.body
+                st.encoding = ch.encoding
+                st.stage = STAGE_DECODE
+                value_rows(t, vals, vals_n, j, k, dense + j * size, cp)
+                st.stage = STAGE_OWN
+            else:
+                decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st)
             nulls += scatter(out + at * size, dense, bitmap, lo, hi, size, nm + at)
     return nulls
 

@@ -1,0 +1,231 @@
+"""``python -m tsfile bench skip``: block skip inside TS_2DIFF time pages and the SIMD predicate
+kernels (issue 10, parts 3 and 4; the TsFile batch-read study's experiment E5-4).
+
+1. E5-4: one in-memory time page of ``--blocks`` blocks x 129 timestamps (deltas of 1000 plus
+   uniform jitter of 0, 4, 8 or 12 bits), a 10 % window in the middle. Per plan: the skip rate
+   (blocks skipped / blocks holding no match), phantom blocks (decoded, no match) and the p50
+   latency of :func:`tsfile._read.pushdown.time_window`.
+2. The predicate kernel on a cache-resident int64 block (``[lo, hi]`` range, about 50 % match):
+   G values/s per path and ISA row, and a numpy mask ``(v >= lo) & (v <= hi)`` (and
+   ``flatnonzero`` of it, for the index form) in the same run.
+3. Files: ``--rows`` rows of one device (time and one INT64 random-walk field, both TS_2DIFF),
+   LZ4 and uncompressed, pages of 10 k, 100 k and 1 M points: file size, and the p50 time of a
+   1 % time-range query against a full scan of the same file (plan C and plan off).
+
+Medians of ``--repeat`` runs of process CPU time; ratios are between figures of the same run
+(the machine may be shared: compare ratios, not absolute times, across runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from functools import partial
+
+import numpy as np
+
+from tsfile._bench.ts2diff import _cpu_name, _isa_of, _median_rate
+
+BLOCK = 129
+WIDTHS = (0, 4, 8, 12)
+PAGE_SIZES = (10_000, 100_000, 1_000_000)
+
+
+def jittered_times(count: int, width: int, seed: int = 0) -> np.ndarray:
+    """Increasing timestamps: deltas of 1000 plus uniform jitter of `width` bits."""
+    rng = np.random.default_rng(seed)
+    jitter = rng.integers(0, 1 << width, count) if width else np.zeros(count, np.int64)
+    return 1_700_000_000_000 + np.cumsum(1000 + jitter).astype(np.int64)
+
+
+def p50(repeat: int, fn, *args, **kwargs) -> float:
+    """Median CPU time of this process (all its threads) for fn(*args, **kwargs), in seconds, one
+    warm-up call first: on a shared machine wall time also counts other processes' turns."""
+    fn(*args, **kwargs)
+    samples = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn(*args, **kwargs)
+        samples.append(time.process_time() - t0)
+    return statistics.median(samples)
+
+
+def e5_4(blocks: int, repeat: int) -> None:
+    from tsfile._read import pushdown
+    from tsfile.codecs import ts2diff
+
+    n = blocks * BLOCK
+    print(f"## E5-4: one page of {blocks} blocks x {BLOCK} timestamps, a 10 % window")
+    head = (
+        f"{'width':>5} {'plan':>7} {'blocks':>7} {'skippable':>9} {'skipped':>8} "
+        f"{'skip rate':>9} {'phantom':>8} {'p50 ms':>8} {'vs off':>7}"
+    )
+    print(head)
+    print("-" * len(head))
+    before = pushdown.block_skip()
+    try:
+        for width in WIDTHS:
+            times = jittered_times(n, width, seed=width)
+            page = ts2diff.encode(times)
+            t1, t2 = int(times[int(n * 0.45)]), int(times[int(n * 0.55)])
+            rows = np.flatnonzero((times >= t1) & (times <= t2))
+            skippable = blocks - len(np.unique(rows // BLOCK))
+            latency = {}
+            for plan in pushdown.PLANS:
+                pushdown.set_block_skip(plan)
+                values, _, st = pushdown.time_window(page, t1, t2)
+                if not np.array_equal(values, times[rows]):
+                    raise AssertionError(f"plan {plan} width {width}: wrong timestamps")
+                latency[plan] = p50(repeat, pushdown.time_window, page, t1, t2)
+                rate = st["skipped"] / skippable if skippable else float("nan")
+                print(
+                    f"{width:>5} {plan:>7} {st['blocks']:>7} {skippable:>9} {st['skipped']:>8} "
+                    f"{rate:>9.1%} {st['phantom']:>8} {latency[plan] * 1e3:>8.2f} "
+                    f"{latency[plan] / latency['off']:>7.2f}"
+                )
+    finally:
+        pushdown.set_block_skip(before)
+    print()
+
+
+def kernels(count: int, repeat: int, min_time: float) -> None:
+    import tsfile
+    from tsfile._read import pushdown
+
+    rng = np.random.default_rng(1)
+    values = rng.integers(-(10**9), 10**9, count).astype(np.int64)
+    lo, hi = -(5 * 10**8), 5 * 10**8
+    info = tsfile.simd_info()
+    rows = [r for r in pushdown.implementations() if r != "scalar"]
+    simd = [f"simd:{r}" for r in rows] if info["active"] != "none" else []
+    labels = ["per_value", "batch", *simd]
+    print(f"## predicate kernel, int64 in [lo, hi] (~50 % match), {count} values (cache-resident)")
+    print(f"CPU: {_cpu_name()}; G values/s, medians of {repeat} runs (thread CPU time)")
+
+    def rate(fn, *args, calls=1, **kwargs):
+        """G values/s of fn(*args, **kwargs), which tests `calls` blocks of `count` values."""
+        return _median_rate(partial(fn, *args, **kwargs), count * calls, repeat, min_time) / 1e3
+
+    def numpy_mask():
+        return (values >= lo) & (values <= hi)
+
+    base_mask = rate(numpy_mask)
+    base_idx = rate(lambda: np.flatnonzero(numpy_mask()))
+    head = (
+        f"{'path':>12} {'bitmap':>8} {'indices':>8} {'bitmap/np':>10} {'idx/np':>8} "
+        f"{'kern bm':>8} {'kern idx':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    for label in labels:
+        path = "simd" if label.startswith("simd") else label
+        with _isa_of(label):
+            bits = rate(pushdown.select_range, values, lo, hi, form="bitmap", path=path)
+            idx = rate(pushdown.select_range, values, lo, hi, path=path)
+            # the kernel alone: 100 calls from one C loop, no Python call or allocation each time
+            kernel = pushdown._kernel_loop_i64
+            k_bits = rate(kernel, values, lo, hi, "bitmap", path, 100, calls=100)
+            k_idx = rate(kernel, values, lo, hi, "indices", path, 100, calls=100)
+        print(
+            f"{label:>12} {bits:8.2f} {idx:8.2f} {bits / base_mask:10.2f} {idx / base_idx:8.2f} "
+            f"{k_bits:8.2f} {k_idx:8.2f}"
+        )
+    print(f"{'numpy':>12} {base_mask:8.2f} {base_idx:8.2f}   (mask; flatnonzero of the mask)")
+    print("(select_range calls from Python; 'kernel' columns: the C kernel alone)")
+    print()
+
+
+def _write_file(path, times, field, page: int, compression) -> None:
+    import tsfile
+
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema("v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD),
+        ],
+    )
+    ids = np.array(["d"] * len(times), object)
+    with tsfile.TsFileTableWriter(path, schema, page_size=page, compression=compression) as w:
+        w.write_arrays(times, {"id": ids, "v": field})
+
+
+def _query_file(path, times, t1, t2, repeat: int) -> dict:
+    """p50 of the scan and of the window query under plans C and off; the share of blocks of the
+    pages read that stayed packed (plan C)."""
+    import tsfile
+    from tsfile._read import pushdown
+
+    out = {"scan": p50(repeat, tsfile.read_table, path, "t", ["v"])}
+    before = pushdown.block_skip()
+    try:
+        for plan in ("plan_c", "off"):
+            pushdown.set_block_skip(plan)
+            got = tsfile.read_table(path, "t", ["v"], t1, t2)
+            if not np.array_equal(got["time"], times[(times >= t1) & (times <= t2)]):
+                raise AssertionError(f"{path}, plan {plan}: wrong rows")
+            pushdown.reset_skip_counts()
+            out[plan] = p50(repeat, tsfile.read_table, path, "t", ["v"], t1, t2)
+            if plan == "plan_c":
+                counts = pushdown.skip_counts()
+                out["skipped"] = counts["skipped"] / max(counts["blocks"], 1)
+    finally:
+        pushdown.set_block_skip(before)
+    return out
+
+
+def files(rows: int, repeat: int, page_sizes) -> None:
+    import tsfile
+
+    times = jittered_times(rows, 8, seed=9)
+    field = np.cumsum(np.random.default_rng(3).integers(-100, 101, rows))
+    t1, t2 = int(times[rows // 2]), int(times[rows // 2 + rows // 100])
+    print(
+        f"## files: {rows} rows of one device (time + one INT64 random walk, both TS_2DIFF), "
+        "a 1 % time-range query"
+    )
+    head = (
+        f"{'comp':>6} {'page pts':>9} {'file MB':>8} {'scan ms':>8} {'1% C ms':>8} "
+        f"{'1% off ms':>9} {'C/scan':>7} {'off/scan':>8} {'skipped':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    with tempfile.TemporaryDirectory() as tmp:
+        for comp in (tsfile.Compressor.LZ4, tsfile.Compressor.UNCOMPRESSED):
+            for page in page_sizes:
+                path = os.path.join(tmp, f"p{page}_{int(comp)}.tsfile")
+                _write_file(path, times, field, page, comp)
+                r = _query_file(path, times, t1, t2, repeat)
+                print(
+                    f"{comp.name[:6]:>6} {page:>9} {os.path.getsize(path) / 1e6:8.2f} "
+                    f"{r['scan'] * 1e3:8.2f} {r['plan_c'] * 1e3:8.2f} {r['off'] * 1e3:9.2f} "
+                    f"{r['plan_c'] / r['scan']:7.1%} {r['off'] / r['scan']:8.1%} "
+                    f"{r['skipped']:8.1%}"
+                )
+    print("(skipped: blocks of the time pages read that stayed packed, plan C; a compressed page")
+    print(" is decompressed whole before any block is skipped)")
+    print()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tsfile bench skip")
+    parser.add_argument("--blocks", type=int, default=10_000, help="blocks in the E5-4 page")
+    parser.add_argument("--kernel-values", type=int, default=16_384, help="predicate block size")
+    parser.add_argument("--rows", type=int, default=10_000_000, help="rows of the file part")
+    parser.add_argument(
+        "--page-sizes", type=str, default=",".join(map(str, PAGE_SIZES)), help="points per page"
+    )
+    parser.add_argument("--repeat", type=int, default=7, help="timed samples per figure (median)")
+    parser.add_argument("--min-time", type=float, default=0.02, help="seconds per kernel sample")
+    args = parser.parse_args(argv)
+    e5_4(args.blocks, args.repeat)
+    kernels(args.kernel_values, args.repeat, args.min_time)
+    files(args.rows, args.repeat, [int(p) for p in args.page_sizes.split(",")])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
