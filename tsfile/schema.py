@@ -73,8 +73,8 @@ class ColumnSchema:
         if self.compression is not None:
             extra += f", compression={self.compression.name}"
         return (
-            f"ColumnSchema({self.column_name!r}, {self.data_type.name}, "
-            f"{self.category.name}{extra})"
+            # the official text: the name without quotes, enum member names
+            f"ColumnSchema({self.column_name}, {self.data_type.name}, {self.category.name}{extra})"
         )
 
 
@@ -138,7 +138,7 @@ class TableSchema:
 
     def __repr__(self):
         cols = ", ".join(repr(c) for c in self.columns)
-        return f"TableSchema({self.table_name!r}, [{cols}])"
+        return f"TableSchema({self.table_name}, [{cols}])"  # the official text
 
 
 class TimeseriesSchema:

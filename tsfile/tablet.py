@@ -61,6 +61,24 @@ def _infer_type(arr: np.ndarray):
     return T.from_pandas_datatype(arr.dtype)
 
 
+def _repeated_name(names):
+    """The first name that occurs twice in ``names`` (already lower-cased), else None."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
+def _not_unique(name):
+    from tsfile.exceptions import InvalidArgumentError
+
+    return InvalidArgumentError(
+        f"tablet column names must be unique (case-insensitive): {name!r} is given twice"
+    )
+
+
 class Tablet:
     """A block of rows of one table (TAG and FIELD columns; the time column is the timestamps).
 
@@ -75,8 +93,10 @@ class Tablet:
         if max_row_num < 0:
             raise ValueError("max_row_num must be >= 0")
         self.column_name_list = [str(c).lower() for c in column_name_list]
-        if len(set(self.column_name_list)) != len(self.column_name_list):
-            raise ValueError("duplicate column names")
+        # A name given twice (names are case-insensitive) is refused when the tablet is written
+        # or a value is set by that name, as the official package does (InvalidArgumentError);
+        # never resolved to one of the two columns.
+        self._repeated = _repeated_name(self.column_name_list)
         self.type_list = [TSDataType(t) for t in type_list]
         self.max_row_num = int(max_row_num)
         self.target_name = None
@@ -118,8 +138,10 @@ class Tablet:
         masks = {str(k).lower(): v for k, v in (null_masks or {}).items()}
         tab = cls.__new__(cls)
         tab.column_name_list = [str(c).lower() for c in names]
-        if len(set(tab.column_name_list)) != len(names):
-            raise ValueError("duplicate column names (column names are case-insensitive)")
+        repeated = _repeated_name(tab.column_name_list)
+        if repeated is not None:
+            raise _not_unique(repeated)
+        tab._repeated = None
         unknown = sorted(set(masks) - set(tab.column_name_list))
         if unknown:
             raise ColumnNotExistError(f"null_masks names {unknown[0]!r}, which is not a column")
@@ -173,6 +195,8 @@ class Tablet:
 
     def _col(self, column_name):
         try:
+            if self._repeated is not None and column_name.lower() == self._repeated:
+                raise _not_unique(self._repeated)
             return self._index[column_name.lower()]
         except KeyError:
             raise ValueError(f"Column '{column_name}' does not exist") from None
@@ -297,6 +321,8 @@ class Tablet:
         """(timestamps int64 array, {name: scalar | (values array, present or None)}, rows) of
         the rows that have a timestamp (rows: their tablet row indexes, None when every row has
         one); a row with values but no timestamp is an error."""
+        if self._repeated is not None:
+            raise _not_unique(self._repeated)
         ts = self._ts
         rows = None
         if isinstance(ts, list):
