@@ -36,6 +36,7 @@ from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
 from tsfile._read import engine, predicate
+from tsfile._read import source as source_mod
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
 from tsfile.errors import (
@@ -643,24 +644,24 @@ class TsFileReader:
     only), never a crash. A ResultSet is for one thread at a time (see ResultSet)."""
 
     def __init__(self, path):
-        self._path = os.fspath(path)
-        self._life = _Lifetime(self._path)
-        self._life.closed = True  # until the file is open
+        """``path``: a path (str, bytes, ``os.PathLike``), a seekable binary file object (read by
+        byte ranges, never closed here) or an fsspec URL (``memory://...``, ``s3://...``; needs
+        fsspec): see tsfile._read.source."""
         self._mm = None
         self._fv = None
+        self._fd = None
+        self._source = None
         self._result_sets = set()
-        self._fd = _open_regular_file(self._path)
-        try:
-            size = os.fstat(self._fd).st_size
-            # mmap: pages of the file are read on demand; nothing is copied up front.
-            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if size else None
-        except BaseException:
-            os.close(self._fd)
-            raise
+        if source_mod.is_file_object(path) or source_mod.is_url(path):
+            self._open_source(path)
+        else:
+            self._open_path(path)
         buf = b"" if self._mm is None else self._mm
         self._buf = buf
-        self._size = size
+        size = self._size
         try:
+            if self._source is not None:
+                self._source.fetch_metadata()
             self._meta = read_file_metadata(buf, size, self._path)
             level = self._meta.properties.get("encryptLevel")
             if level not in (None, b"", b"0"):
@@ -685,6 +686,48 @@ class TsFileReader:
         self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
         self._life.closed = False
 
+    def _open_path(self, path):
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(
+                "TsFileReader needs a path or a seekable binary file object, got "
+                f"{type(path).__name__}"
+            )
+        self._path = str(os.fsdecode(os.fspath(path)))  # np.str_ and bytes paths too
+        self._life = _Lifetime(self._path)
+        self._life.closed = True  # until the file is open
+        self._fd = _open_regular_file(os.fspath(path))
+        try:
+            self._size = os.fstat(self._fd).st_size
+            # mmap: pages of the file are read on demand; nothing is copied up front.
+            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if self._size else None
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def _open_source(self, path):
+        """A file object or URL, read by ranges into an anonymous mapping (RangeSource)."""
+        if isinstance(path, str):
+            self._path = str(path)
+            fileobj, owned = source_mod.open_url(path), True
+        else:
+            self._path = str(getattr(path, "name", None) or f"<{type(path).__name__}>")
+            fileobj, owned = path, False
+        self._life = _Lifetime(self._path)
+        self._life.closed = True  # until the file is open
+        try:
+            self._source = source_mod.RangeSource(fileobj, self._path, owned)
+        except BaseException:
+            if owned:
+                fileobj.close()
+            raise
+        self._size = self._source.size
+        self._mm = self._source.buf or None
+
+    @property
+    def bytes_fetched(self):
+        """Bytes read from a file object or URL so far (None for a memory-mapped path)."""
+        return None if self._source is None else self._source.bytes_read
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def _check_unchanged(self):
@@ -693,6 +736,8 @@ class TsFileReader:
         truncating the file while an operation is already running is not caught: a file must
         not be truncated in place while a reader has it open (this library's writer never does:
         overwrite=True replaces the file by a new one)."""
+        if self._fd is None:  # a file object: its bytes are copied into our own mapping
+            return
         size = os.fstat(self._fd).st_size
         if size < self._size:
             raise CorruptDataError(
@@ -717,6 +762,9 @@ class TsFileReader:
         fd, self._fd = getattr(self, "_fd", None), None
         if fd is not None:
             os.close(fd)
+        source, self._source = getattr(self, "_source", None), None
+        if source is not None:
+            source.close()
 
     def close(self):
         """Close the reader (idempotent; any thread). Waits for decodes running in other threads;
@@ -858,6 +906,8 @@ class TsFileReader:
         if ch is None:
             if len(self._chunks) >= 512:
                 self._chunks.clear()
+            if self._source is not None:
+                self._source.fetch_chunk(offset, self._meta.meta_offset)
             ch = engine.read_chunk(self._fv, offset, max_pages, stop_after)
             self._chunks[key] = ch
         return ch
