@@ -1,0 +1,191 @@
+"""The published dashboard (issue 9): the committed asv results, published as asv_bench/publish.sh
+--publish-only does, render in headless Chromium with no network: the TS_2DIFF decode graph has
+its three paths as three series, each over at least MIN_COMMITS commits.
+
+Needs asv, Playwright (the Python package only: it drives the installed Chromium, e.g. Debian's
+`chromium`, through `executable_path`) and a Chromium binary. Skipped without them unless
+TSFILE_REQUIRE_CHROMIUM is set (CI sets it): then their absence is a failure.
+"""
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "asv_bench" / "results"
+MACHINE = "tsfile-vm"
+GRAPH = "ts2diff.DecodeW0.time_decode"
+PATHS = ["per_value", "batch", "simd"]
+MIN_COMMITS = 20
+CHROMIUM_NAMES = ["chromium", "chromium-browser", "google-chrome", "chrome"]
+
+
+def _missing(what):
+    if os.environ.get("TSFILE_REQUIRE_CHROMIUM"):
+        pytest.fail(f"TSFILE_REQUIRE_CHROMIUM is set but {what} is missing")
+    pytest.skip(f"{what} not installed")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    try:
+        import asv  # noqa: F401
+    except ImportError:
+        _missing("asv")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright")
+    exe = os.environ.get("TSFILE_CHROMIUM") or next(
+        (p for p in map(shutil.which, CHROMIUM_NAMES) if p), None
+    )
+    if exe is None:
+        _missing("a chromium executable")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, headless=True, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+def _publish(results_dir, html_dir):
+    sys.path.insert(0, str(ROOT / "asv_bench"))
+    try:
+        import dashboard
+    finally:
+        sys.path.pop(0)
+    return dashboard.publish(results_dir, html_dir)
+
+
+@pytest.fixture
+def serve():
+    """Serve a directory on 127.0.0.1; yields a function returning the base URL."""
+    servers = []
+
+    def start(directory):
+        handler = functools.partial(_QuietHandler, directory=str(directory))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _graph_series(browser, base_url):
+    """Open the TS_2DIFF decode graph (int64) and return ({label: commits plotted}, the
+    addresses the page tried to load from outside 127.0.0.1)."""
+    page = browser.new_page()
+    outside = []
+
+    def only_local(route):
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:  # offline: anything else would fail without internet
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_local)
+    try:
+        page.goto(f"{base_url}#{GRAPH}?dtype=int64&machine={MACHINE}")
+        page.wait_for_function(
+            "() => { const p = window.jQuery && jQuery('#main-graph').data('plot');"
+            " return p && p.getData().some(s => s.data && s.data.length); }",
+            timeout=60_000,
+        )
+        series = page.evaluate(
+            "() => jQuery('#main-graph').data('plot').getData()"
+            ".filter(s => s.label && s.data)"
+            ".map(s => [s.label, s.data.filter(d => d[1] !== null).length])"
+        )
+    finally:
+        page.close()
+    return dict(series), outside
+
+
+def _series_by_path(series):
+    """{path: commits} from flot labels such as 'path=simd' or 'int64-simd'."""
+    found = {}
+    for label, commits in series.items():
+        hits = [p for p in PATHS if p in label]
+        if len(hits) == 1:
+            found[hits[0]] = commits
+    return found
+
+
+def _check_graph(series):
+    """The dashboard's promise for the TS_2DIFF decode graph: a series per path, each over at
+    least MIN_COMMITS commits."""
+    by_path = _series_by_path(series)
+    assert sorted(by_path) == sorted(PATHS), f"series {sorted(series)}: a path is missing"
+    short = {path: n for path, n in by_path.items() if n < MIN_COMMITS}
+    assert not short, f"fewer than {MIN_COMMITS} commits plotted: {short}"
+
+
+def _copy_results(tmp_path):
+    dst = tmp_path / "results"
+    shutil.copytree(RESULTS, dst)
+    return dst
+
+
+def _rendered(chromium, serve, results, tmp_path):
+    series, outside = _graph_series(chromium, serve(_publish(results, tmp_path / "html")))
+    assert outside == [], f"the page loads from outside (not offline): {outside}"
+    return series
+
+
+def test_ts2diff_decode_graph_renders_three_paths_over_the_history(chromium, serve, tmp_path):
+    _check_graph(_rendered(chromium, serve, _copy_results(tmp_path), tmp_path))
+
+
+def _result_files(results_dir):
+    return [f for f in (results_dir / MACHINE).glob("*.json") if f.name != "machine.json"]
+
+
+def _drop_path(results_dir, path):
+    """Blank the `path` figures of GRAPH in every result file (that series goes missing)."""
+    for f in _result_files(results_dir):
+        data = json.loads(f.read_text())
+        entry = data["results"].get(GRAPH)
+        if entry is None:
+            continue
+        columns = data["result_columns"]
+        names = [p.strip("'") for p in entry[columns.index("params")][1]]
+        # one value per combination, the first parameter (dtype) outermost
+        result = entry[columns.index("result")]
+        for i in range(len(result)):
+            if names[i % len(names)] == path:
+                result[i] = None
+        f.write_text(json.dumps(data))
+
+
+def test_the_check_fails_when_a_series_is_missing(chromium, serve, tmp_path):
+    results = _copy_results(tmp_path)
+    _drop_path(results, "simd")
+    series = _rendered(chromium, serve, results, tmp_path)
+    with pytest.raises(AssertionError, match="a path is missing"):
+        _check_graph(series)
+
+
+def test_the_check_fails_when_the_history_is_short(chromium, serve, tmp_path):
+    results = _copy_results(tmp_path)
+    by_date = sorted(_result_files(results), key=lambda f: json.loads(f.read_text())["date"])
+    for f in by_date[: len(by_date) - (MIN_COMMITS - 1)]:
+        f.unlink()
+    series = _rendered(chromium, serve, results, tmp_path)
+    with pytest.raises(AssertionError, match="fewer than"):
+        _check_graph(series)
