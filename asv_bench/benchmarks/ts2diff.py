@@ -43,9 +43,19 @@ def _require_path(ts2diff, path):
         tsfile.set_simd_enabled(True)
 
 
-def w0(count, dtype):
+def _w0_int64(count):
     steps = np.random.default_rng(42).integers(-100, 101, size=count, dtype=np.int64)
-    return np.cumsum(steps).astype(dtype)
+    return np.cumsum(steps)
+
+
+# The 20 M-value walk, built once at import: asv imports this module in its fork server and forks
+# one process per parameter combination, which then share it instead of rebuilding it.
+_W0_LARGE = _w0_int64(LARGE)
+
+
+def w0(count, dtype):
+    walk = _W0_LARGE[:count] if count <= LARGE else _w0_int64(count)
+    return walk.astype(dtype)
 
 
 def of_width(count, dtype, width):
