@@ -11,6 +11,8 @@ the page still names a remote script or stylesheet (a newer asv adding one).
 """
 
 import argparse
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -61,6 +63,22 @@ def remote_assets(html):
     return _REMOTE_ASSET.findall(html)
 
 
+def _integrity(path):
+    """Subresource-integrity value of a file (sha384, as browsers check it)."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
+
+
+def point_at_vendor(html):
+    """`html` with every CDN address of CDN_TO_VENDOR replaced by its vendored copy. The tags'
+    integrity attributes name the CDN's bytes, and most vendored copies are other builds of the
+    same version (the browser would block them): each becomes the vendored file's own hash."""
+    for url, name in CDN_TO_VENDOR.items():
+        tag_attrs = re.compile(r'(src|href)="' + re.escape(url) + r'"(\s+integrity="[^"]*")?')
+        local = f'vendor/{name}" integrity="{_integrity(VENDOR / name)}"'
+        html = tag_attrs.sub(lambda m, local=local: f'{m.group(1)}="{local}', html)
+    return html
+
+
 def make_offline(html_dir):
     """Serve every library of the site in `html_dir` from its vendor/ folder; raise RuntimeError
     naming the page and address of any remote script or stylesheet left."""
@@ -71,9 +89,7 @@ def make_offline(html_dir):
         shutil.copy2(VENDOR / name, target / name)
     left = []
     for page in html_dir.glob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        for url, name in CDN_TO_VENDOR.items():
-            text = text.replace(url, f"vendor/{name}")
+        text = point_at_vendor(page.read_text(encoding="utf-8"))
         page.write_text(text, encoding="utf-8")
         left += [f"{page.name}: {url}" for url in remote_assets(text)]
     if left:

@@ -70,7 +70,7 @@ def serve():
 
     def start(directory):
         handler = functools.partial(_QuietHandler, directory=str(directory))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = _QuietServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/"
@@ -86,9 +86,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # the browser closing a connection early is no failure of the page
+
+
 def _graph_series(browser, base_url):
-    """Open the TS_2DIFF decode graph (int64) and return ({label: commits plotted}, the
-    addresses the page tried to load from outside 127.0.0.1)."""
+    """Open the TS_2DIFF decode graph and return ({series label: commits plotted}, the addresses
+    the page tried to load from outside 127.0.0.1)."""
     page = browser.new_page()
     outside = []
 
@@ -101,7 +106,7 @@ def _graph_series(browser, base_url):
 
     page.route("**/*", only_local)
     try:
-        page.goto(f"{base_url}#{GRAPH}?dtype=int64&machine={MACHINE}")
+        page.goto(f"{base_url}#{GRAPH}")
         page.wait_for_function(
             "() => { const p = window.jQuery && jQuery('#main-graph').data('plot');"
             " return p && p.getData().some(s => s.data && s.data.length); }",
@@ -117,13 +122,14 @@ def _graph_series(browser, base_url):
     return dict(series), outside
 
 
-def _series_by_path(series):
-    """{path: commits} from flot labels such as 'path=simd' or 'int64-simd'."""
+def _series_by_path(series, dtype="int64"):
+    """{path: commits} of the `dtype` series with at least one point (asv labels a series by the
+    parameters that differ between the plotted series, e.g. 'dtype-int64; path-simd')."""
     found = {}
     for label, commits in series.items():
-        hits = [p for p in PATHS if p in label]
-        if len(hits) == 1:
-            found[hits[0]] = commits
+        params = dict(part.strip().split("-", 1) for part in label.split(";") if "-" in part)
+        if commits and params.get("dtype", dtype) == dtype and params.get("path") in PATHS:
+            found[params["path"]] = commits
     return found
 
 
