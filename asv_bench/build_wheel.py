@@ -72,6 +72,19 @@ def forget_outputs(tree):
             path.unlink()
 
 
+def forget_unfinished(tree, stamp):
+    """Outputs written after the last finished build: an interrupted build (asv stopped mid-way)
+    may have left them half-written with a fresh time, which would pass for up to date."""
+    if not stamp.is_file():
+        return
+    finished = stamp.stat().st_mtime
+    outputs = list((tree / "tsfile").rglob("*")) + list(tree.glob("build/lib*/**/*"))
+    for path in outputs:
+        if path.is_file() and path.name.endswith(GENERATED_SUFFIXES):
+            if path.stat().st_mtime > finished:
+                path.unlink()
+
+
 def drop_stale_modules(tree):
     """Files of build/lib* whose source the commit no longer has (a removed module would
     otherwise ship in the wheel)."""
@@ -90,8 +103,9 @@ def drop_stale_modules(tree):
 
 
 def build(src, wheel_dir, tree):
-    mirror(src, tree)
     stamp = tree / "build" / "recipe.sha256"
+    forget_unfinished(tree, stamp)
+    mirror(src, tree)
     digest = _recipe_digest(tree)
     if not stamp.is_file() or stamp.read_text() != digest:
         forget_outputs(tree)
