@@ -54,13 +54,33 @@ def chromium():
         browser.close()
 
 
-def _publish(results_dir, html_dir):
+def _dashboard():
     sys.path.insert(0, str(ROOT / "asv_bench"))
     try:
         import dashboard
     finally:
         sys.path.pop(0)
-    return dashboard.publish(results_dir, html_dir)
+    return dashboard
+
+
+def _publish(results_dir, html_dir):
+    return _dashboard().publish(results_dir, html_dir)
+
+
+def test_asv_page_loads_nothing_remote_once_made_offline():
+    asv = pytest.importorskip("asv")
+    page = (Path(asv.__file__).parent / "www" / "index.html").read_text()
+    assert _dashboard().remote_assets(page), "asv's page loads from CDNs (what this fixes)"
+    assert _dashboard().remote_assets(_dashboard().point_at_vendor(page)) == []
+
+
+def test_make_offline_names_a_remote_script_it_cannot_replace(tmp_path):
+    (tmp_path / "index.html").write_text(
+        '<script src="https://cdn.example.org/new-lib.js"></script>'
+        '<a href="https://github.com/airspeed-velocity/asv/">asv</a>'
+    )
+    with pytest.raises(RuntimeError, match=r"index.html: https://cdn.example.org/new-lib.js"):
+        _dashboard().make_offline(tmp_path)
 
 
 @pytest.fixture
