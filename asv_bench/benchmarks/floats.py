@@ -8,6 +8,9 @@ build and CPU with it, and older commits lack the modules.
 
 import numpy as np
 
+from ._isa import require_isa, restore_isa
+from ._settings import *  # noqa: F403 (sample counts as module attributes)
+
 N = 65536
 DATASETS = [
     "prices_2dp",
@@ -25,19 +28,28 @@ DATASETS = [
 ]
 CODECS = ["ALP", "GORILLA"]
 
-_cache = {}
+
+def _load_datasets():
+    """Every data set, or {} where the commit has no benchmark data."""
+    try:
+        from tsfile._bench.floats import datasets
+    except ImportError:
+        return {}
+    return datasets(N)
+
+
+# Built once at import: asv imports this module in its fork server and forks one process per
+# parameter combination, so each combination inherits the data instead of rebuilding all
+# data sets (seconds per combination on a loaded machine).
+_DATA = _load_datasets()
 
 
 def _data(name):
-    if name not in _cache:
-        try:
-            from tsfile._bench.floats import datasets
-        except ImportError:
-            raise NotImplementedError("no float benchmark data in this commit") from None
-        _cache.update(datasets(N))
-    if name not in _cache:
+    if not _DATA:
+        raise NotImplementedError("no float benchmark data in this commit")
+    if name not in _DATA:
         raise NotImplementedError(f"data set {name} not available (vega_datasets missing?)")
-    return _cache[name]
+    return _DATA[name]
 
 
 def _codec(codec):
@@ -101,28 +113,6 @@ ISAS = ["avx512", "avx2", "neon", "scalar"]
 ISA_DATASETS = ["prices_2dp", "prices_2dp_f32"]
 
 
-def _require_isa(mod, isa):
-    """Make `isa` the process-wide level and check ALP then runs a row of that name (a CPU with
-    AVX-512 but without VBMI runs the AVX2 row at level avx512: skipped, it would time that row
-    twice). Returns the previous level and the path that runs the row."""
-    try:
-        import tsfile
-        from tsfile.errors import SimdUnavailableError
-
-        set_simd = tsfile.set_simd
-        active = mod.active_implementation
-    except (ImportError, AttributeError):
-        raise NotImplementedError("no per-ISA ALP table in this commit") from None
-    try:
-        previous = set_simd(isa)
-    except SimdUnavailableError:
-        raise NotImplementedError(f"{isa} cannot run on this build/CPU") from None
-    if active() != isa:
-        set_simd(previous)
-        raise NotImplementedError(f"ALP has no {isa} row on this CPU")
-    return previous, "batch" if isa == "scalar" else "simd"
-
-
 class DecodeISA:
     """ALP decode of a cache-resident 64 Ki chunk per implementation row (the ISA comparison:
     AVX-512 against AVX2 in the same run)."""
@@ -132,15 +122,13 @@ class DecodeISA:
 
     def setup(self, dataset, isa):
         self.mod = _codec("ALP")
-        self.previous, self.path = _require_isa(self.mod, isa)
+        self.path = require_isa(self.mod, isa, "ALP")
         arr = _data(dataset)
         self.page = _page(self.mod, arr)
         self.out = np.empty_like(arr)
 
     def teardown(self, dataset, isa):
-        import tsfile
-
-        tsfile.set_simd(self.previous)
+        restore_isa()
 
     def time_decode(self, dataset, isa):
         self.mod.decode_into(self.page, self.out, path=self.path)

@@ -6,6 +6,8 @@ also measures the official package on a file it wrote). ``setup`` raises NotImpl
 where the commit under test lacks the reader or the writer.
 """
 
+from ._settings import *  # noqa: F403 (sample counts as module attributes)
+
 ROWS = 2_000_000
 COLS = ["device"] + [f"f{i}" for i in range(8)]
 

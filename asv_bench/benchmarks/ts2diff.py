@@ -9,6 +9,9 @@ kernel on this build/CPU, no SIMD encoder).
 
 import numpy as np
 
+from ._isa import require_isa, restore_isa
+from ._settings import *  # noqa: F403 (sample counts as module attributes)
+
 LARGE = 20_000_000
 CACHE_RESIDENT = 64 * 1024
 SWEEP = 1 << 20
@@ -40,39 +43,19 @@ def _require_path(ts2diff, path):
         tsfile.set_simd_enabled(True)
 
 
-def _require_isa(ts2diff, isa):
-    """Make `isa` the process-wide level, and check the codec then runs a row of that name (a CPU
-    with AVX-512 but without VBMI runs TS_2DIFF's AVX2 row at level avx512: skipped, it would
-    time the AVX2 row twice). Returns the path that runs the row; _restore_isa undoes the switch
-    (teardown), whether or not the row was there."""
-    try:
-        import tsfile
-        from tsfile.errors import SimdUnavailableError
-
-        set_simd = tsfile.set_simd
-        active = ts2diff.active_implementation
-    except (ImportError, AttributeError):
-        raise NotImplementedError("no per-ISA switch (tsfile.set_simd) in this commit") from None
-    try:
-        set_simd(isa)
-    except SimdUnavailableError:
-        raise NotImplementedError(f"{isa} cannot run on this build/CPU") from None
-    if active() != isa:
-        _restore_isa()
-        raise NotImplementedError(f"ts2diff has no {isa} row on this CPU")
-    return "batch" if isa == "scalar" else "simd"
+def _w0_int64(count):
+    steps = np.random.default_rng(42).integers(-100, 101, size=count, dtype=np.int64)
+    return np.cumsum(steps)
 
 
-def _restore_isa():
-    """The best level again, as at import (benchmarks of other classes run in this process)."""
-    import tsfile
-
-    tsfile.set_simd("best")
+# The 20 M-value walk, built once at import: asv imports this module in its fork server and forks
+# one process per parameter combination, which then share it instead of rebuilding it.
+_W0_LARGE = _w0_int64(LARGE)
 
 
 def w0(count, dtype):
-    steps = np.random.default_rng(42).integers(-100, 101, size=count, dtype=np.int64)
-    return np.cumsum(steps).astype(dtype)
+    walk = _W0_LARGE[:count] if count <= LARGE else _w0_int64(count)
+    return walk.astype(dtype)
 
 
 def of_width(count, dtype, width):
@@ -131,12 +114,12 @@ class DecodeCacheResidentISA:
 
     def setup(self, dtype, isa):
         self.ts2diff = _codec("decode_into", "encode")
-        self.path = _require_isa(self.ts2diff, isa)
+        self.path = require_isa(self.ts2diff, isa, "TS_2DIFF")
         self.data = self.ts2diff.encode(w0(CACHE_RESIDENT, dtype))
         self.out = np.empty(CACHE_RESIDENT, dtype=dtype)
 
     def teardown(self, dtype, isa):
-        _restore_isa()
+        restore_isa()
 
     def time_decode(self, dtype, isa):
         self.ts2diff.decode_into(self.data, self.out, self.path)
@@ -150,11 +133,11 @@ class EncodeISA:
 
     def setup(self, dtype, isa):
         self.ts2diff = _codec("encode")
-        self.path = _require_isa(self.ts2diff, isa)
+        self.path = require_isa(self.ts2diff, isa, "TS_2DIFF")
         self.values = w0(SWEEP, dtype)
 
     def teardown(self, dtype, isa):
-        _restore_isa()
+        restore_isa()
 
     def time_encode(self, dtype, isa):
         self.ts2diff.encode(self.values, path=self.path)

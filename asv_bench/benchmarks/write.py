@@ -9,6 +9,8 @@ raises NotImplementedError where the commit under test lacks the writer or the f
 import os
 import tempfile
 
+from ._settings import *  # noqa: F403 (sample counts as module attributes)
+
 FIELDS = 8
 
 
