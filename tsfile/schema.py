@@ -66,14 +66,10 @@ class ColumnSchema:
         return hash((self.column_name, self.data_type, self.category))
 
     def __repr__(self):
-        extra = ""
-        if self.encoding is not None:
-            enc = self.encoding
-            extra += f", encoding={enc!r}" if isinstance(enc, str) else f", encoding={enc.name}"
-        if self.compression is not None:
-            extra += f", compression={self.compression.name}"
+        # the official text (name unquoted, member names); the encoding and compression are
+        # attributes, shown only for encoding="auto", which the official package lacks
+        extra = f", encoding={self.encoding!r}" if isinstance(self.encoding, str) else ""
         return (
-            # the official text: the name without quotes, enum member names
             f"ColumnSchema({self.column_name}, {self.data_type.name}, {self.category.name}{extra})"
         )
 

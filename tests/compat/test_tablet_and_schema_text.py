@@ -64,3 +64,23 @@ def test_schema_texts_are_the_official_ones():
     )
     assert repr(schema) == text
     assert str(schema) == text
+
+
+def test_schemas_read_from_a_file_print_the_official_text(tmp_path):
+    """The reader fills each column's encoding and compression in; the text stays official."""
+    schema = TableSchema(
+        "test_table",
+        [
+            ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG),
+            ColumnSchema("value", TSDataType.DOUBLE, ColumnCategory.FIELD),
+        ],
+    )
+    path = str(tmp_path / "s.tsfile")
+    with tsfile.TsFileTableWriter(path, schema) as w:
+        w.write_arrays([1], {"device": "d", "value": [1.5]})
+    with tsfile.TsFileReader(path) as r:
+        text = repr(r.get_all_table_schemas()["test_table"])
+    assert text == (
+        "TableSchema(test_table, [ColumnSchema(device, STRING, TAG), "
+        "ColumnSchema(value, DOUBLE, FIELD)])"
+    )
