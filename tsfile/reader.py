@@ -643,7 +643,9 @@ class TsFileReader:
     only), never a crash. A ResultSet is for one thread at a time (see ResultSet)."""
 
     def __init__(self, path):
-        self._path = os.fspath(path)
+        # an exact str: the compiled FileView takes no str subclass (numpy.str_, as from a
+        # numpy array of paths) and no bytes path
+        self._path = str(os.fsdecode(path))
         self._life = _Lifetime(self._path)
         self._life.closed = True  # until the file is open
         self._mm = None
