@@ -1,5 +1,7 @@
 """Review of the read side: hostile bytes in the paths that skip without decoding."""
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,38 @@ def test_by_row_refuses_a_page_count_that_lies(paged_file, tmp_path, page, delta
             rs = r.query_table_by_row("t", ["v"], offset=offset, limit=20)
             while rs.next():
                 assert rs.get_value_by_index(1) in times[offset : offset + 20]
+
+
+def test_by_row_refuses_a_chunk_count_that_lies(tmp_path):
+    """Chunk groups of one page each carry their count only in the chunk metadata; by-row
+    queries pass whole groups by it. A time chunk count raised by one (a single byte before the
+    chunk's start and end times) must not shift the rows after it silently: the chunks' counts
+    no longer add up to the series' count, CorruptDataError. (Was: offset 120 served the rows
+    from 119 on.)"""
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema("v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD),
+        ],
+    )
+    path = tmp_path / "groups.tsfile"
+    times = np.arange(300, dtype=np.int64) * 5 + 1
+    with tsfile.TsFileTableWriter(str(path), schema) as w:
+        for k in range(6):  # six chunk groups of 50 rows
+            part = slice(k * 50, (k + 1) * 50)
+            w.write_arrays(times[part], {"id": "d", "v": np.arange(300)[part]})
+            w.flush()
+    data = bytearray(path.read_bytes())
+    # the second time chunk's statistics: count 50, then its start and end times
+    stats = bytes([50]) + struct.pack(">qq", int(times[50]), int(times[99]))
+    at = bytes(data).find(stats)
+    assert at > 0
+    data[at] = 51
+    bad = tmp_path / "lying_chunk_count.tsfile"
+    bad.write_bytes(bytes(data))
+    with tsfile.TsFileReader(str(bad)) as r:
+        with pytest.raises(CorruptDataError, match="count 301 timestamps"):
+            rs = r.query_table_by_row("t", ["v"], offset=120, limit=10)
+            while rs.next():
+                assert rs.get_value_by_index(1) in times[120:130]
