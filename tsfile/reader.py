@@ -919,6 +919,13 @@ class TsFileReader:
         info = chunk.page_info()
         per_byte = _ROWS_PER_BYTE.get(chunk.encoding, _ROWS_PER_BYTE_OTHER)
         if info and all(p[3] for p in info):
+            if chunk.complete and sum(p[4] for p in info) != stats_count:
+                # query_table_by_row skips pages and chunk groups by these counts without
+                # decoding them: a count that disagrees would shift every row after it
+                raise CorruptDataError(
+                    f"{self._path}: the pages of the time chunk at file offset {chunk.offset} "
+                    f"count {sum(p[4] for p in info)} timestamps, its statistics {stats_count}"
+                )
             wanted = 0
             for body, usize, csize, _has, count, start, end in info:
                 if count > usize * per_byte or count > csize * _ROWS_PER_STORED_BYTE:
@@ -956,6 +963,15 @@ class TsFileReader:
         st = tsm.statistics
         if st.count == 0 or st.end_time < t1 or st.start_time > t2:
             return task
+        counted = sum(c.statistics.count for c in tsm.chunks)
+        if len(tsm.chunks) > 1 and counted != st.count:
+            # query_table_by_row skips chunk groups by these counts without decoding them: a
+            # count that disagrees would shift every row after it
+            raise CorruptDataError(
+                f"{self._path}: the time chunks of {dev_id.path} count {counted} timestamps, "
+                f"their series statistics {st.count} (time series metadata at file offset "
+                f"{tsm.at})"
+            )
         tchunks = sorted(tsm.chunks, key=lambda c: c.offset)
         offsets = [c.offset for c in tchunks]
         for a, b in zip(offsets, offsets[1:], strict=False):

@@ -484,10 +484,14 @@ def _range_may_match(leaf, lo, hi):
     op = leaf.op
     if op == "in":
         return bool(np.any((v >= lo) & (v <= hi)))
-    if op == "not in":
+    if op in ("!=", "not in"):
+        if isinstance(lo, float):
+            # a float column's min/max leave NaN out (the writers skip it, as the official
+            # one does): a page of 5.0 and NaN has min == max == 5.0, and its NaN rows match
+            return True
+        if op == "!=":
+            return not (lo == hi == v)
         return not (lo == hi and bool(np.any(v == lo)))
-    if op == "!=":
-        return not (lo == hi == v)
     return {
         "==": lo <= v <= hi,
         "<": lo < v,
