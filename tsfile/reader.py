@@ -116,16 +116,17 @@ class _Plan:
     def out_types(self):
         return self.types[: self.n_out]
 
-    def filter_blocks(self, blocks):
-        """The blocks reduced to the rows the value filter selects (and the result columns)."""
+    def filter_blocks(self, blocks, path="auto"):
+        """The blocks reduced to the rows the value filter selects (and the result columns);
+        ``path``: the query's decode path, which the predicate kernels follow too."""
         if self.bound is None:
             return blocks
-        return self._filtered(blocks)
+        return self._filtered(blocks, path)
 
-    def _filtered(self, blocks):
+    def _filtered(self, blocks, path):
         names, types = self.out_names, self.out_types
         for block in blocks:
-            block = predicate.filter_block(self.bound, block, names, types)
+            block = predicate.filter_block(self.bound, block, names, types, path)
             if block is not None:
                 yield block
 
@@ -1327,7 +1328,7 @@ class TsFileReader:
             blocks = self._table_blocks(
                 q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
             )
-            rs = self._result_set(q.filter_blocks(blocks), q.out_names, q.out_types)
+            rs = self._result_set(q.filter_blocks(blocks, path), q.out_names, q.out_types)
             if batch_size and batch_size > 0:
                 rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
             return rs
@@ -1364,7 +1365,7 @@ class TsFileReader:
             blocks = self._table_blocks(
                 q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
             )
-            blocks = _window_blocks(q.filter_blocks(blocks), skip, limit)
+            blocks = _window_blocks(q.filter_blocks(blocks, path), skip, limit)
             rs = self._result_set(blocks, q.out_names, q.out_types)
             if batch_size and batch_size > 0:
                 rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
@@ -1442,7 +1443,7 @@ class TsFileReader:
         ts = ts[:pos] if pos < cap else ts
         if q.bound is not None:
             ts, columns, nullmap = predicate.filter_columns(
-                q.bound, ts, columns, nullmap, q.out_names
+                q.bound, ts, columns, nullmap, q.out_names, path
             )
         return q.out_names, q.out_types, ts, columns, nullmap
 

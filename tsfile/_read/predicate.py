@@ -504,35 +504,53 @@ def _range_may_match(leaf, lo, hi):
 # -- the row mask --------------------------------------------------------------------------------
 
 
-def evaluate(bound, columns):
+def evaluate(bound, columns, path="auto"):
     """The selection of a block: a bool array, True where the row matches.
 
     ``columns``: result name -> (values, null mask or None) for every name of
     ``columns_of(bound)``; TIME's values are the int64 timestamps. All arrays have the block's
-    length. This is the one step SIMD kernels replace (same arguments, same result)."""
+    length. Comparisons of numeric columns run on the predicate kernels of
+    tsfile._read.pushdown on decode path ``path`` ("per_value", "batch", "simd", "auto": one test
+    per value, scalar C per block, the ISA kernels; the same result on every path)."""
     if isinstance(bound, BoundAnd):
-        mask = evaluate(bound.parts[0], columns)
+        mask = evaluate(bound.parts[0], columns, path)
         for x in bound.parts[1:]:
-            mask &= evaluate(x, columns)
+            mask &= evaluate(x, columns, path)
         return mask
     if isinstance(bound, BoundOr):
-        mask = evaluate(bound.parts[0], columns)
+        mask = evaluate(bound.parts[0], columns, path)
         for x in bound.parts[1:]:
-            mask |= evaluate(x, columns)
+            mask |= evaluate(x, columns, path)
         return mask
     values, nulls = columns[bound.column]
     if isinstance(bound, Const):
         mask = np.full(len(values), bound.matches, np.bool_)
     else:
-        mask = _compare(bound, values)
+        mask = _compare(bound, values, path)
     if nulls is not None:
         mask &= ~nulls  # NULL never matches
     return mask
 
 
-def _compare(leaf, values):
+# Column dtypes and operators the predicate kernels take (the rest, `in` / `not in`, in numpy).
+_KERNEL_DTYPES = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
+_KERNEL_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))
+
+
+def _compare(leaf, values, path="auto"):
     v = leaf.value
     op = leaf.op
+    if (
+        op in _KERNEL_OPS
+        and isinstance(values, np.ndarray)
+        and values.dtype in _KERNEL_DTYPES
+        and isinstance(v, (int, float, np.integer, np.floating))
+        and not isinstance(v, (bool, np.bool_))
+    ):
+        from tsfile._read import pushdown
+
+        operand = v.item() if isinstance(v, np.generic) else v  # the exact Python number
+        return pushdown.select(np.ascontiguousarray(values), op, operand, form="mask", path=path)
     if op == "in":
         return np.isin(values, v)
     if op == "not in":
@@ -603,7 +621,7 @@ def _chunk_statistics(series, measurement, offset, chunk_stats):
     return chunk_stats.get(key)
 
 
-def filter_block(bound, block, names, types):
+def filter_block(bound, block, names, types, path="auto"):
     """The rows of ``block`` that match ``bound``, with only the columns ``names[1:]`` (the
     filter's extra columns dropped); None if no row matches."""
     from tsfile._read.resultset import TsBlock
@@ -612,7 +630,7 @@ def filter_block(bound, block, names, types):
     for name in columns_of(bound):
         if name != TIME:
             inputs[name] = (block.columns[name], block.nulls.get(name))
-    mask = evaluate(bound, inputs)
+    mask = evaluate(bound, inputs, path)
     n = int(np.count_nonzero(mask))
     if n == 0:
         return None
@@ -630,14 +648,14 @@ def filter_block(bound, block, names, types):
     return TsBlock(ts, columns, nulls, types, origins)
 
 
-def filter_columns(bound, timestamps, columns, nulls, names):
+def filter_columns(bound, timestamps, columns, nulls, names, path="auto"):
     """read_columns()'s whole-result arrays reduced to the matching rows and to the columns
     ``names[1:]``: (timestamps, columns, nulls), nulls only where a null is left."""
     inputs = {TIME: (timestamps, None)}
     for name in columns_of(bound):
         if name != TIME:
             inputs[name] = (columns[name], nulls.get(name))
-    mask = evaluate(bound, inputs)
+    mask = evaluate(bound, inputs, path)
     out_cols, out_nulls = {}, {}
     for name in names[1:]:
         out_cols[name] = columns[name][mask]
