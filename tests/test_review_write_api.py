@@ -2,7 +2,7 @@
 it, each checked against the official 2.5 wheel where that one behaves sanely."""
 
 import pytest
-from compat.both import run_official
+from compat.both import run_official, run_ours
 
 import tsfile
 from tsfile.errors import TypeMismatchError
@@ -62,3 +62,41 @@ def test_config_round_trips_after_a_writer_with_a_huge_memory_threshold(tmp_path
     assert config["chunk_group_size_threshold_"] == 2**31 - 1
     tsfile.set_tsfile_config(config)
     assert tsfile.get_tsfile_config() == config
+
+
+FIELD_ERRORS = """
+from tsfile import Field, TSDataType
+import tsfile
+out["exported"] = [hasattr(tsfile, n) for n in ("NoneDataTypeException", "DateTimeParseException")]
+untyped = Field("x", 5)
+for name in ("get_bool_value", "get_int_value", "get_long_value", "get_timestamp_value",
+             "get_float_value", "get_double_value", "get_date_value", "get_string_value",
+             "get_bytes_value"):
+    out[name] = error_of(getattr(untyped, name))[0]
+out["str"] = error_of(str, untyped)[0]
+out["date"] = error_of(Field("d", 20240230, TSDataType.DATE).get_date_value)[0]
+out["date_object"] = error_of(Field("d", 20240230, TSDataType.DATE).get_object_value,
+                              TSDataType.DATE)[0]
+"""
+
+
+def test_field_errors_are_the_official_classes():
+    # before: tsfile had no NoneDataTypeException / DateTimeParseException (an import of either
+    # failed) and Field raised a bare TypeError / ValueError
+    ours = run_ours(FIELD_ERRORS)
+    assert ours["exported"] == [True, True]
+    assert ours["date"] == ours["date_object"] == "DateTimeParseException"
+    assert {v for k, v in ours.items() if k.startswith(("get_", "str"))} == {
+        "NoneDataTypeException"
+    }
+    assert ours == run_official(FIELD_ERRORS)
+
+
+def test_field_errors_stay_the_standard_classes_and_ours():
+    untyped = tsfile.Field("x", 5)
+    with pytest.raises(TypeError, match="field 'x' has no data type") as info:
+        untyped.get_int_value()
+    assert isinstance(info.value, tsfile.TsFileError)
+    with pytest.raises(ValueError, match="20240230 is not a date") as info:
+        tsfile.Field("d", 20240230, tsfile.TSDataType.DATE).get_date_value()
+    assert isinstance(info.value, tsfile.DateTimeParseException)
