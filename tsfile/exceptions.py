@@ -172,8 +172,9 @@ class NoMoreDataError(TsFileError):
 
 class OutOfOrderError(TsFileError, ValueError):
     """A write call gives one device two rows with the same timestamp (within the call, or
-    against its rows buffered since the last flush). The official writer raises it for these
-    cases (and for any decreasing timestamp, which this writer sorts instead)."""
+    against its rows buffered since the last flush). The official table writer raises it for
+    these cases (and for any decreasing timestamp, which this writer sorts instead); its
+    tree-model write_row_record accepts both (README, deliberate differences)."""
 
     _default_message = "Data is out of order"
     _default_code = 22
