@@ -52,6 +52,11 @@ INT_KEYS: dict[str, int] = {
     "chunk_group_size_threshold_": 0,
     "record_count_for_next_mem_check_": 1,
 }
+# integer key -> largest value: the official package's C++ field is uint32 (int32 for the two
+# below), and it refuses a value beyond that instead of storing it
+INT_KEY_MAX: dict[str, int] = {key: 2**32 - 1 for key in INT_KEYS}
+INT_KEY_MAX["chunk_group_size_threshold_"] = 2**31 - 1
+INT_KEY_MAX["record_count_for_next_mem_check_"] = 2**31 - 1
 # The page compressions (SDT, PAA and PLA are lossy series transforms, not page compressions).
 _PAGE_COMPRESSIONS = frozenset(
     {
@@ -114,6 +119,8 @@ def _check_int(key, value):
     value = operator.index(value)
     if value < INT_KEYS[key]:
         raise TypeMismatchError(f"{key} must be >= {INT_KEYS[key]}, got {value}")
+    if value > INT_KEY_MAX[key]:
+        raise TypeMismatchError(f"{key} must be <= {INT_KEY_MAX[key]}, got {value}")
     return value
 
 
@@ -217,9 +224,12 @@ def writer_defaults() -> dict[str, Any]:
 
 def record_memory_threshold(memory_threshold: int) -> None:
     """What every official writer does on creation: its memory threshold becomes the reported
-    ``chunk_group_size_threshold_``."""
+    ``chunk_group_size_threshold_``, capped at what the key holds (the official package wraps
+    a larger one around to a negative number) so that the configuration still round-trips
+    through set_tsfile_config."""
+    cap = INT_KEY_MAX["chunk_group_size_threshold_"]
     with _lock:
-        _config["chunk_group_size_threshold_"] = int(memory_threshold)
+        _config["chunk_group_size_threshold_"] = min(int(memory_threshold), cap)
 
 
 __all__ = [

@@ -172,8 +172,9 @@ class NoMoreDataError(TsFileError):
 
 class OutOfOrderError(TsFileError, ValueError):
     """A write call gives one device two rows with the same timestamp (within the call, or
-    against its rows buffered since the last flush). The official writer raises it for these
-    cases (and for any decreasing timestamp, which this writer sorts instead)."""
+    against its rows buffered since the last flush). The official table writer raises it for
+    these cases (and for any decreasing timestamp, which this writer sorts instead); its
+    tree-model write_row_record accepts both (README, deliberate differences)."""
 
     _default_message = "Data is out of order"
     _default_code = 22
@@ -349,6 +350,20 @@ class FileMapError(TsFileError, OSError):
     _default_code = 55
 
 
+class NoneDataTypeException(TsFileError, TypeError):
+    """A typed accessor of a ``Field`` whose data type is not set (the official package raises
+    this class, defined in its ``tsfile.field``); also a ``TypeError``. It has no error code."""
+
+    _default_message = "None Data Type Exception!"
+
+
+class DateTimeParseException(TsFileError, ValueError):
+    """A DATE value that is not a date (an int yyyyMMdd naming no day); the official package
+    raises this class, defined in its ``tsfile.date_utils``. Also a ``ValueError``; no code."""
+
+    _default_message = "Invalid date format."
+
+
 ERROR_MAPPING: dict[int, type[LibraryError]] = {
     cls._default_code: cls
     for cls in (
@@ -449,6 +464,8 @@ __all__ = [
     "EncodeError",
     "DecodeError",
     "FileMapError",
+    "NoneDataTypeException",
+    "DateTimeParseException",
     "ERROR_MAPPING",
     "ERROR_MESSAGES",
     "get_exception",

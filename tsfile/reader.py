@@ -1604,8 +1604,11 @@ class TsFileReader:
         devices = []
         types = {}
         for dev, rng in self._tree_devices():
-            series = {m: s for m, s in self._series(dev.segments[0], rng).items() if m != ""}
-            devices.append((dev, series))
+            every = self._series(dev.segments[0], rng)
+            # keep the time column ("") of an aligned device in the plan: _tree_blocks reads the
+            # device as aligned by it (without it, it misread the value chunks as non-aligned)
+            devices.append((dev, every))
+            series = {m: s for m, s in every.items() if m != ""}
             for m, tsm in series.items():
                 known = types.setdefault(m, TSDataType(tsm.data_type))
                 if known != tsm.data_type and (column_names is None or m in column_names):

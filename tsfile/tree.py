@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tsfile.exceptions import DateTimeParseException, NoneDataTypeException
 from tsfile.types import TSDataType
 
 T = TSDataType
@@ -39,7 +40,7 @@ def _date_of(value):
         try:
             return datetime.date(v // 10000, v // 100 % 100, v % 100)
         except ValueError:
-            raise ValueError(f"{v} is not a date in the form yyyyMMdd") from None
+            raise DateTimeParseException(f"{v} is not a date in the form yyyyMMdd") from None
     raise TypeError(f"a DATE value is a datetime.date or an int yyyyMMdd, not {type(value)}")
 
 
@@ -78,9 +79,10 @@ class Field:
 
     def _typed(self, accepted, what):
         """The checks every accessor shares: None for a null, else the data type must be set and
-        one of `accepted` (TypeError naming what the accessor needs)."""
+        one of `accepted` (TypeError naming what the accessor needs; the official
+        NoneDataTypeException, also a TypeError, when no data type is set)."""
         if self.data_type is None:
-            raise TypeError(f"field {self.field_name!r} has no data type")
+            raise NoneDataTypeException(f"field {self.field_name!r} has no data type")
         if self.data_type not in accepted:
             raise TypeError(
                 f"field {self.field_name!r}: {what} needs a "

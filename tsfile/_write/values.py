@@ -294,6 +294,8 @@ def _cast_numbers(column, dt, arr, present):
         what = "bools" if kind == "b" else f"{arr.dtype} values"
         _refuse_first(np.ones(arr.shape[0], bool), present, column, f"{dt.name} got {what}")
         return np.zeros(arr.shape[0], dtype=target)  # every row is null
+    if kind == "f" and arr.dtype.itemsize > 8 and target != np.float32:
+        arr = _long_double_to_float64(column, dt, arr, present)
     if target.kind == "i":
         lo, hi = INT_RANGE[dt]
         if kind == "f":
@@ -306,6 +308,19 @@ def _cast_numbers(column, dt, arr, present):
         return _float64_to_float32(column, arr, present)
     with np.errstate(invalid="ignore", over="ignore"):  # NaN / garbage in null rows
         return arr.astype(target)
+
+
+def _long_double_to_float64(column, dt, arr, present):
+    """A long double array as float64, refusing a value that float64 cannot hold exactly (the
+    later checks see float64 only: 1 + 2**-60 would be stored as 1.0, 2**62 + 0.5 as an INT64
+    2**62). FLOAT columns round to float32 anyway, so they do not come here."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = arr.astype(np.float64)
+        same = (out.astype(arr.dtype) == arr) | (np.isnan(arr) & np.isnan(out))
+    row = _first_bad(~same, present)
+    if row is not None:
+        raise mismatch(f"{arr[row]!r} ({arr.dtype}) has no exact {dt.name} value", column, row)
+    return out
 
 
 def _check_int_range(column, dt, arr, present, lo, hi):
