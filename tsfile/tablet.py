@@ -75,7 +75,7 @@ def _not_unique(name):
     from tsfile.exceptions import InvalidArgumentError
 
     return InvalidArgumentError(
-        f"tablet column names must be unique (case-insensitive): {name!r} is given twice"
+        f"tablet column names must be unique (case-insensitive): duplicate column {name!r}"
     )
 
 

@@ -26,7 +26,7 @@ def test_a_tablet_naming_a_column_twice_is_refused_when_written_tree(tmp_path):
         with pytest.raises(InvalidArgumentError) as info:
             writer.write_tablet(tablet)
     assert info.value.code == ErrorCode.INVALID_ARGUMENT
-    assert "unique" in info.value.message and "'value'" in str(info.value)
+    assert "unique" in info.value.message and "duplicate column 'value'" in str(info.value)
     assert isinstance(info.value, ValueError)
     with tsfile.TsFileReader(str(path)) as reader:  # nothing of the tablet was written
         assert reader.get_all_devices() == []
