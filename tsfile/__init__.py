@@ -6,6 +6,7 @@ from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_avail
 from tsfile.errors import (
     ClosedError,
     CorruptDataError,
+    NoCurrentRowError,
     SimdUnavailableError,
     TsFileNotFoundError,
     UnsupportedError,
@@ -121,6 +122,7 @@ __all__ = [
     *_exception_names,
     "CorruptDataError",
     "ClosedError",
+    "NoCurrentRowError",
     "WriterClosedError",
     "TsFileNotFoundError",
     "UnsupportedError",

@@ -48,6 +48,11 @@ class ClosedError(TsFileError, ValueError):
     """A reader, writer or result set was used after it was closed (or closed while in use)."""
 
 
+class NoCurrentRowError(TsFileError, RuntimeError):
+    """A ResultSet value was asked for with no current row: before next() returned True, or
+    after the result ran out (also a RuntimeError, which it was before it had a class)."""
+
+
 class WriterClosedError(ClosedError, FileWriteError):
     """A write call (or add_tsfile_property) on a closed writer: the official package raises
     FileWriteError there."""
@@ -74,6 +79,7 @@ __all__ = [
     "TypeMismatchError",
     "AlreadyExistsError",
     "ClosedError",
+    "NoCurrentRowError",
     "WriterClosedError",
     "TsFileNotFoundError",
     "TableNotExistError",

@@ -16,7 +16,9 @@ import numpy as np
 
 cimport numpy as cnp
 
-from tsfile.errors import ClosedError, ColumnNotExistError, CorruptDataError, TsFileError
+from tsfile.errors import (
+    ClosedError, ColumnNotExistError, CorruptDataError, NoCurrentRowError, TsFileError,
+)
 from tsfile.exceptions import OutOfRangeError
 from tsfile.types import TSDataType, int_to_date
 
@@ -310,7 +312,9 @@ cdef class ResultSet:
         if i < 1 or i > self._ncols:
             check_column_index(i, self._ncols)  # raises OutOfRangeError (an IndexError)
         if self._row < 0 or self._row >= self._n:
-            raise RuntimeError("no current row: call next() first (and check it returned True)")
+            raise NoCurrentRowError(
+                "no current row: call next() first and check that it returned True (after "
+                "read_data_frame() used up the result there is none)")
         return 0
 
     cdef inline object _value(self, int c):
@@ -434,7 +438,9 @@ cdef class ResultSet:
         """Up to ``max_row_num`` rows as a pandas DataFrame (the columns and nullable dtypes of
         ``tsfile.to_dataframe``), starting with the current row (the first row when next() was
         not called yet). The cursor is left on the last row returned, so ``next()`` continues
-        after it; at the end of the result the DataFrame is empty (its columns named)."""
+        after it; when the result ran out before ``max_row_num`` rows there is no current row
+        any more (``next()`` returns False). At the end of the result the DataFrame is empty
+        (its columns named)."""
         cdef list parts = []
         cdef Py_ssize_t want, start, take
         want = int(max_row_num)
