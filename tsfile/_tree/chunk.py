@@ -17,7 +17,14 @@ import numpy as np
 
 from tsfile._format.bytes import uvarint
 from tsfile._write import encoders
-from tsfile._write.chunk import Chunk, _chunk_header, _chunk_marker, _page_header, _refuse
+from tsfile._write.chunk import (
+    Chunk,
+    _chunk_header,
+    _chunk_marker,
+    _page_header,
+    _refuse,
+    page_bounds,
+)
 from tsfile._write.statistics import (
     is_numeric,
     merged,
@@ -39,8 +46,7 @@ def series_chunk(
     if isinstance(values, np.ndarray):
         values = np.ascontiguousarray(values)
     times = np.ascontiguousarray(times, dtype=np.int64)
-    n = times.shape[0]
-    bounds = list(range(0, n, page_size)) + [n]
+    bounds = page_bounds(times.shape[0], page_size)
     multi = len(bounds) > 2
     if is_numeric(data_type):
         page_stat_bytes, stats = numeric_value_statistics(data_type, values, times, bounds, multi)
