@@ -25,12 +25,7 @@ from tsfile._write.chunk import (
     _refuse,
     page_bounds,
 )
-from tsfile._write.statistics import (
-    is_numeric,
-    merged,
-    numeric_value_statistics,
-    value_page_statistics,
-)
+from tsfile._write.statistics import value_statistics
 from tsfile.compression import compress
 from tsfile.types import Compressor, TSDataType, TSEncoding
 
@@ -48,12 +43,7 @@ def series_chunk(
     times = np.ascontiguousarray(times, dtype=np.int64)
     bounds = page_bounds(times.shape[0], page_size)
     multi = len(bounds) > 2
-    if is_numeric(data_type):
-        page_stat_bytes, stats = numeric_value_statistics(data_type, values, times, bounds, multi)
-    else:
-        page_stats = value_page_statistics(data_type, values, times, bounds)
-        stats = merged(data_type, page_stats)
-        page_stat_bytes = [s.serialize() for s in page_stats]
+    page_stat_bytes, stats = value_statistics(data_type, values, times, bounds, multi)
     encode_times = encoders.value_encoder(time_encoding, TSDataType.INT64)
     encode_values = encoders.value_encoder(encoding, data_type)
     page_loss = encoders.page_loss(encoding, data_type)

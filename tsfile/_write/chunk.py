@@ -17,11 +17,8 @@ from tsfile._write import chunk_encode, encoders
 from tsfile._write.statistics import (
     Statistics,
     chunk_statistics,
-    is_numeric,
-    merged,
-    numeric_value_statistics,
     time_page_statistics,
-    value_page_statistics,
+    value_statistics,
     write_segments,
 )
 from tsfile.compression import compress
@@ -183,14 +180,9 @@ def value_chunk(
         return Chunk(
             measurement, data_type, [head, data], chunk_statistics(data_type, chunk), encoding
         )
-    if is_numeric(data_type):
-        page_stat_bytes, stats = numeric_value_statistics(
-            data_type, values, value_times, offsets, multi, segments, present
-        )
-    else:
-        page_stats = value_page_statistics(data_type, values, value_times, offsets)
-        stats = merged(data_type, page_stats)
-        page_stat_bytes = [None if s.count == 0 else s.serialize() for s in page_stats]
+    page_stat_bytes, stats = value_statistics(
+        data_type, values, value_times, offsets, multi, segments, present
+    )
     parts, size = _value_pages(
         measurement,
         data_type,

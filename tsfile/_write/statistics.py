@@ -47,6 +47,21 @@ def numeric_value_statistics(
     return pages, chunk_statistics(dt, chunk)
 
 
+def value_statistics(
+    data_type, values, times, offsets, page_bytes: bool, segments=None, present=None
+):
+    """(serialized statistics of each page, None for a page without values, chunk Statistics) of
+    a value chunk of any type: numeric_value_statistics for numeric and BOOLEAN chunks, else
+    value_page_statistics merged. page_bytes false: the pages' statistics are not serialized."""
+    if is_numeric(data_type):
+        return numeric_value_statistics(
+            data_type, values, times, offsets, page_bytes, segments, present
+        )
+    page_stats = value_page_statistics(data_type, values, times, offsets)
+    pages = [None if not page_bytes or s.count == 0 else s.serialize() for s in page_stats]
+    return pages, merged(data_type, page_stats)
+
+
 def write_segments(data_type, segments, present):
     """(value offsets, batch flags) of the write segments for the statistics sums of an INT64 /
     DOUBLE chunk (see _stats.numeric_chunk_stats), or None: no segments, or a type whose sums do
