@@ -95,15 +95,14 @@ def _in_c(encoding, data_type, compressor) -> bool:
 def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk:
     """The time chunk ("" / VECTOR) of an aligned chunk group."""
     compressor = Compressor(compressor)
-    encode = encoders.value_encoder(encoding, TSDataType.INT64)
-    npages = len(bounds) - 1
-    multi = npages > 1
+    multi = len(bounds) > 2
     if _in_c(encoding, TSDataType.VECTOR, compressor):
         data, _ = chunk_encode.encode_pages(
             times, bounds, int(encoding), int(TSDataType.VECTOR), int(compressor), times=times
         )
         parts, size = [b"", data], len(data)
     else:
+        encode = encoders.value_encoder(encoding, TSDataType.INT64)
         parts, size = _time_pages(times, bounds, compressor, encode)
     rows = bounds[-1]
     stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
@@ -160,7 +159,6 @@ def value_chunk(
         for c in counts.tolist():
             offsets.append(offsets[-1] + c)
         value_times = times[present]
-    encode = encoders.value_encoder(encoding, data_type)
     page_loss = encoders.page_loss(encoding, data_type)
     if page_loss is None and _in_c(encoding, data_type, compressor):
         # statistics too: each page's just before it is encoded, while it is in cache
@@ -175,78 +173,43 @@ def value_chunk(
             value_times=value_times,
             segments=write_segments(data_type, segments, present),
         )
-        marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
-        head = _chunk_header(marker, measurement, len(data), data_type, compressor, encoding)
-        return Chunk(
-            measurement, data_type, [head, data], chunk_statistics(data_type, chunk), encoding
+        parts, size = [b"", data], len(data)
+        stats = chunk_statistics(data_type, chunk)
+    else:
+        page_stat_bytes, stats = value_statistics(
+            data_type, values, value_times, offsets, multi, segments, present
         )
-    page_stat_bytes, stats = value_statistics(
-        data_type, values, value_times, offsets, multi, segments, present
-    )
-    parts, size = _value_pages(
-        measurement,
-        data_type,
-        encoding,
-        compressor,
-        values,
-        present,
-        value_times,
-        bounds,
-        offsets,
-        page_stat_bytes,
-        encode,
-        page_loss,
-    )
+        encode = encoders.value_encoder(encoding, data_type)
+        parts = [b""]
+        size = 0
+        for p in range(npages):
+            a, b = offsets[p], offsets[p + 1]
+            if b <= a:
+                parts.append(b"\x00")
+                size += 1
+                continue
+            r0, r1 = bounds[p], bounds[p + 1]
+            rows = r1 - r0
+            if present is None or b - a == rows:
+                bitmap = full_bitmap(rows)
+            else:
+                bitmap = np.packbits(present[r0:r1]).tobytes()
+            page = encode(values[a:b])
+            if page_loss is not None:
+                lost = page_loss(values[a:b], page)
+                if lost is not None:
+                    _refuse(measurement, data_type, encoding, values, value_times, a, lost)
+            body = i32(rows) + bitmap + page
+            stored = compress(compressor, body)
+            head = _page_header(len(body), len(stored))
+            if multi:
+                head += page_stat_bytes[p]
+            parts.append(head)
+            parts.append(stored)
+            size += len(head) + len(stored)
     marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
     parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
     return Chunk(measurement, data_type, parts, stats, encoding)
-
-
-def _value_pages(
-    measurement,
-    data_type,
-    encoding,
-    compressor,
-    values,
-    present,
-    value_times,
-    bounds,
-    offsets,
-    page_stat_bytes,
-    encode,
-    page_loss,
-):
-    """The value chunk's pages one by one: ([b"", page parts...], their size)."""
-    npages = len(bounds) - 1
-    multi = npages > 1
-    parts = [b""]
-    size = 0
-    for p in range(npages):
-        a, b = offsets[p], offsets[p + 1]
-        if b <= a:
-            parts.append(b"\x00")
-            size += 1
-            continue
-        r0, r1 = bounds[p], bounds[p + 1]
-        rows = r1 - r0
-        if present is None or b - a == rows:
-            bitmap = full_bitmap(rows)
-        else:
-            bitmap = np.packbits(present[r0:r1]).tobytes()
-        page = encode(values[a:b])
-        if page_loss is not None:
-            lost = page_loss(values[a:b], page)
-            if lost is not None:
-                _refuse(measurement, data_type, encoding, values, value_times, a, lost)
-        body = i32(rows) + bitmap + page
-        stored = compress(compressor, body)
-        head = _page_header(len(body), len(stored))
-        if multi:
-            head += page_stat_bytes[p]
-        parts.append(head)
-        parts.append(stored)
-        size += len(head) + len(stored)
-    return parts, size
 
 
 def _refuse(measurement, data_type, encoding, values, value_times, a, lost):
