@@ -837,3 +837,14 @@ def test_a_row_of_nulls_writes_nothing_for_a_non_aligned_device(tmp_path):
     write(tmp_path / "a.tsfile", True)
     write(tmp_path / "b.tsfile", False)
     assert (tmp_path / "a.tsfile").read_bytes() == (tmp_path / "b.tsfile").read_bytes()
+
+
+def test_device_paths_and_segments_are_one_to_one():
+    # TreeBuffers keys devices by path and by segments and keeps no alias between them: this
+    # holds because the segments joined with "." give the path back (backquotes kept)
+    from tsfile._tree.buffer import device_segments
+
+    paths = ["root", "root.d", "root.sg1.d1", "root.sg1.d1.x.y", "root.`a.b`.c", "root.sg.`d1`"]
+    for path in paths:
+        assert ".".join(device_segments(path)) == path
+    assert len({device_segments(p) for p in paths}) == len(paths)

@@ -33,7 +33,8 @@ T = TSDataType
 
 
 def device_segments(path) -> tuple:
-    """The DeviceID segments the file stores for a tree device path (format notes 4.2)."""
+    """The DeviceID segments the file stores for a tree device path (format notes 4.2). The
+    path is ".".join(segments) (backquotes kept), so two paths never share their segments."""
     if not isinstance(path, str) or not path:
         raise TypeError("a device path is a non-empty str")
     nodes = split_tree_path(path)
@@ -132,9 +133,6 @@ class TreeBuffers:
         dev = self.devices.get(device_path)
         if dev is None:
             dev = TreeDevice(device_path)
-            other = self.by_segments.get(dev.segments)
-            if other is not None:  # "root.a.`b`" and "root.a.b" name one device
-                dev = other
         if dev.aligned:
             # its earlier chunk groups would lack the series' value chunk
             raise ValueError(
@@ -150,7 +148,7 @@ class TreeBuffers:
         """Register an aligned device with all its series (a device already registered, aligned
         or not, is refused)."""
         dev = TreeDevice(device_path, aligned=True)
-        if device_path in self.devices or dev.segments in self.by_segments:
+        if device_path in self.devices:
             raise AlreadyExistsError(f"device {device_path!r} is already registered")
         for schema in schemas:
             dev.register(schema)
