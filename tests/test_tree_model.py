@@ -848,3 +848,31 @@ def test_device_paths_and_segments_are_one_to_one():
     for path in paths:
         assert ".".join(device_segments(path)) == path
     assert len({device_segments(p) for p in paths}) == len(paths)
+
+
+def test_a_tree_device_whose_first_segment_is_a_registered_table_is_refused(tmp_path):
+    # "root.sg1.d1" is stored as the DeviceID ("root.sg1", "d1"): the index of a table named
+    # "root.sg1", whose device with tag "d1" has that very ID. register_table refuses the table
+    # once the device exists; the other order was accepted (checked only the first node, "root")
+    # and the file then showed the table's points, not the series'.
+    from tsfile import ColumnCategory, ColumnSchema, TableSchema
+
+    def table():
+        return TableSchema(
+            "root.sg1",
+            [
+                ColumnSchema("tag", T.STRING, ColumnCategory.TAG),
+                ColumnSchema("v", T.INT32, ColumnCategory.FIELD),
+            ],
+        )
+
+    with TsFileWriter(tmp_path / "a.tsfile") as w:
+        w.register_table(table())
+        with pytest.raises(ValueError, match="share its index"):
+            w.register_timeseries("root.sg1.d1", TimeseriesSchema("x", T.INT32))
+        with pytest.raises(ValueError, match="share its index"):
+            w.register_device(DeviceSchema("root.sg1.d2", [TimeseriesSchema("x", T.INT32)]))
+    with TsFileWriter(tmp_path / "b.tsfile") as w:
+        w.register_timeseries("root.sg1.d1", TimeseriesSchema("x", T.INT32))
+        with pytest.raises(ValueError, match="share its index"):
+            w.register_table(table())

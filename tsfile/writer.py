@@ -152,7 +152,7 @@ from tsfile import compression as _compression
 from tsfile import config as _config
 from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import serialize_device_id, sort_key, text_utf8
-from tsfile._tree.buffer import TreeBuffers
+from tsfile._tree.buffer import TreeBuffers, device_segments
 from tsfile._tree.chunk import series_chunk
 from tsfile._write import encoders
 from tsfile._write.bloom import cpp_path_count
@@ -669,6 +669,8 @@ class TsFileWriter:
         text_utf8(str(device_name), "device path")
         if device_name not in self._tree.devices and (
             str(device_name).split(".", 1)[0].lower() in self._tables
+            # the table index the device is stored under (what register_table checks)
+            or device_segments(device_name)[0].lower() in self._tables
         ):
             raise ValueError(f"device {device_name!r} would share its index with a table")
 
