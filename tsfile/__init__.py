@@ -6,6 +6,7 @@ from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_avail
 from tsfile.errors import (
     ClosedError,
     CorruptDataError,
+    InvalidFilterError,
     NoCurrentRowError,
     SimdUnavailableError,
     TsFileNotFoundError,
@@ -67,7 +68,6 @@ _LAZY = {
     "AlignedTimeseries": "tsfile.dataset",
     "SeriesPath": "tsfile.dataset",
     "Scanner": "tsfile.dataset",
-    "InvalidFilterError": "tsfile.errors",
     "TIME_COLUMN": "tsfile.constants",
     "FileReadBackend": "tsfile.constants",
     "dataframe_to_tsfile": "tsfile.utils",
@@ -97,7 +97,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getatt
         Timeseries,
         TsFileDataFrame,
     )
-    from tsfile.errors import InvalidFilterError  # noqa: F401
     from tsfile.filters import (  # noqa: F401
         TagFilter,
         tag_between,
@@ -159,6 +158,7 @@ __all__ = [
     *_exception_names,
     "CorruptDataError",
     "ClosedError",
+    "InvalidFilterError",
     "NoCurrentRowError",
     "WriterClosedError",
     "TsFileNotFoundError",
