@@ -91,3 +91,25 @@ def test_skip_section(capsys):
     assert re.search(r"^\s+batch\s", out, re.M), out
     assert re.search(r"^\s*LZ4\s+30000\s", out, re.M), out
     assert re.search(r"^\s*UNCOMP\s+30000\s", out, re.M), out
+
+
+def test_filter_section(capsys):
+    out = _run(
+        capsys,
+        "filter",
+        "--devices",
+        "20",
+        "--device-rows",
+        "50",
+        "--rows",
+        "2000",
+        "--group-rows",
+        "100",
+        "--repeat",
+        "1",
+    )
+    assert "## tag filter: 1 of 20 devices (50 of 1,000 rows)" in out
+    assert "## value filter on 2,000 rows" in out
+    for sel in (0.1, 1, 10, 50):
+        assert re.search(rf"^random walk f0\s+{sel}\s", out, re.M), out
+        assert re.search(rf"^random f7\s+{sel}\s", out, re.M), out

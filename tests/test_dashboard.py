@@ -4,7 +4,7 @@ its three paths as three series, each over at least MIN_COMMITS commits.
 
 Needs asv, Playwright (the Python package only: it drives the installed Chromium, e.g. Debian's
 `chromium`, through `executable_path`) and a Chromium binary. Skipped without them unless
-TSFILE_REQUIRE_CHROMIUM is set (CI sets it): then their absence is a failure.
+TSFILE_REQUIRE_CHROMIUM=1 (CI sets it): then their absence is a failure.
 """
 
 import functools
@@ -28,8 +28,8 @@ CHROMIUM_NAMES = ["chromium", "chromium-browser", "google-chrome", "chrome"]
 
 
 def _missing(what):
-    if os.environ.get("TSFILE_REQUIRE_CHROMIUM"):
-        pytest.fail(f"TSFILE_REQUIRE_CHROMIUM is set but {what} is missing")
+    if os.environ.get("TSFILE_REQUIRE_CHROMIUM", "") == "1":
+        pytest.fail(f"TSFILE_REQUIRE_CHROMIUM=1 but {what} is missing")
     pytest.skip(f"{what} not installed")
 
 

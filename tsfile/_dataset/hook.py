@@ -26,13 +26,15 @@ MANY_DOC = """
 
 def many_files(kind):
     def wrap(single):
-        own = set(inspect.signature(single).parameters)
+        params = inspect.signature(single).parameters
+        own = set(params)
+        first_name = next(iter(params))  # the files' parameter (path / file_path)
 
         @functools.wraps(single)
         def dispatch(*args, **kwargs):
             from tsfile._dataset.files import is_many
 
-            first = args[0] if args else kwargs.get(next(iter(own)))
+            first = args[0] if args else kwargs.get(first_name)
             if is_many(first):
                 from tsfile._dataset.scan import read_many
 

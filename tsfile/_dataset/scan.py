@@ -163,8 +163,10 @@ class Scanner:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def _collect(self, fn):
-        """``[(path, fn(path))]`` over every path on the pool; failures per ``on_error``."""
+    def _collect(self, fn, paths=None):
+        """``[(path, fn(path))]`` over ``paths`` (every path by default) on the pool; failures
+        per ``on_error``."""
+        paths = self.paths if paths is None else paths
 
         def guarded(path):
             try:
@@ -175,9 +177,7 @@ class Scanner:
                 return _Failed(path, name_file(exc, path))
 
         out = []
-        for path, result in zip(
-            self.paths, pool_map(guarded, self.paths, self.threads), strict=True
-        ):
+        for path, result in zip(paths, pool_map(guarded, paths, self.threads), strict=True):
             if isinstance(result, _Failed):
                 self._skip(result)
             else:
@@ -251,15 +251,7 @@ class Scanner:
             missing = {c[0] for c in self._missing[path]}
             return fn(path, [n for n in names if n not in missing])
 
-        return self._collect_files(one)
-
-    def _collect_files(self, fn):
-        saved, self.paths = self.paths, self.files
-        try:
-            done = self._collect(fn)
-        finally:
-            self.paths = saved
-        return done
+        return self._collect(one, self.files)
 
     def read_each(self, read_one):
         """Plan and read in one pass per file, on the pool: open the file, read its metadata,
