@@ -1194,6 +1194,7 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
     cdef Py_ssize_t vals_n
     cdef uint8_t *dense
     cdef uint32_t tlen
+    cdef size_t tvp
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         if pg.has_stats and (pg.end < t1 or pg.start > t2):
@@ -1201,19 +1202,13 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
         if pg.usize == 0:
             continue
         body = page_body(fv, ch, pg, s)
-        tp = 0
-        # time length is a uvarint at the start of the body (not the file): parse by hand
-        tlen = 0
-        c = 0
-        while True:
-            if tp >= pg.usize or c > 28:
-                with gil:
-                    raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
-            tlen |= (<uint32_t>(body[tp] & 0x7F)) << c
-            tp += 1
-            if not (body[tp - 1] & 0x80):
-                break
-            c += 7
+        # time length: a uvarint at the start of the body (not the file), read by the codecs'
+        # bounds-checked reader (a 6th byte or bits above 31 are refused, never wrapped)
+        tvp = 0
+        if tsc_read_uvarint32(body, pg.usize, &tvp, &tlen):
+            with gil:
+                raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
+        tp = <Py_ssize_t>tvp
         if tp + <Py_ssize_t>tlen > pg.usize:
             with gil:
                 raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
