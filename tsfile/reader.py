@@ -1771,18 +1771,26 @@ class TsFileReader:
                     f"{self._path}: chunk statistics count {st.count} is impossible for "
                     f"{usize} bytes at file offset {cm.offset}"
                 )
-            chunks.append(ch)
+            chunks.append((ch, st))
             cap += st.count
         ts = np.empty(cap, np.int64)
         vals = np.empty(cap, engine.numpy_dtype(tsm.data_type))
         pos = 0
-        for ch in chunks:
+        for ch, st in chunks:
             if ch.data_type != tsm.data_type:
                 raise CorruptDataError(
                     f"{self._path}: chunk type {ch.data_type} of {tsm.measurement!r} differs "
                     f"from its series type at file offset {ch.offset}"
                 )
-            pos += engine.read_nonaligned_chunk(self._fv, ch, t1, t2, pcode, ts, vals, pos, scratch)
+            n = engine.read_nonaligned_chunk(self._fv, ch, t1, t2, pcode, ts, vals, pos, scratch)
+            # a chunk inside [t1, t2] yields all its points: the pages of a one-page chunk carry
+            # no statistics of their own, so this is the only check of their count
+            if t1 <= st.start_time and st.end_time <= t2 and n != st.count:
+                raise CorruptDataError(
+                    f"{self._path}: chunk at file offset {ch.offset} holds {n} points, its "
+                    f"statistics count {st.count}"
+                )
+            pos += n
         ts, vals = ts[:pos], vals[:pos]
         if pos > 1 and not np.all(ts[1:] > ts[:-1]):
             order = np.argsort(ts, kind="stable")
