@@ -132,11 +132,11 @@ def test_nonaligned_time_length_that_overflows_32_bits_is_refused(tmp_path):
                 rs.get_next_tsblock()
 
 
-def test_nonaligned_chunk_short_of_its_statistics_count_is_refused(tmp_path):
+def test_nonaligned_page_without_a_timestamp_is_refused(tmp_path):
     """The page of a one-page non-aligned chunk carries no statistics; a time length changed to
-    0 (a valid varint) makes the page decode to no point at all. The chunk lies inside the
-    queried range, so its statistics count is the number of points it must yield: an error, not
-    an empty series. (Was: query_timeseries returned no row and no error.)"""
+    0 (a valid varint) makes the page decode to no point at all, though it holds value bytes. No
+    writer stores a page without points: an error, not an empty series. (Was: query_timeseries
+    returned no row and no error.)"""
     name = "tree_nonaligned"
     if not fixture_path(name).exists():
         pytest.skip(f"fixture {name} not present")
@@ -154,7 +154,7 @@ def test_nonaligned_chunk_short_of_its_statistics_count_is_refused(tmp_path):
     bad = tmp_path / "empty_time_length.tsfile"
     bad.write_bytes(data[:at] + b"\x00" + data[at + 1 :])
     with tsfile.TsFileReader(str(bad)) as r:
-        with pytest.raises(CorruptDataError, match="holds 0 points, its statistics count"):
+        with pytest.raises(CorruptDataError, match="holds no timestamp"):
             with r.query_timeseries(
                 "root.a.b.c.d", [chunk["measurement"]], -(2**63), 2**63 - 1
             ) as rs:

@@ -1775,26 +1775,18 @@ class TsFileReader:
                     f"{self._path}: chunk statistics count {st.count} is impossible for "
                     f"{usize} bytes at file offset {cm.offset}"
                 )
-            chunks.append((ch, st))
+            chunks.append(ch)
             cap += st.count
         ts = np.empty(cap, np.int64)
         vals = np.empty(cap, engine.numpy_dtype(tsm.data_type))
         pos = 0
-        for ch, st in chunks:
+        for ch in chunks:
             if ch.data_type != tsm.data_type:
                 raise CorruptDataError(
                     f"{self._path}: chunk type {ch.data_type} of {tsm.measurement!r} differs "
                     f"from its series type at file offset {ch.offset}"
                 )
-            n = engine.read_nonaligned_chunk(self._fv, ch, t1, t2, pcode, ts, vals, pos, scratch)
-            # a chunk inside [t1, t2] yields all its points: the pages of a one-page chunk carry
-            # no statistics of their own, so this is the only check of their count
-            if t1 <= st.start_time and st.end_time <= t2 and n != st.count:
-                raise CorruptDataError(
-                    f"{self._path}: chunk at file offset {ch.offset} holds {n} points, its "
-                    f"statistics count {st.count}"
-                )
-            pos += n
+            pos += engine.read_nonaligned_chunk(self._fv, ch, t1, t2, pcode, ts, vals, pos, scratch)
         ts, vals = ts[:pos], vals[:pos]
         if pos > 1 and not np.all(ts[1:] > ts[:-1]):
             order = np.argsort(ts, kind="stable")

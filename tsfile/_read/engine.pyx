@@ -1208,6 +1208,10 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
                 raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
         # The time encoding of non-aligned chunks is not recorded: TS_2DIFF (format notes 5.3).
         c = decode_times(fv, body + tp, tlen, E_TS_2DIFF, path, s, pg.body, st)
+        if c == 0:  # no writer stores a page without points (the page of a one-page chunk has
+            with gil:  # no statistics to catch this below)
+                raise corrupt(fv, f"non-aligned page of {pg.usize} bytes holds no timestamp",
+                              pg.body)
         if pg.has_stats and pg.count != c:
             with gil:
                 raise corrupt(fv, f"page holds {c} points, its statistics say {pg.count}",
