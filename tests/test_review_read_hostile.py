@@ -4,6 +4,8 @@ import struct
 
 import numpy as np
 import pytest
+from interop.chunk_scan import iter_pages
+from interop.expected import fixture_path, load_expected
 
 import tsfile
 from tsfile.errors import CorruptDataError
@@ -94,3 +96,66 @@ def test_by_row_refuses_a_chunk_count_that_lies(tmp_path):
             rs = r.query_table_by_row("t", ["v"], offset=120, limit=10)
             while rs.next():
                 assert rs.get_value_by_index(1) in times[120:130]
+
+
+def test_nonaligned_time_length_that_overflows_32_bits_is_refused(tmp_path):
+    """A non-aligned page starts with the uvarint length of its times. A 5-byte varint whose last
+    byte carries bits above bit 31 (80 80 80 80 10) must be refused like every other uvarint of
+    the reader, not wrapped to 0. (Was: the page loop's own varint parser wrapped it to a time
+    length of 0, and the single-page chunk, without page statistics to check against, read as
+    an empty series: no row, no error.)"""
+    name = "tree_nonaligned"
+    if not fixture_path(name).exists():
+        pytest.skip(f"fixture {name} not present")
+    data = fixture_path(name).read_bytes()
+    chunk = next(
+        c
+        for c in load_expected(name).meta["chunks"]
+        if c["kind"] == "nonaligned"
+        and c["pages"] == 1
+        and c["compression"] == "UNCOMPRESSED"
+        and c["device"] == ["root.a.b", "c", "d"]
+    )
+    body = next(iter(iter_pages(data, chunk)))["body"]
+    at = data.find(body)
+    assert at > 0 and data[at] < 0x80  # a one-byte time length, then the times
+    with tsfile.TsFileReader(str(fixture_path(name))) as r:
+        with r.query_timeseries("root.a.b.c.d", [chunk["measurement"]], -(2**63), 2**63 - 1) as rs:
+            assert len(rs.get_next_tsblock()) > 0  # the intact file has rows there
+    bad = tmp_path / "wrapped_time_length.tsfile"
+    bad.write_bytes(data[:at] + bytes([0x80, 0x80, 0x80, 0x80, 0x10]) + data[at + 5 :])
+    with tsfile.TsFileReader(str(bad)) as r:
+        with pytest.raises(CorruptDataError, match="bad time length"):
+            with r.query_timeseries(
+                "root.a.b.c.d", [chunk["measurement"]], -(2**63), 2**63 - 1
+            ) as rs:
+                rs.get_next_tsblock()
+
+
+def test_nonaligned_page_without_a_timestamp_is_refused(tmp_path):
+    """The page of a one-page non-aligned chunk carries no statistics; a time length changed to
+    0 (a valid varint) makes the page decode to no point at all, though it holds value bytes. No
+    writer stores a page without points: an error, not an empty series. (Was: query_timeseries
+    returned no row and no error.)"""
+    name = "tree_nonaligned"
+    if not fixture_path(name).exists():
+        pytest.skip(f"fixture {name} not present")
+    data = fixture_path(name).read_bytes()
+    chunk = next(
+        c
+        for c in load_expected(name).meta["chunks"]
+        if c["kind"] == "nonaligned"
+        and c["pages"] == 1
+        and c["compression"] == "UNCOMPRESSED"
+        and c["device"] == ["root.a.b", "c", "d"]
+    )
+    at = data.find(next(iter(iter_pages(data, chunk)))["body"])
+    assert 0 < data[at] < 0x80  # a one-byte time length
+    bad = tmp_path / "empty_time_length.tsfile"
+    bad.write_bytes(data[:at] + b"\x00" + data[at + 1 :])
+    with tsfile.TsFileReader(str(bad)) as r:
+        with pytest.raises(CorruptDataError, match="holds no timestamp"):
+            with r.query_timeseries(
+                "root.a.b.c.d", [chunk["measurement"]], -(2**63), 2**63 - 1
+            ) as rs:
+                rs.get_next_tsblock()

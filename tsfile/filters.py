@@ -20,6 +20,7 @@ column (the official reader silently matches nothing).
 
 from __future__ import annotations
 
+import operator
 import re
 
 from tsfile.errors import ColumnNotExistError, InvalidFilterError
@@ -178,12 +179,12 @@ def tag_not_between(column_name: str, lower: str, upper: str) -> TagFilter:
 _C = ComparisonTagFilter
 # op -> test of a non-NULL tag value against the filter's value
 _COMPARE = {
-    _C.EQ: lambda tag, value: tag == value,
-    _C.NEQ: lambda tag, value: tag != value,
-    _C.LT: lambda tag, value: tag < value,
-    _C.LTEQ: lambda tag, value: tag <= value,
-    _C.GT: lambda tag, value: tag > value,
-    _C.GTEQ: lambda tag, value: tag >= value,
+    _C.EQ: operator.eq,
+    _C.NEQ: operator.ne,
+    _C.LT: operator.lt,
+    _C.LTEQ: operator.le,
+    _C.GT: operator.gt,
+    _C.GTEQ: operator.ge,
 }
 
 

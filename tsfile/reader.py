@@ -1728,6 +1728,9 @@ class TsFileReader:
         (aligned series must share one time column, and are read through it; non-aligned
         series each bring their own timestamps)."""
         self._check_open()
+        offset = int(offset)
+        if offset < 0:
+            raise ValueError(f"offset must be >= 0, got {offset}")
         prepared_list = list(prepared_list)
         if not prepared_list:
             raise ValueError("no prepared series given")
@@ -1748,7 +1751,8 @@ class TsFileReader:
         with self._op():
             pcode = _path_code("auto")
             blocks = self._tree_blocks(dev, series, names, ["time", *names], types, t1, t2, pcode)
-            blocks = _rows_window(blocks, int(offset), int(limit))
+            limit = int(limit)
+            blocks = _window_blocks(blocks, offset, None if limit < 0 else limit)
             return self._result_set(blocks, ["time", *names], types)
 
     def _read_series(self, tsm, t1, t2, pcode):
@@ -1825,26 +1829,6 @@ class TsFileReader:
             # several chunks per series: their TimeseriesMetadata lists them
             origins = {nm_: series[s_].at for nm_, s_ in zip(names[1:], sensors, strict=False)}
             yield TsBlock(all_ts.astype(np.int64), cols, nulls, types, origins)
-
-
-def _rows_window(blocks, offset, limit):
-    """The blocks' rows from `offset` on, at most `limit` of them (-1: all)."""
-    if offset < 0:
-        raise ValueError(f"offset must be >= 0, got {offset}")
-    for blk in blocks:
-        if limit == 0:
-            return
-        n = len(blk)
-        if offset >= n:
-            offset -= n
-            continue
-        stop = n if limit < 0 else min(n, offset + limit)
-        if offset or stop < n:
-            blk = blk.slice(offset, stop)
-        if limit > 0:
-            limit -= stop - offset
-        offset = 0
-        yield blk
 
 
 def _concat_arrays(arrays, dtype):

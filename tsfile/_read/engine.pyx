@@ -693,9 +693,11 @@ cdef const codec_row *codec_row_for(FileView fv, int enc, int t, Py_ssize_t at) 
 
 cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
                         Py_ssize_t count, uint8_t *out, int path, Py_ssize_t file_at,
-                        LoopState *st) except -1 nogil:
+                        LoopState *st, Py_ssize_t skip=0) except -1 nogil:
     """Decode exactly ``count`` numeric values of type t on query path ``path`` into ``out``
-    (native layout) without the GIL; a codec's error is renamed by loop_error."""
+    (native layout) without the GIL; a codec's error is renamed by loop_error. ``skip`` > 0
+    (only where has_row_skip(enc, t)): values skip..count-1 only, into out + skip values, the
+    blocks before them passed by their headers (pushdown.value_rows)."""
     cdef const codec_row *row
     cdef int cp
     if count == 0:
@@ -706,7 +708,10 @@ cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     st.at = file_at
     st.encoding = enc
     st.stage = STAGE_DECODE
-    row.decode_into(p, n, out, count, row.kind, cp)
+    if skip:
+        value_rows(t, p, n, skip, count, out + skip * itemsize_of(t), cp)
+    else:
+        row.decode_into(p, n, out, count, row.kind, cp)
     st.stage = STAGE_OWN
     return 0
 
@@ -1056,8 +1061,6 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
     [0:cap]; returns the null rows."""
     cdef Py_ssize_t i, n, k, j, lo, hi, at, bm_bytes, vals_n, nulls = 0
     cdef const int64_t *pr
-    cdef const codec_row *row
-    cdef int cp
     cdef Page *pg
     cdef const uint8_t *body
     cdef const uint8_t *bitmap
@@ -1122,18 +1125,9 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
                                          out_vals, obj_at + at, nm + at, path, pg.body)
         else:
             dense = s.need_vals(k * size + 8)
-            j = tsfile_bitmap_count(bitmap, lo)  # values before row lo: skipped where possible
-            if j and has_row_skip(ch.encoding, t):  # blocks before them stay packed (pushdown)
-                row = codec_row_for(fv, ch.encoding, t, pg.body)
-                cp = pick_path(row, path)
-                st.hits[row.codec_id][cp] += 1
-                st.at = pg.body
-                st.encoding = ch.encoding
-                st.stage = STAGE_DECODE
-                value_rows(t, vals, vals_n, j, k, dense + j * size, cp)
-                st.stage = STAGE_OWN
-            else:
-                decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st)
+            # values before row lo: where the codec can, their blocks stay packed (pushdown)
+            j = tsfile_bitmap_count(bitmap, lo) if has_row_skip(ch.encoding, t) else 0
+            decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st, j)
             nulls += scatter(out + at * size, dense, bitmap, lo, hi, size, nm + at)
     return nulls
 
@@ -1194,6 +1188,7 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
     cdef Py_ssize_t vals_n
     cdef uint8_t *dense
     cdef uint32_t tlen
+    cdef size_t tvp
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         if pg.has_stats and (pg.end < t1 or pg.start > t2):
@@ -1201,24 +1196,22 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
         if pg.usize == 0:
             continue
         body = page_body(fv, ch, pg, s)
-        tp = 0
-        # time length is a uvarint at the start of the body (not the file): parse by hand
-        tlen = 0
-        c = 0
-        while True:
-            if tp >= pg.usize or c > 28:
-                with gil:
-                    raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
-            tlen |= (<uint32_t>(body[tp] & 0x7F)) << c
-            tp += 1
-            if not (body[tp - 1] & 0x80):
-                break
-            c += 7
+        # time length: a uvarint at the start of the body (not the file), read by the codecs'
+        # bounds-checked reader (a 6th byte or bits above 31 are refused, never wrapped)
+        tvp = 0
+        if tsc_read_uvarint32(body, pg.usize, &tvp, &tlen):
+            with gil:
+                raise corrupt(fv, "bad time length in a non-aligned page", pg.body)
+        tp = <Py_ssize_t>tvp
         if tp + <Py_ssize_t>tlen > pg.usize:
             with gil:
                 raise corrupt(fv, f"time length {tlen} exceeds the page", pg.body)
         # The time encoding of non-aligned chunks is not recorded: TS_2DIFF (format notes 5.3).
         c = decode_times(fv, body + tp, tlen, E_TS_2DIFF, path, s, pg.body, st)
+        if c == 0:  # no writer stores a page without points (the page of a one-page chunk has
+            with gil:  # no statistics to catch this below)
+                raise corrupt(fv, f"non-aligned page of {pg.usize} bytes holds no timestamp",
+                              pg.body)
         if pg.has_stats and pg.count != c:
             with gil:
                 raise corrupt(fv, f"page holds {c} points, its statistics say {pg.count}",

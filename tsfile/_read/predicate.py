@@ -626,42 +626,31 @@ def filter_block(bound, block, names, types, path="auto"):
     filter's extra columns dropped); None if no row matches."""
     from tsfile._read.resultset import TsBlock
 
-    inputs = {TIME: (block.timestamps, None)}
-    for name in columns_of(bound):
-        if name != TIME:
-            inputs[name] = (block.columns[name], block.nulls.get(name))
-    mask = evaluate(bound, inputs, path)
-    n = int(np.count_nonzero(mask))
-    if n == 0:
+    ts, columns, nulls = filter_columns(
+        bound, block.timestamps, block.columns, block.nulls, names, path
+    )
+    if len(ts) == 0:
         return None
-    whole = n == len(mask)
-    columns, nulls = {}, {}
-    for name in names[1:]:
-        columns[name] = block.columns[name] if whole else block.columns[name][mask]
-        m = block.nulls.get(name)
-        if m is not None:
-            m = m if whole else m[mask]
-            if m.any():
-                nulls[name] = m
-    ts = block.timestamps if whole else block.timestamps[mask]
     origins = None if block.origins is None else {k: block.origins.get(k) for k in names[1:]}
     return TsBlock(ts, columns, nulls, types, origins)
 
 
 def filter_columns(bound, timestamps, columns, nulls, names, path="auto"):
-    """read_columns()'s whole-result arrays reduced to the matching rows and to the columns
-    ``names[1:]``: (timestamps, columns, nulls), nulls only where a null is left."""
+    """read_columns()'s whole-result arrays (or a block's) reduced to the matching rows and to
+    the columns ``names[1:]``: (timestamps, columns, nulls), nulls only where a null is left.
+    Where every row matches, the arrays are returned as they are (no copy)."""
     inputs = {TIME: (timestamps, None)}
     for name in columns_of(bound):
         if name != TIME:
             inputs[name] = (columns[name], nulls.get(name))
     mask = evaluate(bound, inputs, path)
+    whole = bool(mask.all())
     out_cols, out_nulls = {}, {}
     for name in names[1:]:
-        out_cols[name] = columns[name][mask]
+        out_cols[name] = columns[name] if whole else columns[name][mask]
         m = nulls.get(name)
         if m is not None:
-            m = m[mask]
+            m = m if whole else m[mask]
             if m.any():
                 out_nulls[name] = m
-    return timestamps[mask], out_cols, out_nulls
+    return (timestamps if whole else timestamps[mask]), out_cols, out_nulls
