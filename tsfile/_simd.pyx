@@ -197,8 +197,9 @@ def simd_info():
     runs, best first, ``"scalar"`` last), ``cpu`` (detected features), ``available`` (some SIMD
     ISA runs here), ``active`` (the ISA level in use, or ``"none"`` for scalar), ``codecs`` (the
     implementation row each codec with a table runs now; codecs without an ISA's row run the next
-    one down), ``family`` (the AVX2/NEON family older codecs use: ``"avx2"``, ``"neon"``,
-    ``"none"``), ``forced_by_env`` (the TSFILE_SIMD value, or None), ``forced_off_by_env``.
+    one down), ``family`` (the SIMD family this build's architecture carries: ``"avx2"`` on
+    x86-64, ``"neon"`` on arm64, ``"none"`` without SIMD), ``forced_by_env`` (the TSFILE_SIMD
+    value, or None), ``forced_off_by_env``.
     """
     # Codecs register when their module is imported; the registry imports them all, so the
     # answer does not depend on what the caller happened to import before.

@@ -27,6 +27,7 @@ from tsfile.codecs._contract cimport (
     ROW_BATCH,
     ROW_PER_VALUE,
     ROW_SIMD,
+    check_skip,
     codec_row,
     codec_table,
 )
@@ -170,10 +171,7 @@ cdef int _check_skip_count(const codec_row *row, const uint8_t *src, Py_ssize_t 
     if row.count != NULL:
         with nogil:
             avail = row.count(src, n, row.kind)
-        if k > avail:
-            raise CorruptDataError(
-                f"{row.label.decode()}: cannot skip {k} values, the page holds {avail}")
-        return 0
+        return check_skip(avail, k, row.label)
     if row.encoding != E_DICTIONARY and row.encoding != E_RLE:
         cap = min(cap, n * 8)
     if k > cap:

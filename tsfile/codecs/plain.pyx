@@ -29,7 +29,14 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd cimport simd_level
+from tsfile.codecs._impl_table cimport (
+    IMPL_LEVELS,
+    impl_table_active,
+    impl_table_fill,
+    impl_table_names,
+    tsfile_impl_head,
+)
 from tsfile._simd import register_codec
 from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
@@ -76,10 +83,6 @@ cdef extern from "plain_neon.h":
 
 # ---- SIMD dispatch: the implementation table (include/plain_impls.h, idiom of tsfile_isa.h) -----
 cdef extern from "plain_impls.h" nogil:
-    ctypedef struct tsfile_impl_head:
-        const char *name
-        int level
-        unsigned need
     ctypedef void (*plain_bswap64_fn)(const uint8_t *, uint64_t *, size_t)
     ctypedef void (*plain_bswap32_fn)(const uint8_t *, uint32_t *, size_t)
     ctypedef struct plain_impl:
@@ -90,17 +93,12 @@ cdef extern from "plain_impls.h" nogil:
     size_t PLAIN_N_IMPLS
     size_t plain_pick_impl(int level, unsigned features)
 
-cdef extern from "tsfile_isa.h":
-    enum: TSFILE_LEVEL_AVX512
-
-# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
-cdef const plain_impl *_impl_at_level[TSFILE_LEVEL_AVX512 + 1]
+# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
+cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
 
 
 cdef void _choose_impls():
-    cdef int level
-    for level in range(TSFILE_LEVEL_AVX512 + 1):
-        _impl_at_level[level] = &plain_impls[plain_pick_impl(level, simd_cpu_features())]
+    impl_table_fill(_impl_at_level, plain_impls, sizeof(plain_impl), plain_pick_impl)
 
 
 _choose_impls()
@@ -108,20 +106,18 @@ _choose_impls()
 
 cdef inline const plain_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return _impl_at_level[simd_level()]
+    return <const plain_impl *>_impl_at_level[simd_level()]
 
 
 def implementations():
     """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
     for each level that is that level's own."""
-    return [_impl_at_level[level].head.name.decode()
-            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if _impl_at_level[level].head.level == level]
+    return impl_table_names(_impl_at_level)
 
 
 def active_implementation():
     """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return _active_impl().head.name.decode()
+    return impl_table_active(_impl_at_level)
 
 
 register_codec("plain", active_implementation)

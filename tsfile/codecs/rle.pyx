@@ -33,7 +33,14 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 
 import numpy as np
 
-from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd cimport simd_level
+from tsfile.codecs._impl_table cimport (
+    IMPL_LEVELS,
+    impl_table_active,
+    impl_table_fill,
+    impl_table_names,
+    tsfile_impl_head,
+)
 from tsfile._simd import register_codec
 from tsfile.codecs._common cimport (
     PATH_BATCH,
@@ -82,10 +89,6 @@ cdef extern from "rle_neon.h":
 
 # ---- SIMD dispatch: the implementation table (include/rle_impls.h, idiom of tsfile_isa.h) -------
 cdef extern from "rle_impls.h" nogil:
-    ctypedef struct tsfile_impl_head:
-        const char *name
-        int level
-        unsigned need
     ctypedef ptrdiff_t (*rle_decode_i32_fn)(const uint8_t *, size_t, int32_t *, size_t, size_t *)
     ctypedef ptrdiff_t (*rle_decode_i64_fn)(const uint8_t *, size_t, int64_t *, size_t, size_t *)
     ctypedef struct rle_impl:
@@ -97,18 +100,13 @@ cdef extern from "rle_impls.h" nogil:
     void rle_init_impls()
     size_t rle_pick_impl(int level, unsigned features)
 
-cdef extern from "tsfile_isa.h":
-    enum: TSFILE_LEVEL_AVX512
-
-# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
-cdef const rle_impl *_impl_at_level[TSFILE_LEVEL_AVX512 + 1]
+# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
+cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
 
 
 cdef void _choose_impls():
-    cdef int level
     rle_init_impls()
-    for level in range(TSFILE_LEVEL_AVX512 + 1):
-        _impl_at_level[level] = &rle_impls[rle_pick_impl(level, simd_cpu_features())]
+    impl_table_fill(_impl_at_level, rle_impls, sizeof(rle_impl), rle_pick_impl)
 
 
 _choose_impls()
@@ -116,20 +114,18 @@ _choose_impls()
 
 cdef inline const rle_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return _impl_at_level[simd_level()]
+    return <const rle_impl *>_impl_at_level[simd_level()]
 
 
 def implementations():
     """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
     for each level that is that level's own."""
-    return [_impl_at_level[level].head.name.decode()
-            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if _impl_at_level[level].head.level == level]
+    return impl_table_names(_impl_at_level)
 
 
 def active_implementation():
     """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return _active_impl().head.name.decode()
+    return impl_table_active(_impl_at_level)
 
 
 register_codec("rle", active_implementation)

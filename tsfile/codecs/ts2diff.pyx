@@ -23,7 +23,14 @@ from cpython.ref cimport Py_DECREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd cimport simd_level
+from tsfile.codecs._impl_table cimport (
+    IMPL_LEVELS,
+    impl_table_active,
+    impl_table_fill,
+    impl_table_names,
+    tsfile_impl_head,
+)
 from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
@@ -118,10 +125,6 @@ cdef extern from "ts2diff_neon.h":
 
 # ---- SIMD dispatch: the implementation table (include/ts2diff_impls.h, idiom of tsfile_isa.h) ---
 cdef extern from "ts2diff_impls.h" nogil:
-    ctypedef struct tsfile_impl_head:
-        const char* name
-        int level
-        unsigned need
     ctypedef size_t (*ts2diff_plan_fn_i64)(const int64_t*, size_t, size_t, uint64_t,
                                            ts2diff_blockinfo*)
     ctypedef size_t (*ts2diff_plan_fn_i32)(const int32_t*, size_t, size_t, uint64_t,
@@ -137,41 +140,34 @@ cdef extern from "ts2diff_impls.h" nogil:
     size_t TS2DIFF_N_IMPLS
     size_t ts2diff_pick_impl(int level, unsigned features)
 
-cdef extern from "tsfile_isa.h":
-    enum: TSFILE_LEVEL_AVX512
-
-# The row each ISA level runs, chosen once here; a level switch (tsfile.set_simd) is a lookup.
-cdef const ts2diff_impl* _impl_at_level[TSFILE_LEVEL_AVX512 + 1]
+# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
+cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
 
 
 cdef void _choose_impls():
     cdef size_t i
-    cdef int level
     for i in range(TS2DIFF_N_IMPLS):
         ts2diff_impls[i].init()
-    for level in range(TSFILE_LEVEL_AVX512 + 1):
-        _impl_at_level[level] = &ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())]
+    impl_table_fill(_impl_at_level, ts2diff_impls, sizeof(ts2diff_impl), ts2diff_pick_impl)
 
 
 _choose_impls()
 
 
-cdef inline const ts2diff_impl* _active_impl() noexcept nogil:
+cdef inline const ts2diff_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return _impl_at_level[simd_level()]
+    return <const ts2diff_impl *>_impl_at_level[simd_level()]
 
 
 def implementations():
     """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
     for each level that is that level's own."""
-    return [_impl_at_level[level].head.name.decode()
-            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if _impl_at_level[level].head.level == level]
+    return impl_table_names(_impl_at_level)
 
 
 def active_implementation():
     """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return _active_impl().head.name.decode()
+    return impl_table_active(_impl_at_level)
 
 
 register_codec("ts2diff", active_implementation)
