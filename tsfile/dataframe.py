@@ -275,6 +275,11 @@ def to_dataframe(
         rename = None
     locate = _date_locator(file_path, table, start_time, end_time)
     df = _frame(names, types, ts, cols, nulls, rename, locate)
+    if req is not None and time_col is not None and time_col in req:
+        # asked for by name, the TIME column is both "time" and its own name, as in the
+        # official function (before: only "time", so df[time_col] was a KeyError)
+        df.insert(1, time_col, df["time"].copy())
+        df = df[["time", *dict.fromkeys(req)]]
     if req is not None:
         has_field = any(schema.get_column(c).category == ColumnCategory.FIELD for c in req)
         if not has_field:

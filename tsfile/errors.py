@@ -63,6 +63,13 @@ class TsFileNotFoundError(FileOpenError, FileNotFoundError):
     FileNotFoundError (``errno``, ``filename`` set)."""
 
 
+class ValueOutOfRangeError(TypeMismatchError, OverflowError):
+    """An integer outside its column's range, given to the Tablet's row API
+    (``add_value_by_index`` / ``add_value_by_name``): a ``TypeMismatchError``, as every value a
+    column cannot hold, and an ``OverflowError``, Python's convention for an integer too large
+    for its type and what the official Tablet raises."""
+
+
 class InvalidFilterError(TsFileError, ValueError):
     """A query filter that cannot be applied as given: a tag filter or value filter on a column
     of the wrong category or type, an unknown operator, an invalid regular expression. Raised
@@ -77,6 +84,7 @@ __all__ = [
     "SimdUnavailableError",
     "EncodeError",
     "TypeMismatchError",
+    "ValueOutOfRangeError",
     "AlreadyExistsError",
     "ClosedError",
     "NoCurrentRowError",

@@ -121,10 +121,23 @@ class NotExistsError(TsFileError, LookupError):
 
 class AlreadyExistsError(TsFileError, FileExistsError):
     """A writer was opened on a path that exists, without ``overwrite=True`` (the official writer
-    refuses too). Also a ``FileExistsError``."""
+    refuses too), or a series or device was registered twice. Also a ``FileExistsError``.
+
+    ``message`` is the official text, ``"Resource already exists"`` (code that compares it, as
+    the official tests do, keeps working); ``str()`` is our message, which names the path, the
+    series or the device."""
 
     _default_message = "Resource already exists"
     _default_code = 3
+
+    def __init__(self, *args, code=None, context=None):
+        super().__init__(*args, code=code, context=context)
+        self.detail = self.message
+        if context is None:
+            self.message = self._default_message
+
+    def __str__(self):
+        return self.detail
 
 
 class InvalidArgumentError(TsFileError, ValueError):
@@ -201,6 +214,7 @@ class TypeMismatchError(TsFileError, TypeError, ValueError):
 
     _default_message = "Data type mismatch"
     _default_code = 27
+
 
 
 class FileOpenError(TsFileError, OSError):

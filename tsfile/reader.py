@@ -829,8 +829,12 @@ class TsFileReader:
         raise TableNotExistError(f"no table {table_name!r} in {self._path}")
 
     def get_tsfile_properties(self):
-        """The file's properties (``dict[str, bytes | None]``), e.g. ``encryptLevel: b"0"``."""
+        """The file's properties (``dict[str, bytes | None]``), e.g. ``encryptLevel: b"0"``.
+        CorruptDataError (a TsFileCorruptedError) when a key is not valid UTF-8: the file opens,
+        as with the official reader, and only the properties are refused."""
         self._check_open()
+        if self._meta.property_error is not None:
+            raise CorruptDataError(str(self._meta.property_error))  # a fresh traceback per call
         return dict(self._meta.properties)
 
     def get_active_query_result(self):

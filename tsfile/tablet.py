@@ -12,7 +12,9 @@ columns, types=None, null_masks=None, table_name=None)``, see its docstring.
 Both check every value against its column type when it is given (``tsfile._write.values`` has the
 rules; e.g. an integral float is accepted for an integer column, 1.5 is not; ``True`` is not a
 number; a STRING must encode to UTF-8; a DATE must be a real date in the years 1000..9999) and
-raise ``tsfile.TypeMismatchError`` naming the column and the row. The writer checks the tablet's
+raise ``tsfile.TypeMismatchError`` naming the column and the row. The row API is stricter where
+the official Tablet is: any float for an integer column is refused (a TypeError), and an int out
+of the column's range is a ``ValueOutOfRangeError`` (also an ``OverflowError``). The writer checks the tablet's
 columns again against the table schema's types when it is written.
 
 A Tablet is a builder, not thread-safe: one thread fills it (then any thread may hand it to a
@@ -32,7 +34,7 @@ from tsfile._write.values import (
     to_storage,
     to_timestamps,
 )
-from tsfile.errors import ColumnNotExistError, TypeMismatchError
+from tsfile.errors import ColumnNotExistError, TypeMismatchError, ValueOutOfRangeError
 from tsfile.types import TSDataType, int_to_date
 
 T = TSDataType
@@ -253,7 +255,7 @@ class Tablet:
         try:
             cells[row_index] = None if value is None else self._checks[col_index](value)
         except TypeMismatchError as exc:
-            raise mismatch(exc.reason, self.column_name_list[col_index], row_index) from None
+            raise _located(exc, self.column_name_list[col_index], row_index) from None
 
     def add_value_by_name(self, column_name, row_index, value):
         self.add_value_by_index(self._col(column_name), row_index, value)
@@ -405,7 +407,7 @@ def _make_check(data_type):
         def check(v):
             if type(v) is int and lo <= v <= hi:
                 return v
-            return check_value(dt, v)
+            return _row_int(dt, v)
 
         return check
     if dt == T.DOUBLE:
@@ -416,6 +418,37 @@ def _make_check(data_type):
     if dt == T.BOOLEAN:
         return lambda v: v if type(v) is bool else check_value(dt, v)
     return lambda v: check_value(dt, v)
+
+
+def _row_int(dt, value):
+    """An integer column's value given to the row API, as the official Tablet takes it: a float
+    is refused even when integral (10.0 for an INT32 is a TypeMismatchError, a TypeError; the
+    official Tablet raises TypeError), and an int outside the column's range raises
+    ValueOutOfRangeError, which is also the OverflowError the official Tablet raises. A datetime
+    for a TIMESTAMP column and the rest go to check_value."""
+    if isinstance(value, (float, np.floating)):
+        raise mismatch(f"{dt.name} needs an int, got {value!r} ({type(value).__name__})")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        lo, hi = INT_RANGE[dt]
+        if not lo <= int(value) <= hi:
+            raise _out_of_range(f"{int(value)} is out of the {dt.name} range [{lo}, {hi}]")
+    return check_value(dt, value)
+
+
+def _out_of_range(reason, column=None, row=None):
+    """mismatch()'s ValueOutOfRangeError: the same message and attributes."""
+    located = mismatch(reason, column, row)
+    exc = ValueOutOfRangeError(str(located))
+    exc.column, exc.row, exc.reason = column, row, reason
+    return exc
+
+
+def _located(exc, column, row):
+    """``exc`` (a TypeMismatchError of one value) again, its message naming the column and the
+    row; a ValueOutOfRangeError stays one (it is the OverflowError callers may catch)."""
+    if isinstance(exc, ValueOutOfRangeError):
+        return _out_of_range(exc.reason, column, row)
+    return mismatch(exc.reason, column, row)
 
 
 _CHECKS = {t: _make_check(t) for t in TSDataType if t not in (T.VECTOR, T.UNKNOWN)}

@@ -262,6 +262,9 @@ class FileMetadata:
     properties: dict
     meta_start: int
     property_offsets: dict = field(default_factory=dict)  # key -> file offset of its value
+    # A property key that is not valid UTF-8, when it cannot be the encryption level (see
+    # _decode_properties): raised by TsFileReader.get_tsfile_properties, not when opening.
+    property_error: CorruptDataError | None = None
 
 
 def read_tail(buf, size: int, path: str) -> int:
@@ -324,12 +327,12 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
         raise cur.error(f"meta offset {meta_offset} outside the file", mo_at)
     bloom = read_bloom_filter(cur)
     prop_at = {}
-    props = _read_properties(cur, prop_at)
+    props, prop_error = _read_properties(cur, prop_at)
     for name, node in roots.items():
         for e in node.entries:
             if not meta_offset <= e.offset < meta_start:
                 raise cur.error(f"index entry of table {name!r} points to {e.offset}", node.at)
-    return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start, prop_at)
+    return FileMetadata(roots, schemas, meta_offset, bloom, props, meta_start, prop_at, prop_error)
 
 
 def _table_name(cur: Cursor) -> str:
@@ -340,20 +343,21 @@ def _table_name(cur: Cursor) -> str:
     return name
 
 
-def _read_properties(cur: Cursor, offsets: dict) -> dict:
-    """Properties: zigzag count (the writers) or, tolerated, an unsigned count (what an old Java
-    reader expects); a damaged property block only loses the properties, never the data. A key
-    that is not valid UTF-8 is CorruptDataError all the same (the text policy, tsfile._format.
-    bytes): the keys are decoded once the block's structure has been read, outside that
-    tolerance, so a bad key can neither lose the properties (an encryptLevel unseen) silently
-    nor come back as a surrogate-escaped str."""
+def _read_properties(cur: Cursor, offsets: dict) -> tuple[dict, CorruptDataError | None]:
+    """Properties and the error of a key that is not valid UTF-8 (None when every key is).
+
+    The count is zigzag (the writers) or, tolerated, unsigned (what an old Java reader expects);
+    a damaged property block only loses the properties, never the data. The keys are decoded
+    once the block's structure has been read, outside that tolerance, so a bad key can neither
+    lose the properties (an encryptLevel unseen) silently nor come back as a surrogate-escaped
+    str: see _decode_properties for what a bad key does."""
     start = cur.pos
     for signed in (True, False):
         cur.pos = start
         raw = []  # (key bytes or None, offset of the key's bytes, value)
         try:
             if cur.remaining() == 0:
-                return {}
+                return {}, None
             at = cur.pos
             n = cur.svarint("property count") if signed else cur.uvarint("property count")
             if n < 0 or n * 2 > cur.remaining():
@@ -367,17 +371,39 @@ def _read_properties(cur: Cursor, offsets: dict) -> dict:
         if cur.remaining() == 0:
             return _decode_properties(cur, raw, offsets)
     offsets.clear()
-    return {}
+    return {}, None
 
 
-def _decode_properties(cur: Cursor, raw: list, offsets: dict) -> dict:
+def _decode_properties(cur: Cursor, raw: list, offsets: dict) -> tuple[dict, CorruptDataError | None]:
+    """The keys as text. A key that is not valid UTF-8 is left out and its CorruptDataError
+    returned, to be raised when the properties are asked for (as the official reader does: the
+    file opens, get_tsfile_properties raises), provided ``encryptLevel`` was read intact: a
+    damaged key could otherwise be the encryption level, and reading an encrypted file as plain
+    data would return wrong values, so then the error is raised at once (the file is refused)."""
     offsets.clear()
     props = {}
+    first_error = None
     for key_bytes, key_at, value_at, value in raw:
-        key = None if key_bytes is None else cur.text(key_bytes, key_at, "property key")
+        try:
+            key = None if key_bytes is None else _property_key(cur, key_bytes, key_at)
+        except CorruptDataError as exc:
+            first_error = first_error or exc
+            continue
         offsets[key] = value_at
         props[key] = value
-    return props
+    if first_error is not None and "encryptLevel" not in props:
+        raise first_error
+    return props, first_error
+
+
+def _property_key(cur: Cursor, key_bytes: bytes, at: int) -> str:
+    try:
+        return key_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # the official reader's words, so that code matching its message matches ours
+        raise cur.error(
+            f"TsFile property key is not valid UTF-8 ({exc.reason})", at + exc.start
+        ) from None
 
 
 def check_chunk_offset(cur: Cursor, off: int, meta_offset: int, what: str) -> None:
