@@ -216,7 +216,6 @@ class TypeMismatchError(TsFileError, TypeError, ValueError):
     _default_code = 27
 
 
-
 class FileOpenError(TsFileError, OSError):
     """A file cannot be opened (a missing file is also a ``FileNotFoundError``)."""
 

@@ -14,8 +14,8 @@ rules; e.g. an integral float is accepted for an integer column, 1.5 is not; ``T
 number; a STRING must encode to UTF-8; a DATE must be a real date in the years 1000..9999) and
 raise ``tsfile.TypeMismatchError`` naming the column and the row. The row API is stricter where
 the official Tablet is: any float for an integer column is refused (a TypeError), and an int out
-of the column's range is a ``ValueOutOfRangeError`` (also an ``OverflowError``). The writer checks the tablet's
-columns again against the table schema's types when it is written.
+of the column's range is a ``ValueOutOfRangeError`` (also an ``OverflowError``). The writer
+checks the tablet's columns again against the table schema's types when it is written.
 
 A Tablet is a builder, not thread-safe: one thread fills it (then any thread may hand it to a
 writer, whose methods are thread-safe).

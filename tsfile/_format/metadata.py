@@ -374,7 +374,9 @@ def _read_properties(cur: Cursor, offsets: dict) -> tuple[dict, CorruptDataError
     return {}, None
 
 
-def _decode_properties(cur: Cursor, raw: list, offsets: dict) -> tuple[dict, CorruptDataError | None]:
+def _decode_properties(
+    cur: Cursor, raw: list, offsets: dict
+) -> tuple[dict, CorruptDataError | None]:
     """The keys as text. A key that is not valid UTF-8 is left out and its CorruptDataError
     returned, to be raised when the properties are asked for (as the official reader does: the
     file opens, get_tsfile_properties raises), provided ``encryptLevel`` was read intact: a
