@@ -11,8 +11,12 @@ a tag filter.
 
 ``use_index=True`` keeps those metadata in an on-disk index beside the files
 (tsfile._dataset.index); ``trust_index=False`` checks each file's size and modification time
-against it. The keyword options (``max_open_files``: readers kept open at once;
-``query_workers``: threads reading shards) need ``use_index=True``, as in the official package.
+against it. The keyword options need ``use_index=True``, as in the official package, and each
+falls back to ``TSFILE_DATAFRAME_<OPTION>`` from the environment: ``max_open_files`` (readers
+kept open at once), ``query_workers`` (threads reading shards), ``query_parallel_min_rows`` (a
+read of fewer rows runs on one thread), and ``max_prepared_series`` / ``descriptor_cache_size``,
+the sizes of two caches of the official view that this one does not have: checked as the official
+package checks them (an int >= 0), without effect.
 """
 
 from __future__ import annotations
@@ -42,7 +46,15 @@ NUMERIC_TYPES = frozenset(
         TSDataType.TIMESTAMP,
     }
 )
-_DEFAULTS = {"max_open_files": 16, "query_workers": min(4, os.cpu_count() or 1)}
+# The official view's defaults and least values (0 allowed for its cache sizes only).
+_DEFAULTS = {
+    "max_prepared_series": 4096,
+    "descriptor_cache_size": 4096,
+    "max_open_files": 16,
+    "query_workers": min(4, os.cpu_count() or 1),
+    "query_parallel_min_rows": 8192,
+}
+_LEAST = {"max_prepared_series": 0, "descriptor_cache_size": 0}
 # Readers kept open without use_index (where the options cannot be set, as in the official
 # view): enough for typical shard counts, far below the usual 1,024 descriptors per process.
 _UNINDEXED_OPEN_FILES = 256
@@ -132,6 +144,15 @@ class _Series:
     @property
     def end(self):
         return max((s.end for s in self.shards if s.count), default=None)
+
+
+def _numeric_series(info):
+    """Series of one file: each device's numeric fields."""
+    return sum(
+        len(t.devices)
+        * sum(1 for _n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES)
+        for t in info.tables.values()
+    )
 
 
 def _catalog(infos):
@@ -480,12 +501,21 @@ class TsFileDataFrame:
         trust_index=True,
         max_open_files=None,
         query_workers=None,
+        max_prepared_series=None,
+        descriptor_cache_size=None,
+        query_parallel_min_rows=None,
     ):
         if not isinstance(use_index, bool):
             raise TypeError("use_index must be a bool")
         if not isinstance(trust_index, bool):
             raise TypeError("trust_index must be a bool")
-        options = {"max_open_files": max_open_files, "query_workers": query_workers}
+        options = {
+            "max_prepared_series": max_prepared_series,
+            "descriptor_cache_size": descriptor_cache_size,
+            "max_open_files": max_open_files,
+            "query_workers": query_workers,
+            "query_parallel_min_rows": query_parallel_min_rows,
+        }
         if not use_index and any(v is not None for v in options.values()):
             raise ValueError("Dataset read options require use_index=True")
         options = _resolve_options(options) if use_index else {}
@@ -494,6 +524,7 @@ class TsFileDataFrame:
         self._use_index = use_index
         self._trust_index = trust_index
         self._workers = options.get("query_workers")
+        self._parallel_min_rows = options.get("query_parallel_min_rows", 0)
         self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES))
         self._closed = False
         self._root = None
@@ -524,8 +555,11 @@ class TsFileDataFrame:
                 return info
 
             scanned = dict(zip(todo, pool_map(scan, todo, None), strict=True))
-        finally:
-            progress.close(f" ({len(self._paths)} files)")
+        except BaseException:
+            progress.close()
+            raise
+        # the official view's summary: the numeric series of the files scanned, file by file
+        progress.close(f" ({sum(_numeric_series(info) for info in scanned.values())} series)")
         infos = [known.get(p) or scanned[p] for p in self._paths]
         if where is not None and todo:
             save_index(where, infos)
@@ -693,7 +727,12 @@ class TsFileDataFrame:
             ts, vals = _read_fields(self._pool, sh.path, [series], t1, t2)
             return sh.path, ts, vals[series.field]
 
-        return _merge_parts(series.name, pool_map(one, shards, self._workers or 1))
+        workers = self._workers_for(sum(sh.count for sh in shards))
+        return _merge_parts(series.name, pool_map(one, shards, workers))
+
+    def _workers_for(self, rows):
+        """Threads for a read of about ``rows`` rows: one below query_parallel_min_rows."""
+        return 1 if rows < self._parallel_min_rows else (self._workers or 1)
 
     def _aligned(self, chosen, t1, t2):
         """AlignedTimeseries of the series ``chosen`` in [t1, t2]: one read per device and
@@ -705,8 +744,11 @@ class TsFileDataFrame:
                 if sh.count and not (sh.end < t1 or sh.start > t2):
                     groups.setdefault((sh.path, s.table, s.tags), []).append(s)
         keys = list(groups)
+        rows = sum(sh.count for s in chosen for sh in s.shards)
         results = pool_map(
-            lambda k: _read_fields(self._pool, k[0], groups[k], t1, t2), keys, self._workers or 1
+            lambda k: _read_fields(self._pool, k[0], groups[k], t1, t2),
+            keys,
+            self._workers_for(rows),
         )
         parts = {s.name: [] for s in chosen}
         for (path, _t, _tags), (ts, vals) in zip(keys, results, strict=True):
@@ -796,7 +838,7 @@ def _is_bool_series(key):
 
 def _resolve_options(options):
     """Each option: its value, else ``TSFILE_DATAFRAME_<NAME>`` from the environment, else the
-    default; a positive int."""
+    default; an int of at least _LEAST (1 unless named there)."""
     out = {}
     for name, value in options.items():
         source = name
@@ -812,8 +854,9 @@ def _resolve_options(options):
                 raise ValueError(f"{source} must be an integer") from None
         elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{source} must be an integer")
-        if value < 1:
-            raise ValueError(f"{source} must be positive")
+        least = _LEAST.get(name, 1)
+        if value < least:
+            raise ValueError(f"{source} must be positive" if least else f"{source} must be >= 0")
         out[name] = int(value)
     return out
 

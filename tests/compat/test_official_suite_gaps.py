@@ -154,3 +154,110 @@ def test_to_dataframe_returns_a_time_column_asked_for_by_name_under_both_names(t
     assert out["with_id"][:2] == [["time", "id", "v"], True]
     assert out["only_id"][:2] == [["time", "id"], True]
     assert out["all"][0][0] == "id"
+
+
+DATAFRAME_OPTIONS = """
+from tsfile import TsFileDataFrame
+OPTIONS = ["max_prepared_series", "descriptor_cache_size", "max_open_files", "query_workers",
+           "query_parallel_min_rows"]
+def refused(make, name):
+    '''[ValueError?, TypeError?, names the option?] of what make() raises.'''
+    try:
+        make()
+    except Exception as exc:
+        return [isinstance(exc, ValueError), isinstance(exc, TypeError), name in str(exc)]
+    return None
+for option in OPTIONS:
+    for value in (-1, 1.5, True, "32", 0):
+        out[f"{option}={value!r}"] = refused(
+            lambda: TsFileDataFrame("missing.tsfile", use_index=True, **{option: value}), option)
+    env = "TSFILE_DATAFRAME_" + option.upper()
+    for raw in ("invalid", "-1", "1.5"):
+        os.environ[env] = raw
+        out[f"{env}={raw}"] = refused(
+            lambda: TsFileDataFrame("missing.tsfile", use_index=True), env)
+    del os.environ[env]
+out["without_index"] = refused(
+    lambda: TsFileDataFrame("missing.tsfile", max_prepared_series=32), "use_index=True")
+"""
+
+
+def test_dataframe_read_options_are_checked_as_the_official_view_checks_them():
+    # before: max_prepared_series, descriptor_cache_size and query_parallel_min_rows were
+    # unknown keywords (TypeError naming no option) and their environment variables ignored
+    out = same_on_both(DATAFRAME_OPTIONS)
+    assert out["max_prepared_series=-1"] == [True, False, True]
+    assert out["query_parallel_min_rows=0"][2] is True
+    assert out["descriptor_cache_size=0"][2] is False  # 0 is a valid cache size
+    assert out["TSFILE_DATAFRAME_QUERY_PARALLEL_MIN_ROWS=1.5"][2] is True
+    assert out["without_index"][0] and out["without_index"][2]
+
+
+DATAFRAME_PROGRESS = """
+import contextlib, io
+import pandas as pd
+from tsfile import (ColumnCategory, ColumnSchema, TableSchema, TSDataType, TsFileDataFrame,
+                    TsFileTableWriter)
+paths = []
+for i in range(2):
+    # a schema per file: the official write_dataframe adds a TIME column to the schema object
+    schema = TableSchema("weather", [
+        ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG),
+        ColumnSchema("temperature", TSDataType.DOUBLE, ColumnCategory.FIELD),
+        ColumnSchema("humidity", TSDataType.DOUBLE, ColumnCategory.FIELD),
+        ColumnSchema("status", TSDataType.STRING, ColumnCategory.FIELD),
+    ])
+    paths.append(os.path.join(tmp, f"part{i}.tsfile"))
+    with TsFileTableWriter(paths[-1], schema) as w:
+        w.write_dataframe(pd.DataFrame({"time": [3 * i, 3 * i + 1], "device": ["a", "b"],
+                                        "temperature": [1.0, 2.0], "humidity": [3.0, 4.0],
+                                        "status": ["x", "y"]}))
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    with TsFileDataFrame(paths, show_progress=True):
+        pass
+out["last_line"] = err.getvalue().replace("\\r", "\\n").strip().splitlines()[-1]
+"""
+
+
+def test_dataframe_progress_summary_counts_series_as_the_official_view():
+    # before: "... 2/2 (2 files) ... done"; the official line counts each file's numeric series
+    out = same_on_both(DATAFRAME_PROGRESS)
+    assert out["last_line"] == "Loading TsFile shards: 2/2 (8 series) ... done"
+
+
+def test_query_parallel_min_rows_keeps_small_reads_on_one_thread(tmp_path, monkeypatch):
+    import pandas as pd
+
+    import tsfile.dataset as dataset_module
+    from tsfile import ColumnCategory, ColumnSchema, TableSchema, TSDataType, TsFileTableWriter
+
+    paths = []
+    for i in range(2):
+        schema = TableSchema(
+            "t",
+            [
+                ColumnSchema("d", TSDataType.STRING, ColumnCategory.TAG),
+                ColumnSchema("v", TSDataType.DOUBLE, ColumnCategory.FIELD),
+            ],
+        )
+        paths.append(str(tmp_path / f"p{i}.tsfile"))
+        with TsFileTableWriter(paths[-1], schema) as w:
+            w.write_dataframe(pd.DataFrame({"time": [2 * i, 2 * i + 1], "d": "a", "v": 1.0}))
+    workers = []
+    real = dataset_module.pool_map
+    monkeypatch.setattr(
+        dataset_module, "pool_map", lambda fn, items, n: workers.append(n) or real(fn, items, n)
+    )
+    for min_rows, expected in ((5, 1), (4, 2)):  # the series has 4 rows in 2 shards
+        workers.clear()
+        with dataset_module.TsFileDataFrame(
+            paths,
+            show_progress=False,
+            use_index=True,
+            query_workers=2,
+            query_parallel_min_rows=min_rows,
+        ) as df:
+            assert list(df[0][:]) == [1.0] * 4
+            df.loc[0:3, [0]]
+        assert workers[-2:] == [expected, expected]
