@@ -11,6 +11,7 @@ from tsfile.errors import (
     SimdUnavailableError,
     TsFileNotFoundError,
     UnsupportedError,
+    ValueOutOfRangeError,
     WriterClosedError,
 )
 from tsfile.exceptions import *  # noqa: F403 (the official package exports every class)
@@ -164,4 +165,5 @@ __all__ = [
     "TsFileNotFoundError",
     "UnsupportedError",
     "SimdUnavailableError",
+    "ValueOutOfRangeError",
 ]
