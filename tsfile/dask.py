@@ -119,10 +119,24 @@ class _ReadPartition:
                     cols[name] = col
         names = ["time", *[c[0] for c in self.columns]]
         types = [2, *[c[1] for c in self.columns]]
-        df = _frame(names, types, ts, cols, nulls)
         if self.by_time:
-            df = df.sort_values("time", kind="stable").set_index("time")
-        return df
+            ts, cols, nulls = _in_time_order(ts, cols, nulls)
+            return _frame(names, types, ts, cols, nulls).set_index("time")
+        return _frame(names, types, ts, cols, nulls)
+
+
+def _in_time_order(ts, cols, nulls):
+    """The arrays in time order (stable: a device's rows keep their order among equal times).
+    Sorted here rather than with DataFrame.sort_values: one argsort and a take per array,
+    where pandas takes every column again through its nullable dtypes (about twice the time)."""
+    if len(ts) < 2 or not np.any(ts[1:] < ts[:-1]):
+        return ts, cols, nulls
+    order = np.argsort(ts, kind="stable")
+    return (
+        ts[order],
+        {name: col[order] for name, col in cols.items()},
+        {name: mask[order] for name, mask in nulls.items()},
+    )
 
 
 def _time_partitioned(spans):
