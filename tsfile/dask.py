@@ -21,7 +21,9 @@ the statistics, in partition order, do not overlap: files split by time, or a la
 device split by its chunk groups) each partition is indexed by ``time`` in time order and the
 divisions come from the time statistics; otherwise partitions keep a default index and the
 divisions are unknown. ``index="time"`` always indexes by time (divisions only when
-time-partitioned); ``index=None`` never does.
+time-partitioned); ``index=None`` never does. A large file of several devices split by device
+makes partitions whose times overlap: ``partition_rows=None`` keeps the divisions of files split
+by time, one partition per file.
 
 Text columns are object columns of str in each partition, as tsfile.to_dataframe gives them;
 dask itself turns them into its string dtype unless ``dask.config.set({"dataframe.convert-string":
