@@ -202,3 +202,16 @@ def test_the_index_keeps_the_tree_devices(tmp_path, monkeypatch):
         assert again.model == "tree" and again.list_timeseries() == names
         assert list(again.list_timeseries_metadata()["count"]) == counts == [20, 17]
         assert list(again["root.g.dev.b"][-2:]) == [1070.0, 1090.0]  # 1080 (t = 108) is null
+
+
+def test_a_measurement_only_shallow_devices_have_is_read(tmp_path):
+    """(The official view fails here with an AssertionError from its tree scan: s_f64 is only on
+    root.sg1.d1, three nodes, while the deepest device has five.)"""
+    with tsfile.TsFileReader(str(FIXTURE)) as r:
+        with r.query_timeseries("root.sg1.d1", ["s_f64"]) as rs:
+            want = rs.read_data_frame(max_row_num=10_000)
+    with TsFileDataFrame(str(FIXTURE), show_progress=False) as df:
+        s = df["root.sg1.d1.s_f64"]
+        assert len(s) == len(want) == 859
+        assert list(s.timestamps) == list(want["time"])
+        assert np.array_equal(s[:], want["root.sg1.d1.s_f64"].to_numpy(dtype=float))
