@@ -1,6 +1,7 @@
-"""tsfile.dask.read_tsfile (issue 12 item 5): one partition per file, meta from the schemas
-without reading data, filters in every partition, divisions from time statistics; the same
-rows as the one-machine reader on the local scheduler and on a 2-worker LocalCluster.
+"""tsfile.dask.read_tsfile (issue 12 item 5): one partition per file, or per run of chunk groups
+of a file larger than partition_rows; meta from the schemas without reading data, filters in
+every partition, divisions from time statistics when they are known; the same rows as the
+one-machine reader on the local scheduler and on a 2-worker LocalCluster.
 CI needs ``pip install "dask[dataframe]" distributed`` for these tests to run."""
 
 from __future__ import annotations

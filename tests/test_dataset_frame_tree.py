@@ -204,7 +204,7 @@ def test_the_index_keeps_the_tree_devices(tmp_path, monkeypatch):
         assert list(again["root.g.dev.b"][-2:]) == [1070.0, 1090.0]  # 1080 (t = 108) is null
 
 
-def test_a_measurement_only_shallow_devices_have_is_read(tmp_path):
+def test_a_measurement_only_shallow_devices_have_is_read():
     """(The official view fails here with an AssertionError from its tree scan: s_f64 is only on
     root.sg1.d1, three nodes, while the deepest device has five.)"""
     with tsfile.TsFileReader(str(FIXTURE)) as r:
