@@ -193,23 +193,32 @@ def bench_dask(split, one, repeat):
     def dask_groups():
         return tdask.read_tsfile(one, "bench").compute(scheduler="threads", num_workers=2)
 
+    def dask_unindexed():  # no time index: no sort of each partition's devices by time
+        frame = tdask.read_tsfile(split, "bench", index=None)
+        return frame.compute(scheduler="threads", num_workers=2)
+
     n_rows = len(threaded())
     assert len(dask_files()) == n_rows, "dask (per file) and to_dataframe differ"
     assert len(dask_groups()) == n_rows, "dask (one file split) and to_dataframe differ"
+    assert len(dask_unindexed()) == n_rows, "dask (index=None) and to_dataframe differ"
     n_files = tdask.read_tsfile(split, "bench").npartitions
     n_groups = tdask.read_tsfile(one, "bench").npartitions
     t = _interleaved_medians(
-        {"ref": threaded, "files": dask_files, "groups": dask_groups}, max(repeat, 1)
+        {"ref": threaded, "files": dask_files, "plain": dask_unindexed, "groups": dask_groups},
+        max(repeat, 1),
     )
     print("\n## dask (threaded scheduler, 2 workers) vs to_dataframe(directory, threads=2)")
     print(f"  to_dataframe           {t['ref'] * 1e3:10.1f} ms")
     files_ms = t["files"] * 1e3
     print(f"  dask read_tsfile       {files_ms:10.1f} ms  ({n_files} partitions: a file each)")
+    plain_ms = t["plain"] * 1e3
+    print(f"  dask, index=None       {plain_ms:10.1f} ms  (the same, no time index: no sort)")
     print(
         f"  dask, one file split   {t['groups'] * 1e3:10.1f} ms  ({n_groups} partitions along the "
         "chunk groups of the one file of the same rows)"
     )
     print(f"  dask overhead          {t['files'] / t['ref']:10.2f}x the threaded reader's time")
+    print(f"  dask, index=None       {t['plain'] / t['ref']:10.2f}x the threaded reader's time")
     print(f"  split one file         {t['groups'] / t['ref']:10.2f}x the threaded reader's time")
 
 
