@@ -14,7 +14,7 @@ from dataset_shards import write_shard, write_shards
 import tsfile
 from tsfile import TsFileDataFrame
 from tsfile._dataset import files as files_mod
-from tsfile._dataset.index import index_path
+from tsfile._dataset.index import INDEX_VERSION, index_path
 from tsfile.errors import ClosedError, CorruptDataError
 from tsfile.types import ColumnCategory, TSDataType
 from tsfile.writer import TsFileWriter
@@ -189,7 +189,7 @@ def test_damaged_index_is_rebuilt(tmp_path, shards):
     with _open(tmp_path, use_index=True) as df:
         assert len(df) == 4
     with open(where) as f:
-        assert json.load(f)["version"] == 1
+        assert json.load(f)["version"] == INDEX_VERSION
 
 
 def test_open_files_are_bounded(tmp_path):

@@ -9,6 +9,13 @@ two shards of one series is an error. Only metadata is read when the view is ope
 over the files); values are read when asked for, by the one-file reader with the series' device as
 a tag filter.
 
+Tree-model files (no table schema; ``model == "tree"``), as the official view reads them: a series
+is one numeric measurement of one device, named by its path (``root.sg1.d1.s1``: the root node as
+the table, the device's other nodes as the tags, listed as ``_col_1`` ... up to the deepest
+device, no ``table`` column in the listing), its rows its own points (a null of an aligned device
+is no point), its count from its statistics; values are read with ``query_timeseries``. Files of
+both models in one view raise InvalidSchemaError (a ValueError).
+
 ``use_index=True`` keeps those metadata in an on-disk index beside the files
 (tsfile._dataset.index); ``trust_index=False`` checks each file's size and modification time
 against it. The keyword options need ``use_index=True``, as in the official package, and each
@@ -33,7 +40,7 @@ from tsfile._dataset.files import check_same_schema, expand_paths, read_file_inf
 from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
-from tsfile.errors import ClosedError, CorruptDataError
+from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
 from tsfile.types import ColumnCategory, TSDataType
 
 NUMERIC_TYPES = frozenset(
@@ -132,6 +139,7 @@ class _Series:
     tags: tuple
     field: str
     shards: list  # of _Shard, by start time
+    device: tuple | None = None  # a tree-model series: its device's DeviceID segments
 
     @property
     def count(self):
@@ -147,15 +155,72 @@ class _Series:
 
 
 def _numeric_series(info):
-    """Series of one file: each device's numeric fields."""
-    return sum(
+    """Series of one file: each device's numeric fields (a tree device's numeric measurements)."""
+    tree = sum(
+        1
+        for dev in info.tree
+        for dtype, count, _s, _e in dev.series.values()
+        if dtype in NUMERIC_TYPES and count > 0
+    )
+    return tree + sum(
         len(t.devices)
         * sum(1 for _n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES)
         for t in info.tables.values()
     )
 
 
-def _catalog(infos):
+def model_of(infos):
+    """The model of the files, "table" or "tree" (a file with a table schema is a table-model
+    file, one with only tree devices a tree-model file, as in the official view; an empty file
+    has none). Files of both models raise InvalidSchemaError (a ValueError, as the official
+    view's) naming one of each."""
+    first = {}
+    for info in infos:
+        model = "table" if info.tables else "tree" if info.tree else None
+        if model is not None:
+            first.setdefault(model, info.path)
+    if len(first) > 1:
+        raise InvalidSchemaError(
+            f"Mixed table-model and tree-model TsFiles: {first['table']} is a table-model file "
+            f"and {first['tree']} a tree-model file; a TsFileDataFrame's files must all be of "
+            "one model"
+        )
+    return next(iter(first), "table")
+
+
+def _catalog(infos, model):
+    """{name: _Series} of the files' numeric series (see the module's documentation)."""
+    return _tree_catalog(infos) if model == "tree" else _table_catalog(infos)
+
+
+def _tree_catalog(infos):
+    """{name: _Series} of the numeric measurements of every tree device, in first-seen order
+    (files in order, devices in index order, measurements in index order). As in the official
+    view, a series is named by its path (``root.sg1.d1.s1``: table = the root node, tags = the
+    other nodes of the device, in columns ``_col_1`` ... of the deepest device); its rows are
+    its own points (a tree series has its own timestamps), counted by its statistics."""
+    depth = max((len(d.nodes) - 1 for info in infos for d in info.tree), default=0)
+    tag_cols = [f"_col_{i + 1}" for i in range(depth)]
+    series = {}
+    for info in infos:
+        for dev in info.tree:
+            tags = tuple(dev.nodes[1:]) + (None,) * (depth - len(dev.nodes) + 1)
+            for field, (dtype, count, start, end) in dev.series.items():
+                if dtype not in NUMERIC_TYPES or count <= 0:
+                    continue  # read as float64 like the official view: numeric series only
+                name = series_name(dev.nodes[0], tags, field)
+                s = series.get(name)
+                if s is None:
+                    s = _Series(name, dev.nodes[0], tag_cols, tags, field, [], dev.segments)
+                    series[name] = s
+                s.shards.append(_Shard(info.path, count, start, end))
+    for s in series.values():
+        if len(s.shards) > 1:
+            s.shards.sort(key=lambda sh: (sh.start, sh.path))
+    return series
+
+
+def _table_catalog(infos):
     """{name: _Series} of the numeric fields of every device of every table, in first-seen
     order (files in order, devices in index order, fields in schema order). A name is built
     once per series, and one _Shard per device and file serves all its fields (opening a
@@ -288,14 +353,31 @@ def _as_float(values, mask):
 
 
 def _read_fields(pool, path, series_list, t1, t2):
-    """(timestamps, {field: float64 values}) of fields of one device in one file."""
+    """{field: (timestamps, float64 values)} of fields of one device in one file."""
     first = series_list[0]
     fields = list(dict.fromkeys(s.field for s in series_list))
     with pool.use(path) as reader:
+        if first.device is not None:
+            return _read_tree_fields(reader, first.device, fields, t1, t2)
         _n, _t, ts, cols, nulls = reader.read_columns(
             first.table, fields, t1, t2, tag_filter=_device_filter(first)
         )
-    return ts, {f: _as_float(cols[f], nulls.get(f)) for f in fields}
+    return {f: (ts, _as_float(cols[f], nulls.get(f))) for f in fields}
+
+
+def _read_tree_fields(reader, segments, fields, t1, t2):
+    """{field: (timestamps, float64 values)} of series of one tree device: each series at its
+    own points (the rows of the device's join where it has a value)."""
+    from tsfile._format.device import DeviceID
+    from tsfile.reader import _collect_blocks
+
+    with reader.query_timeseries(DeviceID(segments), fields, t1, t2) as rs:
+        names, _types, ts, cols, nulls = _collect_blocks(rs)
+    out = {}
+    for field, name in zip(fields, names[1:], strict=True):
+        has = ~nulls[name]
+        out[field] = (ts[has], np.asarray(cols[name][has]).astype(np.float64))
+    return out
 
 
 def _merge_parts(name, parts):
@@ -529,11 +611,11 @@ class TsFileDataFrame:
         self._closed = False
         self._root = None
         infos = self._load_infos()
+        self._model = model_of(infos)
         _check_schemas(infos)
-        self._all = _catalog(infos)
+        self._all = _catalog(infos, self._model)
         self._names = list(self._all)
         self._names_cache = None
-        self._model = "table"
         self._check_shard_times()
 
     # -- opening ----------------------------------------------------------------------------
@@ -571,18 +653,26 @@ class TsFileDataFrame:
         split by time cost nothing here."""
         seen = set()
         for s in self._all.values():
-            if (s.table, s.tags) in seen:
+            # a table device's series share its timestamps; a tree series has its own
+            key = s.name if s.device is not None else (s.table, s.tags)
+            if key in seen:
                 continue
-            seen.add((s.table, s.tags))
+            seen.add(key)
             shards = [sh for sh in s.shards if sh.count]
             if all(a.end < b.start for a, b in zip(shards, shards[1:], strict=False)):
                 continue
             parts = []
             for sh in shards:
-                with self._pool.use(sh.path) as r:
-                    ts = r.read_columns(s.table, [], tag_filter=_device_filter(s))[2]
+                ts = self._timestamps(s, sh.path)
                 parts.append((sh.path, ts, np.zeros(len(ts))))
-            _merge_parts(f"{s.table} device {s.tags}", parts)
+            _merge_parts(s.name if s.device is not None else f"{s.table} device {s.tags}", parts)
+
+    def _timestamps(self, series, path):
+        """The timestamps of ``series`` (of its device, in a table-model file) in one file."""
+        if series.device is not None:
+            return _read_fields(self._pool, path, [series], _INT64_MIN, _INT64_MAX)[series.field][0]
+        with self._pool.use(path) as r:
+            return r.read_columns(series.table, [], tag_filter=_device_filter(series))[2]
 
     # -- listing ----------------------------------------------------------------------------
 
@@ -616,7 +706,7 @@ class TsFileDataFrame:
         for n in self.list_timeseries(path_prefix):
             s = self._all[n]
             row = {
-                "table": s.table,
+                "table": s.table,  # not in a tree-model view (the official view has none)
                 "field": s.field,
                 "start_time": pd.to_datetime(s.start, unit="ms"),
                 "end_time": pd.to_datetime(s.end, unit="ms"),
@@ -627,8 +717,12 @@ class TsFileDataFrame:
                 tag_order.setdefault(col, None)
             rows.append(row)
             index.append(str(n))
-        columns = ["table", "field", "start_time", "end_time", "count", *tag_order]
+        columns = [*self._leading(), "field", "start_time", "end_time", "count", *tag_order]
         return pd.DataFrame(rows, index=index, columns=columns)
+
+    def _leading(self):
+        """The listing's columns before ``field``: ``table`` in a table-model view only."""
+        return ["table"] if self._model == "table" else []
 
     # -- series -----------------------------------------------------------------------------
 
@@ -685,7 +779,7 @@ class TsFileDataFrame:
 
     def _listing_columns(self):
         tags = {c for n in self._names for c in self._all[n].tag_columns}
-        return {"table", "field", "start_time", "end_time", "count", *tags}
+        return {*self._leading(), "field", "start_time", "end_time", "count", *tags}
 
     def _listing_column(self, column):
         """One column of the series listing, times as int64 milliseconds."""
@@ -724,8 +818,8 @@ class TsFileDataFrame:
         shards = [sh for sh in shards if sh.count and not (sh.end < t1 or sh.start > t2)]
 
         def one(sh):
-            ts, vals = _read_fields(self._pool, sh.path, [series], t1, t2)
-            return sh.path, ts, vals[series.field]
+            ts, vals = _read_fields(self._pool, sh.path, [series], t1, t2)[series.field]
+            return sh.path, ts, vals
 
         workers = self._workers_for(sum(sh.count for sh in shards))
         return _merge_parts(series.name, pool_map(one, shards, workers))
@@ -751,9 +845,9 @@ class TsFileDataFrame:
             self._workers_for(rows),
         )
         parts = {s.name: [] for s in chosen}
-        for (path, _t, _tags), (ts, vals) in zip(keys, results, strict=True):
+        for (path, _t, _tags), by_field in zip(keys, results, strict=True):
             for s in dict.fromkeys(groups[(path, _t, _tags)]):
-                parts[s.name].append((path, ts, vals[s.field]))
+                parts[s.name].append((path, *by_field[s.field]))
         merged = [_merge_parts(s.name, parts[s.name]) for s in chosen]
         stamps = (
             np.unique(np.concatenate([m[0] for m in merged])) if merged else np.empty(0, np.int64)
@@ -778,7 +872,9 @@ class TsFileDataFrame:
 
     def _table(self, max_rows):
         meta = self.list_timeseries_metadata().reset_index(drop=True)
-        cols = ["table", *meta.columns[5:], "field", "start_time", "end_time", "count"]
+        lead = self._leading()
+        tags = list(meta.columns[len(lead) + 4 :])
+        cols = [*lead, *tags, "field", "start_time", "end_time", "count"]
         meta = meta[cols]
         if len(meta) > max_rows:
             half = max(1, max_rows // 2)

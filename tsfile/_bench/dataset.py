@@ -8,8 +8,11 @@ process; the machine may be shared, so the ratios of one run are what to compare
 * index: ``--small-files`` small files opened as a ``TsFileDataFrame(use_index=True)``: cold
   (no index yet: every file's metadata read, the index written) against warm (the index read;
   target: under 10 % of cold).
-* dask: ``tsfile.dask.read_tsfile(directory).compute()`` on the threaded scheduler against
-  ``tsfile.to_dataframe(directory, threads=2)`` (dask's overhead; skipped without dask).
+* dask: ``tsfile.dask.read_tsfile(directory).compute()`` (a partition per file) and
+  ``read_tsfile(one file).compute()`` (the file of the same rows, split along its chunk groups
+  into partitions of at most 1 M rows) on the threaded scheduler against
+  ``tsfile.to_dataframe(directory, threads=2)``, interleaved (dask's overhead; skipped without
+  dask).
 
 ``--small`` runs every part at a size for smoke tests. Results are checked equal first.
 """
@@ -160,7 +163,19 @@ def bench_index(where, small_files, repeat):
     print(f"  warm / cold            {100 * t_warm / t_cold:10.2f} % (target < 10 %)")
 
 
-def bench_dask(split, repeat):
+def _interleaved_medians(variants, repeat):
+    """{name: median seconds} of every variant, timed in turn within each round (a change of
+    the machine's load hits all of them alike)."""
+    times = {name: [] for name in variants}
+    for _ in range(repeat):
+        for name, fn in variants.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def bench_dask(split, one, repeat):
     try:
         import dask  # noqa: F401
     except ImportError:
@@ -169,19 +184,42 @@ def bench_dask(split, repeat):
     import tsfile
     import tsfile.dask as tdask
 
-    ref = tsfile.to_dataframe(split, "bench", threads=2)
-    got = tdask.read_tsfile(split, "bench").compute(scheduler="threads", num_workers=2)
-    assert len(got) == len(ref), "dask and to_dataframe differ"
-    del got, ref
-    t_ref = _median_time(lambda: tsfile.to_dataframe(split, "bench", threads=2), repeat)
-    t_dask = _median_time(
-        lambda: tdask.read_tsfile(split, "bench").compute(scheduler="threads", num_workers=2),
-        repeat,
+    def threaded():
+        return tsfile.to_dataframe(split, "bench", threads=2)
+
+    def dask_files():
+        return tdask.read_tsfile(split, "bench").compute(scheduler="threads", num_workers=2)
+
+    def dask_groups():
+        return tdask.read_tsfile(one, "bench").compute(scheduler="threads", num_workers=2)
+
+    def dask_unindexed():  # no time index: no sort of each partition's devices by time
+        frame = tdask.read_tsfile(split, "bench", index=None)
+        return frame.compute(scheduler="threads", num_workers=2)
+
+    n_rows = len(threaded())
+    assert len(dask_files()) == n_rows, "dask (per file) and to_dataframe differ"
+    assert len(dask_groups()) == n_rows, "dask (one file split) and to_dataframe differ"
+    assert len(dask_unindexed()) == n_rows, "dask (index=None) and to_dataframe differ"
+    n_files = tdask.read_tsfile(split, "bench").npartitions
+    n_groups = tdask.read_tsfile(one, "bench").npartitions
+    t = _interleaved_medians(
+        {"ref": threaded, "files": dask_files, "plain": dask_unindexed, "groups": dask_groups},
+        max(repeat, 1),
     )
-    print("\n## dask (threaded scheduler, 2 workers) vs to_dataframe(threads=2)")
-    print(f"  to_dataframe           {t_ref * 1e3:10.1f} ms")
-    print(f"  dask read_tsfile       {t_dask * 1e3:10.1f} ms")
-    print(f"  dask overhead          {t_dask / t_ref:10.2f}x the threaded reader's time")
+    print("\n## dask (threaded scheduler, 2 workers) vs to_dataframe(directory, threads=2)")
+    print(f"  to_dataframe           {t['ref'] * 1e3:10.1f} ms")
+    files_ms = t["files"] * 1e3
+    print(f"  dask read_tsfile       {files_ms:10.1f} ms  ({n_files} partitions: a file each)")
+    plain_ms = t["plain"] * 1e3
+    print(f"  dask, index=None       {plain_ms:10.1f} ms  (the same, no time index: no sort)")
+    print(
+        f"  dask, one file split   {t['groups'] * 1e3:10.1f} ms  ({n_groups} partitions along the "
+        "chunk groups of the one file of the same rows)"
+    )
+    print(f"  dask overhead          {t['files'] / t['ref']:10.2f}x the threaded reader's time")
+    print(f"  dask, index=None       {t['plain'] / t['ref']:10.2f}x the threaded reader's time")
+    print(f"  split one file         {t['groups'] / t['ref']:10.2f}x the threaded reader's time")
 
 
 def main(argv=None):
@@ -202,7 +240,7 @@ def main(argv=None):
         where = Path(args.dir or tmp)
         split = bench_threads(where, args.files, args.rows, args.repeat)
         bench_index(where, args.small_files, args.repeat)
-        bench_dask(split, args.repeat)
+        bench_dask(split, str(where / "one.tsfile"), args.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n# load average at the end: {os.getloadavg()}")

@@ -117,18 +117,21 @@ class TableInfo:
 
 @dataclass
 class FileInfo:
-    """A file's identity (size, modification time) and its tables."""
+    """A file's identity (size, modification time) and its tables; ``tree``: the devices of a
+    tree-model file (tsfile._dataset.tree_info.TreeDevice; empty for a file with tables)."""
 
     path: str
     size: int
     mtime_ns: int
     tables: dict
+    tree: list = field(default_factory=list)
 
     def to_json(self):
         return {
             "path": self.path,
             "size": self.size,
             "mtime_ns": self.mtime_ns,
+            "tree": [d.to_json() for d in self.tree],
             "tables": {
                 name: {
                     "columns": [[n, int(t), int(c)] for n, t, c in info.columns],
@@ -147,7 +150,10 @@ class FileInfo:
                 DeviceStats(tuple(tags), int(n), int(a), int(b)) for tags, n, a, b in t["devices"]
             ]
             tables[name] = TableInfo(columns, devices)
-        return cls(obj["path"], int(obj["size"]), int(obj["mtime_ns"]), tables)
+        from tsfile._dataset.tree_info import TreeDevice
+
+        tree = [TreeDevice.from_json(d) for d in obj.get("tree", ())]
+        return cls(obj["path"], int(obj["size"]), int(obj["mtime_ns"]), tables, tree)
 
 
 def _table_devices(reader, key, n_tags):
@@ -166,8 +172,10 @@ def _table_devices(reader, key, n_tags):
 
 
 def read_file_info(path, reader=None, tables=None):
-    """FileInfo of ``path`` from its metadata (``tables``: only these table names). Errors of a
-    file that is no TsFile, or a damaged one, are CorruptDataError naming the file."""
+    """FileInfo of ``path`` from its metadata (``tables``: only these table names; with None, the
+    devices of a tree-model file too). Errors of a file that is no TsFile, or a damaged one, are
+    CorruptDataError naming the file."""
+    from tsfile._dataset.tree_info import read_tree_devices
     from tsfile.reader import TsFileReader
 
     st = os.stat(path)
@@ -185,12 +193,13 @@ def read_file_info(path, reader=None, tables=None):
                     info = TableInfo(columns)
                     info.devices = _table_devices(reader, name, len(info.tag_names()))
                     infos[name] = info
+                tree = read_tree_devices(reader) if tables is None else []
         finally:
             if own:
                 reader.close()
     except TsFileError as exc:
         raise name_file(exc, path) from exc
-    return FileInfo(path, st.st_size, st.st_mtime_ns, infos)
+    return FileInfo(path, st.st_size, st.st_mtime_ns, infos, tree)
 
 
 def name_file(exc, path):

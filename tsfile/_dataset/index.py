@@ -19,7 +19,7 @@ import warnings
 
 from tsfile._dataset.files import FileInfo
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: tree-model devices (FileInfo.tree)
 INDEX_PREFIX = ".tsfile-turbo-dataset"
 
 

@@ -116,6 +116,7 @@ class Scanner:
         self.files, self.pruned = [], []
         self.spans = {}  # path of a file read -> its (first, last) time within the query
         self._missing = {}  # path -> result columns that file lacks (schema="union")
+        self.tables = {}  # path of a file read -> its TableInfo of the table (planned scans)
         self.columns = None
         if plan:
             infos = self._collect(read_file_info)
@@ -134,6 +135,7 @@ class Scanner:
                 continue
             self.files.append(path)
             self.spans[path] = span
+            self.tables[path] = info
             have = info.column_map()
             self._missing[path] = [c for c in self.columns if c[0] not in have]
 

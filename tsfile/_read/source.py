@@ -47,13 +47,22 @@ def is_url(source) -> bool:
 
 def open_url(url: str):
     """A binary file object of an fsspec URL (``memory://``, ``file://``, ``s3://`` with s3fs);
-    ImportError naming fsspec when it is not installed."""
+    ImportError naming fsspec when it is not installed.
+
+    Opened without fsspec's read cache (``cache_type="none"``): RangeSource keeps what it
+    fetched and joins nearby ranges itself, and a remote file system's default cache reads
+    ahead by whole blocks (s3fs: 50 MB), so that a query needing a part of a file would fetch
+    all of it. A file system whose files take no cache type is opened as it opens."""
     try:
         import fsspec
     except ImportError:
         raise ImportError(f"{url}: reading a URL needs fsspec (pip install fsspec)") from None
     try:
-        return fsspec.open(url, "rb").open()
+        fs, path = fsspec.core.url_to_fs(url)
+        try:
+            return fs.open(path, "rb", cache_type="none")
+        except TypeError:  # an implementation without the cache_type keyword
+            return fs.open(path, "rb")
     except FileNotFoundError as exc:
         from tsfile.errors import TsFileNotFoundError
 
