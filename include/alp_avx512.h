@@ -121,9 +121,9 @@ TSFILE_TARGET_AVX512 static inline alp_avx512_plan alp_avx512_plan_f32(int width
  * measured here: a loop doing nothing but load a group and store 64 bytes runs about 6,700 M
  * doubles/s, this kernel about 5,300). numpy's large arrays start 16 or 32 bytes past a cache
  * line, so each 64-byte store would straddle two lines (measured: 5,000 instead of 5,300 M/s);
- * when `out` is 8-byte aligned the groups are stored rotated instead (lanes a..7 of one group and
- * 0..a-1 of the next, one vpermt2pd) at 64-byte-aligned addresses, the first a values and the
- * last 8 - a by masked stores. (A software prefetch of the output 2 KiB ahead measured no better
+ * when `out` is 8-byte aligned (and not already 64-byte aligned) the groups are stored rotated
+ * instead (lanes a..7 of one group and 0..a-1 of the next, one vpermt2pd) at 64-byte-aligned
+ * addresses, the first a values and the last 8 - a by masked stores. (A software prefetch of the output 2 KiB ahead measured no better
  * once the stores were aligned.) */
 typedef struct {
     __m512i idx, shift, mask, magic_bits;
@@ -182,7 +182,7 @@ TSFILE_TARGET_AVX512 static void alp_decode_f64_avx512(const uint8_t *body, size
     const size_t groups = count / 8, left = count % 8;
     const size_t plain = alp_plain_load_groups(count, width, (size_t)width, groups);
     size_t k = 0;
-    if (plain > 0 && ((uintptr_t)out & 7) == 0) {
+    if (plain > 0 && ((uintptr_t)out & 7) == 0 && ((uintptr_t)out & 63) != 0) {
         alp_avx512_f64_rotated(body, width, plain, &c, out);
         k = plain;
     }
