@@ -9,14 +9,18 @@
  * 64 bytes lie within the packed bits and the ALP_GUARD bytes after them; the last few groups
  * take a byte-masked load of their own bytes only (a partial last group: a shorter mask and a
  * masked store), so nothing past what the kernel contract promises is read. `vpermb` moves each
- * lane's bytes into place,
- * a per-lane shift aligns them and a mask clears the neighbours' bits.
+ * lane's bytes into place, a per-lane shift aligns them and a mask clears the neighbours' bits
+ * (the plan of indices and shifts is built in registers per block).
  *
  * Values: exactly the scalar kernels' operations in their order, (double)n * P * Ie and
  * (float)n * P * Ie, each product rounded separately (no fused multiply-add), so the results are
- * bit-identical to alp_decode_*_scalar. DOUBLE converts int64 -> double with the magic-number
- * trick of alp_avx2.h (exact for |n| < 2^51; other blocks take the scalar kernel); FLOAT uses
- * vcvtdq2ps (round to nearest, as the C conversion). Exceptions are patched by the page driver.
+ * bit-identical to alp_decode_*_scalar. The integer n becomes a float exactly by the
+ * magic-number trick, with the mask, the OR of the magic number's bits and the base folded into
+ * one vpternlog and one subtraction (DOUBLE: |n| < 2^51, other blocks take the scalar kernel;
+ * FLOAT when width <= 22 and |base| <= 2^22, otherwise vcvtdq2ps, which rounds to nearest as the
+ * C conversion does). AVX-512DQ's vcvtqq2pd is not used: the row needs F/BW/VL/VBMI only, and
+ * the trick takes as many uops (two) as base add + conversion would. Exceptions are patched by
+ * the page driver (only blocks that have some).
  *
  * Every function carries TSFILE_TARGET_AVX512; rows using them need TSFILE_NEED_AVX512_VBMI.
  */
@@ -47,7 +51,115 @@ TSFILE_TARGET_AVX512 static inline size_t alp_plain_load_groups(size_t count, in
     return n < groups ? n : groups;
 }
 
-/* DOUBLE, 1 <= width <= 51 and all integers in (-2^51, 2^51); other blocks go scalar. */
+/* The unpacking plan of a block, built in registers (a few vector instructions; the byte tables
+ * built by scalar loops cost about as much as 30 groups' decoding per block).
+ * DOUBLE: lane j takes bytes (j*width)>>3 .. +7 (bits past the group come in as zeros, or as the
+ * next group's: cut by the mask), shifted right by (j*width)&7.
+ * FLOAT: the same in 32-bit lanes (bytes rel .. rel+3), plus, for lanes whose bits reach past 32
+ * after the shift, byte rel+4 shifted left by 32 - s (a shift of 32 clears the lane otherwise).
+ * vpermb reads only the low 6 bits of an index, so indices past 63 wrap as the tables' "& 63" did. */
+typedef struct {
+    __m512i lo;    /* vpermb indices: each lane's first four (FLOAT) or eight (DOUBLE) bytes */
+    __m512i hi;    /* FLOAT: byte 0 of each lane indexes its fifth byte */
+    __m512i sr;    /* right shift of each lane (its first bit within its first byte) */
+    __m512i sl;    /* FLOAT: left shift of the fifth byte (32: not needed) */
+    __mmask16 fifth; /* FLOAT: the lanes that need their fifth byte */
+} alp_avx512_plan;
+
+/* The first byte of each lane (of `lane_bytes`) repeated over the lane, plus 0, 1, 2, ... */
+TSFILE_TARGET_AVX512 static inline __m512i alp_avx512_byte_run(__m512i first, int lane_bytes)
+{
+    const __m128i rep = lane_bytes == 8
+        ? _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8)
+        : _mm_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+    const __m512i step = lane_bytes == 8 ? _mm512_set1_epi64(0x0706050403020100)
+                                         : _mm512_set1_epi32(0x03020100);
+    return _mm512_add_epi8(_mm512_shuffle_epi8(first, _mm512_broadcast_i32x4(rep)), step);
+}
+
+TSFILE_TARGET_AVX512 static inline alp_avx512_plan alp_avx512_plan_f64(int width)
+{
+    alp_avx512_plan pl;
+    const __m512i bit =
+        _mm512_mul_epu32(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(width));
+    pl.lo = alp_avx512_byte_run(_mm512_srli_epi64(bit, 3), 8);
+    pl.sr = _mm512_and_si512(bit, _mm512_set1_epi64(7));
+    pl.hi = pl.sl = _mm512_setzero_si512();
+    pl.fifth = 0;
+    return pl;
+}
+
+TSFILE_TARGET_AVX512 static inline alp_avx512_plan alp_avx512_plan_f32(int width)
+{
+    alp_avx512_plan pl;
+    const __m512i bit = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(width));
+    pl.lo = alp_avx512_byte_run(_mm512_srli_epi32(bit, 3), 4);
+    pl.hi = _mm512_add_epi8(pl.lo, _mm512_set1_epi8(4));
+    pl.sr = _mm512_and_si512(bit, _mm512_set1_epi32(7));
+    const __m512i k32 = _mm512_set1_epi32(32);
+    pl.fifth = _mm512_cmpgt_epi32_mask(_mm512_add_epi32(pl.sr, _mm512_set1_epi32(width)), k32);
+    pl.sl = _mm512_mask_sub_epi32(k32, pl.fifth, k32, pl.sr);
+    return pl;
+}
+
+/* (a & b) | c in one vpternlog (truth table over the operands' canonical columns 0xF0, 0xCC,
+ * 0xAA) */
+#define ALP_AVX512_AND_OR ((0xF0 & 0xCC) | 0xAA)
+
+/* DOUBLE, 1 <= width <= 51 and all integers in (-2^51, 2^51); other blocks go scalar.
+ *
+ * Per group of 8 values: vpermb, vpsrlvq, one vpternlogq that masks the lane to its `width` bits
+ * and ORs in the bits of 1.5 * 2^52 (u < 2^51 lies below that double's lowest set mantissa bit,
+ * so OR is the addition: the double 1.5 * 2^52 + u, exactly), one subtraction of the exact double
+ * 1.5 * 2^52 - base (giving u + base = n exactly: both operands are integers in (2^52, 2^53) and
+ * |n| < 2^51), then the two products, rounded separately as in the scalar kernel. Six vector uops
+ * where the AVX2-style "and, add magic + base, subtract magic" took seven.
+ *
+ * Output: the kernel is bound by storing its output (a 64 Ki-value page's 512 KiB live in L2;
+ * measured here: a loop doing nothing but load a group and store 64 bytes runs about 6,700 M
+ * doubles/s, this kernel about 5,300). numpy's large arrays start 16 or 32 bytes past a cache
+ * line, so each 64-byte store would straddle two lines (measured: 5,000 instead of 5,300 M/s);
+ * when `out` is 8-byte aligned (and not already 64-byte aligned) the groups are stored rotated
+ * instead (lanes a..7 of one group and 0..a-1 of the next, one vpermt2pd) at 64-byte-aligned
+ * addresses, the first a values and the last 8 - a by masked stores. (A software prefetch of the output 2 KiB ahead measured no better
+ * once the stores were aligned.) */
+typedef struct {
+    __m512i idx, shift, mask, magic_bits;
+    __m512d magic_less_base, p, ie;
+} alp_avx512_f64_consts;
+
+TSFILE_TARGET_AVX512 static inline __m512d alp_avx512_f64_group(__m512i bytes,
+                                                               const alp_avx512_f64_consts *c)
+{
+    __m512i w = _mm512_srlv_epi64(_mm512_permutexvar_epi8(c->idx, bytes), c->shift);
+    w = _mm512_ternarylogic_epi64(w, c->mask, c->magic_bits, ALP_AVX512_AND_OR);
+    const __m512d d = _mm512_sub_pd(_mm512_castsi512_pd(w), c->magic_less_base);
+    return _mm512_mul_pd(_mm512_mul_pd(d, c->p), c->ie);
+}
+
+/* Groups 0 .. n-1 (n >= 1) by plain loads, stored at 64-byte-aligned addresses (out % 8 == 0). */
+TSFILE_TARGET_AVX512 static inline void alp_avx512_f64_rotated(const uint8_t *g, int width,
+                                                              size_t n,
+                                                              const alp_avx512_f64_consts *c,
+                                                              double *out)
+{
+    const unsigned a = (unsigned)(((64 - ((uintptr_t)out & 63)) & 63) / 8); /* values before */
+    const __m512i rot =
+        _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(a));
+    __m512d prev = alp_avx512_f64_group(_mm512_loadu_si512((const void *)g), c);
+    _mm512_mask_storeu_pd(out, (__mmask8)((1u << a) - 1), prev);
+    double *o = out + a; /* 64-byte aligned */
+    for (size_t k = 1; k < n; k++, o += 8) {
+        const __m512d d =
+            alp_avx512_f64_group(_mm512_loadu_si512((const void *)(g + k * (size_t)width)), c);
+        _mm512_store_pd(o, _mm512_permutex2var_pd(prev, rot, d));
+        prev = d;
+    }
+    _mm512_mask_storeu_pd(o - a, (__mmask8)(0xFFu << a), prev);
+}
+
 TSFILE_TARGET_AVX512 static void alp_decode_f64_avx512(const uint8_t *body, size_t count,
                                                        int width, int64_t base, double P,
                                                        double Ie, double *out)
@@ -56,50 +168,114 @@ TSFILE_TARGET_AVX512 static void alp_decode_f64_avx512(const uint8_t *body, size
         alp_decode_f64_scalar(body, count, width, base, P, Ie, out);
         return;
     }
-    /* lane j takes bytes (j*width)>>3 .. +7 (bits past the group come in as zeros), shifted
-     * right by (j*width)&7 */
-    uint8_t idx[64];
-    int64_t shift[8];
-    for (int j = 0; j < 8; j++) {
-        size_t bit = (size_t)j * (size_t)width;
-        for (int b = 0; b < 8; b++) idx[8 * j + b] = (uint8_t)(((bit >> 3) + (size_t)b) & 63);
-        shift[j] = (int64_t)(bit & 7);
-    }
-    const __m512i vidx = _mm512_loadu_si512((const void *)idx);
-    const __m512i vshift = _mm512_loadu_si512((const void *)shift);
-    const __m512i mask = _mm512_set1_epi64((int64_t)((UINT64_C(1) << width) - 1));
-    const __m512i magic_base = _mm512_set1_epi64((int64_t)(ALP_MAGIC_F64_BITS + (uint64_t)base));
-    const __m512d magic = _mm512_set1_pd(ALP_MAGIC_F64);
-    const __m512d vp = _mm512_set1_pd(P), vi = _mm512_set1_pd(Ie);
+    const alp_avx512_plan pl = alp_avx512_plan_f64(width);
+    const alp_avx512_f64_consts c = {
+        pl.lo,
+        pl.sr,
+        _mm512_set1_epi64((int64_t)((UINT64_C(1) << width) - 1)),
+        _mm512_set1_epi64((int64_t)ALP_MAGIC_F64_BITS),
+        _mm512_set1_pd(ALP_MAGIC_F64 - (double)base), /* exact: see above */
+        _mm512_set1_pd(P),
+        _mm512_set1_pd(Ie),
+    };
     const __mmask64 group_bytes = alp_byte_mask64((size_t)width);
-    size_t groups = count / 8, left = count % 8;
-    const uint8_t *g = body;
-/* one group: its 64 loaded bytes into lanes, aligned and masked, to doubles */
-#define ALP_F64_GROUP(bytes)                                                                       \
-    __m512i w = _mm512_permutexvar_epi8(vidx, (bytes));                                            \
-    w = _mm512_and_si512(_mm512_srlv_epi64(w, vshift), mask);                                      \
-    /* bits(1.5 * 2^52) + base + u is the double 1.5 * 2^52 + n; subtracting gives n */           \
-    __m512d d = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_add_epi64(w, magic_base)), magic);        \
-    d = _mm512_mul_pd(_mm512_mul_pd(d, vp), vi);
-    size_t plain = alp_plain_load_groups(count, width, (size_t)width, groups), k = 0;
-    for (; k < plain; k++, g += width) {
-        ALP_F64_GROUP(_mm512_loadu_si512((const void *)g))
-        _mm512_storeu_pd(out + 8 * k, d);
+    const size_t groups = count / 8, left = count % 8;
+    const size_t plain = alp_plain_load_groups(count, width, (size_t)width, groups);
+    size_t k = 0;
+    if (plain > 0 && ((uintptr_t)out & 7) == 0 && ((uintptr_t)out & 63) != 0) {
+        alp_avx512_f64_rotated(body, width, plain, &c, out);
+        k = plain;
     }
-    for (; k < groups; k++, g += width) {
-        ALP_F64_GROUP(_mm512_maskz_loadu_epi8(group_bytes, (const void *)g))
-        _mm512_storeu_pd(out + 8 * k, d);
-    }
+    for (; k < plain; k++)
+        _mm512_storeu_pd(out + 8 * k, alp_avx512_f64_group(
+                                          _mm512_loadu_si512((const void *)(body + k * width)), &c));
+    for (; k < groups; k++)
+        _mm512_storeu_pd(out + 8 * k,
+                         alp_avx512_f64_group(_mm512_maskz_loadu_epi8(
+                                                  group_bytes, (const void *)(body + k * width)),
+                                              &c));
     if (left) { /* the partial last group: only its packed bytes are read, its lanes stored */
-        ALP_F64_GROUP(_mm512_maskz_loadu_epi8(alp_byte_mask64(alp_packed_bytes(left, width)), g))
-        _mm512_mask_storeu_pd(out + 8 * groups, (__mmask8)((1u << left) - 1), d);
+        const __mmask64 own = alp_byte_mask64(alp_packed_bytes(left, width));
+        _mm512_mask_storeu_pd(out + 8 * groups, (__mmask8)((1u << left) - 1),
+                              alp_avx512_f64_group(
+                                  _mm512_maskz_loadu_epi8(own, (const void *)(body + groups * width)),
+                                  &c));
     }
-#undef ALP_F64_GROUP
 }
 
-/* FLOAT, 1 <= width <= 32: lane j takes bytes rel..rel+3 (rel = (j*width)>>3) shifted right by
- * s = (j*width)&7, OR'd with byte rel+4 shifted left by 32 - s when its bits reach past 32 (a
- * shift of 32 clears the lane otherwise). */
+/* FLOAT integers and the float they become, by block kind (a constant at each call of
+ * alp_f32_groups, so that each loop is compiled for one kind). */
+enum {
+    /* width <= 22 and |base| <= 2^22: the magic-number conversion of the DOUBLE kernel in float
+     * (u | bits(1.5 * 2^23) is 1.5 * 2^23 + u exactly; minus the exact float 1.5 * 2^23 - base
+     * gives n = u + base, |n| < 2^24, exactly, as vcvtdq2ps would; no int32 wrap is possible) */
+    ALP_F32_MAGIC = 0,
+    ALP_F32_NARROW = 1, /* every lane's bits fit 32 after the shift: no fifth byte */
+    ALP_F32_FIFTH = 2   /* some lanes take a fifth byte */
+};
+
+TSFILE_TARGET_AVX512 static inline int alp_f32_kind(const alp_avx512_plan *pl, int width,
+                                                    int32_t base)
+{
+    const int32_t lim = INT32_C(1) << 22;
+    if (width <= 22 && base >= -lim && base <= lim) return ALP_F32_MAGIC;
+    return pl->fifth ? ALP_F32_FIFTH : ALP_F32_NARROW;
+}
+
+/* The 16 floats of one group (its 64 bytes loaded). */
+TSFILE_TARGET_AVX512 static inline __m512 alp_f32_group(__m512i bytes, const int kind,
+                                                       const alp_avx512_plan *pl, __m512i mask,
+                                                       __m512i vb, __m512 magic_less_base,
+                                                       __m512 vp, __m512 vi)
+{
+    /* the hi permute's bytes 1-3 of every lane are dropped (only byte 0 is wanted) */
+    const __mmask64 hi_bytes = (__mmask64)0x1111111111111111ull;
+    __m512i u = _mm512_srlv_epi32(_mm512_permutexvar_epi8(pl->lo, bytes), pl->sr);
+    __m512 d;
+    if (kind == ALP_F32_MAGIC) {
+        u = _mm512_ternarylogic_epi32(u, mask, _mm512_set1_epi32(0x4B400000), ALP_AVX512_AND_OR);
+        d = _mm512_sub_ps(_mm512_castsi512_ps(u), magic_less_base);
+    } else {
+        if (kind == ALP_F32_FIFTH)
+            u = _mm512_or_si512(
+                u, _mm512_sllv_epi32(_mm512_maskz_permutexvar_epi8(hi_bytes, pl->hi, bytes), pl->sl));
+        d = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_and_si512(u, mask), vb));
+    }
+    return _mm512_mul_ps(_mm512_mul_ps(d, vp), vi);
+}
+
+/* Groups of 16 values of one block kind: plain 64-byte loads while they stay readable, then
+ * byte-masked loads, then the partial last group (its own bytes read, its lanes stored). */
+TSFILE_TARGET_AVX512 static inline void alp_f32_groups(const uint8_t *body, size_t count,
+                                                      int width, int32_t base, float P, float Ie,
+                                                      const alp_avx512_plan *pl, const int kind,
+                                                      float *out)
+{
+    const __m512i mask = _mm512_set1_epi32(width == 32 ? -1 : (int32_t)((1u << width) - 1));
+    const __m512i vb = _mm512_set1_epi32(base);
+    const __m512 magic_less_base = _mm512_set1_ps(12582912.0f - (float)base); /* exact if MAGIC */
+    const __m512 vp = _mm512_set1_ps(P), vi = _mm512_set1_ps(Ie);
+    const size_t stride = 2 * (size_t)width, groups = count / 16, left = count % 16;
+    const __mmask64 group_bytes = alp_byte_mask64(stride);
+    const size_t plain = alp_plain_load_groups(count, width, stride, groups);
+    const uint8_t *g = body;
+    size_t k = 0;
+    for (; k < plain; k++, g += stride)
+        _mm512_storeu_ps(out + 16 * k, alp_f32_group(_mm512_loadu_si512((const void *)g), kind,
+                                                     pl, mask, vb, magic_less_base, vp, vi));
+    for (; k < groups; k++, g += stride)
+        _mm512_storeu_ps(out + 16 * k,
+                         alp_f32_group(_mm512_maskz_loadu_epi8(group_bytes, (const void *)g), kind,
+                                       pl, mask, vb, magic_less_base, vp, vi));
+    if (left) {
+        const __mmask64 own = alp_byte_mask64(alp_packed_bytes(left, width));
+        _mm512_mask_storeu_ps(out + 16 * groups, (__mmask16)((1u << left) - 1),
+                              alp_f32_group(_mm512_maskz_loadu_epi8(own, (const void *)g), kind,
+                                            pl, mask, vb, magic_less_base, vp, vi));
+    }
+}
+
+/* FLOAT, 1 <= width <= 32. */
 TSFILE_TARGET_AVX512 static void alp_decode_f32_avx512(const uint8_t *body, size_t count,
                                                        int width, int32_t base, float P,
                                                        float Ie, float *out)
@@ -108,53 +284,17 @@ TSFILE_TARGET_AVX512 static void alp_decode_f32_avx512(const uint8_t *body, size
         alp_decode_f32_scalar(body, count, width, base, P, Ie, out);
         return;
     }
-    uint8_t lo_idx[64], hi_idx[64];
-    int32_t sr[16], sl[16];
-    for (int j = 0; j < 16; j++) {
-        size_t bit = (size_t)j * (size_t)width;
-        size_t rel = bit >> 3;
-        int s = (int)(bit & 7);
-        for (int b = 0; b < 4; b++) {
-            lo_idx[4 * j + b] = (uint8_t)((rel + (size_t)b) & 63);
-            hi_idx[4 * j + b] = b == 0 ? (uint8_t)((rel + 4) & 63) : 0;
-        }
-        sr[j] = s;
-        sl[j] = s + width > 32 ? 32 - s : 32;
+    const alp_avx512_plan pl = alp_avx512_plan_f32(width);
+    switch (alp_f32_kind(&pl, width, base)) {
+    case ALP_F32_MAGIC:
+        alp_f32_groups(body, count, width, base, P, Ie, &pl, ALP_F32_MAGIC, out);
+        break;
+    case ALP_F32_NARROW:
+        alp_f32_groups(body, count, width, base, P, Ie, &pl, ALP_F32_NARROW, out);
+        break;
+    default:
+        alp_f32_groups(body, count, width, base, P, Ie, &pl, ALP_F32_FIFTH, out);
     }
-    const __m512i vlo = _mm512_loadu_si512((const void *)lo_idx);
-    const __m512i vhi = _mm512_loadu_si512((const void *)hi_idx);
-    const __m512i vsr = _mm512_loadu_si512((const void *)sr);
-    const __m512i vsl = _mm512_loadu_si512((const void *)sl);
-    /* the hi permute's bytes 1-3 of every lane are dropped (only byte 0 is wanted) */
-    const __mmask64 hi_bytes = (__mmask64)0x1111111111111111ull;
-    const __m512i mask = _mm512_set1_epi32(width == 32 ? -1 : (int32_t)((1u << width) - 1));
-    const __m512i vb = _mm512_set1_epi32(base);
-    const __m512 vp = _mm512_set1_ps(P), vi = _mm512_set1_ps(Ie);
-    const __mmask64 group_bytes = alp_byte_mask64(2 * (size_t)width);
-    size_t groups = count / 16, left = count % 16;
-    const uint8_t *g = body;
-/* one group: its 64 loaded bytes into lanes, aligned and masked, to floats */
-#define ALP_F32_GROUP(bytes)                                                                   \
-    __m512i w = (bytes);                                                                       \
-    __m512i lo = _mm512_srlv_epi32(_mm512_permutexvar_epi8(vlo, w), vsr);                      \
-    __m512i hi = _mm512_sllv_epi32(_mm512_maskz_permutexvar_epi8(hi_bytes, vhi, w), vsl);      \
-    __m512i u = _mm512_and_si512(_mm512_or_si512(lo, hi), mask);                               \
-    __m512 d = _mm512_cvtepi32_ps(_mm512_add_epi32(u, vb));                                    \
-    d = _mm512_mul_ps(_mm512_mul_ps(d, vp), vi);
-    size_t plain = alp_plain_load_groups(count, width, 2 * (size_t)width, groups), k = 0;
-    for (; k < plain; k++, g += 2 * (size_t)width) {
-        ALP_F32_GROUP(_mm512_loadu_si512((const void *)g))
-        _mm512_storeu_ps(out + 16 * k, d);
-    }
-    for (; k < groups; k++, g += 2 * (size_t)width) {
-        ALP_F32_GROUP(_mm512_maskz_loadu_epi8(group_bytes, (const void *)g))
-        _mm512_storeu_ps(out + 16 * k, d);
-    }
-    if (left) { /* the partial last group: only its packed bytes are read, its lanes stored */
-        ALP_F32_GROUP(_mm512_maskz_loadu_epi8(alp_byte_mask64(alp_packed_bytes(left, width)), g))
-        _mm512_mask_storeu_ps(out + 16 * groups, (__mmask16)((1u << left) - 1), d);
-    }
-#undef ALP_F32_GROUP
 }
 
 #endif /* TSFILE_ISA_AVX512 */

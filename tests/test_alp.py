@@ -408,6 +408,62 @@ def test_out_of_simd_range_block_same_on_all_paths():
         assert alp.decode(page, np.float64, path=path).tolist() == want
 
 
+def _rows_agree_with_reference(page, dtype):
+    """Every implementation row decodes `page` bit-identically to the independent reader, also
+    into outputs starting at every element offset within a cache line (the AVX-512 DOUBLE
+    kernel stores rotated groups at 64-byte-aligned addresses, with masked stores at both
+    ends)."""
+    want, _ = reference_decode(page)
+    per_line = 64 // np.dtype(dtype).itemsize
+    before = simd.set_simd("scalar")
+    try:
+        for row in IMPLEMENTATIONS:
+            simd.set_simd(row)
+            path = "batch" if row == "scalar" else "simd"
+            buf = np.empty(len(want) + 2 * per_line + 64, dtype=dtype)
+            lead = (-buf.ctypes.data % 64) // buf.itemsize  # elements to the first line start
+            for offset in range(per_line):
+                buf[:] = np.nan
+                out = buf[lead + offset : lead + offset + len(want)]
+                alp.decode_into(page, out, path=path)
+                assert out.tobytes() == want.tobytes(), (row, offset)
+                # nothing stored around the output
+                assert np.isnan(buf[: lead + offset]).all(), (row, offset)
+                assert np.isnan(buf[lead + offset + len(want) :]).all(), (row, offset)
+    finally:
+        simd.set_simd(before)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200, 1024])
+@pytest.mark.parametrize("width", [1, 5, 8, 12, 16, 22, 23, 31, 32, 40, 48, 51])
+def test_double_rows_bit_identical_at_every_output_offset(n, width):
+    # integers right up to the kernels' |n| < 2^51 range, factors that round differently per
+    # value (e = 3, f = 1), every count around the 8-value groups
+    rng = np.random.default_rng(width * 1000 + n)
+    base = -(2**50) if width < 51 else -(2**50) + 1
+    ints = [base + int(u) for u in rng.integers(0, 2**width, n, dtype=np.uint64)]
+    ints[0] = base + 2**width - 1
+    _rows_agree_with_reference(_page(1, n, [_block(n, 3, 1, base, width, ints)]), np.float64)
+
+
+@pytest.mark.parametrize(
+    "width,base",
+    # the AVX-512 FLOAT kernel converts by the magic number when width <= 22 and
+    # |base| <= 2^22 (n = u + base exact below 2^24), by vcvtdq2ps otherwise: both sides of
+    # both limits, and the int32 wrap-around of base + u that only vcvtdq2ps may see
+    [(w, b) for w in (21, 22, 23) for b in (-(2**22) - 1, -(2**22), 0, 2**22, 2**22 + 1)]
+    + [(8, 2**31 - 100), (30, 2**31 - 2**29), (32, -(2**31)), (25, -12345), (26, 2**24 - 3)],
+)
+@pytest.mark.parametrize("n", [5, 16, 33, 1024])
+def test_float_rows_bit_identical_around_the_magic_number_limits(width, base, n):
+    rng = np.random.default_rng(abs(base) % 9973 + width + n)
+    ints = [base + int(u) for u in rng.integers(0, 2**width, n, dtype=np.uint64)]
+    ints[-1] = base + 2**width - 1
+    # base + u may pass INT32_MAX: the format wraps it to int32 (the reference reader does)
+    page = _page(0, n, [_block(n, 1, 0, base, width, ints, size=4)])
+    _rows_agree_with_reference(page, np.float32)
+
+
 # ---------------------------------------------------------------- API
 
 
