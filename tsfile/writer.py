@@ -108,11 +108,12 @@ Failures: whatever raises in flush() or close() (an EncodeError, a bug in a code
 while writing), close() still writes the metadata and tail for the chunk groups already in the
 file, closes it, then re-raises: a file that was written to is always readable, with everything
 flushed before the failure. The file is written without a user-space buffer, one os.writev per
-chunk group, so a chunk group is indexed only once the OS has taken all its bytes; after an
-OSError in the middle of one (a full disk, RLIMIT_FSIZE), close() cuts the file back to the last
-complete chunk group (ftruncate) and writes the tail there. Only if the tail itself cannot be
-written is the file incomplete, and the error says so. A writer garbage-collected without
-close() completes its file and emits a ResourceWarning.
+chunk group (a large one, chunk by chunk while its later chunks are built), so a chunk group is
+indexed only once the OS has taken all its bytes; after an OSError in the middle of one (a full
+disk, RLIMIT_FSIZE), close() cuts the file back to the last complete chunk group (ftruncate)
+and writes the tail there. Only if the tail itself cannot be written is the file incomplete, and
+the error says so. A writer garbage-collected without close() completes its file and emits a
+ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -288,13 +289,19 @@ def _locked(method):
     return run
 
 
+# A chunk group of at least this many values (rows x chunks) is written chunk by chunk while its
+# later chunks are built (TsFileWriter._stream_chunk_group); below it, handing chunks to a thread
+# costs more than the overlap saves, and one thread builds the group before one writev.
+_STREAM_MIN_VALUES = 200_000
+
 # At most this many buffers per os.writev call (Linux's IOV_MAX is 1024).
 _IOV_MAX = 1024
 
 
 class _Output:
     """The file being written, without a user-space buffer: each writelines() hands a whole
-    chunk group to the OS (os.writev, one system call for its parts). So after a failed write
+    chunk group, or a chunk of one, to the OS (os.writev, one system call for its parts). So
+    after a failed write
     (a full disk, RLIMIT_FSIZE) everything before the failed chunk group is in the file, and
     cut() can end the file there; a BufferedWriter keeps the bytes it could not write and tries
     them again on every seek() or close(), failing the tail too."""
@@ -494,7 +501,7 @@ class TsFileWriter:
         bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
         self._page_size = _int_option("page_size", page_size, 1)
         self._threads = _int_option("threads", threads, 1)
-        self._pool = None  # threads > 1: the executor building a chunk group's chunks
+        self._pool = None  # builds the chunks of large chunk groups (_stream_chunk_group)
         self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
         _config.record_memory_threshold(self._memory_threshold)  # reported, as official
         self._compression = _check_compression(compression)
@@ -1295,8 +1302,8 @@ class TsFileWriter:
         segments = None
         if runs is not None:
             segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
-        # Every chunk is built before anything is recorded or written: a chunk that cannot be
-        # encoded (EncodeError) leaves the file and the index as they were.
+        # A chunk that cannot be encoded (EncodeError) leaves the file and the index as they were
+        # (_stream_chunk_group cuts off what it wrote of the group).
         build = [
             functools.partial(
                 time_chunk, times, bounds, self._time_compression, self._time_encoding
@@ -1307,51 +1314,93 @@ class TsFileWriter:
             for column in table.fields
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
-        built = self._run_all(build)
-        chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
-        self._emit_chunk_group(dev, chunks, table)
+        if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
+            built = [fn() for fn in build]
+            chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
+            self._emit_chunk_group(dev, chunks, table)
+        else:
+            self._stream_chunk_group(dev, names, build, table)
 
     def _emit_chunk_group(self, dev, chunks, table=None):
         """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
         index it once the OS has all its bytes."""
-        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
-        offsets = []
-        pos = self._pos + len(out[0])
+        out = [_group_header(dev)]
         for _, _, chunk in chunks:
-            offsets.append(pos)
             out.extend(chunk.parts)
-            pos += chunk.size
         try:
             self._file.writelines(out)
         except BaseException:
             self._torn = True  # some of these bytes may be in the file: close() cuts them off
             raise
-        # Only a chunk group that is in the file is indexed.
-        self._pos = pos
+        self._index_chunk_group(dev, chunks, table, len(out[0]))
+
+    def _index_chunk_group(self, dev, chunks, table, header_size):
+        """Record the chunks of a chunk group that is in the file (from self._pos on, after its
+        header of header_size bytes) in the index, and move self._pos past it."""
+        pos = self._pos + header_size
         series = self._devices.setdefault(dev, {})
-        for (name, dt, chunk), offset in zip(chunks, offsets, strict=True):
-            series.setdefault(name, Series(dt)).add_chunk(offset, chunk.statistics)
+        for name, dt, chunk in chunks:
+            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+            pos += chunk.size
             used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
                 used.add(chunk.encoding)
+        self._pos = pos
         names = [name for name, _, _ in chunks]
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
-    def _run_all(self, build):
-        """The results of the functions `build`, in order. With threads > 1 they run on the
-        writer's threads (whole chunks are encoded and compressed without the GIL, see
-        chunk_encode); every one is finished before the first failure (in `build` order, as one
-        thread would meet it) is raised, so no chunk is still being built after the call."""
-        if self._threads == 1 or len(build) == 1:
-            return [fn() for fn in build]
+    def _stream_chunk_group(self, dev, names, build, table):
+        """Build the chunks of one chunk group (the functions `build`, in file order) on the
+        writer's pool (`threads` threads) and hand each one to the OS, in order, as soon as it is
+        built, while the later ones are still being built: writing chunk k (os.writev releases
+        the GIL, and may block on the page cache's dirty limit) overlaps building chunk k + 1.
+        The file's bytes are those of _emit_chunk_group; the group is indexed once the OS has all
+        of them.
+
+        A chunk that cannot be built leaves the file and the index as they were: the bytes of
+        the group written so far are cut off again (self._file.cut) and the first failure in
+        file order is raised, once no chunk is still being built. A failed write tears the
+        file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
         futures = [self._pool.submit(fn) for fn in build]
-        wait(futures)
-        return [f.result() for f in futures]
+        header = _group_header(dev)
+        chunks = []
+        wrote = False
+        try:
+            for (name, dt), future in zip(names, futures, strict=True):
+                chunk = future.result()
+                parts = chunk.parts if wrote else [header, *chunk.parts]
+                wrote = True
+                self._write_group_parts(parts)
+                chunk.parts = None  # written: its bytes need not stay in memory
+                chunks.append((name, dt, chunk))
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            wait(futures)
+            if wrote and not self._torn:
+                self._cut_group()
+            raise
+        self._index_chunk_group(dev, chunks, table, len(header))
+
+    def _write_group_parts(self, parts):
+        try:
+            self._file.writelines(parts)
+        except BaseException:
+            self._torn = True  # some of these bytes may be in the file: close() cuts them off
+            raise
+
+    def _cut_group(self):
+        """End the file again where the chunk group being written began (self._pos)."""
+        try:
+            self._file.cut(self._pos)
+        except BaseException:
+            self._torn = True
+            raise
 
     @_locked
     def close(self) -> None:
@@ -1460,6 +1509,11 @@ class TsFileWriter:
             self.close()
         except Exception:  # noqa: BLE001, S110 - nowhere to raise from a finalizer
             pass
+
+
+def _group_header(dev) -> bytes:
+    """The chunk group header of device `dev`: its marker and serialized DeviceID."""
+    return bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)
 
 
 def _value_chunk(dev, table, column, fields, times, bounds, segments):
