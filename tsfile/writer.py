@@ -534,6 +534,8 @@ class TsFileWriter:
         self._properties: dict[str, bytes | None] = {}
         # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
         self._spans: dict[tuple, tuple[int, int]] = {}
+        # Devices whose buffered rows are not all in time order (flush sorts only these).
+        self._unordered: set[tuple] = set()
         self._lock = threading.RLock()
         self._file = None
         self._temp_path = None  # overwrite=True: the file written, renamed over _path by close()
@@ -1024,9 +1026,9 @@ class TsFileWriter:
             appended, lo, hi = self._check_times(dev, piece, origin)
             if table.page_checks:
                 self._check_pages(table, dev, piece, appended)
-            spans.append((lo, hi))
-        for (dev, piece, _), span in zip(pieces, spans, strict=True):
-            self._append(dev, piece, span)
+            spans.append(((lo, hi), appended))
+        for (dev, piece, _), (span, appended) in zip(pieces, spans, strict=True):
+            self._append(dev, piece, span, appended)
         if self._buffered_bytes >= self._memory_threshold:
             self._flush()
         else:
@@ -1236,8 +1238,12 @@ class TsFileWriter:
                 if lost is not None:
                     raise _unstorable(table, dev, name, page, page_times, lost)
 
-    def _append(self, dev, piece, times_span):
+    def _append(self, dev, piece, times_span, appended):
+        """Buffer a checked piece of device dev (appended: its rows are in time order and come
+        after the device's buffered rows)."""
         self._buffers.setdefault(dev, []).append(piece)
+        if not appended:
+            self._unordered.add(dev)
         self._fresh.append(piece)
         lo, hi = times_span
         span = self._spans.get(dev)
@@ -1278,19 +1284,23 @@ class TsFileWriter:
             table = self._tables[dev[0]]
             try:
                 times, fields, runs = _concat(table, pieces)
-                self._write_chunk_group(table, dev, times, fields, runs)
+                ordered = dev not in self._unordered
+                self._write_chunk_group(table, dev, times, fields, runs, ordered)
             except Exception as exc:
                 failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
+        self._unordered.clear()
         self._buffered_bytes = 0
         if failed:
             raise _flush_error(failed, self._torn)
 
-    def _write_chunk_group(self, table, dev, times, fields, runs=None):
+    def _write_chunk_group(self, table, dev, times, fields, runs=None, ordered=False):
+        """One chunk group of device dev from its buffered rows (ordered: known to be in time
+        order already, so not checked again)."""
         n = times.shape[0]
-        if n > 1 and not bool((times[1:] >= times[:-1]).all()):
+        if not ordered and n > 1 and not bool((times[1:] >= times[:-1]).all()):
             order = np.argsort(times, kind="stable")
             times = times[order]
             fields = {
