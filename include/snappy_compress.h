@@ -102,6 +102,33 @@ static inline uint8_t *snappy_emit_copy(uint8_t *o, size_t offset, size_t len) /
     return snappy_emit_copy2(o, offset, len);
 }
 
+/* The first position from s on (s < n, c < s) where src[s..] stops matching src[c..], or n: eight
+ * bytes at a time (the lowest differing bit of their XOR names the first differing byte), then
+ * byte by byte over the last few. */
+static inline size_t snappy_match_end(const uint8_t *src, size_t s, size_t c, size_t n)
+{
+    while (s + 8 <= n) {
+        uint64_t a, b;
+        memcpy(&a, src + s, 8);
+        memcpy(&b, src + c, 8);
+        const uint64_t x = a ^ b;
+        if (x) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            return s + ((size_t)__builtin_clzll(x) >> 3);
+#else
+            return s + ((size_t)__builtin_ctzll(x) >> 3);
+#endif
+        }
+        s += 8;
+        c += 8;
+    }
+    while (s < n && src[s] == src[c]) {
+        s++;
+        c++;
+    }
+    return s;
+}
+
 /* One block of n (17..65536) bytes; `table` has room for SNAPPY_MAX_TABLE entries. */
 static inline uint8_t *snappy_compress_block(const uint8_t *src, size_t n, uint8_t *o,
                                              uint16_t *table)
@@ -136,12 +163,7 @@ static inline uint8_t *snappy_compress_block(const uint8_t *src, size_t n, uint8
         /* copies, as long as the bytes after one copy match again at once */
         for (;;) {
             const size_t base = s;
-            size_t c = candidate + 4;
-            s += 4;
-            while (s < n && src[s] == src[c]) {
-                s++;
-                c++;
-            }
+            s = snappy_match_end(src, s + 4, candidate + 4, n);
             o = snappy_emit_copy(o, base - candidate, s - base);
             next_emit = s;
             if (s >= limit)

@@ -45,6 +45,14 @@ def test_write_section(capsys):
     assert "official" not in out.split("\n", 1)[1].replace("vs off.", "")
 
 
+def test_write_section_with_another_compression(capsys):
+    out = _run(
+        capsys, "write", "--rows", "2000", "--repeat", "1", "--no-official", "--compression", "lz4"
+    )
+    assert "TS_2DIFF + LZ4" in out
+    assert "ours write_arrays (numpy)" in out
+
+
 def test_read_section(capsys, tmp_path):
     out = _run(
         capsys,

@@ -68,6 +68,50 @@ def test_snappy_is_cramjams_byte_for_byte():
     assert count > 450
 
 
+needs_lz4 = pytest.mark.skipif(
+    not chunk_encode.lz4_available(), reason="no liblz4 with the per-page path's bytes"
+)
+
+
+@needs_lz4
+def test_lz4_is_the_per_page_paths_byte_for_byte():
+    from tsfile.compression import compress
+
+    count = 0
+    for data in _snappy_inputs():
+        want = compress(Compressor.LZ4, data)
+        assert want == bytes(cramjam.lz4.compress_block(data, store_size=False))
+        assert chunk_encode.lz4_compress_raw(data) == want, f"{len(data)} bytes"
+        count += 1
+    assert count > 450
+
+
+def test_an_lz4_that_differs_on_a_probe_is_not_used(monkeypatch):
+    """liblz4 is used only where it gives the per-page path's bytes: a per-page LZ4 that differs
+    on a probe input leaves LZ4 chunks to the per-page path (supports() is False)."""
+    import tsfile.compression as compression
+
+    real = compression.compress
+
+    def other_bytes(code, data):
+        out = real(code, data)
+        return out + b"\0" if code == Compressor.LZ4 and len(data) > 1000 else out
+
+    monkeypatch.setattr(compression, "compress", other_bytes)
+    try:
+        chunk_encode._load_lz4()
+        assert not chunk_encode.lz4_available()
+        assert not chunk_encode.supports(int(E.TS_2DIFF), int(T.INT64), int(Compressor.LZ4))
+        with pytest.raises(RuntimeError, match="no liblz4"):
+            chunk_encode.lz4_compress_raw(b"abc")
+    finally:
+        monkeypatch.setattr(compression, "compress", real)
+        chunk_encode._load_lz4()
+    assert chunk_encode.supports(int(E.TS_2DIFF), int(T.INT64), int(Compressor.LZ4)) == (
+        chunk_encode.lz4_available()
+    )
+
+
 # -- TS_2DIFF encode_into (the codec contract row) -------------------------------------------------
 
 
@@ -123,7 +167,7 @@ _VALUE_DTYPES = {
     T.FLOAT: np.float32,
     T.DOUBLE: np.float64,
 }
-_COMPRESSORS = (Compressor.UNCOMPRESSED, Compressor.SNAPPY)
+_COMPRESSORS = (Compressor.UNCOMPRESSED, Compressor.SNAPPY, Compressor.LZ4)
 # Every pair the writer encodes that the C path takes (the rest keep the per-page path).
 _C_PAIRS = [
     (enc, dt)
@@ -137,7 +181,10 @@ def test_the_writers_default_pairs_take_the_c_path():
     for dt in (T.BOOLEAN, T.INT32, T.INT64, T.DATE, T.TIMESTAMP, T.FLOAT, T.DOUBLE):
         assert (encoders.DEFAULT_ENCODING[dt], dt) in _C_PAIRS
     assert chunk_encode.supports(int(E.TS_2DIFF), int(T.VECTOR), int(Compressor.SNAPPY))
-    assert not chunk_encode.supports(int(E.TS_2DIFF), int(T.INT64), int(Compressor.LZ4))
+    # LZ4 (the default compression) wherever liblz4 gives the per-page path's bytes
+    lz4 = chunk_encode.supports(int(E.TS_2DIFF), int(T.INT64), int(Compressor.LZ4))
+    assert lz4 == chunk_encode.lz4_available()
+    assert not chunk_encode.supports(int(E.TS_2DIFF), int(T.INT64), int(Compressor.GZIP))
     assert not chunk_encode.supports(int(E.SPRINTZ), int(T.INT64), int(Compressor.SNAPPY))
 
 

@@ -17,7 +17,7 @@ import pytest
 from interop.official import official_python, official_table
 
 import tsfile
-from tsfile._write import encoders
+from tsfile._write import chunk_encode, encoders
 from tsfile.errors import (
     AlreadyExistsError,
     EncodeError,
@@ -636,8 +636,18 @@ class _Boom(RuntimeError):
 
 
 def _break_int64_encoder(monkeypatch):
-    """From now on, encoding an INT64 value page raises (as a bug in a codec would)."""
+    """From now on, encoding an INT64 value page raises (as a bug in a codec would), on the
+    per-page path and in the whole-chunk C encoder (which takes LZ4, the default, since it
+    compresses LZ4 itself)."""
     real = encoders.value_encoder
+    real_pages = chunk_encode.encode_pages
+
+    def encode_pages(values, offsets, encoding, data_type, *args, **kw):
+        if TSDataType(data_type) == T.INT64:
+            raise _Boom("injected encoder failure")
+        return real_pages(values, offsets, encoding, data_type, *args, **kw)
+
+    monkeypatch.setattr(chunk_encode, "encode_pages", encode_pages)
 
     def value_encoder(encoding, data_type):
         if TSDataType(data_type) == T.INT64:

@@ -49,7 +49,9 @@ names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSE
 overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
 ``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
 header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05), ``threads`` (1; more: the
-chunks of a chunk group are built on that many threads, the file's bytes do not depend on it).
+chunks of a chunk group are built on that many threads, the file's bytes do not depend on it;
+the chunks of a large chunk group are built on the writer's pool, with threads=1 too, while the
+calling thread hands the finished ones to the OS, so that writing overlaps encoding).
 ColumnSchema.encoding / .compression override the defaults per column. An encoding may be
 ``TSEncoding.ALP`` (15) for FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
 
@@ -108,11 +110,12 @@ Failures: whatever raises in flush() or close() (an EncodeError, a bug in a code
 while writing), close() still writes the metadata and tail for the chunk groups already in the
 file, closes it, then re-raises: a file that was written to is always readable, with everything
 flushed before the failure. The file is written without a user-space buffer, one os.writev per
-chunk group, so a chunk group is indexed only once the OS has taken all its bytes; after an
-OSError in the middle of one (a full disk, RLIMIT_FSIZE), close() cuts the file back to the last
-complete chunk group (ftruncate) and writes the tail there. Only if the tail itself cannot be
-written is the file incomplete, and the error says so. A writer garbage-collected without
-close() completes its file and emits a ResourceWarning.
+chunk group (a large one, chunk by chunk while its later chunks are built), so a chunk group is
+indexed only once the OS has taken all its bytes; after an OSError in the middle of one (a full
+disk, RLIMIT_FSIZE), close() cuts the file back to the last complete chunk group (ftruncate)
+and writes the tail there. Only if the tail itself cannot be written is the file incomplete, and
+the error says so. A writer garbage-collected without close() completes its file and emits a
+ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -252,28 +255,78 @@ class _Table:
 class _Piece:
     """Rows of one device from one write call: timestamps and {field: (values, present)}."""
 
-    __slots__ = ("times", "fields", "runs")
+    __slots__ = ("times", "fields", "runs", "pooled")
 
     def __init__(self, times, fields, runs=None):
         self.times = times
         self.fields = fields
+        self.pooled = []  # the _CopyPool buffers that detach() copied into
         # Row offsets where a run of consecutive rows of the write call starts (the official
         # writer's write segments; they order its statistics sums).
         self.runs = np.zeros(1, dtype=np.int64) if runs is None else runs
 
-    def detach(self, inputs):
-        """Copy every array that may share memory with one of `inputs`."""
+    def detach(self, inputs, pool):
+        """Copy every array that may share memory with one of `inputs` (into `pool`'s
+        buffers)."""
 
         def own(arr):
             if arr is None:
                 return None
             for x in inputs:
                 if np.may_share_memory(arr, x):
-                    return arr.copy()
+                    return pool.copy(arr, self.pooled)
             return arr
 
         self.times = own(self.times)
         self.fields = {k: (own(v), own(p)) for k, (v, p) in self.fields.items()}
+
+
+class _CopyPool:
+    """Buffers for the copies of buffered rows (_Piece.detach), used again after the flush that
+    wrote those rows. A copy into fresh memory costs several times one into memory used before
+    (the page faults: 36 copies of 3.2 MB took 75 ms fresh, 21 ms into old buffers), and a writer
+    copies the same sizes again and again (a call per device, the same rows per call). At most
+    `limit` bytes are kept; close() drops them."""
+
+    def __init__(self, limit):
+        self._limit = limit
+        self._free: dict[int, list[np.ndarray]] = {}  # buffer size -> free uint8 buffers
+        self._held = 0
+
+    def copy(self, arr, pooled):
+        """A copy of the 1-D array arr, in a buffer that is appended to `pooled`."""
+        n = arr.nbytes
+        if arr.dtype == object or arr.ndim != 1 or n == 0:
+            return arr.copy()  # object arrays hold references: no raw buffer
+        free = self._free.get(n)
+        if free:
+            buf = free.pop()
+            self._held -= n
+        else:
+            buf = np.empty(n, dtype=np.uint8)
+        out = buf.view(arr.dtype)
+        np.copyto(out, arr)
+        pooled.append(buf)
+        return out
+
+    def give_back(self, pieces):
+        """The buffers of `pieces`, whose rows are in the file and referenced nowhere else now,
+        are free again (the oldest sizes are dropped first beyond the limit)."""
+        for piece in pieces:
+            for buf in piece.pooled:
+                n = buf.nbytes
+                for size in list(self._free):
+                    if self._held + n <= self._limit:
+                        break
+                    self._held -= size * len(self._free.pop(size))
+                if self._held + n <= self._limit:
+                    self._free.setdefault(n, []).append(buf)
+                    self._held += n
+            piece.pooled = []
+
+    def clear(self):
+        self._free.clear()
+        self._held = 0
 
 
 def _locked(method):
@@ -288,13 +341,19 @@ def _locked(method):
     return run
 
 
+# A chunk group of at least this many values (rows x chunks) is written chunk by chunk while its
+# later chunks are built (TsFileWriter._stream_chunk_group); below it, handing chunks to a thread
+# costs more than the overlap saves, and one thread builds the group before one writev.
+_STREAM_MIN_VALUES = 200_000
+
 # At most this many buffers per os.writev call (Linux's IOV_MAX is 1024).
 _IOV_MAX = 1024
 
 
 class _Output:
     """The file being written, without a user-space buffer: each writelines() hands a whole
-    chunk group to the OS (os.writev, one system call for its parts). So after a failed write
+    chunk group, or a chunk of one, to the OS (os.writev, one system call for its parts). So
+    after a failed write
     (a full disk, RLIMIT_FSIZE) everything before the failed chunk group is in the file, and
     cut() can end the file there; a BufferedWriter keeps the bytes it could not write and tries
     them again on every seek() or close(), failing the tail too."""
@@ -494,8 +553,9 @@ class TsFileWriter:
         bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
         self._page_size = _int_option("page_size", page_size, 1)
         self._threads = _int_option("threads", threads, 1)
-        self._pool = None  # threads > 1: the executor building a chunk group's chunks
+        self._pool = None  # builds the chunks of large chunk groups (_stream_chunk_group)
         self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
+        self._copies = _CopyPool(self._memory_threshold)
         _config.record_memory_threshold(self._memory_threshold)  # reported, as official
         self._compression = _check_compression(compression)
         self._time_compression = (
@@ -527,6 +587,8 @@ class TsFileWriter:
         self._properties: dict[str, bytes | None] = {}
         # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
         self._spans: dict[tuple, tuple[int, int]] = {}
+        # Devices whose buffered rows are not all in time order (flush sorts only these).
+        self._unordered: set[tuple] = set()
         self._lock = threading.RLock()
         self._file = None
         self._temp_path = None  # overwrite=True: the file written, renamed over _path by close()
@@ -1017,9 +1079,9 @@ class TsFileWriter:
             appended, lo, hi = self._check_times(dev, piece, origin)
             if table.page_checks:
                 self._check_pages(table, dev, piece, appended)
-            spans.append((lo, hi))
-        for (dev, piece, _), span in zip(pieces, spans, strict=True):
-            self._append(dev, piece, span)
+            spans.append(((lo, hi), appended))
+        for (dev, piece, _), (span, appended) in zip(pieces, spans, strict=True):
+            self._append(dev, piece, span, appended)
         if self._buffered_bytes >= self._memory_threshold:
             self._flush()
         else:
@@ -1030,7 +1092,7 @@ class TsFileWriter:
                 if isinstance(item, tuple):
                     inputs.extend(x for x in item if isinstance(x, np.ndarray))
             for piece in self._fresh:
-                piece.detach(inputs)
+                piece.detach(inputs, self._copies)
         self._fresh = []
 
     def _add_rows(self, table: _Table, times, columns) -> list:
@@ -1229,8 +1291,12 @@ class TsFileWriter:
                 if lost is not None:
                     raise _unstorable(table, dev, name, page, page_times, lost)
 
-    def _append(self, dev, piece, times_span):
+    def _append(self, dev, piece, times_span, appended):
+        """Buffer a checked piece of device dev (appended: its rows are in time order and come
+        after the device's buffered rows)."""
         self._buffers.setdefault(dev, []).append(piece)
+        if not appended:
+            self._unordered.add(dev)
         self._fresh.append(piece)
         lo, hi = times_span
         span = self._spans.get(dev)
@@ -1271,19 +1337,26 @@ class TsFileWriter:
             table = self._tables[dev[0]]
             try:
                 times, fields, runs = _concat(table, pieces)
-                self._write_chunk_group(table, dev, times, fields, runs)
+                ordered = dev not in self._unordered
+                self._write_chunk_group(table, dev, times, fields, runs, ordered)
             except Exception as exc:
+                # (its buffers are not used again: the traceback still refers to the rows)
                 failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
+            else:
+                self._copies.give_back(pieces)
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
+        self._unordered.clear()
         self._buffered_bytes = 0
         if failed:
             raise _flush_error(failed, self._torn)
 
-    def _write_chunk_group(self, table, dev, times, fields, runs=None):
+    def _write_chunk_group(self, table, dev, times, fields, runs=None, ordered=False):
+        """One chunk group of device dev from its buffered rows (ordered: known to be in time
+        order already, so not checked again)."""
         n = times.shape[0]
-        if n > 1 and not bool((times[1:] >= times[:-1]).all()):
+        if not ordered and n > 1 and not bool((times[1:] >= times[:-1]).all()):
             order = np.argsort(times, kind="stable")
             times = times[order]
             fields = {
@@ -1295,8 +1368,8 @@ class TsFileWriter:
         segments = None
         if runs is not None:
             segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
-        # Every chunk is built before anything is recorded or written: a chunk that cannot be
-        # encoded (EncodeError) leaves the file and the index as they were.
+        # A chunk that cannot be encoded (EncodeError) leaves the file and the index as they were
+        # (_stream_chunk_group cuts off what it wrote of the group).
         build = [
             functools.partial(
                 time_chunk, times, bounds, self._time_compression, self._time_encoding
@@ -1307,51 +1380,93 @@ class TsFileWriter:
             for column in table.fields
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
-        built = self._run_all(build)
-        chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
-        self._emit_chunk_group(dev, chunks, table)
+        if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
+            built = [fn() for fn in build]
+            chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
+            self._emit_chunk_group(dev, chunks, table)
+        else:
+            self._stream_chunk_group(dev, names, build, table)
 
     def _emit_chunk_group(self, dev, chunks, table=None):
         """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
         index it once the OS has all its bytes."""
-        out = [bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)]
-        offsets = []
-        pos = self._pos + len(out[0])
+        out = [_group_header(dev)]
         for _, _, chunk in chunks:
-            offsets.append(pos)
             out.extend(chunk.parts)
-            pos += chunk.size
         try:
             self._file.writelines(out)
         except BaseException:
             self._torn = True  # some of these bytes may be in the file: close() cuts them off
             raise
-        # Only a chunk group that is in the file is indexed.
-        self._pos = pos
+        self._index_chunk_group(dev, chunks, table, len(out[0]))
+
+    def _index_chunk_group(self, dev, chunks, table, header_size):
+        """Record the chunks of a chunk group that is in the file (from self._pos on, after its
+        header of header_size bytes) in the index, and move self._pos past it."""
+        pos = self._pos + header_size
         series = self._devices.setdefault(dev, {})
-        for (name, dt, chunk), offset in zip(chunks, offsets, strict=True):
-            series.setdefault(name, Series(dt)).add_chunk(offset, chunk.statistics)
+        for name, dt, chunk in chunks:
+            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+            pos += chunk.size
             used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
                 used.add(chunk.encoding)
+        self._pos = pos
         names = [name for name, _, _ in chunks]
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
-    def _run_all(self, build):
-        """The results of the functions `build`, in order. With threads > 1 they run on the
-        writer's threads (whole chunks are encoded and compressed without the GIL, see
-        chunk_encode); every one is finished before the first failure (in `build` order, as one
-        thread would meet it) is raised, so no chunk is still being built after the call."""
-        if self._threads == 1 or len(build) == 1:
-            return [fn() for fn in build]
+    def _stream_chunk_group(self, dev, names, build, table):
+        """Build the chunks of one chunk group (the functions `build`, in file order) on the
+        writer's pool (`threads` threads) and hand each one to the OS, in order, as soon as it is
+        built, while the later ones are still being built: writing chunk k (os.writev releases
+        the GIL, and may block on the page cache's dirty limit) overlaps building chunk k + 1.
+        The file's bytes are those of _emit_chunk_group; the group is indexed once the OS has all
+        of them.
+
+        A chunk that cannot be built leaves the file and the index as they were: the bytes of
+        the group written so far are cut off again (self._file.cut) and the first failure in
+        file order is raised, once no chunk is still being built. A failed write tears the
+        file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
         futures = [self._pool.submit(fn) for fn in build]
-        wait(futures)
-        return [f.result() for f in futures]
+        header = _group_header(dev)
+        chunks = []
+        wrote = False
+        try:
+            for (name, dt), future in zip(names, futures, strict=True):
+                chunk = future.result()
+                parts = chunk.parts if wrote else [header, *chunk.parts]
+                wrote = True
+                self._write_group_parts(parts)
+                chunk.parts = None  # written: its bytes need not stay in memory
+                chunks.append((name, dt, chunk))
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            wait(futures)
+            if wrote and not self._torn:
+                self._cut_group()
+            raise
+        self._index_chunk_group(dev, chunks, table, len(header))
+
+    def _write_group_parts(self, parts):
+        try:
+            self._file.writelines(parts)
+        except BaseException:
+            self._torn = True  # some of these bytes may be in the file: close() cuts them off
+            raise
+
+    def _cut_group(self):
+        """End the file again where the chunk group being written began (self._pos)."""
+        try:
+            self._file.cut(self._pos)
+        except BaseException:
+            self._torn = True
+            raise
 
     @_locked
     def close(self) -> None:
@@ -1381,6 +1496,7 @@ class TsFileWriter:
             errors.append(exc)
         finally:
             self._closed = True
+            self._copies.clear()
             if self._pool is not None:
                 self._pool.shutdown()
             try:
@@ -1460,6 +1576,11 @@ class TsFileWriter:
             self.close()
         except Exception:  # noqa: BLE001, S110 - nowhere to raise from a finalizer
             pass
+
+
+def _group_header(dev) -> bytes:
+    """The chunk group header of device `dev`: its marker and serialized DeviceID."""
+    return bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)
 
 
 def _value_chunk(dev, table, column, fields, times, bounds, segments):

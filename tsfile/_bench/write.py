@@ -4,7 +4,9 @@
 The data: table ``bench``, TAG ``device`` (10 devices), 8 INT64 FIELDs ``f0..f7``, timestamps 1 ms
 apart with small jitter (5 % of the steps are 2 ms), values random walks with integer steps uniform
 in [-100, 100] (numpy ``default_rng(42)``), TS_2DIFF + SNAPPY for time and values: the same
-generator as ``bench read``. ``--rows`` is the total (default 20,000,000 = 10 x 2 M).
+generator as ``bench read``. ``--compression LZ4`` (or another name of tsfile.types.Compressor)
+measures that compression instead, on both sides (LZ4 is the writers' default). ``--rows`` is the
+total (default 20,000,000 = 10 x 2 M).
 
 Timed (single thread; the data are made before the clock starts, the file is closed before it
 stops; medians of ``--repeat`` runs):
@@ -37,6 +39,7 @@ import time
 
 DEVICES = 10
 FIELDS = 8
+COMPRESSION = "SNAPPY"  # --compression: a tsfile.types.Compressor name
 
 # Shared by both processes (exec'd here, embedded in the official script) so the data are the same.
 _DATA_CODE = r"""
@@ -63,6 +66,7 @@ from tsfile import (TsFileWriter, TableSchema, ColumnSchema, TSDataType, ColumnC
                     TSEncoding, Compressor, Tablet, set_tsfile_config)
 rows, repeat, row_api_rows = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 out_dir = sys.argv[4]
+comp = Compressor[sys.argv[5]]
 data = e52_data(rows)
 names = ["time", "device"] + [f"f{i}" for i in range(8)]
 batches = []
@@ -81,8 +85,8 @@ def new_writer(path):
     w = TsFileWriter(path)
     set_tsfile_config({"int64_encoding_type_": TSEncoding.TS_2DIFF,
                        "time_encoding_type_": TSEncoding.TS_2DIFF,
-                       "default_compression_type_": Compressor.SNAPPY,
-                       "time_compress_type_": Compressor.SNAPPY})
+                       "default_compression_type_": comp,
+                       "time_compress_type_": comp})
     w.register_table(TableSchema("bench", cols))
     return w
 
@@ -141,7 +145,7 @@ def _schema():
         ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD, TSEncoding.TS_2DIFF)
         for i in range(FIELDS)
     ]
-    return TableSchema("bench", cols), Compressor.SNAPPY
+    return TableSchema("bench", cols), Compressor[COMPRESSION]
 
 
 def _median(fn, repeat):
@@ -268,7 +272,7 @@ def run_official(py, rows, out_dir, repeat, row_api_rows):
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         proc = subprocess.run(
-            [py, "-I", name, str(rows), str(repeat), str(row_api_rows), out_dir],
+            [py, "-I", name, str(rows), str(repeat), str(row_api_rows), out_dir, COMPRESSION],
             capture_output=True,
             text=True,
             timeout=3600,
@@ -300,14 +304,23 @@ def main(argv=None):
     parser.add_argument("--row-api-rows", type=int, default=100_000)
     parser.add_argument("--no-official", action="store_true")
     parser.add_argument("--dir", default=None, help="where the files go (default: a temp dir)")
+    parser.add_argument(
+        "--compression",
+        default="SNAPPY",
+        type=str.upper,
+        choices=["UNCOMPRESSED", "SNAPPY", "GZIP", "LZ4", "ZSTD"],
+        help="page compression of both writers (default SNAPPY, the E5-2 shape)",
+    )
     args = parser.parse_args(argv)
+    global COMPRESSION
+    COMPRESSION = args.compression
 
     ns = {}
     exec(_DATA_CODE, ns)
     rows = args.rows // DEVICES * DEVICES
     print(
         f"[bench write] {rows:,} rows = {DEVICES} devices x {rows // DEVICES:,}, {FIELDS} INT64 "
-        f"fields, TS_2DIFF + SNAPPY; CPU: {_cpu_model()}; medians of {args.repeat}"
+        f"fields, TS_2DIFF + {COMPRESSION}; CPU: {_cpu_model()}; medians of {args.repeat}"
     )
     with tempfile.TemporaryDirectory(prefix="tsfile-bench-write-", dir=args.dir) as out_dir:
         data = ns["e52_data"](rows)

@@ -10,9 +10,11 @@ by tests/test_chunk_encode.py), so a chunk is written the same way on either pat
 
 Which chunks take it (:func:`supports`): value encodings through the codec registry's encode_into
 (PLAIN, GORILLA; they never refuse a value) and TS_2DIFF for integer kinds, which carries each
-page's last min_delta into the next page as the official writer does; compression UNCOMPRESSED or
+page's last min_delta into the next page as the official writer does; compression UNCOMPRESSED,
 SNAPPY (include/snappy_compress.h: the bytes of cramjam.snappy.compress_raw, which the writer
-used before, without holding the GIL). Other chunks keep the per-page path.
+used before, without holding the GIL) or LZ4 (the system's liblz4, include/lz4_dynamic.h, used
+only when it gives the bytes of cramjam.lz4.compress_block on probe inputs: lz4_available()).
+Other chunks keep the per-page path.
 
 Holding no GIL while a chunk is built is what lets two writers in two threads (or the columns of a
 chunk group, writer option threads=) use two cores.
@@ -38,12 +40,21 @@ from tsfile._write._stats cimport (
 
 import numpy as np
 
+from tsfile.errors import EncodeError
+
 cnp.import_array()
 
 cdef extern from "snappy_compress.h" nogil:
     enum: SNAPPY_MAX_TABLE
     size_t snappy_compress_bound(size_t n)
     size_t snappy_compress(const uint8_t *src, size_t n, uint8_t *dst, uint16_t *table)
+
+cdef extern from "lz4_dynamic.h" nogil:
+    ctypedef int (*tsfile_lz4_compress_fn)(const char *src, char *dst, int src_size,
+                                           int dst_capacity)
+    enum: TSFILE_LZ4_MAX_INPUT
+    size_t tsfile_lz4_bound(size_t n)
+    tsfile_lz4_compress_fn tsfile_lz4_load()
 
 # TsFile codes (format notes 7, 8): the ones this module handles itself.
 cdef enum:
@@ -52,13 +63,82 @@ cdef enum:
     _GORILLA = 8
     _UNCOMPRESSED = 0
     _SNAPPY = 1
+    _LZ4 = 7
 
 # Encodings taken from the registry's encode_into here: those whose Python encode() in the writer
 # (tsfile._write.encoders.value_encoder) is the row's encode_into and never refuses a value.
 # TS_2DIFF is handled apart (its min_delta crosses pages); SPRINTZ and CAMEL need the writer's
 # round-trip check; ALP, CHIMP, RLE, DICTIONARY, ... keep the per-page path for now.
 _REGISTRY_ENCODINGS = frozenset((_PLAIN, _GORILLA))
-_COMPRESSORS = frozenset((_UNCOMPRESSED, _SNAPPY))
+# LZ4 (the writer's default compression): through the system's liblz4 (include/lz4_dynamic.h),
+# only where it gives the per-page path's bytes (_load_lz4).
+cdef tsfile_lz4_compress_fn _lz4_compress = NULL
+
+
+def _lz4_probes():
+    """Inputs on which the loaded LZ4 must give the per-page path's bytes before it is used: the
+    two hash tables (inputs below and above 64 KiB + 11), long matches, incompressible bytes,
+    a TS_2DIFF page body."""
+    rng = np.random.default_rng(8)
+    walk = np.cumsum(rng.integers(-100, 101, 12_000)).astype(">i8").tobytes()
+    return [
+        b"",
+        b"a",
+        bytes(100),
+        rng.integers(0, 256, 5000, dtype=np.uint8).tobytes(),
+        rng.integers(0, 4, 70_000, dtype=np.uint8).tobytes(),
+        (b"0123456789abcdef" * 5000)[:65_547],
+        walk,
+    ]
+
+
+def _load_lz4():
+    """Load liblz4 if it gives exactly the bytes of tsfile.compression.compress (the per-page
+    path: cramjam's LZ4, liblz4 too) on the probes; else leave LZ4 to the per-page path."""
+    global _lz4_compress
+    from tsfile.compression import LZ4, compress
+
+    _lz4_compress = tsfile_lz4_load()
+    if _lz4_compress == NULL:
+        return
+    try:
+        same = all(_lz4_raw(p) == compress(LZ4, p) for p in _lz4_probes())
+    except Exception:  # noqa: BLE001 - no usable per-page LZ4 to compare with: keep that path
+        same = False
+    if not same:
+        _lz4_compress = NULL
+
+
+cdef bytes _lz4_raw(const unsigned char[::1] src):
+    cdef Py_ssize_t n = src.shape[0]
+    cdef Py_ssize_t cap = <Py_ssize_t>tsfile_lz4_bound(<size_t>n)
+    cdef bytearray out = PyByteArray_FromStringAndSize(NULL, cap)
+    cdef int used
+    cdef char empty = 0
+    cdef const char *sp = <const char *>&src[0] if n else &empty
+    cdef char *dp = PyByteArray_AS_STRING(out)
+    with nogil:
+        used = _lz4_compress(sp, dp, <int>n, <int>cap)
+    if used <= 0:
+        raise RuntimeError("liblz4 LZ4_compress_default failed")
+    return bytes(out[:used])
+
+
+def lz4_compress_raw(data):
+    """LZ4 block of `data` by the loaded liblz4 (the bytes of tsfile.compression.compress), as
+    bytes; RuntimeError when no liblz4 is in use (lz4_available())."""
+    if _lz4_compress == NULL:
+        raise RuntimeError("no liblz4 in use: LZ4 chunks take the per-page path")
+    return _lz4_raw(memoryview(data).cast("B"))
+
+
+def lz4_available():
+    """True when LZ4 chunks are compressed here (liblz4 loaded and checked)."""
+    return _lz4_compress != NULL
+
+
+_load_lz4()
+_COMPRESSORS = frozenset((_UNCOMPRESSED, _SNAPPY, _LZ4))  # LZ4: while lz4_available()
 _NUMERIC_KINDS = frozenset((KIND_BOOL, KIND_I32, KIND_I64, KIND_F32, KIND_F64))
 
 _DTYPES = {
@@ -76,6 +156,8 @@ def supports(int encoding, int data_type, int compressor):
     """True when encode_pages writes chunks of this encoding, data type code and compressor."""
     cdef int kind = kind_of_type(data_type)
     if kind not in _NUMERIC_KINDS or compressor not in _COMPRESSORS:
+        return False
+    if compressor == _LZ4 and _lz4_compress == NULL:
         return False
     if encoding == _TS_2DIFF:
         return kind == KIND_I32 or kind == KIND_I64
@@ -220,6 +302,13 @@ cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
         reserve = 10 + _page_stats_len(j, p)
         if j.compressor == _SNAPPY:
             stored = <Py_ssize_t>snappy_compress(body, <size_t>body_len, o + reserve, table)
+        elif j.compressor == _LZ4:
+            # the room: snappy_compress_bound(body) (_out_bound), more than tsfile_lz4_bound
+            stored = _lz4_compress(<const char *>body, <char *>(o + reserve), <int>body_len,
+                                   <int>tsfile_lz4_bound(<size_t>body_len))
+            if stored <= 0:
+                with gil:
+                    raise EncodeError(f"LZ4 compression of a page of {body_len} bytes failed")
         else:
             stored = body_len
             memcpy(o + reserve, body, body_len)
@@ -321,7 +410,9 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
     cdef uint16_t *table = NULL
     try:
         need = _out_bound(&j, &scratch_len)
-        if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu:
+        if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu or (
+            compressor == _LZ4 and scratch_len > TSFILE_LZ4_MAX_INPUT
+        ):
             # page headers hold 32-bit sizes (uvarint); such a page is far beyond any page_size
             raise ValueError(f"encode_pages: a page of up to {scratch_len} bytes is too large")
         out = PyByteArray_FromStringAndSize(NULL, need)

@@ -1,0 +1,241 @@
+"""Large chunk groups are written chunk by chunk while their later chunks are built
+(TsFileWriter._stream_chunk_group, issue 8 item 4): the file's bytes must not depend on it (nor on
+the thread count), a chunk that cannot be built must leave the file as it was, and a failed write
+must still leave a file that close() completes.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import tsfile
+import tsfile.writer as writer_module
+from tsfile.errors import EncodeError
+from tsfile.schema import ColumnSchema, TableSchema
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+from tsfile.writer import TsFileTableWriter
+
+T = TSDataType
+E = TSEncoding
+FIELD = ColumnCategory.FIELD
+
+
+def _schema():
+    cols = [
+        ColumnSchema("device", T.STRING, ColumnCategory.TAG),
+        ColumnSchema("i64", T.INT64, FIELD),
+        ColumnSchema("i32", T.INT32, FIELD, E.TS_2DIFF),
+        ColumnSchema("dbl", T.DOUBLE, FIELD, E.GORILLA),
+        ColumnSchema("flt", T.FLOAT, FIELD),
+        ColumnSchema("ok", T.BOOLEAN, FIELD),
+        ColumnSchema("txt", T.STRING, FIELD),
+        ColumnSchema("rle", T.INT32, FIELD, E.RLE),
+        ColumnSchema("never", T.INT64, FIELD),  # never given: all-null chunks
+    ]
+    return TableSchema("t", cols)
+
+
+def _calls(rows, seed):
+    """(timestamps, columns, null_masks) of a few write calls: two devices, nulls in some
+    columns, text, one device written twice (its buffered rows join in one chunk group)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    start = 0
+    for dev in ("b", "a", "b"):
+        ts = start + np.cumsum(rng.integers(1, 3, rows)).astype(np.int64)
+        start = int(ts[-1]) + 1
+        cols = {
+            "device": dev,
+            "i64": np.cumsum(rng.integers(-99, 100, rows)),
+            "i32": rng.integers(-1000, 1000, rows).astype(np.int32),
+            "dbl": rng.normal(size=rows),
+            "flt": rng.normal(size=rows).astype(np.float32),
+            "ok": rng.random(rows) < 0.5,
+            "txt": np.array([f"s{k % 37}" for k in range(rows)], dtype=object),
+            "rle": (np.arange(rows) // 50).astype(np.int32),
+        }
+        masks = {"i64": rng.random(rows) < 0.1, "txt": rng.random(rows) < 0.3}
+        out.append((ts, cols, masks))
+    return out
+
+
+def _write(
+    path, calls, *, threads=1, compression=Compressor.SNAPPY, page_size=700, flush_each=False
+):
+    with TsFileTableWriter(
+        str(path),
+        _schema(),
+        compression=compression,
+        page_size=page_size,
+        threads=threads,
+        overwrite=True,
+    ) as w:
+        for ts, cols, masks in calls:
+            w.write_arrays(ts, cols, null_masks=masks)
+            if flush_each:
+                w.flush()
+
+
+@pytest.mark.parametrize(
+    "compression", [Compressor.UNCOMPRESSED, Compressor.SNAPPY, Compressor.LZ4, Compressor.GZIP]
+)
+@pytest.mark.parametrize("rows", [1, 500, 5000])
+def test_streamed_chunk_groups_are_the_built_then_written_bytes(
+    tmp_path, monkeypatch, compression, rows
+):
+    """Every thread count, streamed or not: the same file (one page and many, nulls, text,
+    encodings taken by the C chunk encoder and by the per-page path)."""
+    calls = _calls(rows, seed=rows)
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 10**18)  # never streamed
+    _write(tmp_path / "ref.tsfile", calls, compression=compression)
+    ref = (tmp_path / "ref.tsfile").read_bytes()
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)  # always streamed
+    for threads in (1, 2, 3):
+        path = tmp_path / f"s{threads}.tsfile"
+        _write(path, calls, threads=threads, compression=compression)
+        assert path.read_bytes() == ref, f"threads={threads}"
+    got = tsfile.read_table(str(tmp_path / "s2.tsfile"), "t")
+    assert len(got["time"]) == 3 * rows
+
+
+def test_a_large_chunk_group_is_written_while_its_last_chunk_is_being_built(tmp_path, monkeypatch):
+    """The first chunks of a large group reach the file before its last chunk is built (the
+    writer used to build every chunk of the group first, then write them in one call)."""
+    calls = _calls(40_000, seed=3)[:1]
+    written = threading.Event()
+    real_chunk = writer_module._value_chunk
+    seen = {}
+
+    def last_waits_for_a_write(dev, table, column, *rest):
+        if column.column_name == "never":  # the group's last chunk
+            seen["written before the last chunk was built"] = written.wait(timeout=20)
+        return real_chunk(dev, table, column, *rest)
+
+    monkeypatch.setattr(writer_module, "_value_chunk", last_waits_for_a_write)
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY)
+    real_file = w._writer._file
+
+    class Watched:
+        def writelines(self, parts):
+            real_file.writelines(parts)
+            written.set()
+
+        def __getattr__(self, name):
+            return getattr(real_file, name)
+
+    w._writer._file = Watched()
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.close()
+    assert seen == {"written before the last chunk was built": True}
+    assert len(tsfile.read_table(str(path), "t")["time"]) == 40_000
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_chunk_failing_after_others_were_written_leaves_the_file_as_it_was(
+    tmp_path, monkeypatch, threads
+):
+    """A streamed group whose 4th chunk cannot be built: its first chunks were in the file
+    already; they are cut off again, the writer goes on, and the file is byte for byte the one
+    written without the failing call."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    calls = _calls(3000, seed=9)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, [calls[0], calls[1]], threads=threads, flush_each=True)
+
+    real_chunk = writer_module._value_chunk
+    fail = {"on": False}
+
+    def dbl_fails(dev, table, column, *rest):
+        if fail["on"] and column.column_name == "dbl":
+            raise EncodeError("column 'dbl' refused (test)")
+        return real_chunk(dev, table, column, *rest)
+
+    monkeypatch.setattr(writer_module, "_value_chunk", dbl_fails)
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(
+        str(path), _schema(), compression=Compressor.SNAPPY, page_size=700, threads=threads
+    )
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    fail["on"] = True
+    ts2, cols2, masks2 = calls[2]
+    w.write_arrays(ts2 + 10**9, {**cols2, "device": "c"}, null_masks=masks2)
+    with pytest.raises(EncodeError, match="'dbl'"):
+        w.flush()
+    fail["on"] = False
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()
+
+
+def test_a_write_failing_part_way_through_a_streamed_group_tears_only_that_group(
+    tmp_path, monkeypatch
+):
+    """The OS takes the group's header and first chunk, then the disk is full: flush raises,
+    the writer refuses more rows, and close() ends the file after the last complete group."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    calls = _calls(2000, seed=4)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, calls[:1])
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    real_file = w._writer._file
+
+    class FullAfterOne:
+        writes = 0
+
+        def writelines(self, parts):
+            self.writes += 1
+            if self.writes > 1:
+                raise OSError(28, "No space left on device")
+            real_file.writelines(parts)
+
+        def __getattr__(self, name):
+            return getattr(real_file, name)
+
+    w._writer._file = FullAfterOne()
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, cols, null_masks=masks)
+    with pytest.raises(OSError, match="No space left"):
+        w.flush()
+    with pytest.raises(tsfile.TsFileError, match="failed part way"):
+        w.write_arrays(ts + 10**9, cols, null_masks=masks)
+    w._writer._file = real_file
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()
+
+
+def test_rows_out_of_time_order_across_calls_are_still_sorted_at_flush(tmp_path):
+    """Flush sorts only devices whose buffered rows are out of time order (the order is known
+    from the write calls' checks): a device whose later call goes back in time, one whose call
+    is descending, and one in order all come out as if written sorted in one call."""
+    schema = TableSchema(
+        "t", [ColumnSchema("device", T.STRING, ColumnCategory.TAG), ColumnSchema("v", T.INT64)]
+    )
+    calls = {
+        "back": [np.arange(100, 200), np.arange(0, 100)],  # the second call is earlier
+        "desc": [np.arange(300, 0, -1)],
+        "fine": [np.arange(0, 50), np.arange(50, 400)],
+    }
+
+    def write(path, per_device):
+        with TsFileTableWriter(str(path), schema, page_size=64) as w:
+            for dev, parts in per_device.items():
+                for ts in parts:
+                    w.write_arrays(ts.astype(np.int64), {"device": dev, "v": ts * 3})
+
+    write(tmp_path / "calls.tsfile", calls)
+    write(tmp_path / "sorted.tsfile", {d: [np.sort(np.concatenate(p))] for d, p in calls.items()})
+    assert (tmp_path / "calls.tsfile").read_bytes() == (tmp_path / "sorted.tsfile").read_bytes()
+    got = tsfile.read_table(str(tmp_path / "calls.tsfile"), "t")
+    assert got["time"].tolist()[:200] == list(range(200))
