@@ -5,7 +5,8 @@
  * 1 M point page, the value rows up to that window's end. The page reader opens the body as a
  * tsfile_prefix and the decoders that walk a page block by block (ts2diff_blockskip.h) ask for
  * the bytes they are about to read (tsfile_prefix_need); SNAPPY and LZ4 bodies are decompressed
- * that far (and a little beyond, so that a walk of small blocks makes few calls), never further.
+ * that far (and a little beyond, so that a walk of small blocks makes few calls), never further
+ * (the decoders stop inside a run of literals too: incompressible bytes make long ones).
  * An uncompressed body is readable whole from the start.
  *
  * What is never decompressed is never checked: a stream damaged after the prefix a query needs
@@ -30,7 +31,10 @@ enum { TSFILE_PREFIX_WHOLE = 0, TSFILE_PREFIX_SNAPPY = 1, TSFILE_PREFIX_LZ4 = 2 
 typedef struct {
     const uint8_t *src; /* the stored stream */
     size_t n;           /* its length */
-    size_t ip;          /* the next element / sequence of the stream */
+    union {             /* where the decompressor stopped (by codec) */
+        tsfile_lz4_state lz4;
+        tsfile_snappy_state snappy;
+    } at;
     uint8_t *dst;       /* the body (want bytes of room) */
     size_t want;        /* the body's size (the page header's uncompressed size) */
     size_t op;          /* bytes of the body readable: dst[0:op] */
@@ -55,7 +59,7 @@ TSFILE_INLINE void tsfile_prefix_stream(tsfile_prefix *p, int codec, const uint8
     memset(p, 0, sizeof *p);
     p->src = src;
     p->n = n;
-    p->ip = ip0;
+    if (codec == TSFILE_PREFIX_SNAPPY) p->at.snappy.ip = ip0;
     p->dst = dst;
     p->want = want;
     p->codec = codec;
@@ -67,12 +71,14 @@ static int tsfile_prefix_more(tsfile_prefix *p, size_t need)
     size_t target = need >= p->want ? p->want : need + TSFILE_PREFIX_SLACK;
     if (p->rc) return -1;
     if (target > p->want) target = p->want;
-    if (p->codec == TSFILE_PREFIX_LZ4)
-        p->rc = tsfile_lz4_resume(p->src, p->n, &p->ip, p->dst, p->want, &p->op, target,
-                                  &p->err_pos);
-    else if (p->codec == TSFILE_PREFIX_SNAPPY)
-        p->rc = tsfile_snappy_resume(p->src, p->n, &p->ip, p->dst, p->want, &p->op, target,
+    if (p->codec == TSFILE_PREFIX_LZ4) {
+        p->rc = tsfile_lz4_resume(p->src, p->n, &p->at.lz4, p->dst, p->want, target, &p->err_pos);
+        p->op = p->at.lz4.op;
+    } else if (p->codec == TSFILE_PREFIX_SNAPPY) {
+        p->rc = tsfile_snappy_resume(p->src, p->n, &p->at.snappy, p->dst, p->want, target,
                                      &p->err_pos);
+        p->op = p->at.snappy.op;
+    }
     if (!p->rc && p->op < (need < p->want ? need : p->want)) {
         p->rc = p->codec == TSFILE_PREFIX_LZ4 ? 4 : 6; /* ended short: not filled */
         p->err_pos = p->n;

@@ -40,7 +40,8 @@ from tsfile._format.codes cimport (
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
 from tsfile._read.pushdown cimport (
-    TSFILE_PREFIX_LZ4, TSFILE_PREFIX_SNAPPY, has_row_skip, time_window_rows, tsfile_prefix,
+    TSFILE_PREFIX_LZ4, TSFILE_PREFIX_SNAPPY, count_prefix, has_row_skip, time_window_rows,
+    tsfile_prefix,
     tsfile_prefix_codec_name, tsfile_prefix_need, tsfile_prefix_strerror, tsfile_prefix_stream,
     tsfile_prefix_whole, value_rows,
 )
@@ -974,6 +975,7 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
                     raise corrupt(fv, "time chunk holds more rows than its statistics say",
                                   ch.offset)
             memcpy(out + rows, s.ts + lo, (hi - lo) * 8)
+        count_prefix(&stream)
         if pg.has_stats and pg.count != c:
             with gil:
                 raise corrupt(fv, f"time page holds {c} timestamps, its statistics say "
@@ -1156,6 +1158,7 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
             else:
                 decode_numeric(fv, vals, vals_n, t, ch.encoding, n, out + at * size, path,
                                pg.body, st)
+            count_prefix(&stream)
             continue
         # rows past hi are not wanted: decode only the values present before row hi
         if hi < n:
@@ -1169,6 +1172,7 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
             j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
             nulls += value_page_rows(fv, ch, pg, &stream, 4 + bm_bytes, bitmap, lo, hi, j, k,
                                      out + at * size, nm + at, path, s, st)
+        count_prefix(&stream)
     return nulls
 
 

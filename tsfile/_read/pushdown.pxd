@@ -12,6 +12,10 @@
 #     `path` is a PATH_* of tsfile.codecs._common. Corrupt pages (and timestamps that do not
 #     increase) raise CorruptDataError naming the byte offset within the page.
 #
+# count_prefix(body)
+#     Count a page body the reader has finished with in skip_counts() (its size and the bytes
+#     decompressed, for SNAPPY / LZ4 bodies).
+#
 # has_row_skip(encoding, data_type) / value_rows(data_type, data, nbytes, more, start, stop, out,
 #                                                path)
 #     Whether value_rows() reads pages of this encoding and type (TS_2DIFF INT32 / DATE / INT64 /
@@ -47,5 +51,6 @@ cdef Py_ssize_t time_window_rows(const uint8_t* data, Py_ssize_t nbytes, tsfile_
                                  int64_t t1, int64_t t2, int path, int64_t* out, Py_ssize_t cap,
                                  Py_ssize_t* first_row, Py_ssize_t* page_rows) except -1 nogil
 cdef bint has_row_skip(int encoding, int data_type) noexcept nogil
+cdef void count_prefix(const tsfile_prefix* body) noexcept nogil
 cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, tsfile_prefix* more,
                     Py_ssize_t start, Py_ssize_t stop, uint8_t* out, int path) except -1 nogil

@@ -135,8 +135,9 @@ cdef extern from "ts2diff_blockskip.h" nogil:
 # added atomically because the reader decodes pages on several threads.
 cdef extern from *:
     """
-    /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there */
-    static int64_t pushdown_totals[6];
+    /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there; SNAPPY /
+     * LZ4 page bodies read as a prefix, their bytes, the bytes decompressed */
+    static int64_t pushdown_totals[9];
     #if !defined(__GNUC__) && !defined(__clang__)  /* counters only: plain, not atomic */
     #  define __atomic_fetch_add(p, v, o) (*(p) += (v))
     #  define __atomic_load_n(p, o) (*(p))
@@ -154,17 +155,24 @@ cdef extern from *:
         __atomic_fetch_add(&pushdown_totals[4], 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&pushdown_totals[5], skipped, __ATOMIC_RELAXED);
     }
+    static void pushdown_count_prefix(int64_t body, int64_t decompressed)
+    {
+        __atomic_fetch_add(&pushdown_totals[6], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[7], body, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[8], decompressed, __ATOMIC_RELAXED);
+    }
     static int64_t pushdown_total(int i)
     {
         return __atomic_load_n(&pushdown_totals[i], __ATOMIC_RELAXED);
     }
     static void pushdown_reset(void)
     {
-        for (int i = 0; i < 6; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED);
+        for (int i = 0; i < 9; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED);
     }
     """
     void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom) nogil
     void pushdown_count_values(int64_t skipped) nogil
+    void pushdown_count_prefix(int64_t body, int64_t decompressed) nogil
     int64_t pushdown_total(int i) nogil
     void pushdown_reset() nogil
 
@@ -255,9 +263,12 @@ def set_block_skip(plan):
 
 def skip_counts():
     """Totals since :func:`reset_skip_counts` (this module's calls and the reader's): time
-    pages read with a window (``pages``, their ``blocks``, ``skipped``, ``phantom``), and value
-    pages read from a row on (``value_pages``, ``value_blocks_skipped``)."""
-    names = ("pages", "blocks", "skipped", "phantom", "value_pages", "value_blocks_skipped")
+    pages read with a window (``pages``, their ``blocks``, ``skipped``, ``phantom``), value
+    pages read as a row range (``value_pages``, ``value_blocks_skipped``), and the reader's
+    SNAPPY / LZ4 page bodies (``prefix_pages``, their ``prefix_bytes``, of which
+    ``prefix_decompressed`` were decompressed: a query near a page's start leaves the rest)."""
+    names = ("pages", "blocks", "skipped", "phantom", "value_pages", "value_blocks_skipped",
+             "prefix_pages", "prefix_bytes", "prefix_decompressed")
     return {name: pushdown_total(i) for i, name in enumerate(names)}
 
 
@@ -343,6 +354,12 @@ cdef Py_ssize_t time_window_rows(const uint8_t* data, Py_ssize_t nbytes, tsfile_
     return k
 
 
+cdef void count_prefix(const tsfile_prefix* body) noexcept nogil:
+    """Count a page body the reader opened (skip_counts: SNAPPY / LZ4 bodies only)."""
+    if body.codec != TSFILE_PREFIX_WHOLE:
+        pushdown_count_prefix(<int64_t>body.want, <int64_t>body.op)
+
+
 cdef const uint8_t* _bytes_ptr(const unsigned char[::1] view) noexcept nogil:
     return <const uint8_t*>&view[0] if view.shape[0] else <const uint8_t*>b""
 
@@ -387,11 +404,12 @@ cdef class _Body:
 
 
 def time_window(data, int64_t t1, int64_t t2, *, path="auto", rows=False, compression=None,
-                size=None):
+                size=None, cap=None):
     """The timestamps of a TS_2DIFF int64 page (``data``: bytes-like) that lie in [t1, t2], in
     page order, decoding only the blocks the current plan cannot rule out. With ``compression``
     (``"snappy"`` or ``"lz4"``), ``data`` is the page's stored stream of a ``size``-byte body,
-    decompressed only as far as the walk reads it.
+    decompressed only as far as the walk reads it; the output's room is then ``cap`` values, or
+    the page's count (from a separate whole decompression: this is an entry for tests).
 
     Returns ``(values, rows, stats)``: ``rows`` the values' page row numbers (int64) when
     ``rows=True`` else None; ``stats`` a dict with ``blocks``, ``skipped`` (never unpacked),
@@ -401,35 +419,33 @@ def time_window(data, int64_t t1, int64_t t2, *, path="auto", rows=False, compre
     """
     cdef int p = resolve_path(path, HAS_SIMD, "pushdown")
     cdef _Body body = _Body(data, compression, size)
-    cdef Py_ssize_t cap, k
+    cdef Py_ssize_t room, k
     cdef ts2diff_skip_stats st
     if compression is None:
         with nogil:
-            cap = ts2diff_count_values(body.ptr, body.nbytes, True)
-    else:  # the output's size, from a separate whole decompression (this is a test entry)
-        cap = _count_compressed(data, compression, size)
-    values = np.empty(cap, np.int64)
-    row_arr = np.empty(cap if rows else 0, np.int64)
+            room = ts2diff_count_values(body.ptr, body.nbytes, True)
+    elif cap is None:
+        room = _count_compressed(data, compression, size)
+    else:
+        room = cap
+    values = np.empty(room, np.int64)
+    row_arr = np.empty(room if rows else 0, np.int64)
     cdef int64_t* out_rows = <int64_t*>cnp.PyArray_DATA(row_arr) if rows else NULL
     cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(values)
     with nogil:
-        k = window_into(body.ptr, body.nbytes, body.more, t1, t2, p, out, out_rows, cap, &st)
+        k = window_into(body.ptr, body.nbytes, body.more, t1, t2, p, out, out_rows, room, &st)
     stats = {"blocks": st.blocks, "skipped": st.skipped, "phantom": st.phantom,
              "rows": st.rows, "plan": _PLAN_NAMES[st.plan], "decompressed": body.decompressed()}
     return values[:k].copy(), (row_arr[:k].copy() if rows else None), stats
 
 
 def _count_compressed(data, compression, size):
-    """Values in a compressed int64 TS_2DIFF page (decompressed whole by tsfile.compression); 0
-    when it does not decompress (the walk then reports the damage where it meets it)."""
+    """Values in a compressed int64 TS_2DIFF page (decompressed whole by tsfile.compression)."""
     from tsfile import compression as comp
 
-    try:
-        whole = comp.decompress(comp.SNAPPY if compression == "snappy" else comp.LZ4,
-                                bytes(data), size)
-        return ts2diff_count_values(_bytes_ptr(as_byte_view(whole)), len(whole), True)
-    except CorruptDataError:
-        return 0
+    whole = comp.decompress(comp.SNAPPY if compression == "snappy" else comp.LZ4, bytes(data),
+                            size)
+    return ts2diff_count_values(_bytes_ptr(as_byte_view(whole)), len(whole), True)
 
 
 # ---- value pages: a row range with block skip -----------------------------------------------------
