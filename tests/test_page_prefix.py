@@ -176,9 +176,8 @@ def test_hostile_headers_in_a_compressed_page(field, value, match, codec, plan):
     page = bytearray(ts2diff.encode(times))
     offsets = _block_offsets(page, 40)
     at = offsets[-1] if value == 200 else offsets[20]
-    page[at + (4 if field == "width" else 0) : at + (8 if field == "width" else 4)] = value.to_bytes(
-        4, "big"
-    )
+    field_at = at + (4 if field == "width" else 0)
+    page[field_at : field_at + 4] = value.to_bytes(4, "big")
     stream = compressed(codec, page)
     t_last = int(times[-1])
     with pytest.raises(CorruptDataError, match=match):
@@ -230,7 +229,7 @@ def one_page_file(request, tmp_path_factory):
     path = tmp_path_factory.mktemp("prefix") / f"{request.param}.tsfile"
     with tsfile.TsFileTableWriter(path, schema, page_size=N, compression=comp) as w:
         cols = {"id": np.array(["d"] * N, object)}
-        for name, t, _ in COLUMNS:
+        for name, _, _ in COLUMNS:
             cols[name] = (
                 np.ma.MaskedArray(data[name], mask=masks[name]) if masks[name].any() else data[name]
             )

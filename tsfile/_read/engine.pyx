@@ -241,6 +241,7 @@ cdef struct Page:
     int64_t count         # page statistics (only if has_stats)
     int64_t start
     int64_t end
+    Py_ssize_t typed_at   # file offset of the statistics' typed part (min, max, ...; has_stats)
 
 
 cdef class Chunk:
@@ -413,6 +414,7 @@ cdef int parse_pages(FileView fv, Chunk ch, Py_ssize_t max_pages, int64_t stop_a
             pg.start = be64(fv.ptr + pos)
             pg.end = be64(fv.ptr + pos + 8)
             pos += 16
+            pg.typed_at = pos
             skip_typed_stats(fv, &pos, ch.data_end, stats_type)
         if pos + <Py_ssize_t>pg.csize > ch.data_end:
             with gil:
@@ -1027,6 +1029,50 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     finally:
         flush_hits(&st)
     return rows, plan
+
+
+cdef object typed_min_max(const uint8_t *p, int t):
+    """(min, max) from the typed part of numeric statistics at ``p`` (format notes 6: they come
+    first, big-endian), or Ellipsis for a type whose statistics carry none."""
+    cdef int32_t a32, b32
+    cdef int64_t a64, b64
+    cdef float f1, f2
+    cdef double d1, d2
+    if t == T_INT32 or t == T_DATE:
+        return (be32(p), be32(p + 4))
+    if t == T_INT64 or t == T_TIMESTAMP:
+        return (be64(p), be64(p + 8))
+    if t == T_FLOAT:
+        a32, b32 = be32(p), be32(p + 4)
+        memcpy(&f1, &a32, 4)
+        memcpy(&f2, &b32, 4)
+        return (<double>f1, <double>f2)
+    if t == T_DOUBLE:
+        a64, b64 = be64(p), be64(p + 8)
+        memcpy(&d1, &a64, 8)
+        memcpy(&d2, &b64, 8)
+        return (d1, d2)
+    return Ellipsis
+
+
+def page_value_ranges(FileView fv, Chunk ch):
+    """Per page of a numeric value chunk, what its statistics say about its values: (min, max)
+    of its non-NULL values, None when it holds none (an empty page, or a count of 0), or
+    Ellipsis when it has no statistics (a one-page chunk: unknown). For pruning pages by a value
+    filter (tsfile._read.predicate.pages_may_match)."""
+    cdef Py_ssize_t i
+    cdef Page *pg
+    check_open(fv)
+    out = []
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        if pg.usize == 0 or (pg.has_stats and pg.count == 0):
+            out.append(None)
+        elif not pg.has_stats:
+            out.append(Ellipsis)
+        else:  # parse_pages checked that the typed part lies inside the chunk
+            out.append(typed_min_max(fv.ptr + pg.typed_at, ch.data_type))
+    return out
 
 
 def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
