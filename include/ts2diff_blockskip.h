@@ -7,8 +7,9 @@
  * 0 <= r[i] < 2^width, so without unpacking anything its values lie in
  *     [first + min(0, n * min_delta),  first + max(0, n * (min_delta + 2^width - 1))]
  * when those exact bounds fit in int64 (then no partial sum wrapped). Bounds:
- *   plan A  that interval alone. One wide delta makes it useless: with any timestamp jitter the
- *           upper end overshoots by n * 2^width and hardly a block can be skipped;
+ *   plan A  that interval alone. Its upper end overshoots the block's last value by about
+ *           n * (2^width - 1 - mean jitter): with uniform jitter less than one block span (the
+ *           block before a window may be decoded for nothing), far more with rare wide deltas;
  *   plan C  for strictly increasing timestamps: [first, next block's first - 1] (clipped by
  *           plan A's upper end), one 8-byte load of the next header. Exact up to the last value, so every block
  *           that holds no match is skipped, and once a block starts after t2 the page is done.

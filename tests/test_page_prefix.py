@@ -291,3 +291,59 @@ def test_reader_decompresses_only_what_a_window_near_the_start_needs(one_page_fi
                 assert share < 0.5, (name, counts)
     finally:
         pd.set_block_skip(before)
+
+
+@pytest.mark.parametrize("comp_name", ["LZ4", "SNAPPY"])
+@pytest.mark.parametrize("pages", [1, 2])
+def test_reader_damage_past_the_prefix_fails_only_queries_that_reach_it(tmp_path, comp_name, pages):
+    """The last quarter of the stored stream of the time chunk's first page overwritten: with
+    page statistics (2 pages), a window near the page's start is answered (that part is never
+    decompressed) and one that reaches the damage raises CorruptDataError naming the page's file
+    offset; a one-page chunk's page has no statistics to count its rows, so it is read whole and
+    every query of it fails the same way."""
+    from interop.chunk_scan import _Buf, _skip_statistics, scan_chunks
+
+    comp = getattr(tsfile.Compressor, comp_name)
+    if not compression.available(comp):
+        pytest.skip(f"{comp_name} not available")
+    n = 200_000
+    times = jittered_times(n, 8, seed=11)
+    values = np.cumsum(np.random.default_rng(11).integers(-100, 101, n))
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema("v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD),
+        ],
+    )
+    path = tmp_path / "damaged.tsfile"
+    with tsfile.TsFileTableWriter(path, schema, page_size=n // pages, compression=comp) as w:
+        w.write_arrays(times, {"id": np.array(["d"] * n, object), "v": values})
+    data = bytearray(path.read_bytes())
+    (chunk,) = [c for c in scan_chunks(bytes(data)) if c["kind"] == "time"]
+    assert chunk["pages"] == pages
+    b = _Buf(bytes(data), chunk["offset"] + 1)
+    b.varstr()  # measurement
+    b.uvarint()  # data size
+    b.skip(3)  # type, compression, encoding
+    b.uvarint()  # the first page's uncompressed size
+    csize = b.uvarint()
+    if pages > 1:
+        _skip_statistics(b, chunk["type"])
+    body = b.p
+    data[body + csize * 3 // 4 : body + csize] = b"\xff" * (csize - csize * 3 // 4)
+    path.write_bytes(bytes(data))
+    early = (int(times[100]), int(times[200]))
+    late = (int(times[n // pages - 100]), int(times[n // pages - 1]))
+    error = f"{comp_name} page body.*file offset {body}"
+    if pages > 1:
+        got = tsfile.read_table(path, "t", ["v"], *early)
+        np.testing.assert_array_equal(got["time"], times[100:201])
+        np.testing.assert_array_equal(got["v"], values[100:201])
+    else:
+        with pytest.raises(CorruptDataError, match=error):
+            tsfile.read_table(path, "t", ["v"], *early)
+    with pytest.raises(CorruptDataError, match=error):
+        tsfile.read_table(path, "t", ["v"], *late)
+    with pytest.raises(CorruptDataError, match=f"file offset {body}"):
+        tsfile.read_table(path, "t", ["v"])

@@ -10,6 +10,12 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
+A page body is opened (page_open) and made readable as far as it is read (page_need): a SNAPPY
+or LZ4 page that a time window or a value row range cuts is decompressed only up to the last
+block it needs (include/page_prefix.h; the TS_2DIFF walks of tsfile._read.pushdown ask for each
+block's bytes, fixed-width PLAIN values are found by offset); the other codecs decode pages from
+their start, so their pages are decompressed whole.
+
 Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
 (time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
 (tsfile.codecs._registry) and called through its contract row once per page, straight into the

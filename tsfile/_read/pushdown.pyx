@@ -6,6 +6,8 @@
   include/ts2diff_blockskip.h), with the skip counts of the E5-4 study.
 * :func:`decode_rows`: rows [start, stop) of a TS_2DIFF value page, the blocks before ``start``
   passed by their headers.
+* Both walks read a SNAPPY / LZ4 page as a prefix that grows as they go (include/page_prefix.h):
+  bytes past the last block they need are never decompressed (``compression=``, ``size=``).
 * :func:`select` / :func:`select_range`: a predicate on a 1-D int32 / int64 / float32 / float64
   array, as a list of positions, a boolean mask or a packed bitmap (include/filter_*.h). NaN never
   lies in a range; ``!=`` and ``"not between"`` are the negation, as in numpy. Comparisons are
