@@ -114,15 +114,17 @@ TSFILE_INLINE int ts2diff_premise(const ts2diff_block *b, int first_block, int64
 }
 
 /* The rest of the page from pos (the block after the one a plan C pass stopped at, whose first
- * value was prev_first), counted into st (every block skipped) when it is readable without
- * decompressing it, its headers checked and held to plan C's premise; else left unknown
- * (st->rows = -1: the page's statistics count). 0, -1 with *e set, or -2 (premise broken). */
+ * value was prev_first): with more == NULL (the caller wants the page's exact counts), counted
+ * into st (every block skipped), its headers checked and held to plan C's premise; else left
+ * unread (st->rows = -1: the caller has the page's statistics count, and a page's headers after
+ * the window are neither decompressed nor, uncompressed, touched). 0, -1 with *e set, or -2
+ * (premise broken). */
 static int ts2diff_count_rest(const uint8_t *buf, size_t nbytes, tsfile_prefix *more, size_t pos,
                               int64_t prev_first, int64_t row, ts2diff_skip_stats *st,
                               ts2diff_error *e)
 {
     ts2diff_block b;
-    if (more != NULL && more->op < more->want) {
+    if (more != NULL) {
         st->rows = -1;
         return 0;
     }
@@ -239,7 +241,8 @@ out_full:
  * The values of an int64 TS_2DIFF page that lie in [t1, t2], in page order, into out (cap
  * entries; the page's value count always suffices) and their page row numbers into out_rows
  * (may be NULL). `more`: the page when it is decompressed as it is read (page_prefix.h), NULL
- * when buf[0:nbytes] is readable. `plan` is TS2DIFF_SKIP_*: plan C runs as long as the headers
+ * when buf[0:nbytes] is readable and the page's exact counts are wanted (st->rows is -1 when a
+ * pass with `more` stops before the page's end). `plan` is TS2DIFF_SKIP_*: plan C runs as long as the headers
  * allow it (else plan A). `kernel`: a TS_2DIFF block kernel (ts2diff_impls.h); `select`: an int64
  * index kernel (filter_impls.h); scratch: TS2DIFF_MAX_BLOCK_DELTAS + 1 int64; idx:
  * TS2DIFF_MAX_BLOCK_DELTAS + 1 + FILTER_INDEX_SLACK int32. Returns the number of values written,

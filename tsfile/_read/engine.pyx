@@ -909,8 +909,10 @@ cdef Py_ssize_t time_window_page(FileView fv, Chunk ch, Page *pg, tsfile_prefix 
                                  LoopState *st, Py_ssize_t *lo, Py_ssize_t *c) except -1 nogil:
     """The timestamps in [t1, t2] of a TS_2DIFF time page opened as ``body``, through the block
     skip (tsfile._read.pushdown; its errors are renamed after the page by loop_error): *lo gets
-    the first kept row, *c the page's rows (from the blocks, or its statistics when the page was
-    decompressed only as far as the window); returns the end row."""
+    the first kept row, *c the page's rows; returns the end row. A page with statistics is read
+    only as far as the window (decompressed, or for an uncompressed page touched): its
+    statistics count its rows. One without is read whole, its blocks counted."""
+    cdef tsfile_prefix *more = body if pg.has_stats else NULL
     cdef const codec_row *row = codec_row_for(fv, ch.encoding, T_INT64, pg.body)
     cdef int cp = pick_path(row, path)
     cdef Py_ssize_t k
@@ -918,9 +920,9 @@ cdef Py_ssize_t time_window_page(FileView fv, Chunk ch, Page *pg, tsfile_prefix 
     st.at = pg.body
     st.encoding = ch.encoding
     st.stage = STAGE_COUNT
-    k = time_window_rows(body.dst, pg.usize, body, t1, t2, cp, out, cap, lo, c)
+    k = time_window_rows(body.dst, pg.usize, more, t1, t2, cp, out, cap, lo, c)
     st.stage = STAGE_OWN
-    if c[0] < 0:  # not read to its end: opened so only with statistics (time_pages)
+    if c[0] < 0:  # not read to its end (only with statistics)
         c[0] = pg.count
     return lo[0] + k
 
