@@ -6,6 +6,8 @@
  * first byte: 00 literal (length in the tag or in 1-4 following bytes), 01 copy with 1-byte offset
  * (length 4..11), 10 copy with 2-byte offset, 11 copy with 4-byte offset (length 1..64).
  * Every read and write is bounds-checked before it happens; the output must be filled exactly.
+ * The decoder can stop once a prefix is out and resume later (tsfile_snappy_resume): a query that
+ * needs only the start of a page decompresses only that.
  *
  * Why by hand: the page loop runs without the GIL, and python-snappy/cramjam offer only Python calls
  * (one per page, under the GIL). The block formats are small and stable; the decoder is checked
@@ -41,16 +43,35 @@ static int tsfile_snappy_length(const uint8_t *src, size_t n, uint32_t *length, 
     return 0;
 }
 
-/* Returns 0 on success, or a positive error code: 1 bad length prefix, 2 length differs from the
- * expected size, 3 truncated input, 4 output overrun, 5 bad copy offset, 6 output not filled. */
-static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
-                                    size_t *err_pos)
+/* Where a decompression stopped: between two elements, or inside a literal. */
+typedef struct {
+    size_t ip, op;   /* the next input byte, the bytes out */
+    size_t lit_left; /* bytes of the current literal still to copy */
+} tsfile_snappy_state;
+
+/* Continue decompressing the elements of src[0:n] into dst[0:want] from *s (ip: the offset after
+ * the length preamble, tsfile_snappy_length; op, lit_left: 0) until at least `target` bytes are
+ * out, stopping as soon as they are (inside a literal if need be); target >= want: to the end of
+ * the stream, checking that it fills dst exactly. An element's output depends only on the output
+ * before it, so a prefix is exactly what the whole decompression writes there; the rest of the
+ * stream is neither read nor checked. Returns 0, or 3 truncated input, 4 output overrun, 5 bad
+ * copy offset, 6 output not filled, with *err_pos = the input offset of the problem. */
+static int tsfile_snappy_resume(const uint8_t *src, size_t n, tsfile_snappy_state *s,
+                                uint8_t *dst, size_t want, size_t target, size_t *err_pos)
 {
-    size_t ip = 0, op = 0;
-    uint32_t len = 0;
-    if (tsfile_snappy_length(src, n, &len, &ip)) { *err_pos = ip; return 1; }
-    if ((size_t)len != want) { *err_pos = 0; return 2; }
-    while (ip < n) {
+    size_t ip = s->ip, op = s->op;
+    const int all = target >= want;
+    for (;;) {
+        if (s->lit_left) {
+            size_t c = s->lit_left;
+            if (!all && c > target - op) c = op < target ? target - op : 0;
+            memcpy(dst + op, src + ip, c);
+            ip += c;
+            op += c;
+            s->lit_left -= c;
+            if (s->lit_left) break; /* stopped inside the literal */
+        }
+        if (ip >= n || (!all && op >= target)) break;
         uint8_t tag = src[ip];
         size_t at = ip;
         ip++;
@@ -67,9 +88,7 @@ static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, 
             lit += 1;
             if (lit > n - ip) { *err_pos = at; return 3; }
             if (lit > want - op) { *err_pos = at; return 4; }
-            memcpy(dst + op, src + ip, lit);
-            ip += lit;
-            op += lit;
+            s->lit_left = lit; /* copied at the top of the loop */
             break;
         }
         default: {
@@ -94,19 +113,48 @@ static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, 
             if (off == 0 || off > op) { *err_pos = at; return 5; }
             if (clen > want - op) { *err_pos = at; return 4; }
             uint8_t *d = dst + op;
-            const uint8_t *s = d - off;
+            const uint8_t *m = d - off;
             if (off >= clen) {
-                memcpy(d, s, clen);
+                memcpy(d, m, clen);
             } else {
-                for (size_t i = 0; i < clen; i++) d[i] = s[i]; /* overlapping: byte by byte */
+                for (size_t i = 0; i < clen; i++) d[i] = m[i]; /* overlapping: byte by byte */
             }
             op += clen;
             break;
         }
         }
     }
-    if (op != want) { *err_pos = n; return 6; }
+    s->ip = ip;
+    s->op = op;
+    if (ip == n && !s->lit_left && op != want) { *err_pos = n; return 6; }
     return 0;
+}
+
+/* What an error code of tsfile_snappy_decompress / tsfile_snappy_resume means. */
+static const char *tsfile_snappy_strerror(int rc)
+{
+    switch (rc) {
+    case 1: return "bad length preamble";
+    case 2: return "the stream's length differs from the page header's";
+    case 3: return "truncated stream";
+    case 4: return "decompresses to more than the page header says";
+    case 5: return "bad copy offset";
+    case 6: return "decompresses to less than the page header says";
+    default: return "unknown error";
+    }
+}
+
+/* Returns 0 on success, or a positive error code: 1 bad length prefix, 2 length differs from the
+ * expected size, or an error code of tsfile_snappy_resume. */
+static int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
+                                    size_t *err_pos)
+{
+    tsfile_snappy_state s;
+    uint32_t len = 0;
+    memset(&s, 0, sizeof s);
+    if (tsfile_snappy_length(src, n, &len, &s.ip)) { *err_pos = s.ip; return 1; }
+    if ((size_t)len != want) { *err_pos = 0; return 2; }
+    return tsfile_snappy_resume(src, n, &s, dst, want, want, err_pos);
 }
 
 #endif

@@ -1265,7 +1265,7 @@ class TsFileReader:
             bound = predicate.bind(value_filter, schema, table_name)
             lo, hi = predicate.time_range(bound)
             t1, t2 = max(t1, lo), min(t2, hi)
-            prune = self._value_pruner(bound)
+            prune = self._value_pruner(bound, t1, t2)
             if column_names is not None:
                 by_name = {c.column_name for c in schema.columns}
                 asked = {
@@ -1280,10 +1280,10 @@ class TsFileReader:
         )
         return _Plan(names, types, fields, tags, tasks, t1, t2, bound, len(names) - len(extra))
 
-    @staticmethod
-    def _value_pruner(bound):
+    def _value_pruner(self, bound, t1, t2):
         """prune(task, series, fields) for _plan_table: the chunk groups whose chunk statistics
-        (value min/max, time range) leave a row that may match ``bound``."""
+        (value min/max, time range) leave a row that may match ``bound``, each cut to the runs
+        of its pages whose page statistics do (_matching_pages)."""
         wanted = predicate.columns_of(bound)
 
         def prune(task, series, fields):
@@ -1295,10 +1295,41 @@ class TsFileReader:
                     wanted, g.time_chunk.offset, offsets, series, chunk_stats
                 )
                 if predicate.may_match(bound, stats):
-                    keep.append(g)
+                    filtered = {f: offsets[f] for f in wanted if f in offsets}
+                    keep += self._matching_pages(g, bound, filtered, t1, t2)
             return keep
 
         return prune
+
+    def _matching_pages(self, g, bound, offsets, t1, t2):
+        """Chunk group ``g`` as runs of consecutive pages (page_lo/page_hi groups) that may hold
+        a row matching ``bound`` by their page statistics (time range; min/max of the filtered
+        fields ``offsets``: name -> value chunk offset or None): pages that cannot match are
+        never decompressed. ``g`` itself when its pages carry no statistics."""
+        info = g.time_chunk.page_info()
+        if len(info) <= 1 or not all(p[3] for p in info):
+            return [g]
+        max_pages = -1 if g.time_chunk.complete else len(info)
+        ranges = {}
+        for name, off in offsets.items():
+            chunk = None if off is None else self._chunk(off, max_pages)
+            ranges[name] = None if chunk is None else engine.page_value_ranges(self._fv, chunk)
+        may = predicate.pages_may_match(bound, info, ranges)
+        runs, k = [], 0
+        while k < len(info):
+            if not may[k]:
+                k += 1
+                continue
+            lo, rows = k, 0
+            while k < len(info) and may[k]:
+                p = info[k]
+                rows += 0 if (p[6] < t1 or p[5] > t2) else p[4]
+                k += 1
+            if rows:
+                runs.append(_Group(g.time_chunk, rows, g.values, g.inside, lo, k))
+        if len(runs) == 1 and runs[0].page_lo == 0 and runs[0].page_hi == len(info):
+            return [g]  # every page may match: the group as planned
+        return runs
 
     # -- public queries --------------------------------------------------------------------
 

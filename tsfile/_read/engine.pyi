@@ -1,5 +1,7 @@
 """Type stubs of the read hot path (tsfile/_read/engine.pyx)."""
 
+from types import EllipsisType
+
 import numpy as np
 
 PATH_CODES: dict[str, int]
@@ -51,6 +53,9 @@ def read_time_chunk(
     page_hi: int = ...,
     plan: np.ndarray | None = ...,
 ) -> tuple[int, np.ndarray]: ...
+def page_value_ranges(
+    fv: FileView, ch: Chunk
+) -> list[tuple[float, float] | None | EllipsisType]: ...
 def check_aligned_pages(fv: FileView, tch: Chunk, vch: Chunk) -> None: ...
 def read_value_chunk(
     fv: FileView,

@@ -10,6 +10,12 @@ length read from the file is checked against the bytes present before it is used
 the capacity the planner allocated are a CorruptDataError (the statistics lied), so no allocation
 ever depends on an unchecked count.
 
+A page body is opened (page_open) and made readable as far as it is read (page_need): a SNAPPY
+or LZ4 page that a time window or a value row range cuts is decompressed only up to the last
+block it needs (include/page_prefix.h; the TS_2DIFF walks of tsfile._read.pushdown ask for each
+block's bytes, fixed-width PLAIN values are found by offset); the other codecs decode pages from
+their start, so their pages are decompressed whole.
+
 Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
 (time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
 (tsfile.codecs._registry) and called through its contract row once per page, straight into the
@@ -36,10 +42,15 @@ import numpy as np
 cimport numpy as cnp
 
 from tsfile._format.codes cimport (
-    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
+    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_PLAIN, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
-from tsfile._read.pushdown cimport has_row_skip, time_window_rows, value_rows
+from tsfile._read.pushdown cimport (
+    TSFILE_PREFIX_LZ4, TSFILE_PREFIX_SNAPPY, count_prefix, has_row_skip, time_window_rows,
+    tsfile_prefix,
+    tsfile_prefix_codec_name, tsfile_prefix_need, tsfile_prefix_strerror, tsfile_prefix_stream,
+    tsfile_prefix_whole, value_rows,
+)
 from tsfile._simd cimport simd_active
 from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
@@ -57,6 +68,7 @@ cnp.import_array()
 cdef extern from "read_lz4.h":
     int tsfile_lz4_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
                               size_t *err_pos) nogil
+    const char *tsfile_lz4_strerror(int rc) nogil
 
 cdef extern from "varint_scalar.h" nogil:
     enum:
@@ -67,6 +79,7 @@ cdef extern from "read_snappy.h":
     int tsfile_snappy_length(const uint8_t *src, size_t n, uint32_t *length, size_t *pos) nogil
     int tsfile_snappy_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t want,
                                  size_t *err_pos) nogil
+    const char *tsfile_snappy_strerror(int rc) nogil
 
 cdef extern from *:
     """
@@ -123,17 +136,6 @@ PATH_CODES = {"per_value": P_PER_VALUE, "batch": P_BATCH, "simd": P_SIMD, "auto"
 # 32768, LZMA2 2^19). Checked on every page header; page_body then checks the sizes the streams
 # state (Snappy here, the others in tsfile.compression) before anything is allocated.
 cdef dict _MAX_RATIO = dict(_compression.MAX_EXPANSION)
-# The error codes of read_snappy.h and read_lz4.h.
-cdef dict _SNAPPY_ERRORS = {
-    1: "bad length preamble", 2: "the stream's length differs from the page header's",
-    3: "truncated stream", 4: "decompresses to more than the page header says",
-    5: "bad copy offset", 6: "decompresses to less than the page header says",
-}
-cdef dict _LZ4_ERRORS = {
-    1: "truncated stream", 2: "decompresses to more than the page header says",
-    3: "bad match offset", 4: "decompresses to less than the page header says",
-    5: "length overflow",
-}
 
 _encoding_name = _registry.encoding_name
 cdef dict _TYPE_NAMES = {int(t): t.name for t in TSDataType}
@@ -245,6 +247,7 @@ cdef struct Page:
     int64_t count         # page statistics (only if has_stats)
     int64_t start
     int64_t end
+    Py_ssize_t typed_at   # file offset of the statistics' typed part (min, max, ...; has_stats)
 
 
 cdef class Chunk:
@@ -417,6 +420,7 @@ cdef int parse_pages(FileView fv, Chunk ch, Py_ssize_t max_pages, int64_t stop_a
             pg.start = be64(fv.ptr + pos)
             pg.end = be64(fv.ptr + pos + 8)
             pos += 16
+            pg.typed_at = pos
             skip_typed_stats(fv, &pos, ch.data_end, stats_type)
         if pos + <Py_ssize_t>pg.csize > ch.data_end:
             with gil:
@@ -504,49 +508,69 @@ def new_scratch():
     return Scratch()
 
 
-cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL nogil:
-    """The decompressed body of a page: a pointer into the file (uncompressed) or into a buffer
-    the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output otherwise).
-    UNCOMPRESSED, SNAPPY and LZ4 run without the GIL (taken only to grow the buffer or raise);
-    the other compressions hold it for the page (page_body_by_module)."""
-    cdef uint8_t *dst
-    cdef size_t err_pos = 0
+cdef int page_open(FileView fv, Chunk ch, Page *pg, Scratch s,
+                   tsfile_prefix *body) except -1 nogil:
+    """Open the body of a page as a tsfile_prefix (include/page_prefix.h): readable whole when
+    it is stored uncompressed (a pointer into the file) or compressed other than SNAPPY / LZ4
+    (tsfile.compression decompresses it whole, with the GIL: page_body_by_module); a SNAPPY or
+    LZ4 body is decompressed into the scratch's body buffer only as far as page_need asks.
+    Sizes are checked before anything is allocated (usize against csize with the page header,
+    Snappy's stated length against usize here)."""
     cdef uint32_t stated = 0
-    cdef int rc
+    cdef size_t ip0 = 0
     cdef const uint8_t *src = fv.ptr + pg.body
     if ch.compression == C_UNCOMPRESSED:
         if pg.csize != pg.usize:
             with gil:
                 raise corrupt(fv, f"uncompressed page with stored size {pg.csize} != {pg.usize}",
                               pg.body)
-        return src
-    if ch.compression == C_SNAPPY:
+        tsfile_prefix_whole(body, src, pg.usize)
+    elif ch.compression == C_SNAPPY:
         # The block's preamble states its exact size: match it with the page header before the
         # buffer is sized from either.
-        if tsfile_snappy_length(src, pg.csize, &stated, &err_pos) != 0:
+        if tsfile_snappy_length(src, pg.csize, &stated, &ip0) != 0:
             with gil:
                 raise corrupt(fv, "bad SNAPPY page body (length preamble)", pg.body)
         if stated != pg.usize:
             with gil:
                 raise corrupt(fv, f"SNAPPY page body: the stream says {stated} bytes, the page "
                                   f"header {pg.usize}", pg.body)
-        dst = s.need_body(pg.usize)
-        rc = tsfile_snappy_decompress(src, pg.csize, dst, pg.usize, &err_pos)
-        if rc != 0:
-            with gil:
-                raise corrupt(fv, f"SNAPPY page body: {_SNAPPY_ERRORS.get(rc, rc)} (byte "
-                                  f"{err_pos} of the body)", pg.body)
-        return dst
-    if ch.compression == C_LZ4:
-        dst = s.need_body(pg.usize)  # usize <= 255 x csize, checked with the page header
-        rc = tsfile_lz4_decompress(src, pg.csize, dst, pg.usize, &err_pos)
-        if rc != 0:
-            with gil:
-                raise corrupt(fv, f"LZ4 page body: {_LZ4_ERRORS.get(rc, rc)} (byte {err_pos} of "
-                                  "the body)", pg.body)
-        return dst
+        tsfile_prefix_stream(body, TSFILE_PREFIX_SNAPPY, src, pg.csize, ip0,
+                             s.need_body(pg.usize), pg.usize)
+    elif ch.compression == C_LZ4:
+        # usize <= 255 x csize, checked with the page header
+        tsfile_prefix_stream(body, TSFILE_PREFIX_LZ4, src, pg.csize, 0, s.need_body(pg.usize),
+                             pg.usize)
+    else:
+        with gil:
+            tsfile_prefix_whole(body, page_body_by_module(fv, ch, pg, s), pg.usize)
+    return 0
+
+
+cdef int page_need(FileView fv, Page *pg, tsfile_prefix *body, Py_ssize_t need) except -1 nogil:
+    """Make the first ``need`` bytes of an opened page body readable (all of them when need >=
+    the body's size)."""
+    if tsfile_prefix_need(body, <size_t>need) != 0:
+        raise_stream_error(fv, pg, body)
+    return 0
+
+
+cdef int raise_stream_error(FileView fv, Page *pg, tsfile_prefix *body) except -1 nogil:
     with gil:
-        return page_body_by_module(fv, ch, pg, s)
+        raise corrupt(fv, f"{tsfile_prefix_codec_name(body).decode()} page body: "
+                          f"{tsfile_prefix_strerror(body).decode()} (byte {body.err_pos} of the "
+                          "body)", pg.body)
+
+
+cdef const uint8_t *page_body(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL nogil:
+    """The whole decompressed body of a page: a pointer into the file (uncompressed) or into a
+    buffer the scratch owns (its reused body buffer for SNAPPY/LZ4, the decoder's output
+    otherwise). UNCOMPRESSED, SNAPPY and LZ4 run without the GIL (taken only to grow the buffer
+    or raise); the other compressions hold it for the page (page_body_by_module)."""
+    cdef tsfile_prefix body
+    page_open(fv, ch, pg, s, &body)
+    page_need(fv, pg, &body, pg.usize)
+    return body.dst
 
 
 cdef const uint8_t *page_body_by_module(FileView fv, Chunk ch, Page *pg, Scratch s) except NULL:
@@ -693,11 +717,13 @@ cdef const codec_row *codec_row_for(FileView fv, int enc, int t, Py_ssize_t at) 
 
 cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
                         Py_ssize_t count, uint8_t *out, int path, Py_ssize_t file_at,
-                        LoopState *st, Py_ssize_t skip=0) except -1 nogil:
+                        LoopState *st, Py_ssize_t skip=0, tsfile_prefix *more=NULL,
+                        bint rows=False) except -1 nogil:
     """Decode exactly ``count`` numeric values of type t on query path ``path`` into ``out``
-    (native layout) without the GIL; a codec's error is renamed by loop_error. ``skip`` > 0
-    (only where has_row_skip(enc, t)): values skip..count-1 only, into out + skip values, the
-    blocks before them passed by their headers (pushdown.value_rows)."""
+    (native layout) without the GIL; a codec's error is renamed by loop_error. ``rows`` (only
+    where has_row_skip(enc, t)): values skip..count-1 only, into out[0:count - skip], the blocks
+    before them passed by their headers and the page (``more``, its body opened by page_open)
+    decompressed only as far as value count-1 (pushdown.value_rows)."""
     cdef const codec_row *row
     cdef int cp
     if count == 0:
@@ -708,8 +734,8 @@ cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     st.at = file_at
     st.encoding = enc
     st.stage = STAGE_DECODE
-    if skip:
-        value_rows(t, p, n, skip, count, out + skip * itemsize_of(t), cp)
+    if rows:
+        value_rows(t, p, n, more, skip, count, out, cp)
     else:
         row.decode_into(p, n, out, count, row.kind, cp)
     st.stage = STAGE_OWN
@@ -878,6 +904,29 @@ cdef inline void keep_rows(const int64_t *a, Py_ssize_t c, int64_t t1, int64_t t
         hi[0] = lo[0]
 
 
+cdef Py_ssize_t time_window_page(FileView fv, Chunk ch, Page *pg, tsfile_prefix *body,
+                                 int64_t t1, int64_t t2, int path, int64_t *out, Py_ssize_t cap,
+                                 LoopState *st, Py_ssize_t *lo, Py_ssize_t *c) except -1 nogil:
+    """The timestamps in [t1, t2] of a TS_2DIFF time page opened as ``body``, through the block
+    skip (tsfile._read.pushdown; its errors are renamed after the page by loop_error): *lo gets
+    the first kept row, *c the page's rows; returns the end row. A page with statistics is read
+    only as far as the window (decompressed, or for an uncompressed page touched): its
+    statistics count its rows. One without is read whole, its blocks counted."""
+    cdef tsfile_prefix *more = body if pg.has_stats else NULL
+    cdef const codec_row *row = codec_row_for(fv, ch.encoding, T_INT64, pg.body)
+    cdef int cp = pick_path(row, path)
+    cdef Py_ssize_t k
+    st.hits[row.codec_id][cp] += 1
+    st.at = pg.body
+    st.encoding = ch.encoding
+    st.stage = STAGE_COUNT
+    k = time_window_rows(body.dst, pg.usize, more, t1, t2, cp, out, cap, lo, c)
+    st.stage = STAGE_OWN
+    if c[0] < 0:  # not read to its end (only with statistics)
+        c[0] = pg.count
+    return lo[0] + k
+
+
 cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path,
                            int64_t *out, Py_ssize_t cap, Scratch s, bint chunk_inside,
                            int64_t *plan, LoopState *st) except -1 nogil:
@@ -888,10 +937,9 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
     cdef int64_t *pr
     cdef Page *pg
     cdef const uint8_t *body
+    cdef tsfile_prefix stream
     cdef bint everything = t1 == INT64_MIN_ and t2 == INT64_MAX_
-    cdef bint inside
-    cdef const codec_row *row
-    cdef int cp
+    cdef bint inside, windowed
     for i in range(ch.n_pages):
         pg = &ch.pages[i]
         pr = plan + i * PLAN_COLS
@@ -903,11 +951,21 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
         if pg.usize == 0:
             with gil:
                 raise corrupt(fv, "empty page in a time chunk", pg.body)
-        body = page_body(fv, ch, pg, s)
         inside = everything or (pg.has_stats and pg.start >= t1 and pg.end <= t2) or (
             not pg.has_stats and chunk_inside)
+        # part of a TS_2DIFF page wanted (and no row restriction): its blocks outside [t1, t2]
+        # stay packed, and a compressed page is decompressed only as far as the window reaches
+        # (when its statistics count its rows: else it is read whole, to count them)
+        windowed = not inside and ch.encoding == E_TS_2DIFF and pr[PLAN_END] < 0
+        page_open(fv, ch, pg, s, &stream)
+        if not (windowed and pg.has_stats):
+            page_need(fv, pg, &stream, pg.usize)
+        body = stream.dst
         c = time_count(fv, body, pg.usize, ch.encoding, pg.body, st) if inside else -1
-        if c >= 0:
+        if windowed:
+            hi = time_window_page(fv, ch, pg, &stream, t1, t2, path, out + rows, cap - rows,
+                                  st, &lo, &c)
+        elif c >= 0:
             # the whole page is wanted: decode straight into the result
             if rows + c > cap:
                 with gil:
@@ -919,18 +977,6 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
             keep_rows(dst, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
             if lo:
                 memmove(dst, dst + lo, (hi - lo) * 8)
-        elif ch.encoding == E_TS_2DIFF and pr[PLAN_END] < 0:
-            # part of the page is wanted (and no row restriction): blocks outside [t1, t2] stay
-            # packed (tsfile._read.pushdown); its errors are renamed after the page (loop_error)
-            row = codec_row_for(fv, ch.encoding, T_INT64, pg.body)
-            cp = pick_path(row, path)
-            st.hits[row.codec_id][cp] += 1
-            st.at = pg.body
-            st.encoding = ch.encoding
-            st.stage = STAGE_COUNT
-            hi = time_window_rows(body, pg.usize, t1, t2, cp, out + rows, cap - rows, &lo, &c)
-            st.stage = STAGE_OWN
-            hi += lo
         else:
             c = decode_times(fv, body, pg.usize, ch.encoding, path, s, pg.body, st)
             keep_rows(s.ts, c, t1, t2, pr[PLAN_FROM], pr[PLAN_END], &lo, &hi)
@@ -939,6 +985,7 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
                     raise corrupt(fv, "time chunk holds more rows than its statistics say",
                                   ch.offset)
             memcpy(out + rows, s.ts + lo, (hi - lo) * 8)
+        count_prefix(&stream)
         if pg.has_stats and pg.count != c:
             with gil:
                 raise corrupt(fv, f"time page holds {c} timestamps, its statistics say "
@@ -992,6 +1039,50 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     return rows, plan
 
 
+cdef object typed_min_max(const uint8_t *p, int t):
+    """(min, max) from the typed part of numeric statistics at ``p`` (format notes 6: they come
+    first, big-endian), or Ellipsis for a type whose statistics carry none."""
+    cdef int32_t a32, b32
+    cdef int64_t a64, b64
+    cdef float f1, f2
+    cdef double d1, d2
+    if t == T_INT32 or t == T_DATE:
+        return (be32(p), be32(p + 4))
+    if t == T_INT64 or t == T_TIMESTAMP:
+        return (be64(p), be64(p + 8))
+    if t == T_FLOAT:
+        a32, b32 = be32(p), be32(p + 4)
+        memcpy(&f1, &a32, 4)
+        memcpy(&f2, &b32, 4)
+        return (<double>f1, <double>f2)
+    if t == T_DOUBLE:
+        a64, b64 = be64(p), be64(p + 8)
+        memcpy(&d1, &a64, 8)
+        memcpy(&d2, &b64, 8)
+        return (d1, d2)
+    return Ellipsis
+
+
+def page_value_ranges(FileView fv, Chunk ch):
+    """Per page of a numeric value chunk, what its statistics say about its values: (min, max)
+    of its non-NULL values, None when it holds none (an empty page, or a count of 0), or
+    Ellipsis when it has no statistics (a one-page chunk: unknown). For pruning pages by a value
+    filter (tsfile._read.predicate.pages_may_match)."""
+    cdef Py_ssize_t i
+    cdef Page *pg
+    check_open(fv)
+    out = []
+    for i in range(ch.n_pages):
+        pg = &ch.pages[i]
+        if pg.usize == 0 or (pg.has_stats and pg.count == 0):
+            out.append(None)
+        elif not pg.has_stats:
+            out.append(Ellipsis)
+        else:  # parse_pages checked that the typed part lies inside the chunk
+            out.append(typed_min_max(fv.ptr + pg.typed_at, ch.data_type))
+    return out
+
+
 def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
     """Page k of a value chunk must cover exactly the rows of page k of its time chunk (format
     notes 5.4): from the page headers alone (before any row is decoded), a value page whose
@@ -1017,8 +1108,9 @@ def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
 
 cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitmap,
                         Py_ssize_t lo, Py_ssize_t hi, int size, uint8_t *nullmask) noexcept nogil:
-    """Rows lo..hi of a page: copy present values from the dense array, flag nulls."""
-    cdef Py_ssize_t r, j = tsfile_bitmap_count(bitmap, lo), nulls = 0  # values before lo
+    """Rows lo..hi of a page: copy present values from the dense array (its first value: the
+    first present row from lo on), flag nulls."""
+    cdef Py_ssize_t r, j = 0, nulls = 0
     for r in range(lo, hi):
         if bitmap[r >> 3] & (0x80 >> (r & 7)):
             memcpy(dst + (r - lo) * size, dense + j * size, size)
@@ -1065,7 +1157,7 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
     cdef const uint8_t *body
     cdef const uint8_t *bitmap
     cdef const uint8_t *vals
-    cdef uint8_t *dense
+    cdef tsfile_prefix stream
     cdef int t = ch.data_type
     cdef int size = itemsize_of(t)
     cdef bint binary = is_binary(t)
@@ -1087,10 +1179,13 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
                 memset(out + at * size, 0, (hi - lo) * size)
             nulls += hi - lo
             continue
-        body = page_body(fv, ch, pg, s)
         if pg.usize < 4:
             with gil:
                 raise corrupt(fv, "value page shorter than its row count", pg.body)
+        # the body as far as it is read: the row count and bitmap, then what the values need
+        page_open(fv, ch, pg, s, &stream)
+        page_need(fv, pg, &stream, 4)
+        body = stream.dst
         if be32(body) != n:
             with gil:
                 raise corrupt(fv, f"value page has {be32(body)} rows, its time page {n}",
@@ -1099,6 +1194,7 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
         if 4 + bm_bytes > pg.usize:
             with gil:
                 raise corrupt(fv, "value page bitmap runs past the page", pg.body)
+        page_need(fv, pg, &stream, 4 + bm_bytes)
         bitmap = body + 4
         vals = body + 4 + bm_bytes
         vals_n = pg.usize - 4 - bm_bytes
@@ -1108,6 +1204,7 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
                 raise corrupt(fv, f"value page bitmap marks {k} rows present, its statistics "
                                   f"count {pg.count} values", pg.body)
         if k == n and lo == 0 and hi == n:
+            page_need(fv, pg, &stream, pg.usize)
             if binary:
                 with gil:
                     decode_objects(fv, vals, vals_n, t, ch.encoding, n, out_vals, obj_at + at,
@@ -1115,21 +1212,68 @@ cdef Py_ssize_t value_pages(FileView fv, Chunk ch, const int64_t *plan, Py_ssize
             else:
                 decode_numeric(fv, vals, vals_n, t, ch.encoding, n, out + at * size, path,
                                pg.body, st)
+            count_prefix(&stream)
             continue
         # rows past hi are not wanted: decode only the values present before row hi
         if hi < n:
             k = tsfile_bitmap_count(bitmap, hi)
         if binary:
+            page_need(fv, pg, &stream, pg.usize)
             with gil:
                 nulls += scatter_objects(fv, vals, vals_n, t, ch.encoding, k, bitmap, lo, hi,
                                          out_vals, obj_at + at, nm + at, path, pg.body)
         else:
-            dense = s.need_vals(k * size + 8)
-            # values before row lo: where the codec can, their blocks stay packed (pushdown)
-            j = tsfile_bitmap_count(bitmap, lo) if has_row_skip(ch.encoding, t) else 0
-            decode_numeric(fv, vals, vals_n, t, ch.encoding, k, dense, path, pg.body, st, j)
-            nulls += scatter(out + at * size, dense, bitmap, lo, hi, size, nm + at)
+            j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
+            nulls += value_page_rows(fv, ch, pg, &stream, 4 + bm_bytes, bitmap, lo, hi, j, k,
+                                     out + at * size, nm + at, path, s, st)
+        count_prefix(&stream)
     return nulls
+
+
+cdef Py_ssize_t value_page_rows(FileView fv, Chunk ch, Page *pg, tsfile_prefix *body,
+                                Py_ssize_t vals_at, const uint8_t *bitmap, Py_ssize_t lo,
+                                Py_ssize_t hi, Py_ssize_t j, Py_ssize_t k, uint8_t *dst,
+                                uint8_t *nm, int path, Scratch s, LoopState *st) except -1 nogil:
+    """Rows lo..hi of a numeric value page (values j..k-1 present there, values at ``vals_at``
+    in the opened ``body``) into dst, nulls flagged in nm: straight into dst when no row of
+    lo..hi is null, else through a dense buffer and scatter. Returns the null rows."""
+    cdef int size = itemsize_of(ch.data_type)
+    cdef bint no_nulls = k - j == hi - lo
+    cdef const uint8_t *dense = value_range(fv, ch, pg, body, vals_at, j, k,
+                                            dst if no_nulls else s.need_vals((k - j) * size + 8),
+                                            path, s, st)
+    if no_nulls:
+        if dense != dst:
+            memcpy(dst, dense, (k - j) * size)
+        return 0
+    return scatter(dst, dense, bitmap, lo, hi, size, nm)
+
+
+cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *body,
+                                Py_ssize_t vals_at, Py_ssize_t j, Py_ssize_t k, uint8_t *out,
+                                int path, Scratch s, LoopState *st) except NULL nogil:
+    """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``):
+    decoded into ``out`` where they can be found without decoding the values before them
+    (TS_2DIFF integers by their block headers, fixed-width PLAIN by offset; the body decompressed
+    only as far as value k-1), else all k values decoded into the scratch. Returns a pointer to
+    value j (``out`` or inside the scratch)."""
+    cdef int t = ch.data_type, enc = ch.encoding
+    cdef int size = itemsize_of(t)
+    cdef Py_ssize_t vals_n = pg.usize - vals_at
+    cdef const uint8_t *vals = body.dst + vals_at
+    cdef uint8_t *dense
+    if has_row_skip(enc, t):
+        decode_numeric(fv, vals, vals_n, t, enc, k, out, path, pg.body, st, j, body, True)
+        return out
+    if enc == E_PLAIN and t != T_INT32 and t != T_DATE:  # fixed width (INT32 is svarint)
+        page_need(fv, pg, body, vals_at + k * size)
+        decode_numeric(fv, vals + j * size, max(vals_n - j * size, 0), t, enc, k - j, out, path,
+                       pg.body, st)
+        return out
+    page_need(fv, pg, body, pg.usize)
+    dense = s.need_vals(k * size + 8)
+    decode_numeric(fv, vals, vals_n, t, enc, k, dense, path, pg.body, st)
+    return dense + j * size
 
 
 def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out_vals,
@@ -1295,11 +1439,13 @@ def c_decompress(int compression, const uint8_t[::1] src, Py_ssize_t usize):
     if compression == C_SNAPPY:
         with nogil:
             rc = tsfile_snappy_decompress(sp, src.shape[0], dp, usize, &err_pos)
+        what = tsfile_snappy_strerror(rc).decode()
     elif compression == C_LZ4:
         with nogil:
             rc = tsfile_lz4_decompress(sp, src.shape[0], dp, usize, &err_pos)
+        what = tsfile_lz4_strerror(rc).decode()
     else:
         raise ValueError("only SNAPPY (1) and LZ4 (7) have C decompressors here")
     if rc != 0:
-        raise CorruptDataError(f"error {rc} at byte offset {err_pos}")
+        raise CorruptDataError(f"error {rc} ({what}) at byte offset {err_pos}")
     return out.tobytes()

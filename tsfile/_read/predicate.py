@@ -612,6 +612,25 @@ def chunk_group_stats(bound_columns, time_offset, value_offsets, series, chunk_s
     return stats
 
 
+def pages_may_match(bound, time_pages, value_ranges):
+    """Per page of a chunk group, whether a row of it may match ``bound``: may_match() on the
+    page statistics. ``time_pages``: the time chunk's engine page_info() (every page with
+    statistics); ``value_ranges``: filtered field -> engine.page_value_ranges() of its value
+    chunk (page k of a value chunk holds the values of the rows of time page k), or None for a
+    field without a chunk (every row NULL). A value page without statistics (Ellipsis) is
+    unknown: may match."""
+    keep = []
+    for k, page in enumerate(time_pages):
+        stats = {TIME: (page[5], page[6])}
+        for name, ranges in value_ranges.items():
+            if ranges is None or k >= len(ranges):
+                stats[name] = None if ranges is None else Ellipsis
+            else:
+                stats[name] = ranges[k]
+        keep.append(may_match(bound, {n: v for n, v in stats.items() if v is not Ellipsis}))
+    return keep
+
+
 def _chunk_statistics(series, measurement, offset, chunk_stats):
     key = (measurement, offset)
     if key not in chunk_stats:

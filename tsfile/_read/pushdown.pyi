@@ -19,6 +19,9 @@ def time_window(
     *,
     path: str = "auto",
     rows: bool = False,
+    compression: Literal["snappy", "lz4"] | None = None,
+    size: int | None = None,
+    cap: int | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64] | None, dict[str, int | str]]: ...
 def decode_rows(
     data: bytes | bytearray | memoryview | NDArray[np.uint8],
@@ -27,7 +30,10 @@ def decode_rows(
     stop: int,
     *,
     path: str = "auto",
-) -> tuple[np.ndarray, int]: ...
+    compression: Literal["snappy", "lz4"] | None = None,
+    size: int | None = None,
+    stats: bool = False,
+) -> tuple[np.ndarray, int] | tuple[np.ndarray, int, int]: ...
 def select_range(
     values: np.ndarray,
     lo: float | None = None,

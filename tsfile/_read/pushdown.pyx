@@ -6,6 +6,8 @@
   include/ts2diff_blockskip.h), with the skip counts of the E5-4 study.
 * :func:`decode_rows`: rows [start, stop) of a TS_2DIFF value page, the blocks before ``start``
   passed by their headers.
+* Both walks read a SNAPPY / LZ4 page as a prefix that grows as they go (include/page_prefix.h):
+  bytes past the last block they need are never decompressed (``compression=``, ``size=``).
 * :func:`select` / :func:`select_range`: a predicate on a 1-D int32 / int64 / float32 / float64
   array, as a list of positions, a boolean mask or a packed bitmap (include/filter_*.h). NaN never
   lies in a range; ``!=`` and ``"not between"`` are the negation, as in numpy. Comparisons are
@@ -103,6 +105,7 @@ cdef extern from "ts2diff_blockskip.h" nogil:
         TS2DIFF_SKIP_PLAN_C
         TS2DIFF_E_OUT_CAP
         TS2DIFF_E_ROWS
+        TS2DIFF_E_STREAM
     ctypedef struct ts2diff_error:
         int code
         int64_t offset
@@ -116,23 +119,27 @@ cdef extern from "ts2diff_blockskip.h" nogil:
         int64_t first_row
         int64_t last_row
         int plan
-    int64_t ts2diff_window(const uint8_t* buf, size_t nbytes, int64_t t1, int64_t t2, int plan,
-                           ts2diff_block_fn_i64 kernel, filter_index_fn_i64 select,
-                           int64_t* scratch, int32_t* idx, int64_t* out, int64_t* out_rows,
-                           size_t cap, ts2diff_skip_stats* st, ts2diff_error* e)
-    int ts2diff_decode_rows_i64(const uint8_t* buf, size_t nbytes, int64_t r0, int64_t r1,
-                                ts2diff_block_fn_i64 kernel, int64_t* scratch, int64_t* out,
-                                int64_t* skipped, ts2diff_error* e)
-    int ts2diff_decode_rows_i32(const uint8_t* buf, size_t nbytes, int64_t r0, int64_t r1,
-                                ts2diff_block_fn_i32 kernel, int32_t* scratch, int32_t* out,
-                                int64_t* skipped, ts2diff_error* e)
+    int64_t ts2diff_window(const uint8_t* buf, size_t nbytes, tsfile_prefix* more, int64_t t1,
+                           int64_t t2, int plan, ts2diff_block_fn_i64 kernel,
+                           filter_index_fn_i64 select, int64_t* scratch, int32_t* idx,
+                           int64_t* out, int64_t* out_rows, size_t cap, ts2diff_skip_stats* st,
+                           ts2diff_error* e)
+    int ts2diff_decode_rows_i64(const uint8_t* buf, size_t nbytes, tsfile_prefix* more,
+                                int64_t r0, int64_t r1, ts2diff_block_fn_i64 kernel,
+                                int64_t* scratch, int64_t* out, int64_t* skipped,
+                                ts2diff_error* e)
+    int ts2diff_decode_rows_i32(const uint8_t* buf, size_t nbytes, tsfile_prefix* more,
+                                int64_t r0, int64_t r1, ts2diff_block_fn_i32 kernel,
+                                int32_t* scratch, int32_t* out, int64_t* skipped,
+                                ts2diff_error* e)
 
 # Running totals of every window_into() call (the reader's included), for tests and benchmarks;
 # added atomically because the reader decodes pages on several threads.
 cdef extern from *:
     """
-    /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there */
-    static int64_t pushdown_totals[6];
+    /* time pages, their blocks, skipped, phantom; value pages, blocks skipped there; SNAPPY /
+     * LZ4 page bodies read as a prefix, their bytes, the bytes decompressed */
+    static int64_t pushdown_totals[9];
     #if !defined(__GNUC__) && !defined(__clang__)  /* counters only: plain, not atomic */
     #  define __atomic_fetch_add(p, v, o) (*(p) += (v))
     #  define __atomic_load_n(p, o) (*(p))
@@ -150,17 +157,24 @@ cdef extern from *:
         __atomic_fetch_add(&pushdown_totals[4], 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&pushdown_totals[5], skipped, __ATOMIC_RELAXED);
     }
+    static void pushdown_count_prefix(int64_t body, int64_t decompressed)
+    {
+        __atomic_fetch_add(&pushdown_totals[6], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[7], body, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&pushdown_totals[8], decompressed, __ATOMIC_RELAXED);
+    }
     static int64_t pushdown_total(int i)
     {
         return __atomic_load_n(&pushdown_totals[i], __ATOMIC_RELAXED);
     }
     static void pushdown_reset(void)
     {
-        for (int i = 0; i < 6; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED);
+        for (int i = 0; i < 9; i++) __atomic_store_n(&pushdown_totals[i], 0, __ATOMIC_RELAXED);
     }
     """
     void pushdown_count(int64_t blocks, int64_t skipped, int64_t phantom) nogil
     void pushdown_count_values(int64_t skipped) nogil
+    void pushdown_count_prefix(int64_t body, int64_t decompressed) nogil
     int64_t pushdown_total(int i) nogil
     void pushdown_reset() nogil
 
@@ -251,9 +265,12 @@ def set_block_skip(plan):
 
 def skip_counts():
     """Totals since :func:`reset_skip_counts` (this module's calls and the reader's): time
-    pages read with a window (``pages``, their ``blocks``, ``skipped``, ``phantom``), and value
-    pages read from a row on (``value_pages``, ``value_blocks_skipped``)."""
-    names = ("pages", "blocks", "skipped", "phantom", "value_pages", "value_blocks_skipped")
+    pages read with a window (``pages``, their ``blocks``, ``skipped``, ``phantom``), value
+    pages read as a row range (``value_pages``, ``value_blocks_skipped``), and the reader's
+    SNAPPY / LZ4 page bodies (``prefix_pages``, their ``prefix_bytes``, of which
+    ``prefix_decompressed`` were decompressed: a query near a page's start leaves the rest)."""
+    names = ("pages", "blocks", "skipped", "phantom", "value_pages", "value_blocks_skipped",
+             "prefix_pages", "prefix_bytes", "prefix_decompressed")
     return {name: pushdown_total(i) for i, name in enumerate(names)}
 
 
@@ -269,12 +286,18 @@ def block_skip():
 # ---- errors --------------------------------------------------------------------------------------
 
 cdef int _raise_error(const uint8_t* data, Py_ssize_t nbytes, bint is64,
-                      const ts2diff_error* e) except -1 nogil:
+                      const ts2diff_error* e, tsfile_prefix* more=NULL) except -1 nogil:
     """Raise the CorruptDataError for e: header problems with the TS_2DIFF codec's own message
-    (its header walk finds the same fault), this module's with theirs."""
-    if e.code < TS2DIFF_E_OUT_CAP:
+    (its header walk finds the same fault, on the part of a compressed page decompressed so far),
+    this module's with theirs."""
+    if e.code < TS2DIFF_E_OUT_CAP and tsfile_prefix_need(more, more.want if more else 0) == 0:
         ts2diff_count_values(data, nbytes, is64)  # raises the codec's message for the same fault
     with gil:
+        if e.code == TS2DIFF_E_STREAM or (more != NULL and more.rc):
+            raise CorruptDataError(
+                f"{tsfile_prefix_codec_name(more).decode()} page body: "
+                f"{tsfile_prefix_strerror(more).decode()} (byte {more.err_pos} of the stored "
+                f"body), decompressing for the TS_2DIFF block at byte {e.offset}")
         if e.code == TS2DIFF_E_ROWS:
             raise CorruptDataError(f"TS_2DIFF: data end at byte {e.offset} after {e.extra} rows, "
                                    f"rows up to {e.value} requested")
@@ -286,11 +309,12 @@ cdef int _raise_error(const uint8_t* data, Py_ssize_t nbytes, bint is64,
 
 # ---- time pages: the [t1, t2] window with block skip ----------------------------------------------
 
-cdef Py_ssize_t window_into(const uint8_t* data, Py_ssize_t nbytes, int64_t t1, int64_t t2,
-                            int path, int64_t* out, int64_t* out_rows, Py_ssize_t cap,
-                            ts2diff_skip_stats* st) except -1 nogil:
+cdef Py_ssize_t window_into(const uint8_t* data, Py_ssize_t nbytes, tsfile_prefix* more,
+                            int64_t t1, int64_t t2, int path, int64_t* out, int64_t* out_rows,
+                            Py_ssize_t cap, ts2diff_skip_stats* st) except -1 nogil:
     """The timestamps of a TS_2DIFF int64 page in [t1, t2] into out (cap entries) and their page
-    rows into out_rows (may be NULL), under the module's plan; st gets the skip counts."""
+    rows into out_rows (may be NULL), under the module's plan; st gets the skip counts. ``more``:
+    the page when it is decompressed as far as it is read (page_prefix.h), else NULL."""
     cdef int64_t* scratch = <int64_t*>malloc((TS2DIFF_MAX_BLOCK_DELTAS + 1) * sizeof(int64_t))
     cdef int32_t* idx = <int32_t*>malloc(
         (TS2DIFF_MAX_BLOCK_DELTAS + 1 + FILTER_INDEX_SLACK) * sizeof(int32_t))
@@ -301,26 +325,27 @@ cdef Py_ssize_t window_into(const uint8_t* data, Py_ssize_t nbytes, int64_t t1, 
         free(idx)
         with gil:
             raise MemoryError()
-    k = ts2diff_window(data, <size_t>nbytes, t1, t2, _plan, _decoder_i64(path),
+    k = ts2diff_window(data, <size_t>nbytes, more, t1, t2, _plan, _decoder_i64(path),
                        _filter_row(path).index_i64, scratch, idx, out, out_rows,
                        <size_t>cap, st, &err)
     free(scratch)
     free(idx)
     if k < 0:
-        _raise_error(data, nbytes, True, &err)
+        _raise_error(data, nbytes, True, &err, more)
     pushdown_count(st.blocks, st.skipped, st.phantom)
     return <Py_ssize_t>k
 
 
-cdef Py_ssize_t time_window_rows(const uint8_t* data, Py_ssize_t nbytes, int64_t t1, int64_t t2,
-                                 int path, int64_t* out, Py_ssize_t cap, Py_ssize_t* first_row,
-                                 Py_ssize_t* page_rows) except -1 nogil:
+cdef Py_ssize_t time_window_rows(const uint8_t* data, Py_ssize_t nbytes, tsfile_prefix* more,
+                                 int64_t t1, int64_t t2, int path, int64_t* out, Py_ssize_t cap,
+                                 Py_ssize_t* first_row, Py_ssize_t* page_rows) except -1 nogil:
     """For the reader: window_into() for a time page, whose matches must be one run of rows
     (timestamps increase): first_row gets its start (0 when empty), page_rows the page's
-    timestamp count; returns the run's length. CorruptDataError when the matches are not one
-    run (the page's timestamps do not increase)."""
+    timestamp count (-1: not known, the page was decompressed only as far as the window);
+    returns the run's length. CorruptDataError when the matches are not one run (the page's
+    timestamps do not increase)."""
     cdef ts2diff_skip_stats st
-    cdef Py_ssize_t k = window_into(data, nbytes, t1, t2, path, out, NULL, cap, &st)
+    cdef Py_ssize_t k = window_into(data, nbytes, more, t1, t2, path, out, NULL, cap, &st)
     page_rows[0] = <Py_ssize_t>st.rows
     first_row[0] = <Py_ssize_t>st.first_row if k else 0
     if k and st.last_row - st.first_row + 1 != k:
@@ -331,43 +356,108 @@ cdef Py_ssize_t time_window_rows(const uint8_t* data, Py_ssize_t nbytes, int64_t
     return k
 
 
+cdef void count_prefix(const tsfile_prefix* body) noexcept nogil:
+    """Count a page body the reader opened (skip_counts: SNAPPY / LZ4 bodies only)."""
+    if body.codec != TSFILE_PREFIX_WHOLE:
+        pushdown_count_prefix(<int64_t>body.want, <int64_t>body.op)
+
+
 cdef const uint8_t* _bytes_ptr(const unsigned char[::1] view) noexcept nogil:
     return <const uint8_t*>&view[0] if view.shape[0] else <const uint8_t*>b""
 
 
-def time_window(data, int64_t t1, int64_t t2, *, path="auto", rows=False):
+cdef class _Body:
+    """A page body for time_window() / decode_rows(): ``data`` as it is, or a SNAPPY / LZ4 stream
+    (``compression``) of a ``size``-byte body, opened as a tsfile_prefix that decompresses only
+    what the walk reads (the reader's way with compressed pages)."""
+
+    cdef const unsigned char[::1] view
+    cdef object out_arr
+    cdef tsfile_prefix stream
+    cdef tsfile_prefix* more
+    cdef const uint8_t* ptr
+    cdef Py_ssize_t nbytes
+
+    def __init__(self, data, compression, size):
+        cdef uint32_t stated = 0
+        cdef size_t ip0 = 0
+        self.view = as_byte_view(data)
+        self.ptr = _bytes_ptr(self.view)
+        self.nbytes = self.view.shape[0]
+        self.more = NULL
+        if compression is None:
+            return
+        if compression not in ("snappy", "lz4") or size is None or size < 0:
+            raise ValueError("compression is 'snappy' or 'lz4', with the body's size")
+        if compression == "snappy":
+            if tsfile_snappy_length(self.ptr, self.nbytes, &stated, &ip0) or stated != size:
+                raise CorruptDataError(f"SNAPPY body: bad length preamble (want {size})")
+        self.out_arr = np.empty(max(size, 1), np.uint8)
+        tsfile_prefix_stream(&self.stream,
+                             TSFILE_PREFIX_SNAPPY if compression == "snappy" else TSFILE_PREFIX_LZ4,
+                             self.ptr, self.nbytes, ip0,
+                             <uint8_t*>cnp.PyArray_DATA(self.out_arr), size)
+        self.more = &self.stream
+        self.ptr = self.stream.dst
+        self.nbytes = size
+
+    cdef Py_ssize_t decompressed(self):
+        return self.stream.op if self.more != NULL else self.nbytes
+
+
+def time_window(data, int64_t t1, int64_t t2, *, path="auto", rows=False, compression=None,
+                size=None, cap=None):
     """The timestamps of a TS_2DIFF int64 page (``data``: bytes-like) that lie in [t1, t2], in
-    page order, decoding only the blocks the current plan cannot rule out.
+    page order, decoding only the blocks the current plan cannot rule out. With ``compression``
+    (``"snappy"`` or ``"lz4"``), ``data`` is the page's stored stream of a ``size``-byte body,
+    decompressed only as far as the walk reads it; the output's room is then ``cap`` values, or
+    the page's count (from a separate whole decompression: this is an entry for tests).
 
     Returns ``(values, rows, stats)``: ``rows`` the values' page row numbers (int64) when
     ``rows=True`` else None; ``stats`` a dict with ``blocks``, ``skipped`` (never unpacked),
-    ``phantom`` (decoded, no match), ``rows`` (values in the page) and ``plan`` (the plan that
-    ran). Corrupt pages raise CorruptDataError with the byte offset.
+    ``phantom`` (decoded, no match), ``rows`` (values in the page; -1 when the page was not
+    decompressed to its end), ``plan`` (the plan that ran) and ``decompressed`` (bytes of the
+    body made readable). Corrupt pages raise CorruptDataError with the byte offset.
     """
     cdef int p = resolve_path(path, HAS_SIMD, "pushdown")
-    cdef const unsigned char[::1] view = as_byte_view(data)
-    cdef const uint8_t* ptr = _bytes_ptr(view)
-    cdef Py_ssize_t nbytes = view.shape[0], cap, k
+    cdef _Body body = _Body(data, compression, size)
+    cdef Py_ssize_t room, k
     cdef ts2diff_skip_stats st
-    with nogil:
-        cap = ts2diff_count_values(ptr, nbytes, True)
-    values = np.empty(cap, np.int64)
-    row_arr = np.empty(cap if rows else 0, np.int64)
+    if compression is None:
+        with nogil:
+            room = ts2diff_count_values(body.ptr, body.nbytes, True)
+    elif cap is None:
+        room = _count_compressed(data, compression, size)
+    else:
+        room = cap
+    values = np.empty(room, np.int64)
+    row_arr = np.empty(room if rows else 0, np.int64)
     cdef int64_t* out_rows = <int64_t*>cnp.PyArray_DATA(row_arr) if rows else NULL
     cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(values)
     with nogil:
-        k = window_into(ptr, nbytes, t1, t2, p, out, out_rows, cap, &st)
+        k = window_into(body.ptr, body.nbytes, body.more, t1, t2, p, out, out_rows, room, &st)
     stats = {"blocks": st.blocks, "skipped": st.skipped, "phantom": st.phantom,
-             "rows": st.rows, "plan": _PLAN_NAMES[st.plan]}
+             "rows": st.rows, "plan": _PLAN_NAMES[st.plan], "decompressed": body.decompressed()}
     return values[:k].copy(), (row_arr[:k].copy() if rows else None), stats
+
+
+def _count_compressed(data, compression, size):
+    """Values in a compressed int64 TS_2DIFF page (decompressed whole by tsfile.compression)."""
+    from tsfile import compression as comp
+
+    whole = comp.decompress(comp.SNAPPY if compression == "snappy" else comp.LZ4, bytes(data),
+                            size)
+    return ts2diff_count_values(_bytes_ptr(as_byte_view(whole)), len(whole), True)
 
 
 # ---- value pages: a row range with block skip -----------------------------------------------------
 
-def decode_rows(data, dtype, Py_ssize_t start, Py_ssize_t stop, *, path="auto"):
+def decode_rows(data, dtype, Py_ssize_t start, Py_ssize_t stop, *, path="auto",
+                compression=None, size=None, stats=False):
     """Values ``start .. stop-1`` of a TS_2DIFF page of ``dtype`` (int32 or int64): the blocks
-    before ``start`` are passed by their headers, nothing after ``stop`` is read.
-    Returns ``(values, skipped_blocks)``."""
+    before ``start`` are passed by their headers, nothing after ``stop`` is read (``compression``
+    and ``size``: as for :func:`time_window`). Returns ``(values, skipped_blocks)``, and the
+    bytes of the body made readable third when ``stats``."""
     cdef int p = resolve_path(path, HAS_SIMD, "pushdown")
     dt = np.dtype(dtype)
     if dt != np.int64 and dt != np.int32:
@@ -375,28 +465,27 @@ def decode_rows(data, dtype, Py_ssize_t start, Py_ssize_t stop, *, path="auto"):
     if start < 0 or stop < start:
         raise ValueError(f"bad row range [{start}, {stop})")
     cdef bint is64 = dt == np.int64
-    cdef const unsigned char[::1] view = as_byte_view(data)
-    cdef const uint8_t* ptr = _bytes_ptr(view)
-    cdef Py_ssize_t nbytes = view.shape[0]
+    cdef _Body body = _Body(data, compression, size)
     cdef int64_t skipped = 0
     cdef ts2diff_error err
     cdef int rc = 0
     out = np.empty(stop - start, dt)
-    if stop == start:
-        return out, 0
     scratch = np.empty(TS2DIFF_MAX_BLOCK_DELTAS + 1, dt)
     cdef void* o = cnp.PyArray_DATA(out)
     cdef void* s = cnp.PyArray_DATA(scratch)
-    with nogil:
-        if is64:
-            rc = ts2diff_decode_rows_i64(ptr, <size_t>nbytes, start, stop, _decoder_i64(p),
-                                         <int64_t*>s, <int64_t*>o, &skipped, &err)
-        else:
-            rc = ts2diff_decode_rows_i32(ptr, <size_t>nbytes, start, stop, _decoder_i32(p),
-                                         <int32_t*>s, <int32_t*>o, &skipped, &err)
-        if rc < 0:
-            _raise_error(ptr, nbytes, is64, &err)
-    return out, skipped
+    if stop > start:
+        with nogil:
+            if is64:
+                rc = ts2diff_decode_rows_i64(body.ptr, <size_t>body.nbytes, body.more, start,
+                                             stop, _decoder_i64(p), <int64_t*>s, <int64_t*>o,
+                                             &skipped, &err)
+            else:
+                rc = ts2diff_decode_rows_i32(body.ptr, <size_t>body.nbytes, body.more, start,
+                                             stop, _decoder_i32(p), <int32_t*>s, <int32_t*>o,
+                                             &skipped, &err)
+            if rc < 0:
+                _raise_error(body.ptr, body.nbytes, is64, &err, body.more)
+    return (out, skipped, body.decompressed()) if stats else (out, skipped)
 
 
 cdef bint has_row_skip(int encoding, int data_type) noexcept nogil:
@@ -406,9 +495,10 @@ cdef bint has_row_skip(int encoding, int data_type) noexcept nogil:
                                        data_type == T_INT64 or data_type == T_TIMESTAMP)
 
 
-cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t start,
-                    Py_ssize_t stop, uint8_t* out, int path) except -1 nogil:
-    """Values start .. stop-1 of a page has_row_skip() accepts into out (native layout)."""
+cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, tsfile_prefix* more,
+                    Py_ssize_t start, Py_ssize_t stop, uint8_t* out, int path) except -1 nogil:
+    """Values start .. stop-1 of a page has_row_skip() accepts into out (native layout);
+    ``more``: the page when it is decompressed as far as it is read, else NULL."""
     cdef ts2diff_error err
     cdef int64_t skipped
     cdef void* scratch
@@ -421,14 +511,14 @@ cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, Py_ss
         with gil:
             raise MemoryError()
     if is64:
-        rc = ts2diff_decode_rows_i64(data, <size_t>nbytes, start, stop, _decoder_i64(path),
+        rc = ts2diff_decode_rows_i64(data, <size_t>nbytes, more, start, stop, _decoder_i64(path),
                                      <int64_t*>scratch, <int64_t*>out, &skipped, &err)
     else:
-        rc = ts2diff_decode_rows_i32(data, <size_t>nbytes, start, stop, _decoder_i32(path),
+        rc = ts2diff_decode_rows_i32(data, <size_t>nbytes, more, start, stop, _decoder_i32(path),
                                      <int32_t*>scratch, <int32_t*>out, &skipped, &err)
     free(scratch)
     if rc < 0:
-        _raise_error(data, nbytes, is64, &err)
+        _raise_error(data, nbytes, is64, &err, more)
     pushdown_count_values(skipped)
     return 0
 
