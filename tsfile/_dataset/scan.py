@@ -35,12 +35,16 @@ from tsfile._dataset.files import (
     union_columns,
 )
 from tsfile._dataset.hook import MANY_ONLY
+from tsfile._read.columns import JobPool, read_into_one
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 ON_ERROR = ("raise", "skip")
 UNION_HINT = " (schema='union' reads files whose columns differ)"
 SCHEMA_MODES = ("strict", "union")
+# Files whose readers are open at once in a whole-table read: each holds a descriptor and a
+# mapping until the decode ends; more files are read in batches of this many.
+MAX_OPEN_READS = 256
 
 
 def default_threads(n_files):
@@ -117,6 +121,7 @@ class Scanner:
         self.spans = {}  # path of a file read -> its (first, last) time within the query
         self._missing = {}  # path -> result columns that file lacks (schema="union")
         self.columns = None
+        self._infos = []  # (path, FileInfo) of the files opened so far (plan=False)
         if plan:
             infos = self._collect(read_file_info)
             self.table = self._pick_table(table_name, infos)
@@ -163,9 +168,9 @@ class Scanner:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def _collect(self, fn, paths=None):
-        """``[(path, fn(path))]`` over ``paths`` (every path by default) on the pool; failures
-        per ``on_error``."""
+    def _collect(self, fn, paths=None, pool=None):
+        """``[(path, fn(path))]`` over ``paths`` (every path by default) on ``pool`` (a JobPool;
+        by default a pool of ``threads``); failures per ``on_error``."""
         paths = self.paths if paths is None else paths
 
         def guarded(path):
@@ -176,8 +181,11 @@ class Scanner:
                     raise name_file(exc, path) from exc
                 return _Failed(path, name_file(exc, path))
 
+        results = (
+            pool_map(guarded, paths, self.threads) if pool is None else pool.map(guarded, paths)
+        )
         out = []
-        for path, result in zip(paths, pool_map(guarded, paths, self.threads), strict=True):
+        for path, result in zip(paths, results, strict=True):
             if isinstance(result, _Failed):
                 self._skip(result)
             else:
@@ -242,26 +250,31 @@ class Scanner:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def map_files(self, fn):
-        """``[(path, fn(path, present column names))]`` over ``files`` on the pool, in order;
-        failures per ``on_error``."""
+    def map_files(self, fn, paths=None, pool=None):
+        """``[(path, fn(path, present column names))]`` over ``paths`` (default: ``files``) on
+        the pool, in order; failures per ``on_error``."""
         names = [c[0] for c in self.columns]
 
         def one(path):
             missing = {c[0] for c in self._missing[path]}
             return fn(path, [n for n in names if n not in missing])
 
-        return self._collect(one, self.files)
+        return self._collect(one, self.files if paths is None else paths, pool)
 
-    def read_each(self, read_one):
+    def read_each(self, read_one, paths=None, pool=None, keep_open=False):
         """Plan and read in one pass per file, on the pool: open the file, read its metadata,
         prune it by its time range, else ``read_one(open reader, the file's columns)``; the
         files' schemas are checked when all are known. ``[(path, result)]`` of the files read,
-        in order (the reader's caches serve both the plan and the read: one index walk)."""
+        in order (the reader's caches serve both the plan and the read: one index walk).
+        ``paths``: a batch of the paths (every path by default; the schemas are checked over
+        every batch so far); ``keep_open``: a reader handed to ``read_one`` is not closed here
+        (read_one took it), only the readers of files pruned or failed."""
         from tsfile.reader import TsFileReader
 
         def one(path):
-            with TsFileReader(path) as r:
+            r = TsFileReader(path)
+            handed = False
+            try:
                 info = read_file_info(path, reader=r)
                 key = self._key_in(info)
                 if key is None:
@@ -269,16 +282,21 @@ class Scanner:
                 table = info.tables[key]
                 if self._span(table) is None:
                     return info, _PRUNED
-                return info, read_one(r, self._file_columns(table))
+                result = read_one(r, self._file_columns(table))
+                handed = keep_open
+                return info, result
+            finally:
+                if not handed:
+                    r.close()
 
-        done = self._collect(one)
-        infos = [(p, info) for p, (info, _part) in done]
-        for _p, info in infos:
+        done = self._collect(one, paths, pool)
+        self._infos.extend((p, info) for p, (info, _part) in done)
+        for _p, info in self._infos:
             key = self._key_in(info)
             if key is not None:
                 self.table = key
                 break
-        self.columns, _present = self._plan_columns(infos, self._column_names)
+        self.columns, _present = self._plan_columns(self._infos, self._column_names)
         parts = []
         for path, (info, part) in done:
             if part is None:
@@ -322,11 +340,90 @@ class Scanner:
         }
 
     def read_table(self):
-        """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays)."""
-        from tsfile.dataframe import read_table as one_file
+        """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays): every
+        file planned from its metadata, then all of them decoded into ONE allocation per column
+        on one pool of ``threads`` threads (tsfile._read.columns): no per-file arrays and no
+        concatenation. At most MAX_OPEN_READS files are open at once (a reader holds a
+        descriptor and a mapping): beyond that, each batch is one allocation and the batches
+        are concatenated."""
+        planning = self.columns is None  # plan=False: each file planned as it is opened
+        paths = self.paths if planning else self.files
+        batches = []
+        with JobPool(self._thread_count(len(paths))) as pool:
+            for k in range(0, len(paths), MAX_OPEN_READS):
+                batch = paths[k : k + MAX_OPEN_READS]
+                batches.append(self._read_batch(batch, pool, planning))
+        parts = [self._result_dict(planned, got) for planned, got in batches]
+        if len(parts) == 1:
+            return parts[0]
+        return concat_columns(parts, self.columns)
 
-        parts = self._read(lambda r, cols: one_file(r, self.table, cols, **self._query_kwargs()))
-        return concat_columns([self._complete(p, part) for p, part in parts], self.columns)
+    def _thread_count(self, n_files):
+        return default_threads(n_files) if self.threads is None else int(self.threads)
+
+    def _read_batch(self, paths, pool, planning):
+        """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
+        their readers closed. ([(path, ColumnRead)] of the files read, Columns)."""
+        readers = []
+        failed = {}
+
+        def on_error(read, exc):
+            path = read.reader._path
+            if self.on_error == "raise":
+                raise name_file(exc, path) from exc
+            failed[path] = name_file(exc, path)
+            return True
+
+        try:
+            planned = self._plan_reads(paths, readers, pool, planning)
+            got = read_into_one([read for _p, read in planned], pool, on_error)
+        finally:
+            for r in readers:
+                r.close()
+        kept = []
+        for path, read in planned:  # warned in path order, whatever thread failed first
+            if path in failed:
+                self._skip(_Failed(path, failed[path]))
+                self.files.remove(path)
+            else:
+                kept.append((path, read))
+        return kept, got
+
+    def _plan_reads(self, paths, readers, pool, planning):
+        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on the pool
+        (``planning``: their metadata not read yet, see read_each); every reader handed out is
+        appended to ``readers``, for the caller to close."""
+        from tsfile.reader import TsFileReader
+
+        def plan(reader, cols):
+            readers.append(reader)
+            return reader._plan_columns(
+                self.table,
+                cols,
+                self.start_time,
+                self.end_time,
+                "auto",
+                self.tag_filter,
+                self.value_filter,
+            )
+
+        if planning:  # open, prune and plan in one pass per file
+            return self.read_each(plan, paths, pool, keep_open=True)
+        return self.map_files(lambda path, cols: plan(TsFileReader(path), cols), paths, pool)
+
+    def _result_dict(self, planned, got):
+        """{"time": ..., column: ...} from a batch's Columns: numeric columns with nulls as
+        MaskedArray; a column no file of the batch holds as an all-null column."""
+        out = {"time": got.ts}
+        n = len(got.ts)
+        for name, dtype, _cat in self.columns:
+            v = got.values.get(name)
+            if v is None:
+                out[name] = null_column(dtype, n)
+                continue
+            m = got.nulls.get(name)
+            out[name] = v if m is None or v.dtype == object else np.ma.MaskedArray(v, mask=m)
+        return out
 
     def _read(self, read_one):
         """``read_one(reader or path, columns)`` on every file: in the reading pass when the
