@@ -16,9 +16,10 @@ A read runs in two steps:
    copied afterwards, but for a value filter (one compaction of the whole result) and the rows
    of a file dropped by ``on_error`` (one compaction, on that error path only).
 
-Tag columns (object arrays, one value per device) are built at the end from each device's row
-count. Results are the same, in the same order, whatever the number of threads: every job's
-position is fixed by the plan, never by which thread ran it.
+Tag columns (object arrays, one value per device) are filled by jobs of their own, one per chunk
+group, between the field jobs (they hold the GIL; the decode jobs do not). Results are the
+same, in the same order, whatever the number of threads: every job's position is fixed by the
+plan, never by which thread ran it.
 """
 
 from __future__ import annotations
@@ -122,16 +123,18 @@ class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
 
-    def __init__(self, reads, fields, on_error):
+    def __init__(self, reads, fields, tags, on_error):
         self.reads = reads
         self.on_error = on_error
         self.failed = set()  # indexes of reads dropped by on_error (set.add: atomic)
-        cap = sum(r.capacity for r in reads)
+        self.cap = cap = sum(r.capacity for r in reads)
         self.ts = np.empty(cap, np.int64)
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
         # calloc'ed: pages of the masks are only touched where a null is written
-        self.nulls = {n: np.zeros(cap, np.bool_) for n in fields}
+        self.nulls = {n: np.zeros(cap, np.bool_) for n in [*fields, *tags]}
+        self.fields = list(fields)
+        self.tags = tags
 
     def _guard(self, i, fn, *args):
         """fn(*args) for read ``i``; a TsFileError drops the read when on_error says so."""
@@ -145,7 +148,15 @@ class _Decode:
             self.failed.add(i)
             return None
 
+    def allocate_tags(self, _job):
+        """The tag columns' object arrays (np.empty fills them with None under the GIL: a job
+        of the time phase, so that a thread decoding timestamps runs meanwhile)."""
+        for name in self.tags:
+            self.values[name] = np.empty(self.cap, dtype=object)
+
     def time_job(self, job):
+        if job is None:
+            return self.allocate_tags(job)
         i, task, g, at = job
         r = self.reads[i]
         out = self.ts[at : at + g.rows]  # a view: a lying chunk cannot reach the next group
@@ -159,6 +170,8 @@ class _Decode:
     def field_job(self, job):
         i, task, g, j, plan, rows, pos = job
         r = self.reads[i]
+        if plan is None:  # a tag column (j: its name): the device's value over the rows
+            return self.tag_job(r, task, j, rows, pos)
         name = r.query.fields[j]
         vals = self.values[name][pos : pos + rows]
         nulls = self.nulls[name][pos : pos + rows]
@@ -168,6 +181,18 @@ class _Decode:
                 return r.reader._decode_field(task, g, j, plan, rows, vals, nulls, 0, r.pcode, s)
 
         return self._guard(i, run)
+
+    def tag_job(self, r, task, name, rows, pos):
+        """Tag column ``name`` of one chunk group's rows: a job of its own (it holds the GIL:
+        object references), small enough that the threads decoding meanwhile are not held up
+        for long; returns its null rows."""
+        at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
+        v = None if at is None else task.tags[at]
+        if v is None:  # np.empty(object) holds None already
+            self.nulls[name][pos : pos + rows] = True
+            return rows
+        self.values[name][pos : pos + rows] = v
+        return 0
 
 
 def _time_jobs(reads):
@@ -203,26 +228,37 @@ def read_into_one(reads, pool, on_error=None):
     exc)``: called (on a worker thread) with a read's TsFileError; True drops that read's rows,
     else the error is raised (as is every error when on_error is None)."""
     fields = _field_types(reads)
-    d = _Decode(reads, fields, on_error)
+    d = _Decode(reads, fields, _tag_names(reads), on_error)
     jobs = _time_jobs(reads)
-    timed = pool.map(d.time_job, jobs)
+    timed = pool.map(d.time_job, [None, *jobs])[1:]  # None: allocate the tag columns
     rows = [
         0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)
     ]
     starts, total = _close_gaps([(job[3], n) for job, n in zip(jobs, rows, strict=True)], [d.ts])
-    field_jobs = [
-        (i, task, g, j, t[1], n, pos)
-        for (i, task, g, _at), t, n, pos in zip(jobs, timed, rows, starts, strict=True)
-        if i not in d.failed
-        for j in range(len(reads[i].query.fields))
-    ]
+    field_jobs = _field_jobs(d, jobs, timed, rows, starts)
     null_counts = pool.map(d.field_job, field_jobs)
     spans = _read_spans(reads, jobs, rows, starts)
-    counts = dict.fromkeys(fields, 0)
+    counts = dict.fromkeys(d.nulls, 0)
     for job, nn in zip(field_jobs, null_counts, strict=True):
-        counts[reads[job[0]].query.fields[job[3]]] += nn or 0
+        name = job[3] if job[4] is None else reads[job[0]].query.fields[job[3]]
+        counts[name] += nn or 0
     _fill_missing_fields(d, reads, spans, counts)
-    return _finish(d, reads, jobs, rows, spans, total, counts)
+    return _finish(d, reads, spans, total, counts)
+
+
+def _field_jobs(d, jobs, timed, rows, starts):
+    """[(read index, task, group, field index, page plan, rows, final start)] of every chunk
+    group's field columns, and (..., tag name, None, rows, start) for its tag columns; a
+    group's tags go between its fields, so that no thread waits long for the GIL."""
+    out = []
+    for (i, task, g, _at), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
+        if i in d.failed:
+            continue
+        fields = [(i, task, g, j, t[1], n, pos) for j in range(len(d.reads[i].query.fields))]
+        tags = [(i, task, g, name, None, n, pos) for name in d.tags] if n else []
+        half = len(fields) // 2
+        out += fields[:half] + tags + fields[half:]
+    return out
 
 
 def _read_spans(reads, jobs, rows, starts):
@@ -244,7 +280,8 @@ def _fill_missing_fields(d, reads, spans, counts):
     """A field column a read lacks (schema="union") is null in that read's rows."""
     for r, (a, b) in zip(reads, spans, strict=True):
         have = set(r.query.fields)
-        for name, vals in d.values.items():
+        for name in d.fields:
+            vals = d.values[name]
             if name in have or a == b:
                 continue
             vals[a:b] = None if vals.dtype == object else 0
@@ -252,25 +289,19 @@ def _fill_missing_fields(d, reads, spans, counts):
             counts[name] += b - a
 
 
-def _finish(d, reads, jobs, rows, spans, total, counts):
-    """The Columns: failed reads' rows dropped, the value filter applied, tag columns built."""
+def _finish(d, reads, spans, total, counts):
+    """The Columns: failed reads' rows dropped and the value filter applied (one compaction)."""
     keep = _kept_rows(d, reads, spans, total)
     ts = d.ts[:total]
     values = {n: v[:total] for n, v in d.values.items()}
     nulls = {n: m[:total] for n, m in d.nulls.items() if counts[n]}
-    device_rows = _device_rows(reads, jobs, rows)
     if keep is not None:
         ts = ts[keep]
         values = {n: v[keep] for n, v in values.items()}
         nulls = {n: m[keep] for n, m in nulls.items()}
         nulls = {n: m for n, m in nulls.items() if m.any()}
-        device_rows = _kept_device_rows(device_rows, keep)
         spans = _kept_spans(spans, keep)
     spans = [None if i in d.failed else s for i, s in enumerate(spans)]
-    for name in _tag_names(reads):
-        values[name], mask = _tag_column(name, reads, device_rows)
-        if mask is not None:
-            nulls[name] = mask
     return Columns(ts, values, nulls, spans)
 
 
@@ -297,26 +328,6 @@ def _filter_mask(d, r, a, b):
     return predicate.evaluate(r.query.bound, inputs, r.path)
 
 
-def _device_rows(reads, jobs, rows):
-    """[(read index, tag values, rows)] per planned device, in result order."""
-    out = []
-    k = 0
-    for i, r in enumerate(reads):
-        for task in r.query.tasks:
-            n = sum(rows[k : k + len(task.groups)])
-            k += len(task.groups)
-            out.append((i, task.tags, n))
-    return out
-
-
-def _kept_device_rows(device_rows, keep):
-    out, pos = [], 0
-    for i, tags, n in device_rows:
-        out.append((i, tags, int(np.count_nonzero(keep[pos : pos + n]))))
-        pos += n
-    return out
-
-
 def _kept_spans(spans, keep):
     out, pos = [], 0
     for a, b in spans:
@@ -324,27 +335,6 @@ def _kept_spans(spans, keep):
         out.append((pos, pos + n))
         pos += n
     return out
-
-
-def _tag_column(name, reads, device_rows):
-    """A tag column: each device's tag value repeated over its rows (None where the device has
-    no value, or its file no such tag), and its null mask (None when it has no null)."""
-    values, counts, null_rows = [], [], 0
-    for i, tags, n in device_rows:
-        at = reads[i].query.tags.get(name)
-        v = None if at is None else tags[at]
-        values.append(v)
-        counts.append(n)
-        if v is None:
-            null_rows += n
-    small = np.empty(len(values), dtype=object)
-    small[:] = values
-    # np.repeat writes each reference once (np.empty(object) would first fill with None)
-    column = np.repeat(small, np.asarray(counts, np.intp))
-    mask = None
-    if null_rows:
-        mask = np.repeat(np.array([v is None for v in values], np.bool_), counts)
-    return column, mask
 
 
 __all__ = ["ColumnRead", "Columns", "JobPool", "read_into_one"]
