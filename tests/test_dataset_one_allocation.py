@@ -13,7 +13,7 @@ import pytest
 
 import tsfile
 from tsfile._dataset import scan
-from tsfile._read import engine
+from tsfile._read import columns, engine
 from tsfile.errors import CorruptDataError
 from tsfile.reader import TsFileReader
 from tsfile.types import ColumnCategory, TSDataType
@@ -51,6 +51,14 @@ def _write(path, k, extra=None):
         w.flush()
     w.close()
     return str(path)
+
+
+@pytest.fixture(autouse=True, params=["small jobs", "default jobs"])
+def job_size(request, monkeypatch):
+    """Jobs of a few chunk groups / columns each (many jobs on these small files, shared by
+    the threads in any order), and the default size (one job per file and phase here)."""
+    if request.param == "small jobs":
+        monkeypatch.setattr(columns, "JOB_VALUES", 150)
 
 
 @pytest.fixture

@@ -155,37 +155,52 @@ class _Decode:
             self.values[name] = np.empty(self.cap, dtype=object)
 
     def time_job(self, job):
+        """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
+        per group (None: the read was dropped)."""
         if job is None:
             return self.allocate_tags(job)
-        i, task, g, at = job
+        i, items = job
         r = self.reads[i]
-        out = self.ts[at : at + g.rows]  # a view: a lying chunk cannot reach the next group
 
         def run():
-            with r.reader._op() as s:
-                return r.reader._decode_times(g, out, 0, r.query.t1, r.query.t2, r.pcode, s)
+            out = []
+            with r.reader._op() as s:  # one operation (a scratch, a liveness check) per batch
+                for _i, _task, g, at, _cap in items:
+                    ts = self.ts[at : at + g.rows]  # a view: no group reaches the next one's rows
+                    t1, t2 = r.query.t1, r.query.t2
+                    out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
+            return out
 
         return self._guard(i, run)
 
     def field_job(self, job):
-        i, task, g, j, plan, rows, pos = job
+        """Decode a batch of (chunk group, field column) pairs of one read, or fill a batch of
+        its tag columns' rows; the null rows of each."""
+        i, items = job
         r = self.reads[i]
-        if plan is None:  # a tag column (j: its name): the device's value over the rows
-            return self.tag_job(r, task, j, rows, pos)
-        name = r.query.fields[j]
-        vals = self.values[name][pos : pos + rows]
-        nulls = self.nulls[name][pos : pos + rows]
+        if items[0][4] is None:  # tag items: (.., tag name, None, rows, start)
+            return [
+                self.fill_tag(r, task, name, n, pos) for _i, task, _g, name, _p, n, pos in items
+            ]
 
         def run():
+            out = []
             with r.reader._op() as s:
-                return r.reader._decode_field(task, g, j, plan, rows, vals, nulls, 0, r.pcode, s)
+                for _i, task, g, j, plan, n, pos in items:
+                    name = r.query.fields[j]
+                    vals = self.values[name][pos : pos + n]
+                    nulls = self.nulls[name][pos : pos + n]
+                    out.append(
+                        r.reader._decode_field(task, g, j, plan, n, vals, nulls, 0, r.pcode, s)
+                    )
+            return out
 
         return self._guard(i, run)
 
-    def tag_job(self, r, task, name, rows, pos):
-        """Tag column ``name`` of one chunk group's rows: a job of its own (it holds the GIL:
-        object references), small enough that the threads decoding meanwhile are not held up
-        for long; returns its null rows."""
+    def fill_tag(self, r, task, name, rows, pos):
+        """Tag column ``name`` over one chunk group's rows (holds the GIL: object references;
+        batches of these are jobs of their own, small enough that the threads decoding
+        meanwhile are not held up for long); returns its null rows."""
         at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
         v = None if at is None else task.tags[at]
         if v is None:  # np.empty(object) holds None already
@@ -195,13 +210,42 @@ class _Decode:
         return 0
 
 
+# Values (rows x columns) a decode job covers at least: chunk groups and columns of one file are
+# batched up to this, so the per-job Python work (held under the GIL) stays small against the
+# decoding (without it), while a read still splits into enough jobs to share between threads.
+JOB_VALUES = 1 << 18
+
+
+def _batches(items, rows_at):
+    """Runs of consecutive ``items`` of one read (item[0]) holding at least JOB_VALUES rows
+    (``rows_at``: the index of an item's rows), each run as (read index, [items])."""
+    out, run, acc = [], [], 0
+    for item in items:
+        if run and (item[0] != run[0][0] or acc >= JOB_VALUES):
+            out.append((run[0][0], run))
+            run, acc = [], 0
+        run.append(item)
+        acc += item[rows_at]
+    if run:
+        out.append((run[0][0], run))
+    return out
+
+
+def _flat(results, batches):
+    """Per item, its result, from the per-batch lists of results (None: a dropped read)."""
+    out = []
+    for res, (_i, items) in zip(results, batches, strict=True):
+        out += [None] * len(items) if res is None else res
+    return out
+
+
 def _time_jobs(reads):
-    """[(read index, task, group, start)]: every chunk group at the sum of the capacities
-    before it."""
+    """[(read index, task, group, start, capacity)]: every chunk group at the sum of the
+    capacities before it."""
     jobs, at = [], 0
     for i, r in enumerate(reads):
         for task, g in r.groups:
-            jobs.append((i, task, g, at))
+            jobs.append((i, task, g, at, g.rows))
             at += g.rows
     return jobs
 
@@ -230,13 +274,14 @@ def read_into_one(reads, pool, on_error=None):
     fields = _field_types(reads)
     d = _Decode(reads, fields, _tag_names(reads), on_error)
     jobs = _time_jobs(reads)
-    timed = pool.map(d.time_job, [None, *jobs])[1:]  # None: allocate the tag columns
+    batches = _batches(jobs, rows_at=4)
+    timed = _flat(pool.map(d.time_job, [None, *batches])[1:], batches)  # None: tag arrays
     rows = [
         0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)
     ]
     starts, total = _close_gaps([(job[3], n) for job, n in zip(jobs, rows, strict=True)], [d.ts])
-    field_jobs = _field_jobs(d, jobs, timed, rows, starts)
-    null_counts = pool.map(d.field_job, field_jobs)
+    field_jobs, batches = _field_jobs(d, jobs, timed, rows, starts)
+    null_counts = _flat(pool.map(d.field_job, batches), batches)
     spans = _read_spans(reads, jobs, rows, starts)
     counts = dict.fromkeys(d.nulls, 0)
     for job, nn in zip(field_jobs, null_counts, strict=True):
@@ -247,18 +292,27 @@ def read_into_one(reads, pool, on_error=None):
 
 
 def _field_jobs(d, jobs, timed, rows, starts):
-    """[(read index, task, group, field index, page plan, rows, final start)] of every chunk
-    group's field columns, and (..., tag name, None, rows, start) for its tag columns; a
-    group's tags go between its fields, so that no thread waits long for the GIL."""
-    out = []
-    for (i, task, g, _at), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
+    """The items of the field phase: (read index, task, group, field index, page plan, rows,
+    final start) of every chunk group's field columns, then (..., tag name, None, rows, start)
+    of its tag columns; and their batches, the tag batches spread evenly among the decode
+    batches (so that a thread filling tags, under the GIL, runs beside threads decoding)."""
+    decode, tags = [], []
+    for (i, task, g, _at, _cap), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
         if i in d.failed:
             continue
-        fields = [(i, task, g, j, t[1], n, pos) for j in range(len(d.reads[i].query.fields))]
-        tags = [(i, task, g, name, None, n, pos) for name in d.tags] if n else []
-        half = len(fields) // 2
-        out += fields[:half] + tags + fields[half:]
-    return out
+        decode += [(i, task, g, j, t[1], n, pos) for j in range(len(d.reads[i].query.fields))]
+        if n:
+            tags += [(i, task, g, name, None, n, pos) for name in d.tags]
+    decode_batches, tag_batches = _batches(decode, rows_at=5), _batches(tags, rows_at=5)
+    batches = []
+    every = max(1, len(decode_batches) // max(1, len(tag_batches)))
+    for k, b in enumerate(decode_batches):
+        batches.append(b)
+        if k % every == every - 1 and tag_batches:
+            batches.append(tag_batches.pop(0))
+    batches += tag_batches
+    items = [item for _i, run in batches for item in run]
+    return items, batches
 
 
 def _read_spans(reads, jobs, rows, starts):
