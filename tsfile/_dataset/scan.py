@@ -9,13 +9,18 @@ release the GIL):
    are pruned here, before any of their data is read. The files must agree on the table's
    schema (else InvalidSchemaError naming two files and the column), unless ``schema="union"``:
    then a column a file lacks is null in that file's rows.
-2. the one-file reader on every remaining file, with the columns, time range, tag filter and
-   value filter of the query.
+2. the data. ``read_table``: every remaining file's query is planned (TsFileReader._plan_columns:
+   chunk groups and row capacities, from the metadata) and all of them are decoded straight
+   into ONE set of result arrays on one pool, jobs of chunk groups x columns of every file
+   (tsfile._read.columns): no per-file arrays, no concatenation. ``read_arrow`` /
+   ``to_dataframe`` / the streams: the one-file reader on every remaining file, the results
+   concatenated.
 
 Results are the files' results one after another in the order of the expanded paths (a list as
 given, a directory or glob sorted), each file's rows in the one-file reader's order, whatever
 the number of threads. A file that is no TsFile or is damaged raises its CorruptDataError,
-which names the file; with ``on_error="skip"`` it is left out with a warning instead.
+which names the file; with ``on_error="skip"`` it is left out with a warning instead (also when
+the damage is only found while its chunks are decoded).
 """
 
 from __future__ import annotations
