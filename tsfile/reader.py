@@ -389,12 +389,13 @@ class _Lifetime:
     """Open or closed, and the operations running on a reader's file view.
 
     Every operation that reads the file (an index walk, the planning of a query, the decode of one
-    chunk group) runs between enter() and exit(); enter() raises ClosedError once the reader is
-    closed. close() marks it closed, then waits until the operations of other threads have ended
-    (decodes run without the GIL on raw pointers into the mmap: it must not be unmapped under
-    them). Whoever finds it closed with nothing running releases the file, exactly once: close()
-    itself, or, where close() must not wait (called by a thread that is inside an operation of
-    this reader, or from __del__), the last operation to end."""
+    chunk group or of a batch of them) runs between enter() and exit(); enter() raises
+    ClosedError once the reader is closed. close() marks it closed, then waits until the
+    operations of other threads have ended (decodes run without the GIL on raw pointers into the
+    mmap: it must not be unmapped under them). Whoever finds it closed with nothing running
+    releases the file, exactly once: close() itself, or, where close() must not wait (called by
+    a thread that is inside an operation of this reader, or from __del__), the last operation
+    to end."""
 
     __slots__ = ("cond", "active", "closed", "released", "deferred", "path")
 
