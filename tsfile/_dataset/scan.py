@@ -364,7 +364,10 @@ class Scanner:
         return concat_columns(parts, self.columns)
 
     def _thread_count(self, n_files):
-        return default_threads(n_files) if self.threads is None else int(self.threads)
+        threads = default_threads(n_files) if self.threads is None else int(self.threads)
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
+        return threads
 
     def _read_batch(self, paths, pool, planning):
         """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
