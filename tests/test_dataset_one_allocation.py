@@ -210,3 +210,11 @@ def test_one_file_read_columns_is_the_same_for_any_thread_count(files):
 def test_threads_below_one_are_refused(tmp_path, files, threads):
     with pytest.raises(ValueError, match="threads must be at least 1"):
         tsfile.read_table(str(tmp_path), "m", threads=threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_planned_scanner_reads_into_one_allocation_too(tmp_path, files, threads):
+    kw = QUERIES["range cuts pages, prunes files"]
+    scanner = scan.Scanner(str(tmp_path), "m", threads=threads, **kw)  # metadata read first
+    assert scanner.pruned == [files[0], files[4]]
+    _same(scanner.read_table(), _concat(files, **kw))
