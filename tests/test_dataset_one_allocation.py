@@ -218,3 +218,33 @@ def test_a_planned_scanner_reads_into_one_allocation_too(tmp_path, files, thread
     scanner = scan.Scanner(str(tmp_path), "m", threads=threads, **kw)  # metadata read first
     assert scanner.pruned == [files[0], files[4]]
     _same(scanner.read_table(), _concat(files, **kw))
+
+
+def test_only_the_queried_tables_index_is_walked(tmp_path, monkeypatch):
+    from tsfile._dataset import files as files_mod
+
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"two{k}.tsfile"
+        w = TsFileWriter(str(path), overwrite=True)
+        for name in ("m", "other"):
+            cols = [
+                tsfile.ColumnSchema("id", TSDataType.STRING, ColumnCategory.TAG),
+                tsfile.ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
+            ]
+            w.register_table(tsfile.TableSchema(name, cols))
+            t = np.arange(5, dtype=np.int64) + 10 * k
+            w.write_arrays(name, t, {"id": "a", "v": t})
+        w.close()
+        paths.append(str(path))
+    walked = []
+    original = files_mod._table_devices
+
+    def spy(reader, key, n_tags):
+        walked.append(key)
+        return original(reader, key, n_tags)
+
+    monkeypatch.setattr(files_mod, "_table_devices", spy)
+    got = tsfile.read_table(str(tmp_path), "m")
+    assert got["v"].tolist() == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
+    assert walked == ["m", "m"]

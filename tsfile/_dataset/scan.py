@@ -280,7 +280,8 @@ class Scanner:
             r = TsFileReader(path)
             handed = False
             try:
-                info = read_file_info(path, reader=r)
+                # only the queried table's devices: a file's other tables are not walked
+                info = read_file_info(path, reader=r, tables=self._spellings())
                 key = self._key_in(info)
                 if key is None:
                     return info, None
@@ -316,6 +317,10 @@ class Scanner:
             self._missing[path] = [c for c in self.columns if c[0] not in have]
             parts.append((path, part))
         return parts
+
+    def _spellings(self):
+        """The table's name as given and lower-cased (the writers store names in lower case)."""
+        return {self.table, self.table.lower() if isinstance(self.table, str) else self.table}
 
     def _key_in(self, info):
         if self.table in info.tables:
