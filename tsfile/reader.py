@@ -1347,10 +1347,10 @@ class TsFileReader:
         t1, t2 = _time_bounds(start_time, end_time)
         with self._op():
             q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
-        field_types = [q.types[q.names.index(f)] for f in q.fields]
+        read = columns_mod.ColumnRead(self, q, pcode, path)
         for task in q.tasks:
-            self._check_types(task, q.fields, field_types)
-        return columns_mod.ColumnRead(self, q, pcode, path)
+            self._check_types(task, q.fields, read.field_types)
+        return read
 
     def query_timeseries(
         self, device_name, sensor_list, start_time=None, end_time=None, path="auto"

@@ -30,16 +30,14 @@ import numpy as np
 
 from tsfile._read import engine, predicate
 from tsfile.errors import TsFileError
-from tsfile.types import TSDataType
-
-_OBJECT_TYPES = (TSDataType.TEXT, TSDataType.STRING, TSDataType.BLOB)
 
 
 class JobPool:
     """``map(fn, items)``: ``[fn(x) for x in items]`` on up to ``threads`` threads (one pool for
-    every phase of a read, started on first use), results in the order of ``items``; the
-    exception of the first item that failed (in that order, as one thread would raise it) once
-    the running ones have ended and the rest are cancelled."""
+    every phase of a read, started on first use), results in the order of ``items``. The
+    exception of the first item that failed (in that order, as one thread would raise it) is
+    raised, the items not started are cancelled; the running ones end before close() returns
+    (use the pool in a ``with`` block: nobody reads a result array they may still write)."""
 
     def __init__(self, threads):
         self.threads = threads
