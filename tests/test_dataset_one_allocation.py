@@ -32,6 +32,7 @@ def _write(path, k, extra=None):
         tsfile.ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
         tsfile.ColumnSchema("s", TSDataType.STRING, ColumnCategory.FIELD),
         tsfile.ColumnSchema("d", TSDataType.DOUBLE, ColumnCategory.FIELD),
+        tsfile.ColumnSchema("day", TSDataType.DATE, ColumnCategory.FIELD),
     ]
     if extra:
         cols.append(tsfile.ColumnSchema(extra, TSDataType.INT32, ColumnCategory.FIELD))
@@ -45,6 +46,7 @@ def _write(path, k, extra=None):
             columns = {"site": site, "id": dev, "v": v, "s": s}
             if n != 1:  # device b never has a value of d: a value chunk missing for it
                 columns["d"] = t + 0.25
+            columns["day"] = np.ma.MaskedArray(20240101 + t % 28, mask=(t % 9) == 4)
             if extra:
                 columns[extra] = (t % 11).astype(np.int32)
             w.write_arrays("m", t, columns)
@@ -160,7 +162,7 @@ def test_more_files_than_are_kept_open_read_in_batches(tmp_path, monkeypatch, th
     got = tsfile.read_table(str(tmp_path), "m", threads=threads, schema="union")
     assert len(opened) == 5  # one reader per file
     want = _concat(paths[:3] + paths[4:])
-    assert list(got) == ["time", "site", "id", "v", "s", "d", "e"]
+    assert list(got) == ["time", "site", "id", "v", "s", "d", "day", "e"]
     rows = len(got["time"])
     e = got["e"]
     assert isinstance(e, np.ma.MaskedArray) and e.mask.sum() == rows - 3 * ROWS
@@ -248,3 +250,64 @@ def test_only_the_queried_tables_index_is_walked(tmp_path, monkeypatch):
     got = tsfile.read_table(str(tmp_path), "m")
     assert got["v"].tolist() == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
     assert walked == ["m", "m"]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("query", ["everything", "columns", "range cuts pages, prunes files"])
+def test_arrow_and_pandas_over_files_equal_the_concatenated_one_file_results(
+    tmp_path, files, query, threads
+):
+    import pandas as pd
+    import pyarrow as pa
+
+    kw = QUERIES[query]
+    arrow = tsfile.read_arrow(str(tmp_path), "m", threads=threads, **kw)
+    assert arrow.equals(pa.concat_tables([tsfile.read_arrow(p, "m", **kw) for p in files]))
+    frame = tsfile.to_dataframe(str(tmp_path), "m", threads=threads, **kw)
+    parts = [tsfile.to_dataframe(p, "m", **kw) for p in files]
+    pd.testing.assert_frame_equal(frame, pd.concat([p for p in parts if len(p)], ignore_index=True))
+
+
+def test_arrow_and_pandas_over_files_are_not_concatenated_per_file(tmp_path, files, monkeypatch):
+    import pandas as pd
+    import pyarrow as pa
+
+    def refuse(*_a, **_k):
+        raise AssertionError("per-file results were concatenated")
+
+    want_arrow = pa.concat_tables([tsfile.read_arrow(p, "m") for p in files])
+    want_frame = pd.concat([tsfile.to_dataframe(p, "m") for p in files], ignore_index=True)
+    monkeypatch.setattr(pa, "concat_tables", refuse)
+    monkeypatch.setattr(pd, "concat", refuse)
+    assert tsfile.read_arrow(str(tmp_path), "m").equals(want_arrow)
+    pd.testing.assert_frame_equal(tsfile.to_dataframe(str(tmp_path), "m"), want_frame)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_an_invalid_date_names_its_file_or_skips_it(tmp_path, files, monkeypatch, threads):
+    import pandas as pd
+
+    from tsfile import dataframe
+
+    # the writer refuses invalid dates: the check is told that the third file's first DATE
+    # value (20240113; each file's day column starts elsewhere) is one
+    original = dataframe._invalid_date
+
+    def invalid(values, mask):
+        if len(values) and int(values[0]) == 20240113:
+            return 20240113
+        return original(values, mask)
+
+    monkeypatch.setattr(dataframe, "_invalid_date", invalid)
+    with pytest.raises(CorruptDataError, match=files[2]):
+        tsfile.read_arrow(str(tmp_path), "m", threads=threads)
+    with pytest.raises(CorruptDataError, match=files[2]):
+        tsfile.to_dataframe(str(tmp_path), "m", threads=threads)
+    others = files[:2] + files[3:]
+    with pytest.warns(RuntimeWarning, match=files[2]):
+        frame = tsfile.to_dataframe(str(tmp_path), "m", threads=threads, on_error="skip")
+    want = pd.concat([tsfile.to_dataframe(p, "m") for p in others], ignore_index=True)
+    pd.testing.assert_frame_equal(frame, want)
+    with pytest.warns(RuntimeWarning, match=files[2]):
+        arrow = tsfile.read_arrow(str(tmp_path), "m", threads=threads, on_error="skip")
+    assert arrow.num_rows == len(want)

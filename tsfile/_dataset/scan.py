@@ -127,6 +127,7 @@ class Scanner:
         self._missing = {}  # path -> result columns that file lacks (schema="union")
         self.columns = None
         self._infos = []  # (path, FileInfo) of the files opened so far (plan=False)
+        self._time_names = {}  # path -> its table's TIME column name (None: none), once planned
         if plan:
             infos = self._collect(read_file_info)
             self.table = self._pick_table(table_name, infos)
@@ -356,6 +357,14 @@ class Scanner:
         concatenation. At most MAX_OPEN_READS files are open at once (a reader holds a
         descriptor and a mapping): beyond that, each batch is one allocation and the batches
         are concatenated."""
+        parts = [self._result_dict(got) for _kept, got in self._read_batches()]
+        if len(parts) == 1:
+            return parts[0]
+        return concat_columns(parts, self.columns)
+
+    def _read_batches(self):
+        """The query decoded batch by batch (one batch unless more than MAX_OPEN_READS files):
+        [([(path, its rows [start, stop) of the batch)] of the files read, Columns)]."""
         planning = self.columns is None  # plan=False: each file planned as it is opened
         paths = self.paths if planning else self.files
         batches = []
@@ -363,10 +372,7 @@ class Scanner:
             for k in range(0, len(paths), MAX_OPEN_READS):
                 batch = paths[k : k + MAX_OPEN_READS]
                 batches.append(self._read_batch(batch, pool, planning))
-        parts = [self._result_dict(planned, got) for planned, got in batches]
-        if len(parts) == 1:
-            return parts[0]
-        return concat_columns(parts, self.columns)
+        return batches
 
     def _thread_count(self, n_files):
         threads = default_threads(n_files) if self.threads is None else int(self.threads)
@@ -376,7 +382,7 @@ class Scanner:
 
     def _read_batch(self, paths, pool, planning):
         """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
-        their readers closed. ([(path, ColumnRead)] of the files read, Columns)."""
+        their readers closed. ([(path, its rows [start, stop))] of the files read, Columns)."""
         readers = []
         failed = {}
 
@@ -394,12 +400,12 @@ class Scanner:
             for r in readers:
                 r.close()
         kept = []
-        for path, read in planned:  # warned in path order, whatever thread failed first
-            if path in failed:
+        for (path, _read), span in zip(planned, got.spans, strict=True):
+            if path in failed:  # warned in path order, whatever thread failed first
                 self._skip(_Failed(path, failed[path]))
                 self.files.remove(path)
             else:
-                kept.append((path, read))
+                kept.append((path, span))
         return kept, got
 
     def _plan_reads(self, paths, readers, pool, planning):
@@ -410,6 +416,7 @@ class Scanner:
 
         def plan(reader, cols):
             readers.append(reader)
+            self._time_names[reader._path] = _time_column(reader.get_table_schema(self.table))
             return reader._plan_columns(
                 self.table,
                 cols,
@@ -424,7 +431,7 @@ class Scanner:
             return self.read_each(plan, paths, pool, keep_open=True)
         return self.map_files(lambda path, cols: plan(TsFileReader(path), cols), paths, pool)
 
-    def _result_dict(self, planned, got):
+    def _result_dict(self, got):
         """{"time": ..., column: ...} from a batch's Columns: numeric columns with nulls as
         MaskedArray; a column no file of the batch holds as an all-null column."""
         out = {"time": got.ts}
@@ -453,8 +460,66 @@ class Scanner:
         return part
 
     def to_arrow(self):
-        """The query as one pyarrow.Table (tsfile.read_arrow's types; the files read on the
-        pool, the columns a file lacks as nulls)."""
+        """The query as one pyarrow.Table (tsfile.read_arrow's types; the columns a file lacks as
+        nulls): from the one allocation of read_table (arrays handed to Arrow without a per-file
+        table), or, beyond MAX_OPEN_READS files, the files' tables concatenated."""
+        merged = self.read_merged()
+        if merged is None:
+            return self._to_arrow_per_file()
+        _kept, got = merged
+        import pyarrow as pa
+
+        from tsfile.dataframe import _arrow_array
+
+        schema = self.arrow_schema()
+        arrays = [pa.array(got.ts)]
+        for name, dtype, _cat in self.columns:
+            values = got.values.get(name)
+            if values is None:  # no file read holds the column
+                arrays.append(pa.nulls(len(got.ts), schema.field(name).type))
+            else:
+                arrays.append(_arrow_array(values, got.nulls.get(name), dtype, name))
+        return pa.Table.from_arrays(arrays, names=schema.names).cast(schema)
+
+    def read_merged(self):
+        """The query in one allocation (tsfile._read.columns) with its DATE values checked file
+        by file (an invalid one raises naming the file, or drops it with on_error="skip"):
+        ([(path, its rows [start, stop))], Columns); None beyond MAX_OPEN_READS files (the
+        callers then read file by file)."""
+        if len(self.paths if self.columns is None else self.files) > MAX_OPEN_READS:
+            return None
+        batches = self._read_batches()
+        if not batches:
+            return None
+        kept, got = batches[0]
+        return self._checked_dates(kept, got)
+
+    def _checked_dates(self, kept, got):
+        from tsfile.dataframe import _check_dates, _date_locator
+        from tsfile.errors import CorruptDataError
+
+        dates = [n for n, t, _c in self.columns if t == TSDataType.DATE and n in got.values]
+        dropped = []
+        for path, (a, b) in kept if dates else ():
+            locate = _date_locator(path, self.table, self.start_time, self.end_time)
+            try:
+                for name in dates:
+                    mask = got.nulls.get(name)
+                    mask = None if mask is None else mask[a:b]
+                    _check_dates(got.values[name][a:b], mask, name, locate)
+            except CorruptDataError as exc:
+                if self.on_error == "raise":
+                    raise name_file(exc, path) from exc
+                self._skip(_Failed(path, name_file(exc, path)))
+                self.files.remove(path)
+                dropped.append(path)
+        if not dropped:
+            return kept, got
+        return _without(kept, got, set(dropped))
+
+    def _to_arrow_per_file(self):
+        """to_arrow beyond MAX_OPEN_READS files: each file's read_arrow on the pool, the columns
+        a file lacks as nulls, the tables concatenated."""
         import pyarrow as pa
 
         from tsfile.dataframe import read_arrow as one_file
@@ -532,6 +597,33 @@ class Scanner:
 # -- combining the files' results ----------------------------------------------------------------
 
 
+def _time_column(schema):
+    """The name of a table schema's TIME column (None when it has none)."""
+    for c in schema.columns:
+        if c.category == ColumnCategory.TIME:
+            return c.column_name
+    return None
+
+
+def _without(kept, got, dropped):
+    """(kept, got) without the rows of the files ``dropped`` (one compaction; an error path)."""
+    from tsfile._read.columns import Columns
+
+    keep = np.ones(len(got.ts), np.bool_)
+    for path, (a, b) in kept:
+        if path in dropped:
+            keep[a:b] = False
+    spans, pos = [], 0
+    for path, (a, b) in kept:
+        if path not in dropped:
+            spans.append((path, (pos, pos + b - a)))
+            pos += b - a
+    nulls = {n: m[keep] for n, m in got.nulls.items()}
+    nulls = {n: m for n, m in nulls.items() if m.any()}
+    values = {n: v[keep] for n, v in got.values.items()}
+    return spans, Columns(got.ts[keep], values, nulls, [s for _p, s in spans])
+
+
 def null_column(dtype, n):
     """An all-null column of ``n`` rows as tsfile.read_table makes them."""
     from tsfile._read import engine
@@ -605,18 +697,23 @@ def _to_dataframe_many(scanner, single, a):
     rest = {k: v for k, v in a.items() if k not in ("table_name", "column_names")}
     requested = a.get("column_names")
 
-    def one(source, cols):
-        return single(source, scanner.table, None if requested is None else cols, **rest)
+    merged = scanner.read_merged()
+    if merged is not None:
+        whole = _merged_frame(scanner, *merged)
+    else:  # beyond MAX_OPEN_READS files: the files' frames concatenated
 
-    frames = []
-    for path, df in scanner._read(one):
-        if len(df.columns):
-            for name, dtype, _cat in scanner._missing[path]:
-                df[name] = _null_pandas_column(dtype, len(df))
-            frames.append(df)
-    if not frames:
+        def one(source, cols):
+            return single(source, scanner.table, None if requested is None else cols, **rest)
+
+        frames = []
+        for path, df in scanner._read(one):
+            if len(df.columns):
+                for name, dtype, _cat in scanner._missing[path]:
+                    df[name] = _null_pandas_column(dtype, len(df))
+                frames.append(df)
+        whole = pd.concat(frames, ignore_index=True) if frames else None
+    if whole is None:
         return iter(()) if as_iterator else pd.DataFrame()
-    whole = pd.concat(frames, ignore_index=True)
     wanted = {c[0] for c in scanner.columns}
     order = [c for c in whole.columns if c not in wanted]  # the time column
     whole = whole[order + [c[0] for c in scanner.columns if c[0] in whole.columns]]
@@ -626,6 +723,27 @@ def _to_dataframe_many(scanner, single, a):
     if max_row_num is not None and len(whole) > max_row_num:
         whole = whole.iloc[:max_row_num]
     return whole
+
+
+def _merged_frame(scanner, kept, got):
+    """The DataFrame of the one-allocation read (None when it has no row), as the files' frames
+    of the one-file to_dataframe would be concatenated: time first (named after the table's
+    TIME column, as each file's frame), nullable dtypes, the columns a file lacks null."""
+    from tsfile.dataframe import _frame
+
+    if len(got.ts) == 0:
+        return None
+    time_names = {scanner._time_names.get(path) for path, _span in kept}
+    names = ["time"] + [c[0] for c in scanner.columns]
+    types = [TSDataType.INT64] + [c[1] for c in scanner.columns]
+    values, nulls = dict(got.values), dict(got.nulls)
+    for name, dtype, _cat in scanner.columns:
+        if name not in values:  # no file read holds the column
+            col = null_column(dtype, len(got.ts))
+            values[name] = np.ma.getdata(col)
+            nulls[name] = np.ones(len(got.ts), np.bool_)
+    rename = time_names.pop() if len(time_names) == 1 else None
+    return _frame(names, types, got.ts, values, nulls, rename)
 
 
 def _null_pandas_column(dtype, n):
