@@ -26,7 +26,6 @@ import os
 import stat
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +34,7 @@ from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
+from tsfile._read import columns as columns_mod
 from tsfile._read import engine, predicate
 from tsfile._read import source as source_mod
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
@@ -389,12 +389,13 @@ class _Lifetime:
     """Open or closed, and the operations running on a reader's file view.
 
     Every operation that reads the file (an index walk, the planning of a query, the decode of one
-    chunk group) runs between enter() and exit(); enter() raises ClosedError once the reader is
-    closed. close() marks it closed, then waits until the operations of other threads have ended
-    (decodes run without the GIL on raw pointers into the mmap: it must not be unmapped under
-    them). Whoever finds it closed with nothing running releases the file, exactly once: close()
-    itself, or, where close() must not wait (called by a thread that is inside an operation of
-    this reader, or from __del__), the last operation to end."""
+    chunk group or of a batch of them) runs between enter() and exit(); enter() raises
+    ClosedError once the reader is closed. close() marks it closed, then waits until the
+    operations of other threads have ended (decodes run without the GIL on raw pointers into the
+    mmap: it must not be unmapped under them). Whoever finds it closed with nothing running
+    releases the file, exactly once: close() itself, or, where close() must not wait (called by
+    a thread that is inside an operation of this reader, or from __del__), the last operation
+    to end."""
 
     __slots__ = ("cond", "active", "closed", "released", "deferred", "path")
 
@@ -602,35 +603,6 @@ def _thread_count(threads):
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     return int(threads)
-
-
-def _map_in_order(fn, items, threads):
-    """[fn(x) for x in items], on a pool of ``threads`` threads when more than one: the results
-    in the order of ``items``, and the exception of the first item that failed (in that order,
-    as one thread would raise it) once the running ones have ended and the rest are cancelled."""
-    if threads <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-        futures = [pool.submit(fn, x) for x in items]
-        try:
-            return [f.result() for f in futures]
-        finally:
-            for f in futures:
-                f.cancel()
-
-
-def _close_gaps(placed, arrays):
-    """Move the rows of each group, written at (start, rows) of ``placed`` (in order, starts
-    increasing), down to follow the previous group's in every one of ``arrays``; returns the
-    total rows. Only a time range that cuts pages leaves gaps (rows < the planned capacity),
-    and only the timestamps need moving (read_columns decodes the columns after it)."""
-    pos = 0
-    for start, rows in placed:
-        if start != pos and rows:
-            for a in arrays:
-                a[pos : pos + rows] = a[start : start + rows]  # numpy copes with the overlap
-        pos += rows
-    return pos
 
 
 class TsFileReader:
@@ -1104,7 +1076,9 @@ class TsFileReader:
         """Decode one chunk group at ``pos`` with scratch ``s``; returns its rows."""
         rows, plan = self._decode_times(g, out_ts, pos, t1, t2, pcode, s)
         for j in range(len(fields)):
-            nn = self._decode_field(task, g, j, plan, rows, out_vals, out_nulls, pos, pcode, s)
+            nn = self._decode_field(
+                task, g, j, plan, rows, out_vals[j], out_nulls[j], pos, pcode, s
+            )
             if counts is not None:
                 counts[j] += nn
         return rows
@@ -1117,17 +1091,14 @@ class TsFileReader:
             self._fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, plan=plan
         )
 
-    def _decode_field(self, task, g, j, plan, rows, out_vals, out_nulls, pos, pcode, s):
-        """Field column ``j`` of group ``g`` at ``pos``, following the time chunk's ``plan``
-        (``rows`` rows); returns its null rows."""
+    def _decode_field(self, task, g, j, plan, rows, vals, nulls, pos, pcode, s):
+        """Field column ``j`` of group ``g`` into ``vals`` / ``nulls`` (that column's arrays) at
+        ``pos``, following the time chunk's ``plan`` (``rows`` rows); returns its null rows."""
         fv = self._fv
         off = g.values[j]
         if off is None:
-            out_nulls[j][pos : pos + rows] = True
-            if out_vals[j].dtype == object:
-                out_vals[j][pos : pos + rows] = None
-            else:
-                out_vals[j][pos : pos + rows] = 0
+            nulls[pos : pos + rows] = True
+            vals[pos : pos + rows] = None if vals.dtype == object else 0
             return rows
         vch = self._chunk(off, -1 if g.time_chunk.complete else len(plan))
         key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
@@ -1137,46 +1108,7 @@ class TsFileReader:
             if len(self._pages_checked) >= 4096:
                 self._pages_checked.clear()
             self._pages_checked.add(key)
-        return engine.read_value_chunk(
-            fv, vch, plan, task.types[j], pcode, out_vals[j], out_nulls[j], pos, s
-        )
-
-    def _decode_in_parallel(
-        self, tasks, fields, out_ts, out_vals, out_nulls, t1, t2, pcode, threads
-    ):
-        """Decode every chunk group of ``tasks`` into the result arrays with ``threads`` threads;
-        returns the rows of each group, written one group after the other from row 0. The time
-        chunks come first, each at a fixed start (the sum of the capacities before it), then
-        the timestamps close up the gaps a time range leaves (_close_gaps: one array), then
-        every (group, field) pair is decoded at its group's final rows: the work splits by chunk
-        group and by column, and no two jobs write the same rows."""
-        groups, start = [], 0
-        for task in tasks:
-            for g in task.groups:
-                groups.append((task, g, start))
-                start += g.rows
-
-        def times(item):
-            _task, g, at = item
-            with self._op() as s:
-                return self._decode_times(g, out_ts, at, t1, t2, pcode, s)
-
-        timed = _map_in_order(times, groups, threads)
-        _close_gaps(
-            [(at, rows) for (_t, _g, at), (rows, _p) in zip(groups, timed, strict=True)], [out_ts]
-        )
-        jobs, pos = [], 0
-        for (task, g, _at), (rows, plan) in zip(groups, timed, strict=True):
-            jobs += [(task, g, j, plan, rows, pos) for j in range(len(fields))]
-            pos += rows
-
-        def field(item):
-            task, g, j, plan, rows, at = item
-            with self._op() as s:
-                self._decode_field(task, g, j, plan, rows, out_vals, out_nulls, at, pcode, s)
-
-        _map_in_order(field, jobs, threads)
-        return [rows for rows, _plan in timed]
+        return engine.read_value_chunk(fv, vch, plan, task.types[j], pcode, vals, nulls, pos, s)
 
     @staticmethod
     def _split_group(g, t1, t2, block_rows):
@@ -1428,59 +1360,32 @@ class TsFileReader:
         ``threads``: decode chunk groups and columns on that many threads (the result is the
         same for any number). Returns (names, types, timestamps, {name: values}, {name: null
         mask}) with masks only for columns that have nulls. Filters as in query_table."""
+        threads = _thread_count(threads)
+        read = self._plan_columns(
+            table_name, column_names, start_time, end_time, path, tag_filter, value_filter
+        )
+        with columns_mod.JobPool(threads) as pool:
+            got = columns_mod.read_into_one([read], pool)
+        q = read.query
+        columns = {n: got.values[n] for n in q.out_names[1:]}
+        nulls = {n: got.nulls[n] for n in q.out_names[1:] if n in got.nulls}
+        return q.out_names, q.out_types, got.ts, columns, nulls
+
+    def _plan_columns(
+        self, table_name, column_names, start_time, end_time, path, tag_filter, value_filter
+    ):
+        """The plan step of read_columns (tsfile._read.columns): the query planned from the
+        metadata, its chunk groups and their row capacities, as a ColumnRead; nothing decoded.
+        Many files' ColumnReads decode into one allocation (tsfile._dataset.scan)."""
         self._check_open()
         pcode = _path_code(path)
         t1, t2 = _time_bounds(start_time, end_time)
-        threads = _thread_count(threads)
         with self._op():
             q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
-        names, types, fields, tags, tasks = q.names, q.types, q.fields, q.tags, q.tasks
-        t1, t2 = q.t1, q.t2  # narrowed by a time predicate of the value filter
-        field_types = [types[names.index(f)] for f in fields]
-        cap = sum(g.rows for t in tasks for g in t.groups)
-        ts = np.empty(cap, np.int64)
-        vals = [np.empty(cap, engine.numpy_dtype(t)) for t in field_types]
-        # calloc'ed: pages of the masks are only touched where a null is written
-        nulls = [np.zeros(cap, np.bool_) for _ in fields]
-        for task in tasks:
-            self._check_types(task, fields, field_types)
-        group_rows = self._decode_in_parallel(
-            tasks, fields, ts, vals, nulls, t1, t2, pcode, threads
-        )
-        spans, k, pos = [], 0, 0
-        for task in tasks:  # the rows of each device, for its tag values
-            n = sum(group_rows[k : k + len(task.groups)])
-            spans.append((pos, pos + n, task.tags))
-            k += len(task.groups)
-            pos += n
-        columns, nullmap = {}, {}
-        fi = {f: j for j, f in enumerate(fields)}
-        for name in names[1:]:
-            if name in fi:
-                j = fi[name]
-                columns[name] = vals[j][:pos] if pos < cap else vals[j]
-                m = nulls[j][:pos]
-                if m.any():
-                    nullmap[name] = m
-            else:
-                arr = np.empty(pos, dtype=object)
-                mask = None
-                for a, b, tv in spans:
-                    v = tv[tags[name]]
-                    arr[a:b] = v
-                    if v is None:
-                        if mask is None:
-                            mask = np.zeros(pos, np.bool_)
-                        mask[a:b] = True
-                columns[name] = arr
-                if mask is not None:
-                    nullmap[name] = mask
-        ts = ts[:pos] if pos < cap else ts
-        if q.bound is not None:
-            ts, columns, nullmap = predicate.filter_columns(
-                q.bound, ts, columns, nullmap, q.out_names, path
-            )
-        return q.out_names, q.out_types, ts, columns, nullmap
+        read = columns_mod.ColumnRead(self, q, pcode, path)
+        for task in q.tasks:
+            self._check_types(task, q.fields, read.field_types)
+        return read
 
     def query_timeseries(
         self, device_name, sensor_list, start_time=None, end_time=None, path="auto"

@@ -295,15 +295,19 @@ def peak_memory(path):
     return peak, size
 
 
-def _wall_and_cpu(fn, repeat):
-    """Medians of wall time and process CPU time (every thread) of ``fn()`` over ``repeat`` runs."""
-    walls, cpus = [], []
+def _wall_and_cpu(variants, repeat):
+    """{name: (median wall time, median process CPU time of every thread)} of each ``variants``
+    {name: fn} over ``repeat`` rounds, the variants run in turn in every round (a change of the
+    machine's load during the run hits them alike)."""
+    walls = {name: [] for name in variants}
+    cpus = {name: [] for name in variants}
     for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - w0)
-        cpus.append(time.process_time() - c0)
-    return statistics.median(walls), statistics.median(cpus)
+        for name, fn in variants.items():
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            walls[name].append(time.perf_counter() - w0)
+            cpus[name].append(time.process_time() - c0)
+    return {n: (statistics.median(walls[n]), statistics.median(cpus[n])) for n in variants}
 
 
 def _read_concurrently(paths):
@@ -347,13 +351,15 @@ def thread_comparison(path: Path, repeat: int) -> dict:
         ("2 files, 2 threads", partial(_read_concurrently, [path, twin])),
     ]
     res = {}
+    print("(medians; the variants of each pair interleaved, round after round)")
     print(f"{'':<24} {'wall ms':>9} {'cpu ms':>9} {'cpu/wall':>9} {'speed-up':>9}")
     for cases in (one_file, two_files):
-        base = None
-        for name, fn in cases:
+        for _name, fn in cases:
             fn()  # warm: page cache, pools
-            wall, cpu = _wall_and_cpu(fn, max(1, repeat))
-            base = base or wall
+        timed = _wall_and_cpu(dict(cases), max(1, repeat))
+        base = timed[cases[0][0]][0]
+        for name, _fn in cases:
+            wall, cpu = timed[name]
             print(
                 f"{name:<24} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f} {cpu / wall:>9.2f} "
                 f"{base / wall:>8.2f}x",

@@ -9,13 +9,18 @@ release the GIL):
    are pruned here, before any of their data is read. The files must agree on the table's
    schema (else InvalidSchemaError naming two files and the column), unless ``schema="union"``:
    then a column a file lacks is null in that file's rows.
-2. the one-file reader on every remaining file, with the columns, time range, tag filter and
-   value filter of the query.
+2. the data. ``read_table``: every remaining file's query is planned (TsFileReader._plan_columns:
+   chunk groups and row capacities, from the metadata) and all of them are decoded straight
+   into ONE set of result arrays on one pool, jobs of chunk groups x columns of every file
+   (tsfile._read.columns): no per-file arrays, no concatenation. ``read_arrow`` /
+   ``to_dataframe`` / the streams: the one-file reader on every remaining file, the results
+   concatenated.
 
 Results are the files' results one after another in the order of the expanded paths (a list as
 given, a directory or glob sorted), each file's rows in the one-file reader's order, whatever
 the number of threads. A file that is no TsFile or is damaged raises its CorruptDataError,
-which names the file; with ``on_error="skip"`` it is left out with a warning instead.
+which names the file; with ``on_error="skip"`` it is left out with a warning instead (also when
+the damage is only found while its chunks are decoded).
 """
 
 from __future__ import annotations
@@ -35,12 +40,16 @@ from tsfile._dataset.files import (
     union_columns,
 )
 from tsfile._dataset.hook import MANY_ONLY
+from tsfile._read.columns import JobPool, read_into_one
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 ON_ERROR = ("raise", "skip")
 UNION_HINT = " (schema='union' reads files whose columns differ)"
 SCHEMA_MODES = ("strict", "union")
+# Files whose readers are open at once in a whole-table read: each holds a descriptor and a
+# mapping until the decode ends; more files are read in batches of this many.
+MAX_OPEN_READS = 256
 
 
 def default_threads(n_files):
@@ -118,6 +127,8 @@ class Scanner:
         self._missing = {}  # path -> result columns that file lacks (schema="union")
         self.tables = {}  # path of a file read -> its TableInfo of the table (planned scans)
         self.columns = None
+        self._infos = []  # (path, FileInfo) of the files opened so far (plan=False)
+        self._time_names = {}  # path -> its table's TIME column name (None: none), once planned
         if plan:
             infos = self._collect(read_file_info)
             self.table = self._pick_table(table_name, infos)
@@ -165,9 +176,9 @@ class Scanner:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def _collect(self, fn, paths=None):
-        """``[(path, fn(path))]`` over ``paths`` (every path by default) on the pool; failures
-        per ``on_error``."""
+    def _collect(self, fn, paths=None, pool=None):
+        """``[(path, fn(path))]`` over ``paths`` (every path by default) on ``pool`` (a JobPool;
+        by default a pool of ``threads``); failures per ``on_error``."""
         paths = self.paths if paths is None else paths
 
         def guarded(path):
@@ -178,8 +189,11 @@ class Scanner:
                     raise name_file(exc, path) from exc
                 return _Failed(path, name_file(exc, path))
 
+        results = (
+            pool_map(guarded, paths, self.threads) if pool is None else pool.map(guarded, paths)
+        )
         out = []
-        for path, result in zip(paths, pool_map(guarded, paths, self.threads), strict=True):
+        for path, result in zip(paths, results, strict=True):
             if isinstance(result, _Failed):
                 self._skip(result)
             else:
@@ -244,43 +258,54 @@ class Scanner:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def map_files(self, fn):
-        """``[(path, fn(path, present column names))]`` over ``files`` on the pool, in order;
-        failures per ``on_error``."""
+    def map_files(self, fn, paths=None, pool=None):
+        """``[(path, fn(path, present column names))]`` over ``paths`` (default: ``files``) on
+        the pool, in order; failures per ``on_error``."""
         names = [c[0] for c in self.columns]
 
         def one(path):
             missing = {c[0] for c in self._missing[path]}
             return fn(path, [n for n in names if n not in missing])
 
-        return self._collect(one, self.files)
+        return self._collect(one, self.files if paths is None else paths, pool)
 
-    def read_each(self, read_one):
+    def read_each(self, read_one, paths=None, pool=None, keep_open=False):
         """Plan and read in one pass per file, on the pool: open the file, read its metadata,
         prune it by its time range, else ``read_one(open reader, the file's columns)``; the
         files' schemas are checked when all are known. ``[(path, result)]`` of the files read,
-        in order (the reader's caches serve both the plan and the read: one index walk)."""
+        in order (the reader's caches serve both the plan and the read: one index walk).
+        ``paths``: a batch of the paths (every path by default; the schemas are checked over
+        every batch so far); ``keep_open``: a reader handed to ``read_one`` is not closed here
+        (read_one took it), only the readers of files pruned or failed."""
         from tsfile.reader import TsFileReader
 
         def one(path):
-            with TsFileReader(path) as r:
-                info = read_file_info(path, reader=r)
+            r = TsFileReader(path)
+            handed = False
+            try:
+                # only the queried table's devices: a file's other tables are not walked
+                info = read_file_info(path, reader=r, tables=self._spellings())
                 key = self._key_in(info)
                 if key is None:
                     return info, None
                 table = info.tables[key]
                 if self._span(table) is None:
                     return info, _PRUNED
-                return info, read_one(r, self._file_columns(table))
+                result = read_one(r, self._file_columns(table))
+                handed = keep_open
+                return info, result
+            finally:
+                if not handed:
+                    r.close()
 
-        done = self._collect(one)
-        infos = [(p, info) for p, (info, _part) in done]
-        for _p, info in infos:
+        done = self._collect(one, paths, pool)
+        self._infos.extend((p, info) for p, (info, _part) in done)
+        for _p, info in self._infos:
             key = self._key_in(info)
             if key is not None:
                 self.table = key
                 break
-        self.columns, _present = self._plan_columns(infos, self._column_names)
+        self.columns, _present = self._plan_columns(self._infos, self._column_names)
         parts = []
         for path, (info, part) in done:
             if part is None:
@@ -295,6 +320,10 @@ class Scanner:
             self._missing[path] = [c for c in self.columns if c[0] not in have]
             parts.append((path, part))
         return parts
+
+    def _spellings(self):
+        """The table's name as given and lower-cased (the writers store names in lower case)."""
+        return {self.table, self.table.lower() if isinstance(self.table, str) else self.table}
 
     def _key_in(self, info):
         if self.table in info.tables:
@@ -324,11 +353,99 @@ class Scanner:
         }
 
     def read_table(self):
-        """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays)."""
-        from tsfile.dataframe import read_table as one_file
+        """The query as ``{"time": array, column: array}`` (tsfile.read_table's arrays): every
+        file planned from its metadata, then all of them decoded into ONE allocation per column
+        on one pool of ``threads`` threads (tsfile._read.columns): no per-file arrays and no
+        concatenation. At most MAX_OPEN_READS files are open at once (a reader holds a
+        descriptor and a mapping): beyond that, each batch is one allocation and the batches
+        are concatenated."""
+        parts = [self._result_dict(got) for _kept, got in self._read_batches()]
+        if len(parts) == 1:
+            return parts[0]
+        return concat_columns(parts, self.columns)
 
-        parts = self._read(lambda r, cols: one_file(r, self.table, cols, **self._query_kwargs()))
-        return concat_columns([self._complete(p, part) for p, part in parts], self.columns)
+    def _read_batches(self):
+        """The query decoded batch by batch (one batch unless more than MAX_OPEN_READS files):
+        [([(path, its rows [start, stop) of the batch)] of the files read, Columns)]."""
+        planning = self.columns is None  # plan=False: each file planned as it is opened
+        paths = self.paths if planning else self.files
+        batches = []
+        with JobPool(self._thread_count(len(paths))) as pool:
+            for k in range(0, len(paths), MAX_OPEN_READS):
+                batch = paths[k : k + MAX_OPEN_READS]
+                batches.append(self._read_batch(batch, pool, planning))
+        return batches
+
+    def _thread_count(self, n_files):
+        threads = default_threads(n_files) if self.threads is None else int(self.threads)
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
+        return threads
+
+    def _read_batch(self, paths, pool, planning):
+        """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
+        their readers closed. ([(path, its rows [start, stop))] of the files read, Columns)."""
+        readers = []
+        failed = {}
+
+        def on_error(read, exc):
+            path = read.reader._path
+            if self.on_error == "raise":
+                raise name_file(exc, path) from exc
+            failed[path] = name_file(exc, path)
+            return True
+
+        try:
+            planned = self._plan_reads(paths, readers, pool, planning)
+            got = read_into_one([read for _p, read in planned], pool, on_error)
+        finally:
+            for r in readers:
+                r.close()
+        kept = []
+        for (path, _read), span in zip(planned, got.spans, strict=True):
+            if path in failed:  # warned in path order, whatever thread failed first
+                self._skip(_Failed(path, failed[path]))
+                self.files.remove(path)
+            else:
+                kept.append((path, span))
+        return kept, got
+
+    def _plan_reads(self, paths, readers, pool, planning):
+        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on the pool
+        (``planning``: their metadata not read yet, see read_each); every reader handed out is
+        appended to ``readers``, for the caller to close."""
+        from tsfile.reader import TsFileReader
+
+        def plan(reader, cols):
+            readers.append(reader)
+            self._time_names[reader._path] = _time_column(reader.get_table_schema(self.table))
+            return reader._plan_columns(
+                self.table,
+                cols,
+                self.start_time,
+                self.end_time,
+                "auto",
+                self.tag_filter,
+                self.value_filter,
+            )
+
+        if planning:  # open, prune and plan in one pass per file
+            return self.read_each(plan, paths, pool, keep_open=True)
+        return self.map_files(lambda path, cols: plan(TsFileReader(path), cols), paths, pool)
+
+    def _result_dict(self, got):
+        """{"time": ..., column: ...} from a batch's Columns: numeric columns with nulls as
+        MaskedArray; a column no file of the batch holds as an all-null column."""
+        out = {"time": got.ts}
+        n = len(got.ts)
+        for name, dtype, _cat in self.columns:
+            v = got.values.get(name)
+            if v is None:
+                out[name] = null_column(dtype, n)
+                continue
+            m = got.nulls.get(name)
+            out[name] = v if m is None or v.dtype == object else np.ma.MaskedArray(v, mask=m)
+        return out
 
     def _read(self, read_one):
         """``read_one(reader or path, columns)`` on every file: in the reading pass when the
@@ -345,8 +462,66 @@ class Scanner:
         return part
 
     def to_arrow(self):
-        """The query as one pyarrow.Table (tsfile.read_arrow's types; the files read on the
-        pool, the columns a file lacks as nulls)."""
+        """The query as one pyarrow.Table (tsfile.read_arrow's types; the columns a file lacks as
+        nulls): from the one allocation of read_table (arrays handed to Arrow without a per-file
+        table), or, beyond MAX_OPEN_READS files, the files' tables concatenated."""
+        merged = self.read_merged()
+        if merged is None:
+            return self._to_arrow_per_file()
+        _kept, got = merged
+        import pyarrow as pa
+
+        from tsfile.dataframe import _arrow_array
+
+        schema = self.arrow_schema()
+        arrays = [pa.array(got.ts)]
+        for name, dtype, _cat in self.columns:
+            values = got.values.get(name)
+            if values is None:  # no file read holds the column
+                arrays.append(pa.nulls(len(got.ts), schema.field(name).type))
+            else:
+                arrays.append(_arrow_array(values, got.nulls.get(name), dtype, name))
+        return pa.Table.from_arrays(arrays, names=schema.names).cast(schema)
+
+    def read_merged(self):
+        """The query in one allocation (tsfile._read.columns) with its DATE values checked file
+        by file (an invalid one raises naming the file, or drops it with on_error="skip"):
+        ([(path, its rows [start, stop))], Columns); None beyond MAX_OPEN_READS files (the
+        callers then read file by file)."""
+        if len(self.paths if self.columns is None else self.files) > MAX_OPEN_READS:
+            return None
+        batches = self._read_batches()
+        if not batches:
+            return None
+        kept, got = batches[0]
+        return self._checked_dates(kept, got)
+
+    def _checked_dates(self, kept, got):
+        from tsfile.dataframe import _check_dates, _date_locator
+        from tsfile.errors import CorruptDataError
+
+        dates = [n for n, t, _c in self.columns if t == TSDataType.DATE and n in got.values]
+        dropped = []
+        for path, (a, b) in kept if dates else ():
+            locate = _date_locator(path, self.table, self.start_time, self.end_time)
+            try:
+                for name in dates:
+                    mask = got.nulls.get(name)
+                    mask = None if mask is None else mask[a:b]
+                    _check_dates(got.values[name][a:b], mask, name, locate)
+            except CorruptDataError as exc:
+                if self.on_error == "raise":
+                    raise name_file(exc, path) from exc
+                self._skip(_Failed(path, name_file(exc, path)))
+                self.files.remove(path)
+                dropped.append(path)
+        if not dropped:
+            return kept, got
+        return _without(kept, got, set(dropped))
+
+    def _to_arrow_per_file(self):
+        """to_arrow beyond MAX_OPEN_READS files: each file's read_arrow on the pool, the columns
+        a file lacks as nulls, the tables concatenated."""
         import pyarrow as pa
 
         from tsfile.dataframe import read_arrow as one_file
@@ -424,6 +599,33 @@ class Scanner:
 # -- combining the files' results ----------------------------------------------------------------
 
 
+def _time_column(schema):
+    """The name of a table schema's TIME column (None when it has none)."""
+    for c in schema.columns:
+        if c.category == ColumnCategory.TIME:
+            return c.column_name
+    return None
+
+
+def _without(kept, got, dropped):
+    """(kept, got) without the rows of the files ``dropped`` (one compaction; an error path)."""
+    from tsfile._read.columns import Columns
+
+    keep = np.ones(len(got.ts), np.bool_)
+    for path, (a, b) in kept:
+        if path in dropped:
+            keep[a:b] = False
+    spans, pos = [], 0
+    for path, (a, b) in kept:
+        if path not in dropped:
+            spans.append((path, (pos, pos + b - a)))
+            pos += b - a
+    nulls = {n: m[keep] for n, m in got.nulls.items()}
+    nulls = {n: m for n, m in nulls.items() if m.any()}
+    values = {n: v[keep] for n, v in got.values.items()}
+    return spans, Columns(got.ts[keep], values, nulls, [s for _p, s in spans])
+
+
 def null_column(dtype, n):
     """An all-null column of ``n`` rows as tsfile.read_table makes them."""
     from tsfile._read import engine
@@ -497,18 +699,23 @@ def _to_dataframe_many(scanner, single, a):
     rest = {k: v for k, v in a.items() if k not in ("table_name", "column_names")}
     requested = a.get("column_names")
 
-    def one(source, cols):
-        return single(source, scanner.table, None if requested is None else cols, **rest)
+    merged = scanner.read_merged()
+    if merged is not None:
+        whole = _merged_frame(scanner, *merged)
+    else:  # beyond MAX_OPEN_READS files: the files' frames concatenated
 
-    frames = []
-    for path, df in scanner._read(one):
-        if len(df.columns):
-            for name, dtype, _cat in scanner._missing[path]:
-                df[name] = _null_pandas_column(dtype, len(df))
-            frames.append(df)
-    if not frames:
+        def one(source, cols):
+            return single(source, scanner.table, None if requested is None else cols, **rest)
+
+        frames = []
+        for path, df in scanner._read(one):
+            if len(df.columns):
+                for name, dtype, _cat in scanner._missing[path]:
+                    df[name] = _null_pandas_column(dtype, len(df))
+                frames.append(df)
+        whole = pd.concat(frames, ignore_index=True) if frames else None
+    if whole is None:
         return iter(()) if as_iterator else pd.DataFrame()
-    whole = pd.concat(frames, ignore_index=True)
     wanted = {c[0] for c in scanner.columns}
     order = [c for c in whole.columns if c not in wanted]  # the time column
     whole = whole[order + [c[0] for c in scanner.columns if c[0] in whole.columns]]
@@ -518,6 +725,27 @@ def _to_dataframe_many(scanner, single, a):
     if max_row_num is not None and len(whole) > max_row_num:
         whole = whole.iloc[:max_row_num]
     return whole
+
+
+def _merged_frame(scanner, kept, got):
+    """The DataFrame of the one-allocation read (None when it has no row), as the files' frames
+    of the one-file to_dataframe would be concatenated: time first (named after the table's
+    TIME column, as each file's frame), nullable dtypes, the columns a file lacks null."""
+    from tsfile.dataframe import _frame
+
+    if len(got.ts) == 0:
+        return None
+    time_names = {scanner._time_names.get(path) for path, _span in kept}
+    names = ["time"] + [c[0] for c in scanner.columns]
+    types = [TSDataType.INT64] + [c[1] for c in scanner.columns]
+    values, nulls = dict(got.values), dict(got.nulls)
+    for name, dtype, _cat in scanner.columns:
+        if name not in values:  # no file read holds the column
+            col = null_column(dtype, len(got.ts))
+            values[name] = np.ma.getdata(col)
+            nulls[name] = np.ones(len(got.ts), np.bool_)
+    rename = time_names.pop() if len(time_names) == 1 else None
+    return _frame(names, types, got.ts, values, nulls, rename)
 
 
 def _null_pandas_column(dtype, n):

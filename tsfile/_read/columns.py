@@ -1,0 +1,392 @@
+"""Whole-table reads into ONE set of result arrays, for one file (TsFileReader.read_columns) or
+many (tsfile.read_table over a directory: tsfile._dataset.scan).
+
+A read runs in two steps:
+
+1. *plan* (TsFileReader._plan_columns, one ColumnRead per file): from the metadata alone, the
+   chunk groups of the query and the rows each can hold at most (statistics counts, checked
+   against the pages' sizes). The sum over every file is the size of the result arrays.
+2. *decode into* (read_into_one): the result arrays are allocated once (``np.empty``: no page is
+   touched here), then every file's chunk groups are decoded straight into slices of them on
+   one pool of threads: first the time chunks (job = chunk group), each at a fixed start (the
+   sum of the capacities before it); then the timestamps close up the gaps a time range leaves
+   (only the time array moves); then every (chunk group, field column) pair at the group's
+   final rows. No two jobs write the same rows, each job first-touches the memory of its own
+   slice (so the page faults of a large result are spread over the threads), and nothing is
+   copied afterwards, but for a value filter (one compaction of the whole result) and the rows
+   of a file dropped by ``on_error`` (one compaction, on that error path only).
+
+Tag columns (object arrays, one value per device) are filled by jobs of their own, one per chunk
+group, between the field jobs (they hold the GIL; the decode jobs do not). Results are the
+same, in the same order, whatever the number of threads: every job's position is fixed by the
+plan, never by which thread ran it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from tsfile._read import engine, predicate
+from tsfile.errors import TsFileError
+
+
+class JobPool:
+    """``map(fn, items)``: ``[fn(x) for x in items]`` on up to ``threads`` threads (one pool for
+    every phase of a read, started on first use), results in the order of ``items``. The
+    exception of the first item that failed (in that order, as one thread would raise it) is
+    raised, the items not started are cancelled; the running ones end before close() returns
+    (use the pool in a ``with`` block: nobody reads a result array they may still write)."""
+
+    def __init__(self, threads):
+        self.threads = threads
+        self._pool = None
+
+    def map(self, fn, items):
+        if self.threads <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads)
+        futures = [self._pool.submit(fn, x) for x in items]
+        try:
+            return [f.result() for f in futures]
+        finally:
+            for f in futures:
+                f.cancel()
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class ColumnRead:
+    """One file's part of a whole-table read, planned (TsFileReader._plan_columns): the
+    reader, the planned query (tsfile.reader._Plan: columns, devices and their chunk groups,
+    the time range narrowed by the value filter, the bound filter), the decode path, and the
+    row capacity of every chunk group."""
+
+    __slots__ = ("reader", "query", "pcode", "path", "field_types", "groups", "capacity")
+
+    def __init__(self, reader, query, pcode, path):
+        self.reader = reader
+        self.query = query
+        self.pcode = pcode
+        self.path = path  # the decode path's name (the value filter's kernels follow it)
+        self.field_types = [query.types[query.names.index(f)] for f in query.fields]
+        self.groups = [(task, g) for task in query.tasks for g in task.groups]
+        self.capacity = sum(g.rows for _task, g in self.groups)
+
+
+class Columns:
+    """The decoded result: ``ts``; ``values`` {name: array} for every field and tag column of
+    any read; ``nulls`` {name: bool mask} only for the columns that hold a null; ``spans``: per
+    read, its rows [start, stop) of the result (None for a read dropped by ``on_error``)."""
+
+    __slots__ = ("ts", "values", "nulls", "spans")
+
+    def __init__(self, ts, values, nulls, spans):
+        self.ts = ts
+        self.values = values
+        self.nulls = nulls
+        self.spans = spans
+
+
+def _field_types(reads):
+    """{field name: TSDataType} over every read, first seen order."""
+    out = {}
+    for r in reads:
+        for name, t in zip(r.query.fields, r.field_types, strict=True):
+            out.setdefault(name, t)
+    return out
+
+
+def _tag_names(reads):
+    out = {}
+    for r in reads:
+        for name in r.query.tags:
+            out.setdefault(name, None)
+    return list(out)
+
+
+class _Decode:
+    """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
+    and the job functions the pool runs."""
+
+    def __init__(self, reads, fields, tags, on_error):
+        self.reads = reads
+        self.on_error = on_error
+        self.failed = set()  # indexes of reads dropped by on_error (set.add: atomic)
+        self.cap = cap = sum(r.capacity for r in reads)
+        self.ts = np.empty(cap, np.int64)
+        # np.empty: nothing is touched here; each job first-touches its own slice
+        self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
+        # calloc'ed: pages of the masks are only touched where a null is written
+        self.nulls = {n: np.zeros(cap, np.bool_) for n in [*fields, *tags]}
+        self.fields = list(fields)
+        self.tags = tags
+
+    def _guard(self, i, fn, *args):
+        """fn(*args) for read ``i``; a TsFileError drops the read when on_error says so."""
+        if i in self.failed:
+            return None
+        try:
+            return fn(*args)
+        except TsFileError as exc:
+            if self.on_error is None or not self.on_error(self.reads[i], exc):
+                raise
+            self.failed.add(i)
+            return None
+
+    def allocate_tags(self, _job):
+        """The tag columns' object arrays (np.empty fills them with None under the GIL: a job
+        of the time phase, so that a thread decoding timestamps runs meanwhile)."""
+        for name in self.tags:
+            self.values[name] = np.empty(self.cap, dtype=object)
+
+    def time_job(self, job):
+        """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
+        per group (None: the read was dropped)."""
+        if job is None:
+            return self.allocate_tags(job)
+        i, items = job
+        r = self.reads[i]
+
+        def run():
+            out = []
+            with r.reader._op() as s:  # one operation (a scratch, a liveness check) per batch
+                for _i, _task, g, at, _cap in items:
+                    ts = self.ts[at : at + g.rows]  # a view: no group reaches the next one's rows
+                    t1, t2 = r.query.t1, r.query.t2
+                    out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
+            return out
+
+        return self._guard(i, run)
+
+    def field_job(self, job):
+        """Decode a batch of (chunk group, field column) pairs of one read, or fill a batch of
+        its tag columns' rows; the null rows of each."""
+        i, items = job
+        r = self.reads[i]
+        if items[0][4] is None:  # tag items: (.., tag name, None, rows, start)
+            return [
+                self.fill_tag(r, task, name, n, pos) for _i, task, _g, name, _p, n, pos in items
+            ]
+
+        def run():
+            out = []
+            with r.reader._op() as s:
+                for _i, task, g, j, plan, n, pos in items:
+                    name = r.query.fields[j]
+                    vals = self.values[name][pos : pos + n]
+                    nulls = self.nulls[name][pos : pos + n]
+                    out.append(
+                        r.reader._decode_field(task, g, j, plan, n, vals, nulls, 0, r.pcode, s)
+                    )
+            return out
+
+        return self._guard(i, run)
+
+    def fill_tag(self, r, task, name, rows, pos):
+        """Tag column ``name`` over one chunk group's rows (holds the GIL: object references;
+        batches of these are jobs of their own, small enough that the threads decoding
+        meanwhile are not held up for long); returns its null rows."""
+        at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
+        v = None if at is None else task.tags[at]
+        if v is None:  # np.empty(object) holds None already
+            self.nulls[name][pos : pos + rows] = True
+            return rows
+        self.values[name][pos : pos + rows] = v
+        return 0
+
+
+# Values (rows x columns) a decode job covers at least: chunk groups and columns of one file are
+# batched up to this, so the per-job Python work (held under the GIL) stays small against the
+# decoding (without it), while a read still splits into enough jobs to share between threads.
+JOB_VALUES = 1 << 18
+
+
+def _batches(items, rows_at):
+    """Runs of consecutive ``items`` of one read (item[0]) holding at least JOB_VALUES rows
+    (``rows_at``: the index of an item's rows), each run as (read index, [items])."""
+    out, run, acc = [], [], 0
+    for item in items:
+        if run and (item[0] != run[0][0] or acc >= JOB_VALUES):
+            out.append((run[0][0], run))
+            run, acc = [], 0
+        run.append(item)
+        acc += item[rows_at]
+    if run:
+        out.append((run[0][0], run))
+    return out
+
+
+def _flat(results, batches):
+    """Per item, its result, from the per-batch lists of results (None: a dropped read)."""
+    out = []
+    for res, (_i, items) in zip(results, batches, strict=True):
+        out += [None] * len(items) if res is None else res
+    return out
+
+
+def _time_jobs(reads):
+    """[(read index, task, group, start, capacity)]: every chunk group at the sum of the
+    capacities before it."""
+    jobs, at = [], 0
+    for i, r in enumerate(reads):
+        for task, g in r.groups:
+            jobs.append((i, task, g, at, g.rows))
+            at += g.rows
+    return jobs
+
+
+def _close_gaps(placed, arrays):
+    """Move the rows of each group, written at (start, rows) of ``placed`` (in order, starts
+    increasing), down to follow the previous group's in every one of ``arrays``; returns the
+    final start of each group and the total rows. Only a time range that cuts pages (or a
+    dropped file) leaves gaps, and only the timestamps need moving (the field columns are
+    decoded after it)."""
+    pos, starts = 0, []
+    for start, rows in placed:
+        if start != pos and rows:
+            for a in arrays:
+                a[pos : pos + rows] = a[start : start + rows]  # numpy copes with the overlap
+        starts.append(pos)
+        pos += rows
+    return starts, pos
+
+
+def read_into_one(reads, pool, on_error=None):
+    """Decode the planned ``reads`` (ColumnRead, one per file) into one set of arrays on
+    ``pool`` (a JobPool): a Columns, rows in the order of ``reads``. ``on_error(read,
+    exc)``: called (on a worker thread) with a read's TsFileError; True drops that read's rows,
+    else the error is raised (as is every error when on_error is None)."""
+    fields = _field_types(reads)
+    d = _Decode(reads, fields, _tag_names(reads), on_error)
+    jobs = _time_jobs(reads)
+    batches = _batches(jobs, rows_at=4)
+    timed = _flat(pool.map(d.time_job, [None, *batches])[1:], batches)  # None: tag arrays
+    rows = [
+        0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)
+    ]
+    starts, total = _close_gaps([(job[3], n) for job, n in zip(jobs, rows, strict=True)], [d.ts])
+    field_jobs, batches = _field_jobs(d, jobs, timed, rows, starts)
+    null_counts = _flat(pool.map(d.field_job, batches), batches)
+    spans = _read_spans(reads, jobs, rows, starts)
+    counts = dict.fromkeys(d.nulls, 0)
+    for job, nn in zip(field_jobs, null_counts, strict=True):
+        name = job[3] if job[4] is None else reads[job[0]].query.fields[job[3]]
+        counts[name] += nn or 0
+    _fill_missing_fields(d, reads, spans, counts)
+    return _finish(d, reads, spans, total, counts)
+
+
+def _field_jobs(d, jobs, timed, rows, starts):
+    """The items of the field phase: (read index, task, group, field index, page plan, rows,
+    final start) of every chunk group's field columns, then (..., tag name, None, rows, start)
+    of its tag columns; and their batches, the tag batches spread evenly among the decode
+    batches (so that a thread filling tags, under the GIL, runs beside threads decoding)."""
+    decode, tags = [], []
+    for (i, task, g, _at, _cap), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
+        if i in d.failed:
+            continue
+        decode += [(i, task, g, j, t[1], n, pos) for j in range(len(d.reads[i].query.fields))]
+        if n:
+            tags += [(i, task, g, name, None, n, pos) for name in d.tags]
+    decode_batches, tag_batches = _batches(decode, rows_at=5), _batches(tags, rows_at=5)
+    batches = []
+    every = max(1, len(decode_batches) // max(1, len(tag_batches)))
+    for k, b in enumerate(decode_batches):
+        batches.append(b)
+        if k % every == every - 1 and tag_batches:
+            batches.append(tag_batches.pop(0))
+    batches += tag_batches
+    items = [item for _i, run in batches for item in run]
+    return items, batches
+
+
+def _read_spans(reads, jobs, rows, starts):
+    """Per read, its rows [start, stop) of the result after the gaps closed."""
+    first = {}
+    total = {}
+    for job, n, pos in zip(jobs, rows, starts, strict=True):
+        first.setdefault(job[0], pos)
+        total[job[0]] = total.get(job[0], 0) + n
+    spans, pos = [], 0
+    for i in range(len(reads)):
+        a = first.get(i, pos)
+        spans.append((a, a + total.get(i, 0)))
+        pos = a + total.get(i, 0)
+    return spans
+
+
+def _fill_missing_fields(d, reads, spans, counts):
+    """A field column a read lacks (schema="union") is null in that read's rows."""
+    for r, (a, b) in zip(reads, spans, strict=True):
+        have = set(r.query.fields)
+        for name in d.fields:
+            vals = d.values[name]
+            if name in have or a == b:
+                continue
+            vals[a:b] = None if vals.dtype == object else 0
+            d.nulls[name][a:b] = True
+            counts[name] += b - a
+
+
+def _finish(d, reads, spans, total, counts):
+    """The Columns: failed reads' rows dropped and the value filter applied (one compaction)."""
+    keep = _kept_rows(d, reads, spans, total)
+    ts = d.ts[:total]
+    values = {n: v[:total] for n, v in d.values.items()}
+    nulls = {n: m[:total] for n, m in d.nulls.items() if counts[n]}
+    if keep is not None:
+        ts = ts[keep]
+        values = {n: v[keep] for n, v in values.items()}
+        nulls = {n: m[keep] for n, m in nulls.items()}
+        nulls = {n: m for n, m in nulls.items() if m.any()}
+        spans = _kept_spans(spans, keep)
+    spans = [None if i in d.failed else s for i, s in enumerate(spans)]
+    return Columns(ts, values, nulls, spans)
+
+
+def _kept_rows(d, reads, spans, total):
+    """The rows to keep (bool array over the ``total`` decoded rows), or None for all: the
+    value filter of each read applied to its rows, the rows of failed reads dropped."""
+    if not d.failed and all(r.query.bound is None for r in reads):
+        return None
+    keep = np.ones(total, np.bool_)
+    for i, (r, (a, b)) in enumerate(zip(reads, spans, strict=True)):
+        if i in d.failed:
+            keep[a:b] = False
+        elif r.query.bound is not None and b > a:
+            keep[a:b] = _filter_mask(d, r, a, b)
+    return None if keep.all() else keep
+
+
+def _filter_mask(d, r, a, b):
+    """The rows [a, b) (read ``r``'s) that its value filter selects."""
+    inputs = {predicate.TIME: (d.ts[a:b], None)}
+    for name in predicate.columns_of(r.query.bound):
+        if name != predicate.TIME:
+            inputs[name] = (d.values[name][a:b], d.nulls[name][a:b])
+    return predicate.evaluate(r.query.bound, inputs, r.path)
+
+
+def _kept_spans(spans, keep):
+    out, pos = [], 0
+    for a, b in spans:
+        n = int(np.count_nonzero(keep[a:b]))
+        out.append((pos, pos + n))
+        pos += n
+    return out
+
+
+__all__ = ["ColumnRead", "Columns", "JobPool", "read_into_one"]
