@@ -347,3 +347,44 @@ def test_reader_damage_past_the_prefix_fails_only_queries_that_reach_it(tmp_path
         tsfile.read_table(path, "t", ["v"], *late)
     with pytest.raises(CorruptDataError, match=f"file offset {body}"):
         tsfile.read_table(path, "t", ["v"])
+
+
+def test_reader_page_statistics_counting_fewer_rows_than_the_window_reaches(tmp_path):
+    """A time page read only as far as a window takes its row count from its statistics, and the
+    value page is read by that count (its bitmap sized from it). Statistics that count 200 of
+    the page's 1000 timestamps (the value page's row count and statistics forged to agree) with
+    a window at rows 500..510: CorruptDataError naming the time page, never a bitmap read past
+    the rows it holds (this crashed the reader)."""
+    from tsfile.reader import TsFileReader
+
+    n, lie = 3000, 200
+    times = np.arange(n, dtype=np.int64) * 10
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema(
+                "v", tsfile.TSDataType.INT64, tsfile.ColumnCategory.FIELD, tsfile.TSEncoding.PLAIN
+            ),
+        ],
+    )
+    path = tmp_path / "lying.tsfile"
+    comp = tsfile.Compressor.UNCOMPRESSED
+    with tsfile.TsFileTableWriter(path, schema, page_size=1000, compression=comp) as w:
+        w.write_arrays(times, {"id": np.array(["d"] * n, object), "v": times * 7})
+    with TsFileReader(str(path)) as r:
+        (group,) = r._plan_columns("t", ["v"], None, None, "auto", None, None).query.tasks[0].groups
+        (t_body, _, _, _, t_count, _, _) = group.time_chunk.page_info()[0]
+        (v_body, _, _, _, v_count, _, _) = r._chunk(group.values[0], -1).page_info()[0]
+    assert t_count == v_count == 1000
+    data = bytearray(path.read_bytes())
+    old, new = bytes([0xE8, 0x07]), bytes([0xC8, 0x01])  # uvarint 1000 -> 200, same length
+    # page statistics: count, start, end, then (value pages) min, max, first, last, sum
+    for count_at in (t_body - 16 - 2, v_body - 40 - 16 - 2):
+        assert data[count_at : count_at + 2] == old
+        data[count_at : count_at + 2] = new
+    assert data[v_body : v_body + 4] == (1000).to_bytes(4, "big")  # the value page's rows
+    data[v_body : v_body + 4] = lie.to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptDataError, match=f"count {lie} timestamps.*file offset {t_body}"):
+        tsfile.read_table(path, "t", ["v"], int(times[500]), int(times[510]))

@@ -924,6 +924,12 @@ cdef Py_ssize_t time_window_page(FileView fv, Chunk ch, Page *pg, tsfile_prefix 
     st.stage = STAGE_OWN
     if c[0] < 0:  # not read to its end (only with statistics)
         c[0] = pg.count
+        # the rows found must lie inside the count the value pages are read by (their bitmaps
+        # are sized from it): statistics that count fewer rows than the window reaches lie
+        if lo[0] + k > pg.count:
+            with gil:
+                raise corrupt(fv, f"time page statistics count {pg.count} timestamps, the "
+                                  f"window reaches row {lo[0] + k}", pg.body)
     return lo[0] + k
 
 
