@@ -454,13 +454,6 @@ class Scanner:
             return self.read_each(read_one)
         return self.map_files(read_one)
 
-    def _complete(self, path, part):
-        """A file's arrays with the columns it lacks as all-null columns (schema="union")."""
-        n = len(part["time"])
-        for name, dtype, _cat in self._missing.get(path, ()):
-            part[name] = null_column(dtype, n)
-        return part
-
     def to_arrow(self):
         """The query as one pyarrow.Table (tsfile.read_arrow's types; the columns a file lacks as
         nulls): from the one allocation of read_table (arrays handed to Arrow without a per-file
