@@ -6,6 +6,7 @@ more files than are kept open at once."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -151,16 +152,27 @@ def test_the_files_are_decoded_into_one_allocation_not_concatenated(tmp_path, fi
 def test_more_files_than_are_kept_open_read_in_batches(tmp_path, monkeypatch, threads):
     paths = [_write(tmp_path / f"p{k}.tsfile", k, extra="e" if k == 3 else None) for k in range(5)]
     monkeypatch.setattr(scan, "MAX_OPEN_READS", 2)
-    opened = []
-    original = TsFileReader.__init__
+    opened, live, peak = [], set(), [0]
+    lock = threading.Lock()
+    original, original_close = TsFileReader.__init__, TsFileReader.close
 
     def counting(self, path):
-        opened.append(path)
         original(self, path)
+        with lock:
+            opened.append(path)
+            live.add(id(self))
+            peak[0] = max(peak[0], len(live))
+
+    def closing(self):
+        with lock:
+            live.discard(id(self))
+        original_close(self)
 
     monkeypatch.setattr(TsFileReader, "__init__", counting)
+    monkeypatch.setattr(TsFileReader, "close", closing)
     got = tsfile.read_table(str(tmp_path), "m", threads=threads, schema="union")
     assert len(opened) == 5  # one reader per file
+    assert peak[0] <= 2 and not live  # never more than MAX_OPEN_READS open, all closed after
     want = _concat(paths[:3] + paths[4:])
     assert list(got) == ["time", "site", "id", "v", "s", "d", "day", "e"]
     rows = len(got["time"])
