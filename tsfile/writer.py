@@ -1435,38 +1435,33 @@ class TsFileWriter:
         futures = [self._pool.submit(fn) for fn in build]
         header = _group_header(dev)
         chunks = []
-        wrote = False
+        write_failed = False
         try:
             for (name, dt), future in zip(names, futures, strict=True):
                 chunk = future.result()
-                parts = chunk.parts if wrote else [header, *chunk.parts]
-                wrote = True
-                self._write_group_parts(parts)
+                parts = chunk.parts if chunks else [header, *chunk.parts]
+                # From the first write until the group is indexed (or cut off below) the file
+                # ends in a part of a group: whatever stops this method on the way (even a
+                # second Ctrl-C during the clean-up below), close() cuts it off.
+                self._torn = True
+                try:
+                    self._file.writelines(parts)
+                except BaseException:
+                    write_failed = True
+                    raise
                 chunk.parts = None  # written: its bytes need not stay in memory
                 chunks.append((name, dt, chunk))
         except BaseException:
             for f in futures:
                 f.cancel()
             wait(futures)
-            if wrote and not self._torn:
-                self._cut_group()
+            if self._torn and not write_failed:
+                # a chunk could not be built: end the file where the group began again
+                self._file.cut(self._pos)
+                self._torn = False
             raise
         self._index_chunk_group(dev, chunks, table, len(header))
-
-    def _write_group_parts(self, parts):
-        try:
-            self._file.writelines(parts)
-        except BaseException:
-            self._torn = True  # some of these bytes may be in the file: close() cuts them off
-            raise
-
-    def _cut_group(self):
-        """End the file again where the chunk group being written began (self._pos)."""
-        try:
-            self._file.cut(self._pos)
-        except BaseException:
-            self._torn = True
-            raise
+        self._torn = False
 
     @_locked
     def close(self) -> None:
