@@ -285,3 +285,34 @@ def test_a_second_interrupt_while_the_builders_are_awaited_still_leaves_a_readab
     ref = tmp_path / "ref.tsfile"
     _write(ref, calls[:1])
     assert path.read_bytes() == ref.read_bytes()
+
+
+@pytest.mark.parametrize("stream_min", [0, 10**18], ids=["streamed", "one-writev"])
+def test_an_interrupt_after_a_groups_bytes_are_written_but_before_it_is_indexed(
+    tmp_path, monkeypatch, stream_min
+):
+    """Ctrl-C met just after the OS took a chunk group's last bytes, before the writer recorded
+    them: close() must end the file after the last indexed group (the group's bytes would
+    otherwise stay in the file, unindexed, and shift every later group from its offset)."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", stream_min)
+    calls = _calls(2000, seed=7)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, calls[:1])
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    real_index = writer_module.TsFileWriter._index_chunk_group
+
+    def interrupted(self, *args):
+        monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", real_index)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", interrupted)
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, {**cols, "device": "c"}, null_masks=masks)
+    with pytest.raises(KeyboardInterrupt):
+        w.flush()
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()

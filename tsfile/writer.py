@@ -1393,12 +1393,12 @@ class TsFileWriter:
         out = [_group_header(dev)]
         for _, _, chunk in chunks:
             out.extend(chunk.parts)
-        try:
-            self._file.writelines(out)
-        except BaseException:
-            self._torn = True  # some of these bytes may be in the file: close() cuts them off
-            raise
+        # Until the group is indexed, whatever stops this (an OSError, Ctrl-C) leaves some of
+        # its bytes in the file: close() cuts them off.
+        self._torn = True
+        self._file.writelines(out)
         self._index_chunk_group(dev, chunks, table, len(out[0]))
+        self._torn = False
 
     def _index_chunk_group(self, dev, chunks, table, header_size):
         """Record the chunks of a chunk group that is in the file (from self._pos on, after its
