@@ -1082,18 +1082,28 @@ class TsFileWriter:
             spans.append(((lo, hi), appended))
         for (dev, piece, _), (span, appended) in zip(pieces, spans, strict=True):
             self._append(dev, piece, span, appended)
-        if self._buffered_bytes >= self._memory_threshold:
-            self._flush()
+        if self._buffered_bytes < self._memory_threshold:
+            self._detach(self._fresh, times, columns)
         else:
-            # The rows stay buffered: they must not alias the caller's arrays (a Tablet refilled
-            # and written again, an array reused), so views of them are copied now.
-            inputs = [times]
-            for item in columns.values():
-                if isinstance(item, tuple):
-                    inputs.extend(x for x in item if isinstance(x, np.ndarray))
-            for piece in self._fresh:
-                piece.detach(inputs, self._copies)
+            try:
+                self._flush()
+            except BaseException:
+                # A flush stopped part way (Ctrl-C: other errors end the flush with the
+                # buffers cleared) leaves rows of this call buffered: they are kept as copies.
+                buffered = {id(p) for ps in self._buffers.values() for p in ps}
+                self._detach([p for p in self._fresh if id(p) in buffered], times, columns)
+                raise
         self._fresh = []
+
+    def _detach(self, pieces, times, columns) -> None:
+        """Rows that stay buffered must not alias the caller's arrays (a Tablet refilled and
+        written again, an array reused): copy the views of them in `pieces` now."""
+        inputs = [times]
+        for item in columns.values():
+            if isinstance(item, tuple):
+                inputs.extend(x for x in item if isinstance(x, np.ndarray))
+        for piece in pieces:
+            piece.detach(inputs, self._copies)
 
     def _add_rows(self, table: _Table, times, columns) -> list:
         """The rows of a write call, converted and checked, as [(device, _Piece, origin)]: origin
