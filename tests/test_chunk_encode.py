@@ -86,6 +86,15 @@ def test_lz4_is_the_per_page_paths_byte_for_byte():
     assert count > 450
 
 
+@needs_lz4
+def test_lz4_refuses_an_input_beyond_liblz4s_int_sizes():
+    """liblz4 takes int sizes: 4 GiB + 10 bytes must be refused, not compressed as the first 10
+    (np.zeros maps zero pages: nothing of it is touched)."""
+    data = np.zeros(2**32 + 10, dtype=np.uint8)
+    with pytest.raises(ValueError, match="too large for LZ4"):
+        chunk_encode.lz4_compress_raw(data)
+
+
 def test_an_lz4_that_differs_on_a_probe_is_not_used(monkeypatch):
     """liblz4 is used only where it gives the per-page path's bytes: a per-page LZ4 that differs
     on a probe input leaves LZ4 chunks to the per-page path (supports() is False)."""

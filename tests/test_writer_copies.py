@@ -115,3 +115,33 @@ def test_the_pool_keeps_at_most_memory_threshold_bytes():
     pool.give_back(pieces)
     assert pool._held <= 100_000
     assert pool._held == 72_000  # the oldest sizes were dropped for the newest
+
+
+def test_rows_left_buffered_by_an_interrupted_flush_are_the_callers_rows(tmp_path, monkeypatch):
+    """A write call that fills the buffer flushes at once, so its rows are not copied; Ctrl-C
+    during that flush (device "a") leaves device "b"'s rows of the call buffered. They must be
+    copied then: the caller may refill its arrays before close() writes them."""
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), memory_threshold=1)  # every call flushes
+    ts = np.tile(np.arange(ROWS, dtype=np.int64), 2)
+    dev = np.array(["a"] * ROWS + ["b"] * ROWS, dtype=object)
+    values = np.arange(2 * ROWS, dtype=np.int64)
+    real = writer_module._value_chunk
+
+    def interrupted(d, table, column, *rest):
+        if d[1:] == ("a",):
+            raise KeyboardInterrupt
+        return real(d, table, column, *rest)
+
+    monkeypatch.setattr(writer_module, "_value_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        w.write_arrays(ts, {"device": dev, "i": values})
+    monkeypatch.setattr(writer_module, "_value_chunk", real)
+    want = values[ROWS:].tolist()
+    ts[:] = -1  # the caller refills its arrays
+    values[:] = 0
+    w.close()
+    got = tsfile.read_table(str(path), "t")
+    assert got["device"].tolist() == ["b"] * ROWS
+    assert got["time"].tolist() == list(range(ROWS))
+    assert got["i"].tolist() == want

@@ -239,3 +239,80 @@ def test_rows_out_of_time_order_across_calls_are_still_sorted_at_flush(tmp_path)
     assert (tmp_path / "calls.tsfile").read_bytes() == (tmp_path / "sorted.tsfile").read_bytes()
     got = tsfile.read_table(str(tmp_path / "calls.tsfile"), "t")
     assert got["time"].tolist()[:200] == list(range(200))
+
+
+def test_a_second_interrupt_while_the_builders_are_awaited_still_leaves_a_readable_file(
+    tmp_path, monkeypatch
+):
+    """Ctrl-C while a streamed group is being built (its first chunks are in the file), and
+    Ctrl-C again while the writer waits for the chunks still being built, before it could cut
+    the group off: close() must still end the file after the last complete group, not index
+    the next groups at offsets that the written part of the interrupted group has moved."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    calls = _calls(2000, seed=6)
+    real_chunk = writer_module._value_chunk
+    fail = {"on": False}
+
+    def dbl_interrupted(dev, table, column, *rest):
+        if fail["on"] and column.column_name == "dbl":
+            raise KeyboardInterrupt  # the first Ctrl-C, met where this chunk is awaited
+        return real_chunk(dev, table, column, *rest)
+
+    real_wait = writer_module.wait
+
+    def wait_interrupted(futures):
+        real_wait(futures)
+        raise KeyboardInterrupt  # the second Ctrl-C
+
+    monkeypatch.setattr(writer_module, "_value_chunk", dbl_interrupted)
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    fail["on"] = True
+    monkeypatch.setattr(writer_module, "wait", wait_interrupted)
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, {**cols, "device": "c"}, null_masks=masks)
+    with pytest.raises(KeyboardInterrupt):
+        w.flush()
+    fail["on"] = False
+    monkeypatch.setattr(writer_module, "wait", real_wait)
+    ts, cols, masks = calls[2]
+    with pytest.raises(tsfile.TsFileError):
+        w.write_arrays(ts + 10**9, {**cols, "device": "d"}, null_masks=masks)
+    w.close()
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, calls[:1])
+    assert path.read_bytes() == ref.read_bytes()
+
+
+@pytest.mark.parametrize("stream_min", [0, 10**18], ids=["streamed", "one-writev"])
+def test_an_interrupt_after_a_groups_bytes_are_written_but_before_it_is_indexed(
+    tmp_path, monkeypatch, stream_min
+):
+    """Ctrl-C met just after the OS took a chunk group's last bytes, before the writer recorded
+    them: close() must end the file after the last indexed group (the group's bytes would
+    otherwise stay in the file, unindexed, and shift every later group from its offset)."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", stream_min)
+    calls = _calls(2000, seed=7)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, calls[:1])
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    real_index = writer_module.TsFileWriter._index_chunk_group
+
+    def interrupted(self, *args):
+        monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", real_index)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", interrupted)
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, {**cols, "device": "c"}, null_masks=masks)
+    with pytest.raises(KeyboardInterrupt):
+        w.flush()
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()

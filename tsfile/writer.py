@@ -1082,18 +1082,28 @@ class TsFileWriter:
             spans.append(((lo, hi), appended))
         for (dev, piece, _), (span, appended) in zip(pieces, spans, strict=True):
             self._append(dev, piece, span, appended)
-        if self._buffered_bytes >= self._memory_threshold:
-            self._flush()
+        if self._buffered_bytes < self._memory_threshold:
+            self._detach(self._fresh, times, columns)
         else:
-            # The rows stay buffered: they must not alias the caller's arrays (a Tablet refilled
-            # and written again, an array reused), so views of them are copied now.
-            inputs = [times]
-            for item in columns.values():
-                if isinstance(item, tuple):
-                    inputs.extend(x for x in item if isinstance(x, np.ndarray))
-            for piece in self._fresh:
-                piece.detach(inputs, self._copies)
+            try:
+                self._flush()
+            except BaseException:
+                # A flush stopped part way (Ctrl-C: other errors end the flush with the
+                # buffers cleared) leaves rows of this call buffered: they are kept as copies.
+                buffered = {id(p) for ps in self._buffers.values() for p in ps}
+                self._detach([p for p in self._fresh if id(p) in buffered], times, columns)
+                raise
         self._fresh = []
+
+    def _detach(self, pieces, times, columns) -> None:
+        """Rows that stay buffered must not alias the caller's arrays (a Tablet refilled and
+        written again, an array reused): copy the views of them in `pieces` now."""
+        inputs = [times]
+        for item in columns.values():
+            if isinstance(item, tuple):
+                inputs.extend(x for x in item if isinstance(x, np.ndarray))
+        for piece in pieces:
+            piece.detach(inputs, self._copies)
 
     def _add_rows(self, table: _Table, times, columns) -> list:
         """The rows of a write call, converted and checked, as [(device, _Piece, origin)]: origin
@@ -1393,12 +1403,12 @@ class TsFileWriter:
         out = [_group_header(dev)]
         for _, _, chunk in chunks:
             out.extend(chunk.parts)
-        try:
-            self._file.writelines(out)
-        except BaseException:
-            self._torn = True  # some of these bytes may be in the file: close() cuts them off
-            raise
+        # Until the group is indexed, whatever stops this (an OSError, Ctrl-C) leaves some of
+        # its bytes in the file: close() cuts them off.
+        self._torn = True
+        self._file.writelines(out)
         self._index_chunk_group(dev, chunks, table, len(out[0]))
+        self._torn = False
 
     def _index_chunk_group(self, dev, chunks, table, header_size):
         """Record the chunks of a chunk group that is in the file (from self._pos on, after its
@@ -1435,38 +1445,33 @@ class TsFileWriter:
         futures = [self._pool.submit(fn) for fn in build]
         header = _group_header(dev)
         chunks = []
-        wrote = False
+        write_failed = False
         try:
             for (name, dt), future in zip(names, futures, strict=True):
                 chunk = future.result()
-                parts = chunk.parts if wrote else [header, *chunk.parts]
-                wrote = True
-                self._write_group_parts(parts)
+                parts = chunk.parts if chunks else [header, *chunk.parts]
+                # From the first write until the group is indexed (or cut off below) the file
+                # ends in a part of a group: whatever stops this method on the way (even a
+                # second Ctrl-C during the clean-up below), close() cuts it off.
+                self._torn = True
+                try:
+                    self._file.writelines(parts)
+                except BaseException:
+                    write_failed = True
+                    raise
                 chunk.parts = None  # written: its bytes need not stay in memory
                 chunks.append((name, dt, chunk))
         except BaseException:
             for f in futures:
                 f.cancel()
             wait(futures)
-            if wrote and not self._torn:
-                self._cut_group()
+            if self._torn and not write_failed:
+                # a chunk could not be built: end the file where the group began again
+                self._file.cut(self._pos)
+                self._torn = False
             raise
         self._index_chunk_group(dev, chunks, table, len(header))
-
-    def _write_group_parts(self, parts):
-        try:
-            self._file.writelines(parts)
-        except BaseException:
-            self._torn = True  # some of these bytes may be in the file: close() cuts them off
-            raise
-
-    def _cut_group(self):
-        """End the file again where the chunk group being written began (self._pos)."""
-        try:
-            self._file.cut(self._pos)
-        except BaseException:
-            self._torn = True
-            raise
+        self._torn = False
 
     @_locked
     def close(self) -> None:

@@ -111,6 +111,8 @@ def _load_lz4():
 
 cdef bytes _lz4_raw(const unsigned char[::1] src):
     cdef Py_ssize_t n = src.shape[0]
+    if n > TSFILE_LZ4_MAX_INPUT:  # liblz4 takes int sizes: <int>n would drop the high bits
+        raise ValueError(f"{n} bytes are too large for LZ4 (at most {TSFILE_LZ4_MAX_INPUT})")
     cdef Py_ssize_t cap = <Py_ssize_t>tsfile_lz4_bound(<size_t>n)
     cdef bytearray out = PyByteArray_FromStringAndSize(NULL, cap)
     cdef int used
@@ -126,7 +128,8 @@ cdef bytes _lz4_raw(const unsigned char[::1] src):
 
 def lz4_compress_raw(data):
     """LZ4 block of `data` by the loaded liblz4 (the bytes of tsfile.compression.compress), as
-    bytes; RuntimeError when no liblz4 is in use (lz4_available())."""
+    bytes; RuntimeError when no liblz4 is in use (lz4_available()), ValueError beyond liblz4's
+    LZ4_MAX_INPUT_SIZE."""
     if _lz4_compress == NULL:
         raise RuntimeError("no liblz4 in use: LZ4 chunks take the per-page path")
     return _lz4_raw(memoryview(data).cast("B"))
