@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tsfile._bench.read import _wall_and_cpu
+
 DEVICES = 10
 FIELDS = 8
 
@@ -43,20 +45,12 @@ def _median_time(fn, repeat):
 
 
 def _interleaved(variants, repeat):
-    """{name: (median wall s, median process CPU s)} of each ``variants`` {name: fn}, the
-    variants run in turn in every round (after one warm-up round), so that a change of the
-    machine's load during the run hits every variant alike."""
-    walls = {name: [] for name in variants}
-    cpus = {name: [] for name in variants}
+    """{name: (median wall s, median process CPU s)} of each ``variants`` {name: fn}, after one
+    warm-up round, the variants run in turn in every round (tsfile._bench.read._wall_and_cpu), so
+    that a change of the machine's load during the run hits every variant alike."""
     for fn in variants.values():
         fn()
-    for _ in range(repeat):
-        for name, fn in variants.items():
-            w0, c0 = time.perf_counter(), time.process_time()
-            fn()
-            walls[name].append(time.perf_counter() - w0)
-            cpus[name].append(time.process_time() - c0)
-    return {n: (statistics.median(walls[n]), statistics.median(cpus[n])) for n in variants}
+    return _wall_and_cpu(variants, repeat)
 
 
 def _writer(path):
