@@ -186,6 +186,21 @@ def test_hostile_headers_in_a_compressed_page(field, value, match, codec, plan):
         pd.decode_rows(stream, np.int64, 0, len(times), compression=codec, size=len(page))
 
 
+
+@pytest.mark.parametrize("codec", ["lz4", "snappy"])
+def test_a_body_size_the_stream_cannot_produce_is_refused_before_allocating(codec):
+    """``size`` beyond what the stored bytes can decode to (255x for LZ4; for SNAPPY also not the
+    size its preamble states) raises CorruptDataError instead of allocating it: 2**50 bytes
+    here, which np.empty could not provide (MemoryError) if it were asked."""
+    page = ts2diff.encode(np.arange(1000, dtype=np.int64))
+    stream = compressed(codec, page)
+    for fn in (
+        lambda: pd.time_window(stream, 0, 10, compression=codec, size=2**50),
+        lambda: pd.decode_rows(stream, np.int64, 0, 10, compression=codec, size=2**50),
+    ):
+        with pytest.raises(CorruptDataError, match="impossible"):
+            fn()
+
 # ---- the reader ---------------------------------------------------------------------------------
 
 COLUMNS = [

@@ -389,6 +389,11 @@ cdef class _Body:
             return
         if compression not in ("snappy", "lz4") or size is None or size < 0:
             raise ValueError("compression is 'snappy' or 'lz4', with the body's size")
+        from tsfile import compression as comp
+
+        # Before allocating `size` bytes: what the stored bytes can produce (the reader's check
+        # of a page header's size), and for SNAPPY the size its preamble states.
+        comp.check_size(comp.SNAPPY if compression == "snappy" else comp.LZ4, self.view, size)
         if compression == "snappy":
             if tsfile_snappy_length(self.ptr, self.nbytes, &stated, &ip0) or stated != size:
                 raise CorruptDataError(f"SNAPPY body: bad length preamble (want {size})")
