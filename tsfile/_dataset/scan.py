@@ -40,7 +40,7 @@ from tsfile._dataset.files import (
     union_columns,
 )
 from tsfile._dataset.hook import MANY_ONLY
-from tsfile._read.columns import JobPool, read_into_one
+from tsfile._read.columns import Columns, JobPool, compact, read_into_one
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -377,10 +377,9 @@ class Scanner:
         return batches
 
     def _thread_count(self, n_files):
-        threads = default_threads(n_files) if self.threads is None else int(self.threads)
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, not {threads}")
-        return threads
+        from tsfile.reader import _thread_count
+
+        return default_threads(n_files) if self.threads is None else _thread_count(self.threads)
 
     def _read_batch(self, paths, pool, planning):
         """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
@@ -602,21 +601,13 @@ def _time_column(schema):
 
 def _without(kept, got, dropped):
     """(kept, got) without the rows of the files ``dropped`` (one compaction; an error path)."""
-    from tsfile._read.columns import Columns
-
     keep = np.ones(len(got.ts), np.bool_)
     for path, (a, b) in kept:
         if path in dropped:
             keep[a:b] = False
-    spans, pos = [], 0
-    for path, (a, b) in kept:
-        if path not in dropped:
-            spans.append((path, (pos, pos + b - a)))
-            pos += b - a
-    nulls = {n: m[keep] for n, m in got.nulls.items()}
-    nulls = {n: m for n, m in nulls.items() if m.any()}
-    values = {n: v[keep] for n, v in got.values.items()}
-    return spans, Columns(got.ts[keep], values, nulls, [s for _p, s in spans])
+    ts, values, nulls, spans = compact(got.ts, got.values, got.nulls, [s for _p, s in kept], keep)
+    left = [(path, s) for (path, _old), s in zip(kept, spans, strict=True) if path not in dropped]
+    return left, Columns(ts, values, nulls, [s for _p, s in left])
 
 
 def null_column(dtype, n):

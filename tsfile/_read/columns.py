@@ -348,13 +348,18 @@ def _finish(d, reads, spans, total, counts):
     values = {n: v[:total] for n, v in d.values.items()}
     nulls = {n: m[:total] for n, m in d.nulls.items() if counts[n]}
     if keep is not None:
-        ts = ts[keep]
-        values = {n: v[keep] for n, v in values.items()}
-        nulls = {n: m[keep] for n, m in nulls.items()}
-        nulls = {n: m for n, m in nulls.items() if m.any()}
-        spans = _kept_spans(spans, keep)
+        ts, values, nulls, spans = compact(ts, values, nulls, spans, keep)
     spans = [None if i in d.failed else s for i, s in enumerate(spans)]
     return Columns(ts, values, nulls, spans)
+
+
+def compact(ts, values, nulls, spans, keep):
+    """(ts, values, nulls, spans) with only the rows ``keep`` (a bool array) selects: a null
+    mask left with no null is dropped, and each span [a, b) becomes its kept rows' span."""
+    values = {n: v[keep] for n, v in values.items()}
+    nulls = {n: m[keep] for n, m in nulls.items()}
+    nulls = {n: m for n, m in nulls.items() if m.any()}
+    return ts[keep], values, nulls, _kept_spans(spans, keep)
 
 
 def _kept_rows(d, reads, spans, total):
@@ -389,4 +394,4 @@ def _kept_spans(spans, keep):
     return out
 
 
-__all__ = ["ColumnRead", "Columns", "JobPool", "read_into_one"]
+__all__ = ["ColumnRead", "Columns", "JobPool", "compact", "read_into_one"]
