@@ -247,6 +247,24 @@ def test_time_chunks_are_the_per_page_bytes(per_page_path, compressor, encoding)
         _same_chunk(chunk.time_chunk(*args), per_page_path(chunk.time_chunk, *args))
 
 
+@pytest.mark.parametrize("compressor", _COMPRESSORS, ids=lambda c: c.name)
+def test_a_stored_size_of_another_uvarint_length_than_the_body_is_placed_right(
+    per_page_path, compressor
+):
+    """The encoder puts a compressed page right after a header sized for a stored size as long
+    (in uvarint bytes) as the body's; these pages' stored sizes are longer (random 126-byte
+    bodies: Snappy adds 3 bytes, 129 needs two uvarint bytes) or shorter (zeros compress below
+    128) than that, on both sides of the page statistics."""
+    rng = np.random.default_rng(5)
+    rows = 15 * 7  # INT64 PLAIN, 15 rows a page: 4 + 2 + 120 = 126-byte bodies
+    times = np.arange(rows, dtype=np.int64)
+    bounds = chunk.page_bounds(rows, 15)
+    noise = rng.integers(-(2**62), 2**62, rows, dtype=np.int64)
+    for values in (noise, np.zeros(rows, np.int64), np.where(times % 30 < 15, noise, 0)):
+        args = ("s", T.INT64, E.PLAIN, compressor, values, None, times, bounds)
+        _same_chunk(chunk.value_chunk(*args), per_page_path(chunk.value_chunk, *args))
+
+
 def test_encode_pages_refuses_what_it_does_not_handle():
     values = np.arange(10, dtype=np.int64)
     with pytest.raises(ValueError, match="not handled"):

@@ -20,6 +20,14 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from tsfile._simd cimport simd_level
+from tsfile.codecs._impl_table cimport (
+    IMPL_LEVELS,
+    impl_table_active,
+    impl_table_fill,
+    impl_table_names,
+    tsfile_impl_head,
+)
 from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64
 
 cnp.import_array()
@@ -179,40 +187,36 @@ cdef inline double _abs_bound(int64_t lo, int64_t hi) noexcept nogil:
     return a if a > b else b
 
 
-cdef void _min_max_sum_i64(const int64_t* v, Py_ssize_t n, int64_t* lo, int64_t* hi,
-                           int64_t* total) noexcept nogil:
-    """min, max and the wrapping integer sum; four independent lanes so the compiler can keep
-    them in vector registers (the result does not depend on the lane split)."""
-    cdef int64_t l0 = v[0], l1 = v[0], l2 = v[0], l3 = v[0]
-    cdef int64_t h0 = v[0], h1 = v[0], h2 = v[0], h3 = v[0]
-    cdef uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0
-    cdef Py_ssize_t i = 0
-    while i + 4 <= n:
-        l0 = v[i] if v[i] < l0 else l0
-        h0 = v[i] if v[i] > h0 else h0
-        l1 = v[i + 1] if v[i + 1] < l1 else l1
-        h1 = v[i + 1] if v[i + 1] > h1 else h1
-        l2 = v[i + 2] if v[i + 2] < l2 else l2
-        h2 = v[i + 2] if v[i + 2] > h2 else h2
-        l3 = v[i + 3] if v[i + 3] < l3 else l3
-        h3 = v[i + 3] if v[i + 3] > h3 else h3
-        s0 += <uint64_t>v[i]
-        s1 += <uint64_t>v[i + 1]
-        s2 += <uint64_t>v[i + 2]
-        s3 += <uint64_t>v[i + 3]
-        i += 4
-    while i < n:
-        l0 = v[i] if v[i] < l0 else l0
-        h0 = v[i] if v[i] > h0 else h0
-        s0 += <uint64_t>v[i]
-        i += 1
-    l0 = l1 if l1 < l0 else l0
-    l2 = l3 if l3 < l2 else l2
-    h0 = h1 if h1 > h0 else h0
-    h2 = h3 if h3 > h2 else h2
-    lo[0] = l2 if l2 < l0 else l0
-    hi[0] = h2 if h2 > h0 else h0
-    total[0] = <int64_t>(s0 + s1 + s2 + s3)
+cdef extern from "stats_encode.h" nogil:
+    ctypedef void (*stats_i64_fn)(const int64_t *v, size_t n, int64_t *lo, int64_t *hi,
+                                  uint64_t *total)
+    ctypedef void (*stats_i32_fn)(const int32_t *v, size_t n, int32_t *lo, int32_t *hi,
+                                  int64_t *total)
+    ctypedef struct stats_impl:
+        tsfile_impl_head head
+        stats_i64_fn i64
+        stats_i32_fn i32
+    const stats_impl *stats_impls
+    size_t stats_pick_impl(int level, unsigned features)
+
+# The min / max / sum kernels of integer pages each ISA level runs (include/stats_encode.h),
+# chosen once at import; the level in force is read per page (tsfile.set_simd switches it).
+cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
+impl_table_fill(_impl_at_level, stats_impls, sizeof(stats_impl), stats_pick_impl)
+
+
+cdef inline const stats_impl *_active_impl() noexcept nogil:
+    return <const stats_impl *>_impl_at_level[simd_level()]
+
+
+def implementations():
+    """The integer statistics kernels this CPU can run, best first (``"scalar"`` last)."""
+    return impl_table_names(_impl_at_level)
+
+
+def active_implementation():
+    """The integer statistics kernel row in use at the current ISA level."""
+    return impl_table_active(_impl_at_level)
 
 
 cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_t a,
@@ -230,7 +234,8 @@ cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_
     cdef Py_ssize_t i
     cdef num_t* tag = NULL
     if num_t is int64_t:
-        _min_max_sum_i64(&values[a], b - a, &lo, &hi, &isum)
+        # the wrapping integer sum (exact when the bound below holds)
+        _active_impl().i64(&values[a], b - a, &lo, &hi, <uint64_t*>&isum)
         # The format stores INT64 sums as a double. When count * max|v| < 2^53 every
         # partial sum is an integer a double holds exactly, whatever the order of the
         # additions, so the exact integer sum is that double.
@@ -241,6 +246,8 @@ cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_
         else:
             for i in range(a, b):
                 dsum += <double>values[i]
+    elif num_t is int32_t:
+        _active_impl().i32(&values[a], b - a, &lo, &hi, &isum)
     elif num_t is double:
         for i in range(a, b):
             v = values[i]
@@ -260,7 +267,7 @@ cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_
                 lo = v
             if v > hi:
                 hi = v
-            if num_t is uint8_t or num_t is int32_t:
+            if num_t is uint8_t:
                 isum += v
             else:
                 dsum += <double>v

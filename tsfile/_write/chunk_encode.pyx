@@ -27,7 +27,15 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memmove, memset
 
 from tsfile.codecs._contract cimport codec_row
-from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64, write_uvarint
+from tsfile.codecs._kinds cimport (
+    KIND_BOOL,
+    KIND_F32,
+    KIND_F64,
+    KIND_I32,
+    KIND_I64,
+    uvarint_len,
+    write_uvarint,
+)
 from tsfile.codecs._registry cimport find_row, kind_of_type
 from tsfile.codecs.ts2diff cimport ts2diff_encode_page, ts2diff_page_bound
 from tsfile._write._stats cimport (
@@ -289,7 +297,7 @@ cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
     cdef uint8_t *o = out
     cdef uint8_t *head_end
     cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the chunk's first page
-    cdef Py_ssize_t p, body_len, stored, reserve
+    cdef Py_ssize_t p, body_len, stored, reserve, head_len
     cdef Py_ssize_t nstats = 0
     cdef unsigned char stats_buf[STATS_MAX_BYTES]
     for p in range(j.npages):
@@ -300,9 +308,13 @@ cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
         if j.value_times != NULL:  # first, so that the page is in cache when it is encoded
             nstats = stats_page(j.kind, j.values, j.value_times, j.offsets[p], j.offsets[p + 1],
                                 &j.acc, stats_buf if j.npages > 1 else NULL)
+        elif j.npages > 1 and j.times != NULL:
+            nstats = _put_time_page_stats(j, p, stats_buf) - stats_buf
         body_len = _encode_body(j, p, body, &carried)
-        # the stored body goes past the largest header, then moves down against the real one
-        reserve = 10 + _page_stats_len(j, p)
+        # The stored body goes right after the header as it will be if the stored size takes as
+        # many uvarint bytes as body_len (compression rarely changes that); otherwise it moves
+        # against the real header below.
+        reserve = 2 * uvarint_len(<uint32_t>body_len) + (nstats if j.npages > 1 else 0)
         if j.compressor == _SNAPPY:
             stored = <Py_ssize_t>snappy_compress(body, <size_t>body_len, o + reserve, table)
         elif j.compressor == _LZ4:
@@ -315,16 +327,15 @@ cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
         else:
             stored = body_len
             memcpy(o + reserve, body, body_len)
+        head_len = (uvarint_len(<uint32_t>body_len) + uvarint_len(<uint32_t>stored)
+                    + (nstats if j.npages > 1 else 0))
+        if head_len != reserve:  # (memmove: the two ranges may overlap)
+            memmove(o + head_len, o + reserve, stored)
         head_end = o + write_uvarint(o, <uint32_t>body_len)
         head_end += write_uvarint(head_end, <uint32_t>stored)
-        if j.npages > 1 and j.value_times != NULL:
+        if j.npages > 1:
             memcpy(head_end, stats_buf, nstats)
-            head_end += nstats
-        elif j.npages > 1 and j.times != NULL:
-            head_end = _put_time_page_stats(j, p, head_end)
-        if head_end != o + reserve:
-            memmove(head_end, o + reserve, stored)
-        o = head_end + stored
+        o += head_len + stored
     return o - out
 
 
