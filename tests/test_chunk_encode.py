@@ -421,3 +421,59 @@ def test_threads_option_is_checked(tmp_path, threads):
     with pytest.raises((TypeError, ValueError)):
         TsFileTableWriter(str(tmp_path / "x.tsfile"), _schema(), threads=threads)
     assert not (tmp_path / "x.tsfile").exists()
+
+
+# -- the chunks' output memory: pooled, reused once a chunk is dropped ----------------------------
+
+
+def _a_chunk(rows=50_000, seed=0):
+    values = np.cumsum(np.random.default_rng(seed).integers(-100, 101, rows)).astype(np.int64)
+    bounds = chunk.page_bounds(rows, 10_000)
+    data, _ = chunk_encode.encode_pages(
+        values,
+        bounds,
+        int(E.TS_2DIFF),
+        int(T.INT64),
+        int(Compressor.SNAPPY),
+        bounds=bounds,
+        value_times=np.arange(rows, dtype=np.int64),
+    )
+    return data
+
+
+def test_chunk_data_is_bytes_like_and_its_memory_is_reused():
+    chunk_encode.release_pool()
+    data = _a_chunk()
+    expect = bytes(data)
+    assert len(data) == len(expect) and b"".join([data]) == expect
+    assert memoryview(data).readonly
+    assert chunk_encode.pool_info() == (0, 0)
+    del data  # its memory goes to the pool ...
+    assert chunk_encode.pool_info()[0] == 1
+    again = _a_chunk()  # ... and the next chunk takes it
+    assert chunk_encode.pool_info() == (0, 0)
+    assert bytes(again) == expect
+    del again
+    chunk_encode.release_pool()
+    assert chunk_encode.pool_info() == (0, 0)
+
+
+def test_chunk_data_still_exported_is_not_reused():
+    """A view of the data (the writer's writev) keeps the memory out of the pool."""
+    data = _a_chunk(seed=1)
+    expect = bytes(data)
+    view = memoryview(data)
+    del data
+    others = [_a_chunk(seed=2) for _ in range(3)]
+    assert view.tobytes() == expect
+    del others, view
+
+
+def test_the_pool_keeps_a_bounded_amount_of_memory():
+    chunk_encode.release_pool()
+    datas = [_a_chunk(rows=rows) for rows in (10, 1000, 50_000, 300_000, 2_000_000) * 3]
+    del datas
+    blocks, held = chunk_encode.pool_info()
+    assert blocks <= 8 and held <= 128 << 20
+    assert blocks >= 1
+    chunk_encode.release_pool()

@@ -157,7 +157,7 @@ from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import serialize_device_id, sort_key, text_utf8
 from tsfile._tree.buffer import TreeBuffers, device_segments
 from tsfile._tree.chunk import series_chunk
-from tsfile._write import encoders
+from tsfile._write import chunk_encode, encoders
 from tsfile._write.bloom import cpp_path_count
 from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
 from tsfile._write.metadata import Series, build_metadata, table_schema_bytes
@@ -1504,6 +1504,7 @@ class TsFileWriter:
             self._copies.clear()
             if self._pool is not None:
                 self._pool.shutdown()
+            chunk_encode.release_pool()  # the chunks' pooled output memory, until written again
             try:
                 self._file.close()
             except BaseException as exc:  # noqa: BLE001
