@@ -477,3 +477,30 @@ def test_the_pool_keeps_a_bounded_amount_of_memory():
     assert blocks <= 8 and held <= 128 << 20
     assert blocks >= 1
     chunk_encode.release_pool()
+
+
+@pytest.mark.parametrize("encoding", [E.RLE, E.ZIGZAG, E.ALP], ids=lambda e: e.name)
+def test_a_page_beyond_the_codecs_limit_takes_the_per_page_path(monkeypatch, encoding):
+    """RLE / ZIGZAG / ALP refuse pages beyond their block headers' counts in encode(); the C path
+    takes only pages within chunk_encode.page_limit(), so the refusal stays the per-page path's."""
+    data_type = T.DOUBLE if encoding == E.ALP else T.INT64
+    values = np.arange(20).astype(_VALUE_DTYPES[data_type])
+    times = np.arange(20, dtype=np.int64)
+    calls = []
+    real = chunk_encode.encode_pages
+
+    def counted(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(chunk_encode, "encode_pages", counted)
+    monkeypatch.setitem(chunk_encode._PAGE_LIMITS, int(encoding), 10)
+    for page_size, in_c in ((10, True), (11, False)):
+        calls.clear()
+        bounds = chunk.page_bounds(20, page_size)
+        args = ("s", data_type, encoding, Compressor.SNAPPY, values, None, times, bounds)
+        built = chunk.value_chunk(*args)
+        assert bool(calls) == in_c
+        monkeypatch.setattr(chunk, "WHOLE_CHUNKS_IN_C", False)
+        _same_chunk(built, chunk.value_chunk(*args))
+        monkeypatch.setattr(chunk, "WHOLE_CHUNKS_IN_C", True)

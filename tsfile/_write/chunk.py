@@ -86,17 +86,21 @@ def _page_header(uncompressed: int, compressed: int) -> bytes:
 WHOLE_CHUNKS_IN_C = True
 
 
-def _in_c(encoding, data_type, compressor) -> bool:
-    return WHOLE_CHUNKS_IN_C and chunk_encode.supports(
-        int(encoding), int(data_type), int(compressor)
-    )
+def _in_c(encoding, data_type, compressor, bounds) -> bool:
+    if not (
+        WHOLE_CHUNKS_IN_C and chunk_encode.supports(int(encoding), int(data_type), int(compressor))
+    ):
+        return False
+    limit = chunk_encode.page_limit(int(encoding))
+    # a page beyond the codec's limit: its encode() refuses it on the per-page path
+    return limit is None or len(bounds) < 2 or int(np.diff(bounds).max()) <= limit
 
 
 def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk:
     """The time chunk ("" / VECTOR) of an aligned chunk group."""
     compressor = Compressor(compressor)
     multi = len(bounds) > 2
-    if _in_c(encoding, TSDataType.VECTOR, compressor):
+    if _in_c(encoding, TSDataType.VECTOR, compressor, bounds):
         data, _ = chunk_encode.encode_pages(
             times, bounds, int(encoding), int(TSDataType.VECTOR), int(compressor), times=times
         )
@@ -160,7 +164,7 @@ def value_chunk(
             offsets.append(offsets[-1] + c)
         value_times = times[present]
     page_loss = encoders.page_loss(encoding, data_type)
-    if page_loss is None and _in_c(encoding, data_type, compressor):
+    if page_loss is None and _in_c(encoding, data_type, compressor, bounds):
         # statistics too: each page's just before it is encoded, while it is in cache
         data, chunk = chunk_encode.encode_pages(
             values,

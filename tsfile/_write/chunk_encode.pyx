@@ -11,8 +11,9 @@ tsfile._write.chunk (checked by tests/test_chunk_encode.py), so a chunk is writt
 on either path.
 
 Which chunks take it (:func:`supports`): value encodings through the codec registry's encode_into
-(PLAIN, GORILLA; they never refuse a value) and TS_2DIFF for integer kinds, which carries each
-page's last min_delta into the next page as the official writer does; compression UNCOMPRESSED,
+(PLAIN, GORILLA, RLE, ZIGZAG, ALP; they never refuse a value of a page within page_limit()) and
+TS_2DIFF for integer kinds, which carries each page's last min_delta into the next page as the
+official writer does; compression UNCOMPRESSED,
 SNAPPY (include/snappy_compress.h: the bytes of cramjam.snappy.compress_raw, which the writer
 used before, without holding the GIL) or LZ4 (the system's liblz4, include/lz4_dynamic.h, used
 only when it gives the bytes of cramjam.lz4.compress_block on probe inputs: lz4_available()).
@@ -71,17 +72,31 @@ cdef extern from "lz4_dynamic.h" nogil:
 # TsFile codes (format notes 7, 8): the ones this module handles itself.
 cdef enum:
     _PLAIN = 0
+    _RLE = 2
     _TS_2DIFF = 4
     _GORILLA = 8
+    _ZIGZAG = 9
+    _ALP = 15
     _UNCOMPRESSED = 0
     _SNAPPY = 1
     _LZ4 = 7
 
 # Encodings taken from the registry's encode_into here: those whose Python encode() in the writer
-# (tsfile._write.encoders.value_encoder) is the row's encode_into and never refuses a value.
-# TS_2DIFF is handled apart (its min_delta crosses pages); SPRINTZ and CAMEL need the writer's
-# round-trip check; ALP, CHIMP, RLE, DICTIONARY, ... keep the per-page path for now.
-_REGISTRY_ENCODINGS = frozenset((_PLAIN, _GORILLA))
+# (tsfile._write.encoders.value_encoder) runs the same C encoder as the row's encode_into and never
+# refuses a value of a page within page_limit(). TS_2DIFF is handled apart (its min_delta crosses
+# pages); SPRINTZ and CAMEL need the writer's round-trip check; CHIMP, RLBE, SPRINTZ have no
+# encode_into; text encodings keep the per-page path.
+_REGISTRY_ENCODINGS = frozenset((_PLAIN, _GORILLA, _RLE, _ZIGZAG, _ALP))
+# The most values one page may hold on this path: beyond, the codec's encode() refuses the page
+# (RLE and ZIGZAG block headers, ALP's 32-bit count), and that refusal is the per-page path's.
+_PAGE_LIMITS = {_RLE: 0x7FFFFFF, _ZIGZAG: 0x0FFFFFFF, _ALP: 0xFFFFFFFF}
+
+
+def page_limit(int encoding):
+    """The most values a page of this encoding may hold in encode_pages, or None (no limit)."""
+    return _PAGE_LIMITS.get(encoding)
+
+
 # LZ4 (the writer's default compression): through the system's liblz4 (include/lz4_dynamic.h),
 # only where it gives the per-page path's bytes (_load_lz4).
 cdef tsfile_lz4_compress_fn _lz4_compress = NULL
