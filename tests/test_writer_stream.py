@@ -316,3 +316,110 @@ def test_an_interrupt_after_a_groups_bytes_are_written_but_before_it_is_indexed(
         w.flush()
     w.close()
     assert path.read_bytes() == ref.read_bytes()
+
+
+def test_the_next_chunk_group_is_built_while_the_last_one_is_written(tmp_path, monkeypatch):
+    """Two large groups in one flush, one builder thread: the second group's chunks are started
+    before the first group is indexed (the builders go on from one group to the next instead of
+    waiting for the writes; the writer used to start a group only after the last was indexed)."""
+    calls = _calls(40_000, seed=5)[:2]  # devices "b" and "a": one group each
+    second_started = threading.Event()
+    real_time_chunk = writer_module.time_chunk
+    real_index = writer_module.TsFileWriter._index_chunk_group
+    builds, seen = [], []
+
+    def counted_time_chunk(*args, **kw):
+        builds.append(1)
+        if len(builds) == 2:
+            second_started.set()
+        return real_time_chunk(*args, **kw)
+
+    def index_waits(self, dev, *rest):
+        if not seen:
+            seen.append(second_started.wait(timeout=20))
+        return real_index(self, dev, *rest)
+
+    monkeypatch.setattr(writer_module, "time_chunk", counted_time_chunk)
+    monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", index_waits)
+    path = tmp_path / "f.tsfile"
+    _write(path, calls, page_size=10_000)
+    assert seen == [True]
+    monkeypatch.undo()
+    ref = tmp_path / "ref.tsfile"
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 10**18)  # built then written
+    _write(ref, calls, page_size=10_000)
+    assert path.read_bytes() == ref.read_bytes()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_group_failing_while_the_next_is_built_ahead_leaves_only_the_next(
+    tmp_path, monkeypatch, threads
+):
+    """Devices "a" and "b" in one flush: "b" is started while "a" is written; a's chunk that
+    cannot be built cuts "a" off again, "b" is still written, and the flush raises a's error."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    calls = _calls(3000, seed=6)
+    b_call = calls[0]  # device "b"
+    a_call = (calls[1][0] + 10**9, calls[1][1], calls[1][2])  # device "a"
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, [b_call], threads=threads)
+
+    real_chunk = writer_module._value_chunk
+
+    def a_dbl_fails(dev, table, column, *rest):
+        if dev[1:] == ("a",) and column.column_name == "dbl":
+            raise EncodeError("column 'dbl' refused (test)")
+        return real_chunk(dev, table, column, *rest)
+
+    monkeypatch.setattr(writer_module, "_value_chunk", a_dbl_fails)
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(
+        str(path), _schema(), compression=Compressor.SNAPPY, page_size=700, threads=threads
+    )
+    for ts, cols, masks in (b_call, a_call):
+        w.write_arrays(ts, cols, null_masks=masks)
+    with pytest.raises(EncodeError, match="'dbl'"):
+        w.flush()
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()
+
+
+def test_a_write_failing_while_the_next_group_is_built_ahead_drops_that_group(
+    tmp_path, monkeypatch
+):
+    """The disk fills while "a" is written and "b" is being built: "b" is not written (no
+    chunk of it reaches the file, its builds are awaited), close() ends the file after the
+    last complete group."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    calls = _calls(2000, seed=7)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, calls[:1])
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    real_file = w._writer._file
+    writes = []
+
+    class FullAfterOne:
+        def writelines(self, parts):
+            writes.append(1)
+            if len(writes) > 1:
+                raise OSError(28, "No space left on device")
+            real_file.writelines(parts)
+
+        def __getattr__(self, name):
+            return getattr(real_file, name)
+
+    w._writer._file = FullAfterOne()
+    ts_a, cols_a, masks_a = calls[1]  # device "a", then "b" again
+    w.write_arrays(ts_a, cols_a, null_masks=masks_a)
+    ts_b, cols_b, masks_b = calls[2]
+    w.write_arrays(ts_b, cols_b, null_masks=masks_b)
+    with pytest.raises(OSError, match="No space left"):
+        w.flush()
+    assert len(writes) == 2  # a's first chunk, then the failing write: nothing of "b"
+    w._writer._file = real_file
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()

@@ -1333,27 +1333,44 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
-        for dev in sorted([*self._buffers, *self._tree.pending], key=sort_key):
-            if self._torn:
-                break
-            if dev in self._tree.pending:
-                buffered, rows = self._tree.take(dev)
+        # Table chunk groups started (their chunks being built on the pool), not yet written,
+        # oldest first: the next group is started before the last one is written, so that the
+        # pool's threads go on from one group to the next instead of waiting for the writes.
+        started = []
+        try:
+            for dev in sorted([*self._buffers, *self._tree.pending], key=sort_key):
+                if self._torn:
+                    break
+                if dev in self._tree.pending:
+                    self._write_started(started, failed, keep=0)
+                    if self._torn:
+                        break
+                    buffered, rows = self._tree.take(dev)
+                    try:
+                        self._write_tree_group(dev, buffered, rows)
+                    except Exception as exc:
+                        failed.append((exc, dev, sum(b.count for b in buffered.values())))
+                    continue
+                pieces = self._buffers.pop(dev)
+                table = self._tables[dev[0]]
                 try:
-                    self._write_tree_group(dev, buffered, rows)
+                    times, fields, runs = _concat(table, pieces)
+                    ordered = dev not in self._unordered
+                    group = self._start_chunk_group(table, dev, times, fields, runs, ordered)
                 except Exception as exc:
-                    failed.append((exc, dev, sum(b.count for b in buffered.values())))
-                continue
-            pieces = self._buffers.pop(dev)
-            table = self._tables[dev[0]]
-            try:
-                times, fields, runs = _concat(table, pieces)
-                ordered = dev not in self._unordered
-                self._write_chunk_group(table, dev, times, fields, runs, ordered)
-            except Exception as exc:
-                # (its buffers are not used again: the traceback still refers to the rows)
-                failed.append((exc, dev, sum(p.times.shape[0] for p in pieces)))
-            else:
-                self._copies.give_back(pieces)
+                    # (its buffers are not used again: the traceback still refers to the rows)
+                    self._write_started(started, failed, keep=0)
+                    failed.append((exc, dev, _piece_rows(pieces)))
+                    continue
+                started.append((group, pieces))
+                self._write_started(started, failed, keep=1)
+            self._write_started(started, failed, keep=0)
+        finally:
+            # Groups never written (a write failed, or the flush was interrupted): their builds
+            # are stopped and their rows stay buffered, as those of the devices not reached.
+            for group, pieces in started:
+                group.abandon()
+                self._buffers[group.dev] = pieces
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
@@ -1362,9 +1379,21 @@ class TsFileWriter:
         if failed:
             raise _flush_error(failed, self._torn)
 
-    def _write_chunk_group(self, table, dev, times, fields, runs=None, ordered=False):
-        """One chunk group of device dev from its buffered rows (ordered: known to be in time
-        order already, so not checked again)."""
+    def _write_started(self, started, failed, keep):
+        """Write the oldest started chunk groups until `keep` remain (none once the file is
+        torn); a group that cannot be built is recorded in `failed`, as a device that failed."""
+        while len(started) > keep and not self._torn:
+            group, pieces = started.pop(0)
+            try:
+                self._write_group(group)
+            except Exception as exc:
+                failed.append((exc, group.dev, _piece_rows(pieces)))
+            else:
+                self._copies.give_back(pieces)
+
+    def _start_chunk_group(self, table, dev, times, fields, runs=None, ordered=False):
+        """Start building the chunk group of device dev from its buffered rows (ordered: known
+        to be in time order already, so not checked again): a _GroupBuild for _write_group."""
         n = times.shape[0]
         if not ordered and n > 1 and not bool((times[1:] >= times[:-1]).all()):
             order = np.argsort(times, kind="stable")
@@ -1393,9 +1422,19 @@ class TsFileWriter:
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
             built = [fn() for fn in build]
             chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
-            self._emit_chunk_group(dev, chunks, table)
+            return _GroupBuild(dev, table, names, chunks=chunks)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
+        return _GroupBuild(dev, table, names, futures=[self._pool.submit(fn) for fn in build])
+
+    def _write_group(self, group):
+        """Write a started chunk group (_start_chunk_group) and index it."""
+        if group.futures is None:
+            self._emit_chunk_group(group.dev, group.chunks, group.table)
         else:
-            self._stream_chunk_group(dev, names, build, table)
+            self._stream_chunk_group(group)
 
     def _emit_chunk_group(self, dev, chunks, table=None):
         """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
@@ -1426,23 +1465,18 @@ class TsFileWriter:
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
-    def _stream_chunk_group(self, dev, names, build, table):
-        """Build the chunks of one chunk group (the functions `build`, in file order) on the
-        writer's pool (`threads` threads) and hand each one to the OS, in order, as soon as it is
-        built, while the later ones are still being built: writing chunk k (os.writev releases
-        the GIL, and may block on the page cache's dirty limit) overlaps building chunk k + 1.
-        The file's bytes are those of _emit_chunk_group; the group is indexed once the OS has all
-        of them.
+    def _stream_chunk_group(self, group):
+        """Write the chunks of a chunk group being built on the writer's pool (`threads` threads),
+        in order, each as soon as it is built, while the later ones are still being built:
+        writing chunk k (os.writev releases the GIL, and may block on the page cache's dirty
+        limit) overlaps building chunk k + 1. The file's bytes are those of _emit_chunk_group;
+        the group is indexed once the OS has all of them.
 
         A chunk that cannot be built leaves the file and the index as they were: the bytes of
         the group written so far are cut off again (self._file.cut) and the first failure in
         file order is raised, once no chunk is still being built. A failed write tears the
         file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
-        futures = [self._pool.submit(fn) for fn in build]
+        dev, names, futures, table = group.dev, group.names, group.futures, group.table
         header = _group_header(dev)
         chunks = []
         write_failed = False
@@ -1462,9 +1496,7 @@ class TsFileWriter:
                 chunk.parts = None  # written: its bytes need not stay in memory
                 chunks.append((name, dt, chunk))
         except BaseException:
-            for f in futures:
-                f.cancel()
-            wait(futures)
+            group.abandon()
             if self._torn and not write_failed:
                 # a chunk could not be built: end the file where the group began again
                 self._file.cut(self._pos)
@@ -1717,6 +1749,32 @@ def _check_compression(compressor) -> Compressor:
             f"compression {code.name} needs the optional 'python-lzo' package to be written"
         )
     return code
+
+
+class _GroupBuild:
+    """One table chunk group being built: its chunks built already (`chunks`: [(name, type,
+    Chunk)], a small group) or on the writer's pool (`futures`, in file order); `names`:
+    [(name, type)] of its chunks."""
+
+    __slots__ = ("dev", "table", "names", "chunks", "futures")
+
+    def __init__(self, dev, table, names, chunks=None, futures=None):
+        self.dev = dev
+        self.table = table
+        self.names = names
+        self.chunks = chunks
+        self.futures = futures
+
+    def abandon(self) -> None:
+        """Cancel the builds not begun and wait for the others (their chunks are dropped)."""
+        if self.futures:
+            for f in self.futures:
+                f.cancel()
+            wait(self.futures)
+
+
+def _piece_rows(pieces) -> int:
+    return sum(p.times.shape[0] for p in pieces)
 
 
 def _flush_error(failed, torn):
