@@ -123,13 +123,14 @@ def _python_under(qemu, model, code, env):
     return _run([qemu, "-cpu", model, sys.executable, "-c", code], timeout=120, env=env)
 
 
-# The suites run under the no-AVX2 CPU: every codec with SIMD kernels, and the file reader over
-# every official fixture (all codecs through the page engine).
+# The suites run under the no-AVX2 CPU: every codec with SIMD kernels, the writer's statistics
+# kernels, and the file reader over every official fixture (all codecs through the page engine).
 FALLBACK_SUITES = (
     "test_ts2diff.py",
     "test_alp.py",
     "test_rle.py",
     "test_plain.py",
+    "test_write_stats_kernels.py",
     "test_reader_fixtures.py",
 )
 
