@@ -220,6 +220,10 @@ class _Gather:
         values, nulls = self.arrays.values[name], self.arrays.nulls[name]
         buf, buf_nulls = self.buffers(values.dtype, n)
         buf_nulls[:n] = False  # the decoder flags null rows only
+        if buf.dtype == object:
+            # an empty (all-null) page leaves its rows as they were: None in a fresh np.empty,
+            # an earlier group's strings in this reused buffer
+            buf[:n] = None
         null_rows = 0
         for plan in plans:
             null_rows += r.reader._decode_field(task, g, j, plan, n, buf, buf_nulls, 0, r.pcode, s)
