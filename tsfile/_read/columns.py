@@ -13,8 +13,10 @@ A read runs in two steps:
    (only the time array moves); then every (chunk group, field column) pair at the group's
    final rows. No two jobs write the same rows, each job first-touches the memory of its own
    slice (so the page faults of a large result are spread over the threads), and nothing is
-   copied afterwards, but for a value filter (one compaction of the whole result) and the rows
-   of a file dropped by ``on_error`` (one compaction, on that error path only).
+   copied afterwards, but the rows of a file dropped by ``on_error`` (one compaction, on that
+   error path only). A read with a value filter takes another field phase
+   (tsfile._read.late): the filter's columns first, then the others decoded only where a row
+   is selected and copied straight to the selected rows' places.
 
 Tag columns (object arrays, one value per device) are filled by jobs of their own, one per chunk
 group, between the field jobs (they hold the GIL; the decode jobs do not). Results are the
