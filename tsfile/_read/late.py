@@ -86,14 +86,14 @@ def read_filtered(d, jobs, timed, rows, starts, total, pool):
     later = [n for n in d.fields if n not in wanted]  # decoded where selected, gathered
     decode = _decode_items(d, jobs, timed, rows, starts)
     counts = dict.fromkeys(d.nulls, 0)
-    _run(d, pool, [it for it in decode if _field_name(d, it) in wanted], counts)
+    _run(d, pool, d.field_job, [it for it in decode if _field_name(d, it) in wanted], counts)
     spans = columns._read_spans(reads, jobs, rows, starts)
     columns._fill_missing_fields(_Arrays(first, d.values, d.nulls), reads, spans, counts)
     keep = _selection(d, spans, total)
     failed = set(d.failed)
     gather = _Gather(d, later, int(np.count_nonzero(keep)))
     items = _gather_items(d, [it for it in decode if _field_name(d, it) not in wanted], keep)
-    _run_gather(gather, pool, items, counts)
+    _run(d, pool, gather.job, items, counts)
     ts, values, nulls, kept_spans = columns.compact(
         d.ts[:total],
         {n: d.values[n][:total] for n in first},
@@ -104,18 +104,26 @@ def read_filtered(d, jobs, timed, rows, starts, total, pool):
     columns._fill_missing_fields(gather.arrays, reads, kept_spans, counts)
     values.update(gather.arrays.values)
     nulls.update({n: m for n, m in gather.arrays.nulls.items() if counts[n] and m.any()})
+    got = columns.Columns(ts, values, nulls, kept_spans)
     if d.failed - failed:  # reads dropped while their other columns decoded: an error path
-        left = np.ones(len(ts), np.bool_)
-        for i in d.failed - failed:
-            a, b = kept_spans[i]
-            left[a:b] = False
-            keep[spans[i][0] : spans[i][1]] = False
-        ts, values, nulls, kept_spans = columns.compact(ts, values, nulls, kept_spans, left)
-    tag_values, tag_nulls = _selected_tags(d, jobs, rows, starts, keep, len(ts))
-    values = {n: values[n] for n in d.fields} | tag_values
-    nulls |= tag_nulls
-    kept_spans = [None if i in d.failed else s for i, s in enumerate(kept_spans)]
-    return columns.Columns(ts, values, nulls, kept_spans)
+        got = _drop_reads(got, d.failed - failed, keep, spans)
+    tag_values, tag_nulls = _selected_tags(d, jobs, rows, starts, keep, len(got.ts))
+    got.values = {n: got.values[n] for n in d.fields} | tag_values
+    got.nulls |= tag_nulls
+    got.spans = [None if i in d.failed else s for i, s in enumerate(got.spans)]
+    return got
+
+
+def _drop_reads(got, dropped, keep, spans):
+    """``got`` (Columns over the selected rows) without the rows of the reads ``dropped``, which
+    ``keep`` (the selection over every decoded row; ``spans`` the reads' rows there) then no
+    longer selects either."""
+    left = np.ones(len(got.ts), np.bool_)
+    for i in dropped:
+        a, b = got.spans[i]
+        left[a:b] = False
+        keep[spans[i][0] : spans[i][1]] = False
+    return columns.Columns(*columns.compact(got.ts, got.values, got.nulls, got.spans, left))
 
 
 class _Arrays:
@@ -151,11 +159,11 @@ def _decode_items(d, jobs, timed, rows, starts):
     return items
 
 
-def _run(d, pool, items, counts):
-    """Decode ``items`` into the result arrays on the pool (batched as an unfiltered read
-    batches them), adding their null rows to ``counts``."""
+def _run(d, pool, job, items, counts):
+    """``job`` (columns._Decode.field_job or _Gather.job) over ``items`` on the pool, batched
+    as an unfiltered read batches them; their null rows added to ``counts``."""
     batches = columns._batches(items, rows_at=5)
-    done = columns._flat(pool.map(d.field_job, batches), batches)
+    done = columns._flat(pool.map(job, batches), batches)
     for item, nulls in zip(items, done, strict=True):
         counts[_field_name(d, item)] += nulls or 0
 
@@ -260,14 +268,6 @@ def _gather_items(d, items, keep):
         chosen = [plan] if plans[key] is None else plans[key]  # None: dense, the plan as it is
         out.append((i, task, g, j, chosen, n, pos, picked, where))
     return out
-
-
-def _run_gather(gather, pool, items, counts):
-    """Run the _gather_items on the pool, adding their null rows to ``counts``."""
-    batches = columns._batches(items, rows_at=5)
-    done = columns._flat(pool.map(gather.job, batches), batches)
-    for item, nulls in zip(items, done, strict=True):
-        counts[gather.d.reads[item[0]].query.fields[item[3]]] += nulls or 0
 
 
 def _runs_a_page(d, item):
