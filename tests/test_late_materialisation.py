@@ -212,6 +212,25 @@ def test_several_files(tmp_path, threads, run_shape):
         assert_same(got, _masked(full, _mask_of(full, "f64", ">", q)))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dataframe_and_arrow_equal_decode_then_mask(tmp_path, threads, run_shape):
+    pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    path = write_random_file(tmp_path / "f.tsfile", 41, 33, Compressor.SNAPPY, None)
+    full = tsfile.read_table(path, "t")
+    q = _threshold(full, "i32", 0.03)
+    keep = _mask_of(full, "i32", ">", q)
+    vf = [("i32", ">", q)]
+    frame = tsfile.to_dataframe(path, "t", value_filter=vf, threads=threads)
+    whole = tsfile.to_dataframe(path, "t", threads=threads)
+    want = whole[keep].reset_index(drop=True)
+    assert frame.reset_index(drop=True).equals(want)
+    table = tsfile.read_arrow(path, "t", value_filter=vf, threads=threads)
+    want = tsfile.read_arrow(path, "t", threads=threads).filter(pa.array(keep))
+    assert table.schema.equals(want.schema)
+    assert repr(table.to_pydict()) == repr(want.to_pydict())  # repr: NaN equals NaN
+
+
 def _damage_value_page(path, column):
     """Overwrite the start of the first page body of ``column``'s value chunk of the first
     chunk group: the file plans and fails while decoding that column."""
