@@ -107,10 +107,10 @@ def bench_tag(path, devices, repeat):
     print(f"  ratio               {100 * t_one / t_full:10.2f} % of the full query")
 
 
-def _decode_then_mask(path, column, q):
+def _decode_then_mask(path, column, q, threads=1):
     import tsfile
 
-    out = tsfile.read_table(path, "bench")
+    out = tsfile.read_table(path, "bench", threads=threads)
     mask = out[column] > q
     return {k: v[mask] for k, v in out.items()}
 
@@ -128,13 +128,16 @@ def _decode_work(fn):
     return pages, skips["value_pages"], skips["value_blocks_skipped"]
 
 
-def bench_value(path, repeat):
+def bench_value(path, repeat, threads=1):
     """Pushdown (late materialisation) against decode-then-mask, both timed in every round in
     turn (medians of wall and process CPU time), and the decode work of each."""
     import tsfile
 
     full = tsfile.read_table(path, "bench")
-    print(f"\n## value filter on {len(full['time']):,} rows (E5-2 shape), read_table")
+    print(
+        f"\n## value filter on {len(full['time']):,} rows (E5-2 shape), read_table, "
+        f"threads={threads}"
+    )
     print(
         "pushdown = read_table(value_filter=[(column, '>', q)]) (late materialisation); mask ="
         " read_table() then a numpy mask. Times: medians, interleaved; speed-up = mask / pushdown"
@@ -152,10 +155,10 @@ def bench_value(path, repeat):
             vf = [(column, ">", q)]
 
             def push(vf=vf):
-                return tsfile.read_table(path, "bench", value_filter=vf)
+                return tsfile.read_table(path, "bench", value_filter=vf, threads=threads)
 
             def mask(c=column, q=q):
-                return _decode_then_mask(path, c, q)
+                return _decode_then_mask(path, c, q, threads)
 
             got = push()
             assert _same(got, mask()), f"{column} > {q} differs"
@@ -182,6 +185,7 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=2_000_000, help="rows of the value-filter file")
     ap.add_argument("--group-rows", type=int, default=10_000, help="rows per chunk group")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1, help="read_table threads (value filter)")
     ap.add_argument("--dir", default=None, help="where the files go (default: a temp dir)")
     args = ap.parse_args(argv)
     import tsfile
@@ -196,7 +200,7 @@ def main(argv=None):
         bench_tag(str(tag_path), args.devices, args.repeat)
         value_path = where / f"e52_filter_{args.rows}.tsfile"
         write_value_file(value_path, args.rows, args.group_rows)
-        bench_value(str(value_path), args.repeat)
+        bench_value(str(value_path), args.repeat, args.threads)
     print(f"\n# load average at the end: {os.getloadavg()}")
 
 
