@@ -231,6 +231,39 @@ def test_dataframe_and_arrow_equal_decode_then_mask(tmp_path, threads, run_shape
     assert repr(table.to_pydict()) == repr(want.to_pydict())  # repr: NaN equals NaN
 
 
+def _small_file(path, fields, t0, seed):
+    """Table t, tag dev, the DOUBLE ``fields``; 3 chunk groups of 400 rows from time t0."""
+    rng = np.random.default_rng(seed)
+    cols = [tsfile.ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG)]
+    cols += [tsfile.ColumnSchema(n, TSDataType.DOUBLE, ColumnCategory.FIELD) for n in fields]
+    w = writer.TsFileWriter(str(path), page_size=64)
+    w.register_table(tsfile.TableSchema("t", cols))
+    for k in range(3):
+        ts = t0 + np.arange(400, dtype=np.int64) + 400 * k
+        w.write_arrays("t", ts, {"dev": "a", **{n: rng.normal(size=400) for n in fields}})
+        w.flush()
+    w.close()
+    return str(path)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_files_lacking_the_late_columns(tmp_path, threads, run_shape):
+    """schema="union": a file holding only the filter column (nothing of it is decoded late)
+    between files that hold the others; each file's selected rows stay in its place."""
+    paths = [
+        _small_file(tmp_path / "p0.tsfile", ["v", "x"], 0, 1),
+        _small_file(tmp_path / "p1.tsfile", ["v"], 10_000, 2),
+        _small_file(tmp_path / "p2.tsfile", ["v", "x", "y"], 20_000, 3),
+    ]
+    full = tsfile.read_table(paths, "t", schema="union", threads=threads)
+    for q in (0.0, 1.5):
+        keep = _mask_of(full, "v", ">", q)
+        got = tsfile.read_table(
+            paths, "t", schema="union", value_filter=[("v", ">", q)], threads=threads
+        )
+        assert_same(got, _masked(full, keep))
+
+
 def _damage_value_page(path, column):
     """Overwrite the start of the first page body of ``column``'s value chunk of the first
     chunk group: the file plans and fails while decoding that column."""

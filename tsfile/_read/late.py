@@ -253,12 +253,16 @@ def _gather_items(d, items, keep):
     out = []
     picks = {}  # start -> (picked, at): per chunk group, shared by its columns
     plans = {}  # (start, runs a page) -> plans
-    at = 0
+    at = counted = 0  # the selected rows before row ``counted`` (items come by start)
     for item in items:
         i, task, g, j, plan, n, pos = item
         if pos not in picks:
+            # counted from the selection, not from the items: a chunk group may have none
+            # (its read holds only filter columns) and its selected rows still come first
+            at += int(np.count_nonzero(keep[counted:pos]))
             picks[pos] = (np.flatnonzero(keep[pos : pos + n]), at)
             at += len(picks[pos][0])
+            counted = pos + n
         picked, where = picks[pos]
         if not len(picked):
             continue
