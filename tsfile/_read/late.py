@@ -238,11 +238,22 @@ class _Gather:
         null_rows = 0
         for plan in plans:
             null_rows += r.reader._decode_field(task, g, j, plan, n, buf, buf_nulls, 0, r.pcode, s)
-        stop = at + len(picked)
-        np.take(buf, picked, out=values[at:stop])
+        _copy_rows(buf, picked, values[at : at + len(picked)])
         if null_rows:
-            np.take(buf_nulls, picked, out=nulls[at:stop])
+            _copy_rows(buf_nulls, picked, nulls[at : at + len(picked)])
         return null_rows
+
+
+def _copy_rows(src, rows, dst):
+    """dst[:] = src[rows] (``rows`` increasing, in range) without a temporary: one block copy
+    when the rows are consecutive (a dense run of selected rows)."""
+    first, last = int(rows[0]), int(rows[-1])
+    if last - first + 1 == len(rows):
+        dst[:] = src[first : last + 1]
+    else:
+        # mode="clip": numpy buffers ``out`` for mode="raise" (an extra copy); the rows are
+        # in range, so clipping never changes one
+        np.take(src, rows, out=dst, mode="clip")
 
 
 def _gather_items(d, items, keep):
@@ -298,8 +309,10 @@ def _group_plans(plan, sel, max_runs):
     is)."""
     runs = {}
     dense = True
-    for p in np.flatnonzero(plan[:, _FROM] >= 0):
-        lo, hi, out = (int(x) for x in plan[p, [_FROM, _END, _OUT]])
+    for p, row in enumerate(plan.tolist()):
+        lo, hi, out = row[_FROM], row[_END], row[_OUT]
+        if lo < 0:
+            continue  # a page the time plan skips
         page_runs = _page_runs(sel[out : out + hi - lo], lo, hi, max_runs)
         dense = dense and page_runs == [(lo, hi)]
         if page_runs:
@@ -330,6 +343,9 @@ def _page_runs(sel, lo, hi, max_runs):
         return []
     if len(picked) > DENSE * (hi - lo):
         return [(lo, hi)]
+    if max_runs == 1:  # the blocks from the first selected row's to the last's
+        runs = [_block_span(lo, hi, int(picked[0]) + lo, int(picked[-1]) + lo)]
+        return [(lo, hi)] if runs[0][1] - runs[0][0] > DENSE * (hi - lo) else runs
     blocks = (picked + lo) // BLOCK_ROWS  # increasing: the picked rows are
     blocks = blocks[np.flatnonzero(np.diff(blocks, prepend=-1))]
     gaps = np.diff(blocks) - 1  # empty blocks between consecutive selected ones
@@ -340,12 +356,18 @@ def _page_runs(sel, lo, hi, max_runs):
     firsts = blocks[np.concatenate(([0], breaks + 1))]
     lasts = blocks[np.concatenate((breaks, [len(blocks) - 1]))]
     runs = [
-        (max(lo, int(a) * BLOCK_ROWS), min(hi, (int(b) + 1) * BLOCK_ROWS))
+        _block_span(lo, hi, int(a) * BLOCK_ROWS, int(b) * BLOCK_ROWS)
         for a, b in zip(firsts, lasts, strict=True)
     ]
     if sum(b - a for a, b in runs) > DENSE * (hi - lo):
         return [(lo, hi)]
     return runs
+
+
+def _block_span(lo, hi, first, last):
+    """The page rows [a, b) of the blocks of rows ``first`` to ``last`` (page rows), within the
+    planned rows lo..hi-1."""
+    return max(lo, first - first % BLOCK_ROWS), min(hi, last - last % BLOCK_ROWS + BLOCK_ROWS)
 
 
 def _selected_tags(d, jobs, rows, starts, keep, kept):
