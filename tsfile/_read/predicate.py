@@ -664,12 +664,15 @@ def filter_columns(bound, timestamps, columns, nulls, names, path="auto"):
             inputs[name] = (columns[name], nulls.get(name))
     mask = evaluate(bound, inputs, path)
     whole = bool(mask.all())
+    # by index: numpy's take copies a scattered selection several times faster than a bool
+    # mask does (no branch per row)
+    rows = None if whole else np.flatnonzero(mask)
     out_cols, out_nulls = {}, {}
     for name in names[1:]:
-        out_cols[name] = columns[name] if whole else columns[name][mask]
+        out_cols[name] = columns[name] if whole else columns[name].take(rows)
         m = nulls.get(name)
         if m is not None:
-            m = m if whole else m[mask]
+            m = m if whole else m.take(rows)
             if m.any():
                 out_nulls[name] = m
-    return (timestamps if whole else timestamps[mask]), out_cols, out_nulls
+    return (timestamps if whole else timestamps.take(rows)), out_cols, out_nulls
