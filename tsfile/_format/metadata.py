@@ -179,6 +179,17 @@ def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
     return TimeseriesMeta(name, data_type, stats, chunks, at)
 
 
+def read_series_range(buf, start: int, end: int, path: str) -> list:
+    """Every TimeseriesMeta record of ``buf[start:end]`` (a leaf range of a measurement index),
+    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, which
+    the reader uses) is tested against, record for record and error for error."""
+    cur = Cursor(buf, start, end, path)
+    out = []
+    while cur.remaining() > 0:
+        out.append(read_timeseries_metadata(cur))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # table schema, bloom filter, TsFileMetadata
 
@@ -418,5 +429,6 @@ __all__ = [
     "VECTOR",
     "read_file_metadata",
     "read_index_node",
+    "read_series_range",
     "read_timeseries_metadata",
 ]
