@@ -12,12 +12,16 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tsfile import CorruptDataError
 from tsfile._format import cparse
 from tsfile._format.bytes import Cursor, binstr, i64, svarint, uvarint
 from tsfile._format.constants import IndexNodeType
 from tsfile._format.metadata import (
+    KeyOrder,
+    first_unordered,
     read_file_metadata,
     read_index_node,
     read_series_range,
@@ -255,3 +259,40 @@ def test_the_walker_uses_the_compiled_parser(monkeypatch):
 def test_binstr_helper_is_the_one_the_statistics_use():
     # the hostile cases above build statistics bytes with this writer-side helper
     assert binstr(b"ab") == struct.pack(">i", 2) + b"ab"
+
+
+def _first_unordered_by_pairs(keys):
+    """The reference: KeyOrder over every pair, as the index checks were written first."""
+    order = KeyOrder()
+    for i in range(1, len(keys)):
+        if not order.increases(keys[i - 1], keys[i]):
+            return i
+    return None
+
+
+# ASCII, a supplementary character and one in U+E000..U+FFFF (the two writers' orders differ
+# only between those), so that both the one-pass ASCII path and KeyOrder are taken
+_NAME = st.text(alphabet=st.sampled_from(["a", "b", "Z", "\U0001f600", "\ue000", "\uffff"]))
+
+
+@given(st.lists(_NAME, max_size=8))
+@settings(max_examples=400, deadline=None)
+def test_first_unordered_is_the_pairwise_key_order(keys):
+    assert first_unordered(keys) == _first_unordered_by_pairs(keys)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["a", "b", "c"],
+        ["a", "a"],
+        ["b", "a"],
+        ["\U0001f600", "\ue000", "\U0001f600"],  # a mix of the two orders names X twice
+        ["\ue000", "\U0001f600"],  # C++ order
+        ["\U0001f600", "\ue000"],  # Java order
+        [],
+        ["x"],
+    ],
+)
+def test_first_unordered_examples(keys):
+    assert first_unordered(keys) == _first_unordered_by_pairs(keys)

@@ -21,6 +21,7 @@ from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
     KeyOrder,
+    first_unordered,
     key_text,
     read_index_node,
 )
@@ -111,14 +112,14 @@ class IndexWalker:
         node = read_index_node(cur, device_level=False)
         out = []
         self._series(node, out, 0, {start})
-        order = KeyOrder()
-        for prev, tsm in zip(out, out[1:], strict=False):
-            if not order.increases(prev.measurement, tsm.measurement):
-                what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
-                raise self._error(
-                    f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",
-                    tsm.at,
-                )
+        i = first_unordered([tsm.measurement for tsm in out])
+        if i is not None:
+            prev, tsm = out[i - 1], out[i]
+            what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
+            raise self._error(
+                f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",
+                tsm.at,
+            )
         return out
 
     def _series(self, node: IndexNode, out: list, depth: int, seen: set):
