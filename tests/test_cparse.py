@@ -57,31 +57,36 @@ def _outcome(fn, *args):
         return ("error", str(exc))
 
 
-def _leaf_ranges(buf, meta, path):
-    """Every leaf range of every measurement index of the file: [(start, end)]."""
-    out = []
+def _index_ranges(buf, meta, path):
+    """Every measurement-level node range and every leaf (series) range of the file's index:
+    ([(start, end)] of the nodes, [(start, end)] of the leaves)."""
+    nodes, leaves = [], []
 
     def walk(node):
         for i in range(len(node.entries)):
             start, end = node.child_range(i)
             if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
-                out.append((start, end))
-            elif node.node_type == IndexNodeType.INTERNAL_MEASUREMENT:
-                walk(read_index_node(Cursor(buf, start, end, path), device_level=False))
-            elif node.node_type == IndexNodeType.LEAF_DEVICE:
-                walk(read_index_node(Cursor(buf, start, end, path), device_level=False))
-            else:
+                leaves.append((start, end))
+            elif node.node_type == IndexNodeType.INTERNAL_DEVICE:
                 walk(read_index_node(Cursor(buf, start, end, path), device_level=True))
+            else:  # a device's measurement root, or an internal measurement node's child
+                nodes.append((start, end))
+                walk(read_index_node(Cursor(buf, start, end, path), device_level=False))
 
     for root in meta.table_roots.values():
         walk(root)
-    return out
+    return nodes, leaves
+
+
+def _file_index(path):
+    data = path.read_bytes()
+    meta = read_file_metadata(data, len(data), str(path))
+    return (data, *_index_ranges(data, meta, str(path)))
 
 
 def _file_ranges(path):
-    data = path.read_bytes()
-    meta = read_file_metadata(data, len(data), str(path))
-    return data, _leaf_ranges(data, meta, str(path))
+    data, _nodes, leaves = _file_index(path)
+    return data, leaves
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
@@ -296,3 +301,90 @@ def test_first_unordered_is_the_pairwise_key_order(keys):
 )
 def test_first_unordered_examples(keys):
     assert first_unordered(keys) == _first_unordered_by_pairs(keys)
+
+
+def _node(node):
+    return (
+        node.node_type,
+        [(e.key, e.offset, e.at) for e in node.entries],
+        node.end_offset,
+        node.at,
+    )
+
+
+def _py_node(buf, start, end, path):
+    return read_index_node(Cursor(buf, start, end, path), device_level=False)
+
+
+def _node_outcome(fn, *args):
+    try:
+        return ("ok", _node(fn(*args)))
+    except CorruptDataError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_every_fixture_index_node_parses_the_same(path):
+    data, nodes, _leaves = _file_index(path)
+    for start, end in nodes:
+        want = _node_outcome(_py_node, data, start, end, str(path))
+        assert want[0] == "ok"
+        assert _node_outcome(cparse.read_measurement_node, data, start, end, str(path)) == want
+
+
+def _sample_nodes(limit=8):
+    out = []
+    for path in FIXTURES[:: max(1, len(FIXTURES) // limit)]:
+        data, nodes, _leaves = _file_index(path)
+        if nodes:
+            start, end = nodes[0]
+            out.append(pytest.param(data[:end], start, end, id=path.stem))
+    return out
+
+
+@pytest.mark.parametrize(("data", "start", "end"), _sample_nodes())
+def test_index_node_cuts_and_damage_fail_the_same(data, start, end):
+    for cut in range(start, end):
+        want = _node_outcome(_py_node, data, start, cut, "cut")
+        assert _node_outcome(cparse.read_measurement_node, data, start, cut, "cut") == want
+    buf = bytearray(data)
+    rng = random.Random(end)
+    for pos in range(start, end):
+        old = buf[pos]
+        for b in {0x00, 0xFF, 0x80, 0x02, old ^ 0x01, rng.randrange(256)}:
+            buf[pos] = b
+            want = _node_outcome(_py_node, buf, start, end, "dmg")
+            assert _node_outcome(cparse.read_measurement_node, buf, start, end, "dmg") == want
+        buf[pos] = old
+
+
+def _node_bytes(names, node_type, offsets=None, end_offset=1000):
+    offsets = offsets or [100 + 10 * i for i in range(len(names))]
+    body = b"".join(
+        (b"\x01" if n is None else svarint(len(n)) + n) + i64(o)
+        for n, o in zip(names, offsets, strict=True)
+    )
+    return uvarint(len(names)) + body + i64(end_offset) + bytes([node_type])
+
+
+HOSTILE_NODES = {
+    "child count past the bytes": uvarint(1000) + b"\x00" * 20,
+    "null entry name": _node_bytes([None], 3),
+    "unknown node type": _node_bytes([b"a"], 4),
+    "device-level node type": _node_bytes([b"a"], 1),
+    "duplicate name": _node_bytes([b"a", b"a"], 3),
+    "names out of order": _node_bytes([b"b", b"a"], 2),
+    "mixed writer orders": _node_bytes(
+        ["\U0001f600".encode(), "\ue000".encode(), "\U0001f600".encode()], 3
+    ),
+    "bad UTF-8 name": _node_bytes([b"\xc3("], 3),
+    "cut before the type": _node_bytes([b"a"], 3)[:-1],
+}
+
+
+@pytest.mark.parametrize("raw", HOSTILE_NODES.values(), ids=HOSTILE_NODES.keys())
+def test_hostile_index_nodes_fail_the_same(raw):
+    buf = b"\x00" * 5 + raw
+    want = _node_outcome(_py_node, buf, 5, len(buf), "n")
+    assert want[0] == "error" and "at file offset" in want[1]
+    assert _node_outcome(cparse.read_measurement_node, buf, 5, len(buf), "n") == want

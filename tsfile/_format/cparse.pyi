@@ -1,6 +1,6 @@
 """Type stubs of tsfile/_format/cparse.pyx."""
 
-from tsfile._format.metadata import TimeseriesMeta
+from tsfile._format.metadata import IndexNode, TimeseriesMeta
 from tsfile._format.statistics import Statistics
 
 def read_series_range(buf, start: int, end: int, path: str) -> list[TimeseriesMeta]: ...
@@ -8,3 +8,4 @@ def read_series_at(buf, start: int, end: int, path: str) -> tuple[TimeseriesMeta
 def read_statistics_at(
     buf, start: int, end: int, data_type: int, path: str
 ) -> tuple[Statistics, int]: ...
+def read_measurement_node(buf, start: int, end: int, path: str) -> IndexNode: ...

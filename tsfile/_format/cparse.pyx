@@ -1,8 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The TimeseriesMetadata records of the metadata index (format notes 9.2), parsed in C: the
-same objects as tsfile._format.metadata.read_timeseries_metadata (TimeseriesMeta, ChunkMeta,
-Statistics) and the same CorruptDataError, message for message (tests/test_cparse.py checks both
-on every fixture and on damaged and truncated records).
+"""The measurement level of the metadata index (format notes 9.2-9.4), parsed in C: the index
+nodes of a device's series (the same IndexNode as tsfile._format.metadata.read_index_node with
+device_level=False) and the TimeseriesMetadata records (the same objects as
+read_timeseries_metadata: TimeseriesMeta, ChunkMeta, Statistics), with the same CorruptDataError,
+message for message (tests/test_cparse.py checks both on every fixture and on damaged and
+truncated bytes). The device level (DeviceID keys, a few nodes per file) stays in Python.
 
 Reading a file's index is most of what opening and planning it costs: about 6 us per series in
 Python, all of it holding the GIL, while the threads of a many-file read wait. The bytes are
@@ -16,7 +18,14 @@ the absolute file offset as the Python cursor (tsfile._format.bytes.Cursor) does
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from tsfile._format.metadata import ChunkMeta, TimeseriesMeta
+from tsfile._format.metadata import (
+    ChunkMeta,
+    IndexEntry,
+    IndexNode,
+    TimeseriesMeta,
+    first_unordered,
+    key_text,
+)
 from tsfile._format.statistics import Statistics
 from tsfile.errors import CorruptDataError
 
@@ -34,6 +43,12 @@ cdef enum:
     T_DATE = 9
     T_BLOB = 10
     T_STRING = 11
+
+
+# index node types (tsfile._format.constants.IndexNodeType)
+cdef enum:
+    INDEX_LEAF_DEVICE = 1
+    INDEX_LEAF_MEASUREMENT = 3
 
 
 cdef struct Cur:
@@ -207,6 +222,39 @@ cdef class _Reader:
         return TimeseriesMeta(name, t, stats, chunks, at)
 
 
+    cdef object measurement_node(self, Cur *c):
+        """read_index_node(device_level=False) at the cursor."""
+        cdef Py_ssize_t at = c.pos, entry_at
+        cdef int64_t n = self.uvarint(c, "index node child count"), k, off
+        if n * 9 > c.end - c.pos:  # each entry takes at least 1 + 8 bytes
+            raise self.error(f"index node child count {n} exceeds the bytes present", at)
+        entries = []
+        keys = []
+        for k in range(n):
+            entry_at = c.pos
+            key = self.varstr(c, "index entry name", "index entry name length")
+            if key is None:
+                raise self.error("null index entry name", entry_at)
+            off = self.i64(c, "index entry offset")
+            entries.append(IndexEntry(key, off, entry_at))
+            keys.append(key)
+        cdef int64_t end_offset = self.i64(c, "index node end offset")
+        cdef int node_type = self.u8(c, "index node type")
+        if node_type > INDEX_LEAF_MEASUREMENT:
+            raise self.error(f"unknown index node type {node_type}", c.pos - 1)
+        if node_type <= INDEX_LEAF_DEVICE:
+            raise self.error(
+                f"index node type {node_type} where a measurement level node was expected",
+                c.pos - 1)
+        i = first_unordered(keys)
+        if i is not None:
+            prev, e = entries[i - 1], entries[i]
+            what = "duplicate" if prev.key == e.key else "out of order"
+            raise self.error(
+                f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at)
+        return IndexNode(node_type, entries, end_offset, at)
+
+
 cdef inline uint64_t be64(const uint8_t *p) noexcept nogil:
     cdef uint64_t v
     memcpy(&v, p, 8)
@@ -282,3 +330,11 @@ def read_statistics_at(buf, Py_ssize_t start, Py_ssize_t end, int data_type, str
     cdef _Reader r = _reader(buf, start, end, path, &c)
     st = r.statistics(&c, data_type)
     return st, c.pos
+
+
+def read_measurement_node(buf, Py_ssize_t start, Py_ssize_t end, str path):
+    """The measurement-level index node at ``start`` (not past ``end``): what
+    read_index_node(Cursor(buf, start, end, path), device_level=False) returns."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    return r.measurement_node(&c)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import IndexNodeType
-from tsfile._format.cparse import read_series_range
+from tsfile._format.cparse import read_measurement_node, read_series_range
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
@@ -49,6 +49,8 @@ class IndexWalker:
         if cur.pos in seen:
             raise self._error("index node reached twice (a cycle or a shared child)", cur.pos)
         seen.add(cur.pos)
+        if not device_level:  # compiled (read_index_node is the reference it is tested against)
+            return read_measurement_node(self.buf, cur.pos, cur.end, self.path)
         return read_index_node(cur, device_level=device_level)
 
     def _check_child_key(self, node: IndexNode, i: int, child: IndexNode) -> None:
@@ -108,8 +110,7 @@ class IndexWalker:
         """All TimeseriesMetadata of one device, in index order: strictly increasing by
         measurement (a duplicate series is named at its record)."""
         start, end = dev_range
-        cur = Cursor(self.buf, start, end, self.path)
-        node = read_index_node(cur, device_level=False)
+        node = read_measurement_node(self.buf, start, end, self.path)
         out = []
         self._series(node, out, 0, {start})
         i = first_unordered([tsm.measurement for tsm in out])
