@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import IndexNodeType
+from tsfile._format.cparse import read_measurement_node, read_series_range
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
     KeyOrder,
+    first_unordered,
     key_text,
     read_index_node,
-    read_timeseries_metadata,
 )
 
 
@@ -48,6 +49,8 @@ class IndexWalker:
         if cur.pos in seen:
             raise self._error("index node reached twice (a cycle or a shared child)", cur.pos)
         seen.add(cur.pos)
+        if not device_level:  # compiled (read_index_node is the reference it is tested against)
+            return read_measurement_node(self.buf, cur.pos, cur.end, self.path)
         return read_index_node(cur, device_level=device_level)
 
     def _check_child_key(self, node: IndexNode, i: int, child: IndexNode) -> None:
@@ -107,18 +110,17 @@ class IndexWalker:
         """All TimeseriesMetadata of one device, in index order: strictly increasing by
         measurement (a duplicate series is named at its record)."""
         start, end = dev_range
-        cur = Cursor(self.buf, start, end, self.path)
-        node = read_index_node(cur, device_level=False)
+        node = read_measurement_node(self.buf, start, end, self.path)
         out = []
         self._series(node, out, 0, {start})
-        order = KeyOrder()
-        for prev, tsm in zip(out, out[1:], strict=False):
-            if not order.increases(prev.measurement, tsm.measurement):
-                what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
-                raise self._error(
-                    f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",
-                    tsm.at,
-                )
+        i = first_unordered([tsm.measurement for tsm in out])
+        if i is not None:
+            prev, tsm = out[i - 1], out[i]
+            what = "duplicate" if prev.measurement == tsm.measurement else "out of order"
+            raise self._error(
+                f"series {tsm.measurement!r} {what} in its device (after {prev.measurement!r})",
+                tsm.at,
+            )
         return out
 
     def _series(self, node: IndexNode, out: list, depth: int, seen: set):
@@ -129,8 +131,9 @@ class IndexWalker:
             cur = self._range_cursor(start, end, node)
             if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
                 first = len(out)
-                while cur.remaining() > 0:
-                    out.append(read_timeseries_metadata(cur))
+                # compiled: the records are most of a file's index (metadata.read_series_range
+                # is the same parse in Python, the reference it is tested against)
+                out += read_series_range(self.buf, start, end, self.path)
                 e = node.entries[i]
                 if len(out) == first or out[first].measurement != e.key:
                     raise self._error(

@@ -67,6 +67,16 @@ class KeyOrder:
         return self.cpp or self.java
 
 
+def first_unordered(keys: list) -> int | None:
+    """The index of the first of ``keys`` that does not follow the one before it in the order
+    all the pairs before it followed (KeyOrder), or None when they strictly increase."""
+    if all(type(k) is str and k.isascii() for k in keys):
+        # ASCII names: both writers' orders are str order (the common case, checked in one pass)
+        return next((i for i in range(1, len(keys)) if not keys[i - 1] < keys[i]), None)
+    order = KeyOrder()
+    return next((i for i in range(1, len(keys)) if not order.increases(keys[i - 1], keys[i])), None)
+
+
 def _ascii(key) -> bool:
     """Whether a name or every segment of a DeviceID is ASCII (str.isascii() is O(1))."""
     if isinstance(key, DeviceID):
@@ -120,13 +130,11 @@ def _check_keys_increase(cur: Cursor, entries: list, device_level: bool) -> None
     """The entries of a node are sorted and distinct (format notes 9.4); a reader that searches
     the index (13.2) would miss every key after a duplicate or misplaced one, so either is
     corruption, named at the entry."""
-    order = KeyOrder()
-    for prev, e in zip(entries, entries[1:], strict=False):
-        if not order.increases(prev.key, e.key):
-            what = "duplicate" if prev.key == e.key else "out of order"
-            raise cur.error(
-                f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at
-            )
+    i = first_unordered([e.key for e in entries])
+    if i is not None:
+        prev, e = entries[i - 1], entries[i]
+        what = "duplicate" if prev.key == e.key else "out of order"
+        raise cur.error(f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at)
 
 
 def key_text(key) -> str:
@@ -177,6 +185,17 @@ def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
     if not chunks:
         raise cur.error(f"series {name!r} has no chunk", at)
     return TimeseriesMeta(name, data_type, stats, chunks, at)
+
+
+def read_series_range(buf, start: int, end: int, path: str) -> list:
+    """Every TimeseriesMeta record of ``buf[start:end]`` (a leaf range of a measurement index),
+    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, which
+    the reader uses) is tested against, record for record and error for error."""
+    cur = Cursor(buf, start, end, path)
+    out = []
+    while cur.remaining() > 0:
+        out.append(read_timeseries_metadata(cur))
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -418,5 +437,6 @@ __all__ = [
     "VECTOR",
     "read_file_metadata",
     "read_index_node",
+    "read_series_range",
     "read_timeseries_metadata",
 ]

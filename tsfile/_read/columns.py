@@ -18,10 +18,11 @@ A read runs in two steps:
    (tsfile._read.late): the filter's columns first, then the others decoded only where a row
    is selected and copied straight to the selected rows' places.
 
-Tag columns (object arrays, one value per device) are filled by jobs of their own, one per chunk
-group, between the field jobs (they hold the GIL; the decode jobs do not). Results are the
-same, in the same order, whatever the number of threads: every job's position is fixed by the
-plan, never by which thread ran it.
+Tag columns (object arrays, one value per device) are filled by jobs of their own, batches of
+chunk groups between the field jobs: each takes the GIL only to count the references, and writes
+the pointers (and takes the page faults of the column) without it (tsfile._read.tagfill).
+Results are the same, in the same order, whatever the number of threads: every job's position
+is fixed by the plan, never by which thread ran it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tsfile._read import engine, late
+from tsfile._read import engine, late, tagfill
 from tsfile.errors import TsFileError
 
 
@@ -133,6 +134,8 @@ class _Decode:
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
         # calloc'ed: pages of the masks are only touched where a null is written
         self.nulls = {n: np.zeros(cap, np.bool_) for n in [*fields, *tags]}
+        # NULL slots, memory untouched: the tag jobs first-touch and fill them (tagfill)
+        self.values.update((n, tagfill.empty_column(cap)) for n in tags)
         self.fields = list(fields)
         self.tags = tags
 
@@ -148,17 +151,9 @@ class _Decode:
             self.failed.add(i)
             return None
 
-    def allocate_tags(self, _job):
-        """The tag columns' object arrays (np.empty fills them with None under the GIL: a job
-        of the time phase, so that a thread decoding timestamps runs meanwhile)."""
-        for name in self.tags:
-            self.values[name] = np.empty(self.cap, dtype=object)
-
     def time_job(self, job):
         """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
         per group (None: the read was dropped)."""
-        if job is None:
-            return self.allocate_tags(job)
         i, items = job
         r = self.reads[i]
 
@@ -198,15 +193,14 @@ class _Decode:
         return self._guard(i, run)
 
     def fill_tag(self, r, task, name, rows, pos):
-        """Tag column ``name`` over one chunk group's rows (holds the GIL: object references;
-        batches of these are jobs of their own, small enough that the threads decoding
-        meanwhile are not held up for long); returns its null rows."""
+        """Tag column ``name`` over one chunk group's rows (the pointers written without the
+        GIL, tagfill.fill); returns its null rows."""
         at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
         v = None if at is None else task.tags[at]
-        if v is None:  # np.empty(object) holds None already
+        tagfill.fill(self.values[name], pos, pos + rows, v)
+        if v is None:
             self.nulls[name][pos : pos + rows] = True
             return rows
-        self.values[name][pos : pos + rows] = v
         return 0
 
 
@@ -276,8 +270,7 @@ def read_into_one(reads, pool, on_error=None):
     jobs = _time_jobs(reads)
     batches = _batches(jobs, rows_at=4)
     filtered = any(r.query.bound is not None for r in reads)
-    tag_job = [] if filtered else [None]  # None: the tag arrays (a filter fills selected rows)
-    timed = _flat(pool.map(d.time_job, [*tag_job, *batches])[len(tag_job) :], batches)
+    timed = _flat(pool.map(d.time_job, batches), batches)
     rows = [
         0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)
     ]

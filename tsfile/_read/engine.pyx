@@ -331,6 +331,11 @@ cdef int check_encoding(FileView fv, int enc, int t, Py_ssize_t at) except -1:
     return 0
 
 
+# Chunks with more data than this have their page headers parsed without the GIL (read_chunk).
+cdef enum:
+    PARSE_NOGIL_BYTES = 1 << 16
+
+
 cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
                        int64_t stop_after=INT64_MAX_LIT):
     """Parse the chunk header at ``off`` and the headers of its pages: all of them, or the first
@@ -379,7 +384,13 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     ch.data_start = pos
     ch.data_end = pos + data_size
     cdef uint64_t max_ratio = _MAX_RATIO[ch.compression]
-    with nogil:
+    # The GIL is released only for a long chunk: for a short one (most; a few page headers,
+    # about a microsecond) giving it up costs more than the loop, and while other threads
+    # contend for it each release is a hand-over to one of them and a wait to get it back.
+    if data_size > PARSE_NOGIL_BYTES:
+        with nogil:
+            parse_pages(fv, ch, max_pages, stop_after, max_ratio)
+    else:
         parse_pages(fv, ch, max_pages, stop_after, max_ratio)
     return ch
 

@@ -35,7 +35,7 @@ import threading
 
 import numpy as np
 
-from tsfile._read import columns, engine, predicate
+from tsfile._read import columns, engine, predicate, tagfill
 from tsfile.types import Compressor, TSDataType, TSEncoding
 
 _FROM = engine.PLAN_COLUMNS["from"]
@@ -377,7 +377,7 @@ def _selected_tags(d, jobs, rows, starts, keep, kept):
     those with a null): each chunk group's tag values written once per selected row of it
     (columns._Decode.fill_tag into arrays of the selected rows)."""
     for name in d.tags:
-        d.values[name] = np.empty(kept, dtype=object)
+        d.values[name] = tagfill.empty_column(kept)  # NULL slots: fill_tag writes each once
         d.nulls[name] = np.zeros(kept, np.bool_)
     null_rows = dict.fromkeys(d.tags, 0)
     at = 0

@@ -1,0 +1,340 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The measurement level of the metadata index (format notes 9.2-9.4), parsed in C: the index
+nodes of a device's series (the same IndexNode as tsfile._format.metadata.read_index_node with
+device_level=False) and the TimeseriesMetadata records (the same objects as
+read_timeseries_metadata: TimeseriesMeta, ChunkMeta, Statistics), with the same CorruptDataError,
+message for message (tests/test_cparse.py checks both on every fixture and on damaged and
+truncated bytes). The device level (DeviceID keys, a few nodes per file) stays in Python.
+
+Reading a file's index is most of what opening and planning it costs: about 6 us per series in
+Python, all of it holding the GIL, while the threads of a many-file read wait. The bytes are
+read here with C loads; what is left under the GIL is making the result objects.
+
+Every read checks the bytes left in the range before touching them (a length read from the file
+is compared with the bytes present before anything of that size is made), and every error names
+the absolute file offset as the Python cursor (tsfile._format.bytes.Cursor) does.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from tsfile._format.metadata import (
+    ChunkMeta,
+    IndexEntry,
+    IndexNode,
+    TimeseriesMeta,
+    first_unordered,
+    key_text,
+)
+from tsfile._format.statistics import Statistics
+from tsfile.errors import CorruptDataError
+
+# data type codes (tsfile.types.TSDataType; codes.pxd holds them for Cython as an enum too)
+cdef enum:
+    T_BOOLEAN = 0
+    T_INT32 = 1
+    T_INT64 = 2
+    T_FLOAT = 3
+    T_DOUBLE = 4
+    T_TEXT = 5
+    T_VECTOR = 6
+    T_UNKNOWN = 7
+    T_TIMESTAMP = 8
+    T_DATE = 9
+    T_BLOB = 10
+    T_STRING = 11
+
+
+# index node types (tsfile._format.constants.IndexNodeType)
+cdef enum:
+    INDEX_LEAF_DEVICE = 1
+    INDEX_LEAF_MEASUREMENT = 3
+
+
+cdef struct Cur:
+    const uint8_t *buf
+    Py_ssize_t pos
+    Py_ssize_t end
+
+
+cdef class _Reader:
+    """The buffer being parsed and the file name for messages."""
+
+    cdef const uint8_t[::1] view
+    cdef const uint8_t *ptr
+    cdef str path
+
+    cdef object error(self, str what, Py_ssize_t at):
+        return CorruptDataError(f"{self.path}: {what} at file offset {at}")
+
+    cdef int need(self, Cur *c, Py_ssize_t n, str what) except -1:
+        if n < 0 or c.pos + n > c.end:
+            raise self.error(f"truncated {what}: need {n} bytes, {c.end - c.pos} left", c.pos)
+        return 0
+
+    cdef int u8(self, Cur *c, str what) except -1:
+        self.need(c, 1, what)
+        c.pos += 1
+        return c.buf[c.pos - 1]
+
+    cdef int64_t i64(self, Cur *c, str what) except? -1:
+        self.need(c, 8, what)
+        c.pos += 8
+        return <int64_t>be64(c.buf + c.pos - 8)
+
+    cdef int32_t i32(self, Cur *c, str what) except? -1:
+        self.need(c, 4, what)
+        c.pos += 4
+        return <int32_t>be32(c.buf + c.pos - 4)
+
+    cdef int64_t uvarint(self, Cur *c, str what) except -1:
+        """Java writeUnsignedVarInt: at most 5 bytes, a 32-bit unsigned value."""
+        cdef Py_ssize_t start = c.pos
+        cdef uint64_t value = 0
+        cdef int shift = 0
+        cdef uint8_t b
+        while True:
+            if c.pos >= c.end:
+                raise self.error(f"truncated {what}", start)
+            b = c.buf[c.pos]
+            c.pos += 1
+            value |= (<uint64_t>(b & 0x7F)) << shift
+            if not b & 0x80:
+                break
+            shift += 7
+            if shift > 28:
+                raise self.error(f"{what} longer than 5 bytes", start)
+        if value > 0xFFFFFFFF:
+            raise self.error(f"{what} overflows 32 bits", start)
+        return <int64_t>value
+
+    cdef object varstr(self, Cur *c, str what, str what_length):
+        """svarint length (named ``what_length``) + UTF-8 text; None for the null string (length
+        -1). The names come in whole: no string is built per call."""
+        cdef Py_ssize_t start = c.pos
+        cdef uint64_t u = <uint64_t>self.uvarint(c, what_length)
+        cdef int64_t n = <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
+        if n == -1:
+            return None
+        if n < 0:
+            raise self.error(f"negative {what} length {n}", start)
+        self.need(c, n, what)
+        c.pos += n
+        try:
+            return (<const char *>c.buf)[c.pos - n:c.pos].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self.error(f"invalid UTF-8 in {what} ({exc.reason})",
+                             c.pos - n + exc.start) from None
+
+    cdef bytes binstr_bytes(self, Cur *c, str what, str what_length):
+        """i32 length (named ``what_length``) + bytes."""
+        cdef Py_ssize_t start = c.pos
+        cdef int32_t n = self.i32(c, what_length)
+        if n < 0:
+            raise self.error(f"negative {what} length {n}", start)
+        self.need(c, n, what)
+        c.pos += n
+        return (<const char *>c.buf)[c.pos - n:c.pos]
+
+    cdef object statistics(self, Cur *c, int t):
+        """read_statistics: count, start/end time and the typed part of data type ``t``."""
+        cdef int64_t count = self.uvarint(c, "statistics count")
+        self.need(c, 16, "statistics start/end time")
+        cdef int64_t start = <int64_t>be64(c.buf + c.pos)
+        cdef int64_t end = <int64_t>be64(c.buf + c.pos + 8)
+        c.pos += 16
+        cdef const uint8_t *p
+        cdef object mn = None, mx = None, first = None, last = None, total = None
+        if t == T_BOOLEAN:
+            self.need(c, 10, "statistics")
+            p = c.buf + c.pos
+            first, last, total = p[0] != 0, p[1] != 0, <int64_t>be64(p + 2)
+            c.pos += 10
+        elif t == T_INT32 or t == T_DATE:
+            self.need(c, 24, "statistics")
+            p = c.buf + c.pos
+            mn, mx = <int32_t>be32(p), <int32_t>be32(p + 4)
+            first, last = <int32_t>be32(p + 8), <int32_t>be32(p + 12)
+            total = <int64_t>be64(p + 16)
+            c.pos += 24
+        elif t == T_INT64 or t == T_TIMESTAMP:
+            self.need(c, 40, "statistics")
+            p = c.buf + c.pos
+            mn, mx = <int64_t>be64(p), <int64_t>be64(p + 8)
+            first, last = <int64_t>be64(p + 16), <int64_t>be64(p + 24)
+            total = f64(p + 32)  # the sum of integers is a double
+            c.pos += 40
+        elif t == T_FLOAT:
+            self.need(c, 24, "statistics")
+            p = c.buf + c.pos
+            mn, mx, first, last = f32(p), f32(p + 4), f32(p + 8), f32(p + 12)
+            total = f64(p + 16)
+            c.pos += 24
+        elif t == T_DOUBLE:
+            self.need(c, 40, "statistics")
+            p = c.buf + c.pos
+            mn, mx, first, last = f64(p), f64(p + 8), f64(p + 16), f64(p + 24)
+            total = f64(p + 32)
+            c.pos += 40
+        elif t == T_TEXT:
+            first = self.binstr_bytes(c, "statistics first", "statistics first length")
+            last = self.binstr_bytes(c, "statistics last", "statistics last length")
+        elif t == T_STRING:
+            first = self.binstr_bytes(c, "statistics first", "statistics first length")
+            last = self.binstr_bytes(c, "statistics last", "statistics last length")
+            mn = self.binstr_bytes(c, "statistics min", "statistics min length")
+            mx = self.binstr_bytes(c, "statistics max", "statistics max length")
+        # BLOB and VECTOR: count and times only
+        return Statistics(t, count, start, end, mn, mx, first, last, total)
+
+    cdef object series(self, Cur *c):
+        """read_timeseries_metadata at the cursor."""
+        cdef Py_ssize_t at = c.pos
+        cdef int ts_type = self.u8(c, "timeseries metadata type")
+        name = self.varstr(c, "measurement id", "measurement id length")
+        if name is None:
+            raise self.error("null measurement id", at + 1)
+        cdef Py_ssize_t dt_at = c.pos
+        cdef int t = self.u8(c, "data type")
+        if t == T_UNKNOWN or t > T_STRING:
+            raise self.error(f"unknown data type {t}", dt_at)
+        cdef int64_t cm_bytes = self.uvarint(c, "chunk metadata size")
+        stats = self.statistics(c, t)
+        self.need(c, cm_bytes, "chunk metadata list")
+        cdef Cur sub
+        sub.buf = c.buf
+        sub.pos = c.pos
+        sub.end = c.pos + cm_bytes
+        c.pos += cm_bytes
+        cdef bint multi = (ts_type & 0x3F) != 0
+        cdef int64_t off
+        chunks = []
+        while sub.pos < sub.end:
+            off = self.i64(&sub, "chunk offset")
+            chunks.append(ChunkMeta(off, self.statistics(&sub, t) if multi else stats))
+            if not multi:
+                break
+        if sub.pos != sub.end:
+            raise self.error(f"{sub.end - sub.pos} unexpected bytes in chunk metadata list",
+                             sub.pos)
+        if not chunks:
+            raise self.error(f"series {name!r} has no chunk", at)
+        return TimeseriesMeta(name, t, stats, chunks, at)
+
+
+    cdef object measurement_node(self, Cur *c):
+        """read_index_node(device_level=False) at the cursor."""
+        cdef Py_ssize_t at = c.pos, entry_at
+        cdef int64_t n = self.uvarint(c, "index node child count"), k, off
+        if n * 9 > c.end - c.pos:  # each entry takes at least 1 + 8 bytes
+            raise self.error(f"index node child count {n} exceeds the bytes present", at)
+        entries = []
+        keys = []
+        for k in range(n):
+            entry_at = c.pos
+            key = self.varstr(c, "index entry name", "index entry name length")
+            if key is None:
+                raise self.error("null index entry name", entry_at)
+            off = self.i64(c, "index entry offset")
+            entries.append(IndexEntry(key, off, entry_at))
+            keys.append(key)
+        cdef int64_t end_offset = self.i64(c, "index node end offset")
+        cdef int node_type = self.u8(c, "index node type")
+        if node_type > INDEX_LEAF_MEASUREMENT:
+            raise self.error(f"unknown index node type {node_type}", c.pos - 1)
+        if node_type <= INDEX_LEAF_DEVICE:
+            raise self.error(
+                f"index node type {node_type} where a measurement level node was expected",
+                c.pos - 1)
+        i = first_unordered(keys)
+        if i is not None:
+            prev, e = entries[i - 1], entries[i]
+            what = "duplicate" if prev.key == e.key else "out of order"
+            raise self.error(
+                f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at)
+        return IndexNode(node_type, entries, end_offset, at)
+
+
+cdef inline uint64_t be64(const uint8_t *p) noexcept nogil:
+    cdef uint64_t v
+    memcpy(&v, p, 8)
+    return __builtin_bswap64(v)
+
+
+cdef inline uint32_t be32(const uint8_t *p) noexcept nogil:
+    cdef uint32_t v
+    memcpy(&v, p, 4)
+    return __builtin_bswap32(v)
+
+
+cdef inline double f64(const uint8_t *p) noexcept nogil:
+    cdef uint64_t v = be64(p)
+    cdef double d
+    memcpy(&d, &v, 8)
+    return d
+
+
+cdef inline double f32(const uint8_t *p) noexcept nogil:
+    cdef uint32_t v = be32(p)
+    cdef float f
+    memcpy(&f, &v, 4)
+    return f
+
+
+cdef extern from *:
+    uint64_t __builtin_bswap64(uint64_t) nogil
+    uint32_t __builtin_bswap32(uint32_t) nogil
+
+
+cdef _Reader _reader(buf, Py_ssize_t start, Py_ssize_t end, str path, Cur *c):
+    cdef _Reader r = _Reader()
+    r.path = path
+    cdef Py_ssize_t size = len(buf)
+    if not 0 <= start <= end <= size:
+        raise ValueError(f"range [{start}, {end}) outside a buffer of {size} bytes")
+    c.buf = NULL
+    if size:
+        r.view = buf
+        r.ptr = &r.view[0]
+        c.buf = r.ptr
+    c.pos = start
+    c.end = end
+    return r
+
+
+def read_series_range(buf, Py_ssize_t start, Py_ssize_t end, str path):
+    """Every TimeseriesMeta record of ``buf[start:end]`` (a leaf range of a measurement index),
+    in order: what calling read_timeseries_metadata until the range is used up returns."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    out = []
+    while c.pos < c.end:
+        out.append(r.series(&c))
+    return out
+
+
+def read_series_at(buf, Py_ssize_t start, Py_ssize_t end, str path):
+    """One TimeseriesMeta record at ``start`` (not past ``end``): (record, offset after it)."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    tsm = r.series(&c)
+    return tsm, c.pos
+
+
+def read_statistics_at(buf, Py_ssize_t start, Py_ssize_t end, int data_type, str path):
+    """Statistics of ``data_type`` at ``start`` (not past ``end``): (Statistics, offset after
+    them). ``data_type`` must be a known code (the records' parser checks it first)."""
+    if data_type == T_UNKNOWN or not 0 <= data_type <= T_STRING:
+        raise ValueError(f"statistics of unknown data type {data_type}")
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    st = r.statistics(&c, data_type)
+    return st, c.pos
+
+
+def read_measurement_node(buf, Py_ssize_t start, Py_ssize_t end, str path):
+    """The measurement-level index node at ``start`` (not past ``end``): what
+    read_index_node(Cursor(buf, start, end, path), device_level=False) returns."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    return r.measurement_node(&c)

@@ -1,0 +1,6 @@
+"""Type stubs of tsfile/_read/tagfill.pyx."""
+
+import numpy as np
+
+def empty_column(n: int) -> np.ndarray: ...
+def fill(column: np.ndarray, lo: int, hi: int, value: object) -> None: ...
