@@ -52,7 +52,7 @@ from tsfile._read.pushdown cimport (
     tsfile_prefix_whole, value_rows,
 )
 from tsfile._simd cimport simd_active
-from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
+from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD, as_byte_view
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
 from tsfile.codecs._registry cimport (
     MAX_CODECS, codec_name, find_row, kind_of_type, n_codecs,
@@ -742,6 +742,42 @@ cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     return 0
 
 
+# Whether value_range() reads a row range through the codecs' row-range decoders
+# (codec_row.decode_rows): set_row_ranges(False) makes it decode such pages from their start, as
+# before those decoders existed (the benchmarks' baseline).
+cdef bint _row_ranges_on = True
+
+
+def set_row_ranges(bint on):
+    """Read row ranges of value pages through the codecs' row-range decoders (the default), or,
+    off, decode those pages from their first value (``python -m tsfile bench skip``'s baseline).
+    Returns the previous setting."""
+    global _row_ranges_on
+    was = _row_ranges_on
+    _row_ranges_on = on
+    return was
+
+
+cdef int decode_row_range(const codec_row *row, const uint8_t *p, Py_ssize_t n,
+                          tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
+                          int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:
+    """Values start..stop-1 of a page whose values are p[0:n] (inside ``body``, opened by
+    page_open) into out[0:stop - start], through the row's row-range decoder: what lies before
+    ``start`` passed or walked, the body decompressed only as far as the codec reads it. A
+    codec's error is renamed by loop_error."""
+    cdef int cp
+    if stop <= start:
+        return 0
+    cp = pick_path(row, path)
+    st.hits[row.codec_id][cp] += 1
+    st.at = file_at
+    st.encoding = row.encoding
+    st.stage = STAGE_DECODE
+    row.decode_rows(p, n, body, start, stop, out, row.kind, cp)
+    st.stage = STAGE_OWN
+    return 0
+
+
 cdef int decode_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
                         Py_ssize_t count, object out_obj, Py_ssize_t out_at, int path,
                         Py_ssize_t file_at) except -1:
@@ -1268,8 +1304,13 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
     cdef Py_ssize_t vals_n = pg.usize - vals_at
     cdef const uint8_t *vals = body.dst + vals_at
     cdef uint8_t *dense
+    cdef const codec_row *row
     if has_row_skip(enc, t):
         decode_numeric(fv, vals, vals_n, t, enc, k, out, path, pg.body, st, j, body, True)
+        return out
+    row = codec_row_for(fv, enc, t, pg.body)
+    if row.decode_rows != NULL and _row_ranges_on:
+        decode_row_range(row, vals, vals_n, body, j, k, out, path, pg.body, st)
         return out
     if enc == E_PLAIN and t != T_INT32 and t != T_DATE:  # fixed width (INT32 is svarint)
         page_need(fv, pg, body, vals_at + k * size)
@@ -1455,3 +1496,46 @@ def c_decompress(int compression, const uint8_t[::1] src, Py_ssize_t usize):
     if rc != 0:
         raise CorruptDataError(f"error {rc} ({what}) at byte offset {err_pos}")
     return out.tobytes()
+
+
+def decode_value_rows(int encoding, int data_type, data, Py_ssize_t start, Py_ssize_t stop,
+                      str path="batch", compression=None, Py_ssize_t size=-1):
+    """Values start..stop-1 of a page's value bytes (no row count, no bitmap) through the codec's
+    row-range decoder (codec_row.decode_rows), as value_range() reads them, for tests and
+    benchmarks. ``path``: the codec path ("per_value", "batch", "simd"). ``compression``: None
+    (``data`` is the values), or "snappy" / "lz4" (``data`` compresses ``size`` bytes of values,
+    decompressed only as far as the decoder reads). Returns (values, bytes decompressed: ``size``
+    at most, the value bytes when uncompressed)."""
+    cdef const codec_row *row = find_row(encoding, kind_of_type(data_type))
+    cdef const uint8_t[::1] src = as_byte_view(data)
+    cdef const uint8_t *sp = &src[0] if src.shape[0] else <const uint8_t *>b""
+    cdef Py_ssize_t n = src.shape[0]
+    cdef tsfile_prefix body
+    cdef uint32_t stated = 0
+    cdef size_t ip0 = 0
+    cdef uint8_t *dst
+    cdef void *op
+    cdef int cp = _CODEC_PATH_NAMES.index(path)
+    if row == NULL or row.decode_rows == NULL:
+        raise UnsupportedError(f"no row-range decoder for encoding {_encoding_name(encoding)} "
+                               f"of {_TYPE_NAMES.get(data_type, data_type)} values")
+    if start < 0 or stop < start:
+        raise ValueError(f"row range [{start}, {stop}) is not 0 <= start <= stop")
+    out = np.empty(stop - start, _NP_DTYPES[data_type])
+    op = cnp.PyArray_DATA(out)
+    if compression is None:
+        tsfile_prefix_whole(&body, sp, n)
+    else:
+        if compression not in ("snappy", "lz4") or size < 0:
+            raise ValueError("compression is 'snappy' or 'lz4', with the values' size")
+        body_arr = np.empty(size + 1, np.uint8)
+        dst = <uint8_t *>cnp.PyArray_DATA(body_arr)
+        if compression == "lz4":
+            tsfile_prefix_stream(&body, TSFILE_PREFIX_LZ4, sp, n, 0, dst, size)
+        else:
+            if tsfile_snappy_length(sp, n, &stated, &ip0) != 0 or stated != size:
+                raise CorruptDataError(f"SNAPPY stream of {stated} bytes, {size} expected")
+            tsfile_prefix_stream(&body, TSFILE_PREFIX_SNAPPY, sp, n, ip0, dst, size)
+    with nogil:
+        row.decode_rows(body.dst, <Py_ssize_t>body.want, &body, start, stop, op, row.kind, cp)
+    return out, body.op
