@@ -42,7 +42,7 @@ import numpy as np
 cimport numpy as cnp
 
 from tsfile._format.codes cimport (
-    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_PLAIN, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
+    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
 from tsfile._read.pushdown cimport (
@@ -1294,11 +1294,12 @@ cdef Py_ssize_t value_page_rows(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
 cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *body,
                                 Py_ssize_t vals_at, Py_ssize_t j, Py_ssize_t k, uint8_t *out,
                                 int path, Scratch s, LoopState *st) except NULL nogil:
-    """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``):
-    decoded into ``out`` where they can be found without decoding the values before them
-    (TS_2DIFF integers by their block headers, fixed-width PLAIN by offset; the body decompressed
-    only as far as value k-1), else all k values decoded into the scratch. Returns a pointer to
-    value j (``out`` or inside the scratch)."""
+    """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``)
+    into ``out``, through the codec's row-range decoder where it has one (TS_2DIFF integers by
+    their block headers in pushdown.value_rows; codec_row.decode_rows: PLAIN by offset or by
+    walking svarints, ALP blocks and RLE runs by their headers, the serial bit streams walked
+    without storing; the body decompressed only as far as the codec reads); else all k values
+    decoded into the scratch. Returns a pointer to value j (``out`` or inside the scratch)."""
     cdef int t = ch.data_type, enc = ch.encoding
     cdef int size = itemsize_of(t)
     cdef Py_ssize_t vals_n = pg.usize - vals_at
@@ -1311,11 +1312,6 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
     row = codec_row_for(fv, enc, t, pg.body)
     if row.decode_rows != NULL and _row_ranges_on:
         decode_row_range(row, vals, vals_n, body, j, k, out, path, pg.body, st)
-        return out
-    if enc == E_PLAIN and t != T_INT32 and t != T_DATE:  # fixed width (INT32 is svarint)
-        page_need(fv, pg, body, vals_at + k * size)
-        decode_numeric(fv, vals + j * size, max(vals_n - j * size, 0), t, enc, k - j, out, path,
-                       pg.body, st)
         return out
     page_need(fv, pg, body, pg.usize)
     dense = s.need_vals(k * size + 8)

@@ -1,0 +1,170 @@
+/*
+ * serial_skip.h: row ranges [start, stop) of the serial bit-stream codecs (GORILLA, CHIMP, RLBE,
+ * CAMEL, SPRINTZ): every value's position depends on the values before it, so the values before
+ * `start` must be walked, but they are not stored: the walk runs on the streaming decoder's state
+ * with the batch decoders' inlined step (not the per-value path's out-of-line calls), then the
+ * range is stored from the same state and the walk stops at value stop-1.
+ *
+ * GORILLA passes a run of repeated values (a run of '0' control bits) in one step without
+ * touching it value by value, and asks a page body that is decompressed as it is read
+ * (page_prefix.h) for its bytes as it walks: at most GOR_MAX_VALUE_BYTES a value, a step of
+ * values ahead. The other codecs' states read a whole page, so their bodies are decompressed
+ * whole first.
+ *
+ * Include it after the codec's own header: each section is compiled only where its codec's header
+ * was included (the encoder parts of some of those headers cannot be included twice).
+ */
+#ifndef TSFILE_SERIAL_SKIP_H
+#define TSFILE_SERIAL_SKIP_H
+
+#include "page_prefix.h"
+
+/* Pass (out NULL) or store `k` values of a streaming state; W-bit words, uint32 slots for W = 32.
+ * Returns k, the values passed when the page ended first, or the step's TSF_E_* code (< 0). */
+#define SERIAL_DEFINE_TAKE(NAME, STATE, STEP, W)                                                  \
+    static inline int64_t NAME(STATE *s, int64_t k, void *out)                                   \
+    {                                                                                            \
+        for (int64_t i = 0; i < k; i++) {                                                        \
+            uint64_t v;                                                                          \
+            int rc = STEP(s, W, &v);                                                             \
+            if (rc != 1) return rc < 0 ? rc : i;                                                 \
+            if (out == NULL) continue;                                                           \
+            if (W == 64) ((uint64_t *)out)[i] = v;                                               \
+            else ((uint32_t *)out)[i] = (uint32_t)v;                                             \
+        }                                                                                        \
+        return k;                                                                                \
+    }
+
+/* ---- GORILLA -------------------------------------------------------------------------------- */
+#ifdef TSFILE_GORILLA_SCALAR_H
+
+/* Bits of one value at most: 2 control bits, the window (2 x 6 bits for 64-bit words), 64 value
+ * bits; in bytes, rounded up, with one more for a value that starts mid-byte. */
+#define GOR_MAX_VALUE_BYTES 11
+/* values walked between two requests for bytes */
+#define GOR_SKIP_STEP 4096
+
+/* Pass `k` values of a by-count decode (the end value is data) without storing them; s->nbytes
+ * bounds what is read. Returns the values passed (fewer than k only with s->err set). */
+TSFILE_INLINE size_t gor_skip_generic(gorilla_dec_t *s, const int W, size_t k)
+{
+    const uint64_t total_bits = (uint64_t)s->nbytes * 8;
+    size_t done = 0;
+    if (s->done || s->err || k == 0) return 0;
+    if (!s->started) {
+        if ((uint64_t)W > total_bits) { s->err = GOR_ERR_TRUNCATED; return 0; }
+        s->prev = gor_peek_safe(s->data, s->nbytes, 0) >> (64 - W);
+        s->pos = (uint64_t)W;
+        s->started = 1;
+        done = 1;
+    }
+    while (done < k) {
+        const int fast = (s->pos >> 3) + GOR_FAST_MARGIN <= (uint64_t)s->nbytes;
+        uint64_t top = fast ? gor_peek_fast(s->data, s->pos) : gor_peek_safe(s->data, s->nbytes, s->pos);
+        size_t got;
+        if (!(top >> 63)) { /* a run of repeats: passed by its length */
+            got = (size_t)gor_clz64(top);
+            if (got > k - done) got = k - done;
+            s->pos += got;
+        } else {
+            uint64_t v;
+            got = fast ? gor_step(s, W, 1, &v, 1) : gor_step(s, W, 0, &v, 1);
+            if (TSFILE_UNLIKELY(s->err)) return done;
+        }
+        if (!fast && TSFILE_UNLIKELY(s->pos > total_bits)) { s->err = GOR_ERR_TRUNCATED; return done; }
+        done += got;
+    }
+    return done;
+}
+
+/* The stream's readable length once the bytes of `values` more values after the state's position
+ * are readable (the whole page at most). (size_t)-1: the body failed to decompress. */
+TSFILE_INLINE size_t gor_rows_ready(tsfile_prefix *more, const gorilla_dec_t *s, size_t n,
+                                    size_t values)
+{
+    uint64_t upto = (s->pos >> 3) + (uint64_t)values * GOR_MAX_VALUE_BYTES + GOR_FAST_MARGIN + 8;
+    return tsfile_prefix_region(more, s->data, n, upto > n ? n : (size_t)upto);
+}
+
+/*
+ * Values start .. stop-1 of a GORILLA page d[0:n] (W-bit words; uint32 slots for W = 32) into
+ * out, on the batch decoder's state `s` (per_value: one out-of-line call per stored value).
+ * Returns the values stored (stop - start), -1 with s->err set (fewer values or corrupt), or -2
+ * when the body failed to decompress.
+ */
+static inline ptrdiff_t gorilla_rows(const uint8_t *d, size_t n, tsfile_prefix *more, size_t start,
+                                     size_t stop, const int W, int per_value, uint64_t endv,
+                                     void *out, gorilla_dec_t *s)
+{
+    size_t ready, k = 0;
+    gorilla_dec_init(s, d, 0);
+    while (k < start) {
+        size_t step = start - k < GOR_SKIP_STEP ? start - k : GOR_SKIP_STEP;
+        if ((ready = gor_rows_ready(more, s, n, step)) == (size_t)-1) return -2;
+        s->nbytes = ready;
+        size_t got = W == 64 ? gor_skip_generic(s, 64, step) : gor_skip_generic(s, 32, step);
+        k += got;
+        if (got < step) return -1;
+    }
+    if ((ready = gor_rows_ready(more, s, n, stop - start)) == (size_t)-1) return -2;
+    s->nbytes = ready;
+    size_t want = stop - start, got = 0;
+    if (per_value) {
+        uint64_t v;
+        for (; got < want; got++) {
+            int r = W == 64 ? gorilla_next64(s, endv, 0, &v) : gorilla_next32(s, endv, 0, &v);
+            if (r != 1) break;
+            if (W == 64) ((uint64_t *)out)[got] = v;
+            else ((uint32_t *)out)[got] = (uint32_t)v;
+        }
+    } else {
+        got = W == 64 ? gorilla_decode_batch64(s, endv, 0, (uint64_t *)out, want)
+                      : gorilla_decode_batch32(s, endv, 0, (uint32_t *)out, want);
+    }
+    if (got < want) {
+        if (!s->err) s->err = GOR_ERR_TRUNCATED;
+        return -1;
+    }
+    return (ptrdiff_t)want;
+}
+
+#endif /* GORILLA */
+
+/* ---- CHIMP, RLBE, CAMEL, SPRINTZ: walk, then take, on the streaming state ------------------- */
+
+#ifdef TSFILE_SPRINTZ_SCALAR_H
+/* SPRINTZ's per-value step, inlined (sprintz_next is out of line on purpose: the per-value
+ * path's baseline); W is the kind's (the state knows it). */
+TSFILE_INLINE int sprintz_step(sprintz_state *s, int W, uint64_t *out)
+{
+    (void)W;
+    if (s->ibuf >= s->nbuf) {
+        int k = sprintz_block(s->src, s->len, &s->pos, s->kind, s->buf);
+        if (k <= 0) return k;
+        s->nbuf = k;
+        s->ibuf = 0;
+    }
+    *out = s->buf[s->ibuf++];
+    return 1;
+}
+
+SERIAL_DEFINE_TAKE(sprintz_take32, sprintz_state, sprintz_step, 32)
+SERIAL_DEFINE_TAKE(sprintz_take64, sprintz_state, sprintz_step, 64)
+#endif
+
+#ifdef TSFILE_CAMEL_SCALAR_H
+#define SERIAL_CAMEL_STEP(s, W, v) camel_step(s, v)
+SERIAL_DEFINE_TAKE(camel_take64, camel_state, SERIAL_CAMEL_STEP, 64)
+#endif
+
+#ifdef TSFILE_CHIMP_SCALAR_H
+SERIAL_DEFINE_TAKE(chimp_take32, chimp_state, chimp_step, 32)
+SERIAL_DEFINE_TAKE(chimp_take64, chimp_state, chimp_step, 64)
+#endif
+
+#ifdef TSFILE_RLBE_SCALAR_H
+SERIAL_DEFINE_TAKE(rlbe_take32, rlbe_state, rlbe_step, 32)
+SERIAL_DEFINE_TAKE(rlbe_take64, rlbe_state, rlbe_step, 64)
+#endif
+
+#endif /* TSFILE_SERIAL_SKIP_H */
