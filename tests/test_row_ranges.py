@@ -1,8 +1,9 @@
-"""Row ranges of value pages (issue 10 part 3): the codecs' row-range decoders (codec_row.decode_rows)
-read values [a, b) of a page decoding only what they must: ALP blocks and RLE runs / bit-packed
-groups before a are passed by their headers, PLAIN values found by offset (INT32 svarints walked),
-the serial bit streams (GORILLA, CHIMP, SPRINTZ, RLBE, CAMEL) walked without storing; nothing after
-value b-1 is read, and a SNAPPY / LZ4 page is decompressed only as far as the decoder reads.
+"""Row ranges of value pages (issue 10 part 3): the codecs' row-range decoders
+(codec_row.decode_rows) read values [a, b) of a page decoding only what they must: ALP blocks and
+RLE runs / bit-packed groups before a are passed by their headers, PLAIN values found by offset
+(INT32 svarints walked), the serial bit streams (GORILLA, CHIMP, SPRINTZ, RLBE, CAMEL) walked
+without storing; nothing after value b-1 is read, and a SNAPPY / LZ4 page is decompressed only as
+far as the decoder reads.
 
 Every range equals decode-then-slice, for random and block-aligned ranges, every bit width, every
 codec path and ISA row, compressed and not; hostile pages raise CorruptDataError; and the file
@@ -116,7 +117,9 @@ def _check_page(row, page, full, rng, paths=PATHS, compressions=(None, "lz4", "s
         data = page if comp is None else _compress(page, comp)
         for path in paths:
             for a, b in _ranges(n, BOUNDARIES.get(row.encoding, 64), rng):
-                got, _ = engine.decode_value_rows(row.encoding, t, data, a, b, path, comp, len(page))
+                got, _ = engine.decode_value_rows(
+                    row.encoding, t, data, a, b, path, comp, len(page)
+                )
                 _same(got, full[a:b])
 
 
@@ -231,8 +234,13 @@ def test_gorilla_end_marker_values_inside_a_range():
 @pytest.mark.parametrize("comp", ["lz4", "snappy"])
 @pytest.mark.parametrize(
     "enc, dtype",
-    [(E.ALP, np.float64), (E.RLE, np.int64), (E.GORILLA, np.float64), (E.PLAIN, np.int32),
-     (E.PLAIN, np.float64)],
+    [
+        (E.ALP, np.float64),
+        (E.RLE, np.int64),
+        (E.GORILLA, np.float64),
+        (E.PLAIN, np.int32),
+        (E.PLAIN, np.float64),
+    ],
 )
 def test_a_range_near_the_start_decompresses_only_a_prefix(enc, dtype, comp):
     rng = np.random.default_rng(4)
@@ -363,7 +371,7 @@ def test_rle_headers_that_lie():
         "last group count 0": page[:last_at] + b"\x00" + page[last_at + 1 :],
         "last group count 9": page[:last_at] + b"\x09" + page[last_at + 1 :],
     }
-    for what, bad in cases.items():
+    for bad in cases.values():
         for a, b in [(0, 5), (600, 700), (1990, 2000)]:
             with pytest.raises(CorruptDataError, match="RLE"):
                 engine.decode_value_rows(E.RLE, t, bad, a, b)
@@ -376,8 +384,9 @@ def test_a_damaged_compressed_body_is_corrupt_data_error():
         data = bytearray(_compress(page, "lz4"))
         del data[len(data) // 2 :]
         with pytest.raises(CorruptDataError, match="LZ4"):
-            engine.decode_value_rows(enc, int(T.DOUBLE), bytes(data), 49_000, 50_000, "batch",
-                                     "lz4", len(page))
+            engine.decode_value_rows(
+                enc, int(T.DOUBLE), bytes(data), 49_000, 50_000, "batch", "lz4", len(page)
+            )
 
 
 def test_bad_arguments():
@@ -428,12 +437,14 @@ def value_file(request, tmp_path_factory):
         data[name], masks[name] = v, mask
     path = tmp_path_factory.mktemp("rows") / f"v_{request.param}.tsfile"
     comp = tsfile.Compressor[request.param]
-    with tsfile.TsFileTableWriter(str(path), tsfile.TableSchema("t", cols), page_size=FILE_ROWS,
-                                  compression=comp) as w:
+    with tsfile.TsFileTableWriter(
+        str(path), tsfile.TableSchema("t", cols), page_size=FILE_ROWS, compression=comp
+    ) as w:
         arrays = {"id": np.array(["d"] * FILE_ROWS, object)}
         for name, _, _ in FILE_COLUMNS:
-            arrays[name] = np.ma.masked_array(data[name], masks[name]) if masks[name].any() \
-                else data[name]
+            arrays[name] = (
+                np.ma.masked_array(data[name], masks[name]) if masks[name].any() else data[name]
+            )
         w.write_arrays(times, arrays)
     return str(path), request.param, times, data, masks
 
@@ -459,8 +470,9 @@ def test_file_windows_equal_the_data(value_file):
     for r1, r2 in rows:
         _check_window(path, times, data, masks, int(times[r1]), int(times[r2]), names)
     for decode_path in ("per_value", "batch", "simd"):
-        _check_window(path, times, data, masks, int(times[500]), int(times[9000]), names,
-                      decode_path)
+        _check_window(
+            path, times, data, masks, int(times[500]), int(times[9000]), names, decode_path
+        )
     before = engine.set_row_ranges(False)
     try:  # the baseline the benchmark compares with reads the same rows
         _check_window(path, times, data, masks, int(times[500]), int(times[9000]), names)
@@ -498,8 +510,12 @@ def test_damaged_value_page_in_a_file_names_the_page(tmp_path):
         tsfile.ColumnSchema("v", T.DOUBLE, tsfile.ColumnCategory.FIELD, encoding=E.ALP),
     ]
     path = tmp_path / "alp.tsfile"
-    with tsfile.TsFileTableWriter(str(path), tsfile.TableSchema("t", cols), page_size=n,
-                                  compression=tsfile.Compressor.UNCOMPRESSED) as w:
+    with tsfile.TsFileTableWriter(
+        str(path),
+        tsfile.TableSchema("t", cols),
+        page_size=n,
+        compression=tsfile.Compressor.UNCOMPRESSED,
+    ) as w:
         w.write_arrays(times, {"id": np.array(["d"] * n, object), "v": values})
     raw = bytearray(path.read_bytes())
     # the ALP page header (version 1, DOUBLE, value count n) of the value page: lie about the
@@ -511,3 +527,50 @@ def test_damaged_value_page_in_a_file_names_the_page(tmp_path):
     path.write_bytes(bytes(raw))
     with pytest.raises(CorruptDataError, match="ALP page.*file offset"):
         tsfile.read_table(str(path), "t", ["v"], 3000, 3100)
+
+
+def test_tree_model_windows_read_value_rows_through_the_decoders(tmp_path):
+    """Non-aligned (tree-model) pages: the values of the points in a window are read through
+    the row-range decoders too (TS_2DIFF integers by their block headers, the rest through
+    codec_row.decode_rows), and equal the points written."""
+    from tsfile import Tablet, TimeseriesSchema, TsFileReader, TsFileWriter
+
+    n = 6000
+    series = [
+        ("alp", T.DOUBLE, E.ALP),
+        ("gor", T.DOUBLE, E.GORILLA),
+        ("rle", T.INT64, E.RLE),
+        ("t2d", T.INT64, E.TS_2DIFF),
+        ("pi32", T.INT32, E.PLAIN),
+    ]
+    rng = np.random.default_rng(2)
+    data = {
+        "alp": np.round(np.cumsum(rng.normal(size=n)) * 100) / 100,
+        "gor": np.round(np.cumsum(rng.normal(size=n)) * 100) / 100,
+        "rle": np.cumsum(rng.integers(-5, 6, n)).astype(np.int64),
+        "t2d": np.cumsum(rng.integers(-50, 60, n)).astype(np.int64),
+        "pi32": rng.integers(-(1 << 30), 1 << 30, n).astype(np.int32),
+    }
+    path = tmp_path / "tree.tsfile"
+    with TsFileWriter(str(path), page_size=n) as w:
+        for name, t, enc in series:
+            w.register_timeseries("root.sg.d", TimeseriesSchema(name, t, enc))
+        tab = Tablet([s[0] for s in series], [s[1] for s in series], n)
+        tab.set_table_name("root.sg.d")
+        for r in range(n):
+            tab.add_timestamp(r, 10 * r)
+            for i, (name, _, _) in enumerate(series):
+                tab.add_value_by_index(i, r, data[name][r].item())
+        w.write_tablet(tab)
+    names = [s[0] for s in series]
+    for r1, r2 in [(0, 0), (1000, 1099), (1023, 2049), (n - 3, n - 1), (5, n - 5)]:
+        got = {m: [] for m in names}
+        with (
+            TsFileReader(str(path)) as r,
+            r.query_timeseries("root.sg.d", names, 10 * r1, 10 * r2) as rs,
+        ):
+            while rs.next():
+                for i, m in enumerate(names):
+                    got[m].append(rs.get_value_by_index(i + 2))
+        for m in names:
+            np.testing.assert_array_equal(np.array(got[m]), data[m][r1 : r2 + 1], err_msg=m)

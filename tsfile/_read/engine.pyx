@@ -12,9 +12,12 @@ ever depends on an unchecked count.
 
 A page body is opened (page_open) and made readable as far as it is read (page_need): a SNAPPY
 or LZ4 page that a time window or a value row range cuts is decompressed only up to the last
-block it needs (include/page_prefix.h; the TS_2DIFF walks of tsfile._read.pushdown ask for each
-block's bytes, fixed-width PLAIN values are found by offset); the other codecs decode pages from
-their start, so their pages are decompressed whole.
+block it needs (include/page_prefix.h). Row ranges of value pages go through row-range decoders
+(decode_span) that ask for each block's bytes before reading it: the TS_2DIFF walks of
+tsfile._read.pushdown, and the codecs' codec_row.decode_rows (PLAIN by offset or walking
+svarints, ALP blocks and RLE runs passed by their headers, the serial bit streams walked without
+storing). Codecs without one (TS_2DIFF FLOAT/DOUBLE, ZIGZAG, text) decode pages from their
+start, so their pages are decompressed whole.
 
 Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
 (time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
@@ -758,6 +761,25 @@ def set_row_ranges(bint on):
     return was
 
 
+cdef int decode_span(FileView fv, int t, int enc, const uint8_t *p, Py_ssize_t n,
+                     tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
+                     int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:
+    """Values start..stop-1 of a page whose values are p[0:n] into out[0:stop - start] through a
+    row-range decoder, when the codec has one: TS_2DIFF integers by their block headers
+    (pushdown.value_rows), the others through codec_row.decode_rows. ``body``: the page opened
+    by page_open (read only as far as the decoder needs), or NULL when p[0:n] is readable whole.
+    Returns 1, or 0 (nothing read) when there is no such decoder (or set_row_ranges(False))."""
+    cdef const codec_row *row
+    if has_row_skip(enc, t):
+        decode_numeric(fv, p, n, t, enc, stop, out, path, file_at, st, start, body, True)
+        return 1
+    row = codec_row_for(fv, enc, t, file_at)
+    if row.decode_rows == NULL or not _row_ranges_on:
+        return 0
+    decode_row_range(row, p, n, body, start, stop, out, path, file_at, st)
+    return 1
+
+
 cdef int decode_row_range(const codec_row *row, const uint8_t *p, Py_ssize_t n,
                           tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
                           int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:
@@ -1305,13 +1327,7 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
     cdef Py_ssize_t vals_n = pg.usize - vals_at
     cdef const uint8_t *vals = body.dst + vals_at
     cdef uint8_t *dense
-    cdef const codec_row *row
-    if has_row_skip(enc, t):
-        decode_numeric(fv, vals, vals_n, t, enc, k, out, path, pg.body, st, j, body, True)
-        return out
-    row = codec_row_for(fv, enc, t, pg.body)
-    if row.decode_rows != NULL and _row_ranges_on:
-        decode_row_range(row, vals, vals_n, body, j, k, out, path, pg.body, st)
+    if decode_span(fv, t, enc, vals, vals_n, body, j, k, out, path, pg.body, st):
         return out
     page_need(fv, pg, body, pg.usize)
     dense = s.need_vals(k * size + 8)
@@ -1417,7 +1433,8 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
         elif lo == 0 and hi == c:
             decode_numeric(fv, vals, vals_n, t, ch.encoding, c, out + (pos + rows) * size, path,
                            pg.body, st)
-        else:
+        elif not decode_span(fv, t, ch.encoding, vals, vals_n, NULL, lo, hi,
+                             out + (pos + rows) * size, path, pg.body, st):
             dense = s.need_vals(hi * size + 8)
             decode_numeric(fv, vals, vals_n, t, ch.encoding, hi, dense, path, pg.body, st)
             memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
