@@ -5,8 +5,8 @@
  * with the batch decoders' inlined step (not the per-value path's out-of-line calls), then the
  * range is stored from the same state and the walk stops at value stop-1.
  *
- * GORILLA passes a run of repeated values (a run of '0' control bits) in one step without
- * touching it value by value, and asks a page body that is decompressed as it is read
+ * GORILLA's walk is its resumable batch decoder run into a small scratch (the values before
+ * the range never reach the result), asking a page body that is decompressed as it is read
  * (page_prefix.h) for its bytes as it walks: at most GOR_MAX_VALUE_BYTES a value, a step of
  * values ahead. The other codecs' states read a whole page, so their bodies are decompressed
  * whole first.
@@ -44,35 +44,23 @@
 /* values walked between two requests for bytes */
 #define GOR_SKIP_STEP 4096
 
-/* Pass `k` values of a by-count decode (the end value is data) without storing them; s->nbytes
- * bounds what is read. Returns the values passed (fewer than k only with s->err set). */
-TSFILE_INLINE size_t gor_skip_generic(gorilla_dec_t *s, const int W, size_t k)
+/* values decoded into the skip's scratch per call of the batch decoder */
+#define GOR_SKIP_CHUNK 256
+
+/* Pass `k` values of a by-count decode (the end value is data), s->nbytes bounding what is read:
+ * the batch decoder (resumable on its state) run into a small scratch on the stack, which stays
+ * in L1, rather than into the result. Returns the values passed (fewer than k only with s->err
+ * set, or at the end of the bytes). */
+TSFILE_INLINE size_t gor_skip_generic(gorilla_dec_t *s, const int W, size_t k, uint64_t endv)
 {
-    const uint64_t total_bits = (uint64_t)s->nbytes * 8;
+    uint64_t scratch[GOR_SKIP_CHUNK];
     size_t done = 0;
-    if (s->done || s->err || k == 0) return 0;
-    if (!s->started) {
-        if ((uint64_t)W > total_bits) { s->err = GOR_ERR_TRUNCATED; return 0; }
-        s->prev = gor_peek_safe(s->data, s->nbytes, 0) >> (64 - W);
-        s->pos = (uint64_t)W;
-        s->started = 1;
-        done = 1;
-    }
     while (done < k) {
-        const int fast = (s->pos >> 3) + GOR_FAST_MARGIN <= (uint64_t)s->nbytes;
-        uint64_t top = fast ? gor_peek_fast(s->data, s->pos) : gor_peek_safe(s->data, s->nbytes, s->pos);
-        size_t got;
-        if (!(top >> 63)) { /* a run of repeats: passed by its length */
-            got = (size_t)gor_clz64(top);
-            if (got > k - done) got = k - done;
-            s->pos += got;
-        } else {
-            uint64_t v;
-            got = fast ? gor_step(s, W, 1, &v, 1) : gor_step(s, W, 0, &v, 1);
-            if (TSFILE_UNLIKELY(s->err)) return done;
-        }
-        if (!fast && TSFILE_UNLIKELY(s->pos > total_bits)) { s->err = GOR_ERR_TRUNCATED; return done; }
+        size_t want = k - done < GOR_SKIP_CHUNK ? k - done : GOR_SKIP_CHUNK;
+        size_t got = W == 64 ? gorilla_decode_batch64(s, endv, 0, scratch, want)
+                             : gorilla_decode_batch32(s, endv, 0, (uint32_t *)scratch, want);
         done += got;
+        if (got < want) break;
     }
     return done;
 }
@@ -102,7 +90,8 @@ static inline ptrdiff_t gorilla_rows(const uint8_t *d, size_t n, tsfile_prefix *
         size_t step = start - k < GOR_SKIP_STEP ? start - k : GOR_SKIP_STEP;
         if ((ready = gor_rows_ready(more, s, n, step)) == (size_t)-1) return -2;
         s->nbytes = ready;
-        size_t got = W == 64 ? gor_skip_generic(s, 64, step) : gor_skip_generic(s, 32, step);
+        size_t got = W == 64 ? gor_skip_generic(s, 64, step, endv)
+                             : gor_skip_generic(s, 32, step, endv);
         k += got;
         if (got < step) return -1;
     }
