@@ -261,6 +261,46 @@ def test_a_range_near_the_start_decompresses_only_a_prefix(enc, dtype, comp):
     assert decompressed == len(page)
 
 
+TEXT_ENCODINGS = (E.DICTIONARY, E.PLAIN)
+
+
+@pytest.mark.parametrize("enc", TEXT_ENCODINGS, ids=lambda e: e.name)
+@pytest.mark.parametrize("data_type", [T.STRING, T.TEXT, T.BLOB], ids=lambda t: t.name)
+def test_text_ranges_equal_decode_then_slice(enc, data_type):
+    """DICTIONARY: the index stream's runs before the range passed by their headers; PLAIN text:
+    the values before it passed by their length prefixes; no object built for them."""
+    rng = np.random.default_rng(int(enc))
+    n = 3000
+    words = [f"w{i}-é".encode() for i in range(37)]
+    values = [words[int(i)] for i in rng.integers(0, len(words), n)]
+    values[100:700] = [words[3]] * 600  # a long run of one index
+    page = _registry.encode(enc, values, T.BLOB)
+    want = [v.decode() for v in values] if data_type != T.BLOB else values
+    for a, b in _ranges(n, 8, rng):
+        got, _ = engine.decode_value_rows(enc, int(data_type), page, a, b)
+        assert list(got) == want[a:b], (a, b)
+
+
+def test_dictionary_ranges_refuse_bad_indices_and_runs():
+    values = [b"a", b"b", b"c"] * 400
+    page = bytearray(_registry.encode(E.DICTIONARY, values, T.BLOB))
+    t = int(T.STRING)
+    # the dictionary has 3 entries: point an index run past them (the last index bytes are
+    # packed indices of the final group)
+    bad = bytearray(page)
+    bad[-1] = 0xFF
+    with pytest.raises(CorruptDataError, match="DICTIONARY"):
+        engine.decode_value_rows(E.DICTIONARY, t, bytes(bad), 1190, 1200)
+    with pytest.raises(CorruptDataError, match="DICTIONARY"):  # fewer values than asked
+        engine.decode_value_rows(E.DICTIONARY, t, bytes(page), 1199, 1201)
+    with pytest.raises(CorruptDataError, match="DICTIONARY"):  # cut in the entries
+        engine.decode_value_rows(E.DICTIONARY, t, bytes(page[:4]), 0, 1)
+    # invalid UTF-8 in an entry used by the range
+    text = _registry.encode(E.DICTIONARY, [b"ok", b"\xff\xfe"] * 10, T.BLOB)
+    with pytest.raises(CorruptDataError, match="UTF-8"):
+        engine.decode_value_rows(E.DICTIONARY, t, text, 5, 8)
+
+
 # ---- hostile pages ------------------------------------------------------------------------------
 
 
@@ -415,6 +455,8 @@ FILE_COLUMNS = [
     ("pi32", T.INT32, E.PLAIN),
     ("pdbl", T.DOUBLE, E.PLAIN),
     ("pbool", T.BOOLEAN, E.PLAIN),
+    ("dict", T.STRING, E.DICTIONARY),
+    ("ptxt", T.STRING, E.PLAIN),
 ]
 FILE_ROWS = 100_000
 
@@ -427,13 +469,16 @@ def value_file(request, tmp_path_factory):
     cols = [tsfile.ColumnSchema("id", T.STRING, tsfile.ColumnCategory.TAG)]
     for name, t, enc in FILE_COLUMNS:
         cols.append(tsfile.ColumnSchema(name, t, tsfile.ColumnCategory.FIELD, encoding=enc))
-        if t == T.BOOLEAN:
+        if t == T.STRING:
+            v = np.array([f"s{i}" for i in rng.integers(0, 50, FILE_ROWS)], dtype=object)
+        elif t == T.BOOLEAN:
             v = rng.integers(0, 2, FILE_ROWS).astype(bool)
         elif t in (T.INT32, T.INT64):
             v = np.cumsum(rng.integers(-30, 30, FILE_ROWS)).astype(t.numpy_dtype)
         else:
             v = (np.round(np.cumsum(rng.normal(size=FILE_ROWS)) * 100) / 100).astype(t.numpy_dtype)
-        mask = rng.random(FILE_ROWS) < (0.1 if name.startswith(("alp", "gor", "rle")) else 0.0)
+        nulls = name.startswith(("alp", "gor", "rle", "dict", "ptxt"))
+        mask = rng.random(FILE_ROWS) < (0.1 if nulls else 0.0)
         data[name], masks[name] = v, mask
     path = tmp_path_factory.mktemp("rows") / f"v_{request.param}.tsfile"
     comp = tsfile.Compressor[request.param]
@@ -456,7 +501,11 @@ def _check_window(path, times, data, masks, t1, t2, names, decode_path="auto"):
     for name in names:
         col = got[name]
         mask = masks[name][want]
-        np.testing.assert_array_equal(np.ma.getmaskarray(col), mask, err_msg=name)
+        if col.dtype == object:  # text: None where null
+            got_mask = np.array([x is None for x in col], bool)
+        else:
+            got_mask = np.ma.getmaskarray(col)
+        np.testing.assert_array_equal(got_mask, mask, err_msg=name)
         vals = np.ma.getdata(col) if isinstance(col, np.ma.MaskedArray) else np.asarray(col)
         np.testing.assert_array_equal(vals[~mask], data[name][want][~mask], err_msg=name)
 

@@ -813,11 +813,38 @@ cdef int decode_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     cp = run_path(row, path)
     try:
         row.decode_objects(p, n, out_obj, out_at, count, cp, t != T_BLOB, _TYPE_NAMES[t])
-    except (CorruptDataError, ValueError) as exc:
-        raise corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at) from None
-    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
-        raise UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}") from None
+    except (CorruptDataError, ValueError, TypeError, UnsupportedError) as exc:
+        raise objects_error(fv, enc, exc, file_at) from None
     return 0
+
+
+cdef object objects_error(FileView fv, int enc, object exc, Py_ssize_t file_at):
+    """The exception for a text codec's ``exc``, named after its page at ``file_at``."""
+    if isinstance(exc, (TypeError, UnsupportedError)):  # a type the codec does not hold
+        return UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}")
+    return corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at)
+
+
+cdef object objects_span(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                         Py_ssize_t start, Py_ssize_t stop, int path, Py_ssize_t file_at):
+    """Values start..stop-1 of a TEXT/STRING/BLOB page p[0:n] as an object array: through the
+    codec's decode_objects_rows where it has one (the values before ``start`` passed without
+    building them), else the first ``stop`` values decoded and the range kept."""
+    cdef const codec_row *row = codec_row_for(fv, enc, t, file_at)
+    cdef int cp
+    if row.decode_objects_rows == NULL or not _row_ranges_on:
+        dense = np.empty(stop, dtype=object)
+        decode_objects(fv, p, n, t, enc, stop, dense, 0, path, file_at)
+        return dense[start:]
+    dense = np.empty(stop - start, dtype=object)
+    if stop <= start:
+        return dense
+    cp = run_path(row, path)
+    try:
+        row.decode_objects_rows(p, n, start, stop, dense, 0, cp, t != T_BLOB, _TYPE_NAMES[t])
+    except (CorruptDataError, ValueError, TypeError, UnsupportedError) as exc:
+        raise objects_error(fv, enc, exc, file_at) from None
+    return dense
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
@@ -1193,14 +1220,14 @@ cdef Py_ssize_t scatter_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int
     """Rows lo..hi of a TEXT/STRING/BLOB value page (``k`` values present before row hi) into
     out_vals[at:], flagging nulls in nm[0:]; returns the null rows (with the GIL: objects)."""
     cdef object[::1] objs = out_vals
-    cdef Py_ssize_t r, j, nulls = 0
-    dense_objs = np.empty(k, dtype=object)
-    decode_objects(fv, p, n, t, enc, k, dense_objs, 0, path, file_at)
-    j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
+    cdef Py_ssize_t r, d = 0, nulls = 0
+    # values present before row lo are not wanted
+    dense_objs = objects_span(fv, p, n, t, enc, tsfile_bitmap_count(bitmap, lo), k, path,
+                              file_at)
     for r in range(lo, hi):
         if bitmap[r >> 3] & (0x80 >> (r & 7)):
-            objs[at + r - lo] = dense_objs[j]
-            j += 1
+            objs[at + r - lo] = dense_objs[d]
+            d += 1
         else:
             objs[at + r - lo] = None
             nm[r - lo] = 1
@@ -1450,11 +1477,10 @@ cdef int nonaligned_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, 
     cdef Py_ssize_t r
     if lo == 0 and hi == c:
         return decode_objects(fv, p, n, t, enc, c, out_vals, at, path, file_at)
-    dense_objs = np.empty(hi, dtype=object)
-    decode_objects(fv, p, n, t, enc, hi, dense_objs, 0, path, file_at)
+    dense_objs = objects_span(fv, p, n, t, enc, lo, hi, path, file_at)
     objs = out_vals
-    for r in range(lo, hi):
-        objs[at + r - lo] = dense_objs[r]
+    for r in range(hi - lo):
+        objs[at + r] = dense_objs[r]
     return 0
 
 
@@ -1517,8 +1543,9 @@ def decode_value_rows(int encoding, int data_type, data, Py_ssize_t start, Py_ss
     row-range decoder (codec_row.decode_rows), as value_range() reads them, for tests and
     benchmarks. ``path``: the codec path ("per_value", "batch", "simd"). ``compression``: None
     (``data`` is the values), or "snappy" / "lz4" (``data`` compresses ``size`` bytes of values,
-    decompressed only as far as the decoder reads). Returns (values, bytes decompressed: ``size``
-    at most, the value bytes when uncompressed)."""
+    decompressed only as far as the decoder reads; not for TEXT/STRING/BLOB, whose values come
+    back as str/bytes objects). Returns (values, bytes decompressed: ``size`` at most, the value
+    bytes when uncompressed)."""
     cdef const codec_row *row = find_row(encoding, kind_of_type(data_type))
     cdef const uint8_t[::1] src = as_byte_view(data)
     cdef const uint8_t *sp = &src[0] if src.shape[0] else <const uint8_t *>b""
@@ -1529,11 +1556,18 @@ def decode_value_rows(int encoding, int data_type, data, Py_ssize_t start, Py_ss
     cdef uint8_t *dst
     cdef void *op
     cdef int cp = _CODEC_PATH_NAMES.index(path)
-    if row == NULL or row.decode_rows == NULL:
+    cdef bint binary = is_binary(data_type)
+    if row == NULL or (row.decode_objects_rows if binary else row.decode_rows) == NULL:
         raise UnsupportedError(f"no row-range decoder for encoding {_encoding_name(encoding)} "
                                f"of {_TYPE_NAMES.get(data_type, data_type)} values")
     if start < 0 or stop < start:
         raise ValueError(f"row range [{start}, {stop}) is not 0 <= start <= stop")
+    if binary:  # text pages are read whole: no compression here
+        out = np.empty(stop - start, dtype=object)
+        if stop > start:
+            row.decode_objects_rows(sp, n, start, stop, out, 0, cp, data_type != T_BLOB,
+                                    _TYPE_NAMES[data_type])
+        return out, n
     out = np.empty(stop - start, _NP_DTYPES[data_type])
     op = cnp.PyArray_DATA(out)
     if compression is None:

@@ -47,6 +47,13 @@ ctypedef Py_ssize_t (*skip_fn)(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
 # first `stop` values whole (the page decompressed whole) and keeps the range.
 ctypedef Py_ssize_t (*rows_fn)(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
                                Py_ssize_t stop, void *out, int kind, int path) except -1 nogil
+# KIND_BIN only: values [start, stop) of the page into the object array `out` from index `at`
+# (as decode_obj_fn; the page readable whole), what lies before `start` passed by its headers or
+# length prefixes without building its objects. Holds the GIL. NULL row entry: the reader
+# decodes the first `stop` values and keeps the range.
+ctypedef Py_ssize_t (*rows_obj_fn)(const uint8_t *src, Py_ssize_t n, Py_ssize_t start,
+                                   Py_ssize_t stop, object out, Py_ssize_t at, int path, bint text,
+                                   str type_name) except -1
 # Largest encoded size of `count` values (encode_into's `cap` must be at least this).
 ctypedef Py_ssize_t (*bound_fn)(Py_ssize_t count, int kind) noexcept nogil
 # Encode `count` native values; bytes written, or -1 with EncodeError (a value the encoding
@@ -74,6 +81,7 @@ cdef struct codec_row:
     bound_fn encode_bound         # NULL (with encode_into): no C encoder; the module's encode()
     encode_fn encode_into
     rows_fn decode_rows           # NULL: no row-range decoder (set by with_rows)
+    rows_obj_fn decode_objects_rows  # KIND_BIN; NULL: none (set by with_object_rows)
 
 # A module's rows as the registry reads them: the module attribute CODEC_ROWS, a capsule named
 # "tsfile.codec_rows" pointing at a codec_table (static storage in the module).
@@ -103,12 +111,19 @@ cdef inline codec_row make_row(int encoding, int kind, const char *module, const
     r.encode_bound = encode_bound
     r.encode_into = encode_into
     r.decode_rows = NULL
+    r.decode_objects_rows = NULL
     return r
 
 
 # `r` with the row-range decoder `decode_rows` (make_row leaves it NULL).
 cdef inline codec_row with_rows(codec_row r, rows_fn decode_rows) noexcept:
     r.decode_rows = decode_rows
+    return r
+
+
+# `r` (a KIND_BIN row) with the row-range decoder `decode_objects_rows` (make_row leaves it NULL).
+cdef inline codec_row with_object_rows(codec_row r, rows_obj_fn decode_objects_rows) noexcept:
+    r.decode_objects_rows = decode_objects_rows
     return r
 
 # The module attribute CODEC_ROWS for `n` rows kept in the module's static `rows` / `table`.
