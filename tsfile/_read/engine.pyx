@@ -15,9 +15,11 @@ or LZ4 page that a time window or a value row range cuts is decompressed only up
 block it needs (include/page_prefix.h). Row ranges of value pages go through row-range decoders
 (decode_span) that ask for each block's bytes before reading it: the TS_2DIFF walks of
 tsfile._read.pushdown, and the codecs' codec_row.decode_rows (PLAIN by offset or walking
-svarints, ALP blocks and RLE runs passed by their headers, the serial bit streams walked without
-storing). Codecs without one (TS_2DIFF FLOAT/DOUBLE, ZIGZAG, text) decode pages from their
-start, so their pages are decompressed whole.
+svarints, ALP blocks, RLE runs and TS_2DIFF FLOAT/DOUBLE blocks passed by their headers, the
+serial bit streams walked without storing); text pages, read whole, build only the range's
+objects (codec_row.decode_objects_rows: DICTIONARY indices by their runs, PLAIN text by its length
+prefixes). Codecs without one (ZIGZAG) decode pages from their start, so their pages are
+decompressed whole.
 
 Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
 (time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
@@ -1346,9 +1348,10 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
     """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``)
     into ``out``, through the codec's row-range decoder where it has one (TS_2DIFF integers by
     their block headers in pushdown.value_rows; codec_row.decode_rows: PLAIN by offset or by
-    walking svarints, ALP blocks and RLE runs by their headers, the serial bit streams walked
-    without storing; the body decompressed only as far as the codec reads); else all k values
-    decoded into the scratch. Returns a pointer to value j (``out`` or inside the scratch)."""
+    walking svarints, ALP blocks, RLE runs and TS_2DIFF FLOAT/DOUBLE blocks by their headers,
+    the serial bit streams walked without storing; the body decompressed only as far as the
+    codec reads); else all k values decoded into the scratch. Returns a pointer to value j
+    (``out`` or inside the scratch)."""
     cdef int t = ch.data_type, enc = ch.encoding
     cdef int size = itemsize_of(t)
     cdef Py_ssize_t vals_n = pg.usize - vals_at
