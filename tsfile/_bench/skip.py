@@ -11,6 +11,13 @@ kernels (issue 10, parts 3 and 4; the TsFile batch-read study's experiment E5-4)
 3. Files: ``--rows`` rows of one device (time and one INT64 random-walk field, both TS_2DIFF),
    LZ4 and uncompressed, pages of 10 k, 100 k and 1 M points: file size, and the p50 time of a
    1 % time-range query against a full scan of the same file (plan C and plan off).
+4. Value codecs: ``--value-rows`` rows of one device in pages of 1 M points, one file per value
+   codec (ALP DOUBLE, RLE INT64, GORILLA DOUBLE; time TS_2DIFF), LZ4 and uncompressed: a 1 %
+   time-range query in the middle of a page as a share of a full scan of the same file, with the
+   value pages read through the codecs' row-range decoders ("rows": blocks and runs before the
+   range passed by their headers, GORILLA walked without storing, the page decompressed only as
+   far as the range) and as before them ("whole": the page decompressed whole and decoded from
+   its first value; tsfile._read.engine.set_row_ranges(False)), in the same run.
 
 Plan A and the study. The study reports plan A skipping 0 % of the skippable blocks at jitter
 widths 4, 8 and 12; here it skips all but at most one. The generator matches the study's
@@ -276,6 +283,111 @@ def files(rows: int, repeat: int, page_sizes) -> None:
     print()
 
 
+VALUE_CODECS = ("ALP", "RLE", "GORILLA")
+
+
+def _value_column(codec: str, rows: int) -> tuple:
+    """(data type, values) of a value codec's column: decimals of a random walk for the float
+    codecs, a small-step integer walk for RLE."""
+    import tsfile
+
+    rng = np.random.default_rng(5)
+    if codec == "RLE":
+        return tsfile.TSDataType.INT64, np.cumsum(rng.integers(-8, 9, rows)).astype(np.int64)
+    return tsfile.TSDataType.DOUBLE, np.round(np.cumsum(rng.normal(size=rows)) * 100) / 100
+
+
+def _write_value_file(path, times, codec: str, page: int, compression) -> None:
+    import tsfile
+
+    data_type, values = _value_column(codec, len(times))
+    schema = tsfile.TableSchema(
+        "t",
+        [
+            tsfile.ColumnSchema("id", tsfile.TSDataType.STRING, tsfile.ColumnCategory.TAG),
+            tsfile.ColumnSchema(
+                "v", data_type, tsfile.ColumnCategory.FIELD, encoding=tsfile.TSEncoding[codec]
+            ),
+        ],
+    )
+    ids = np.array(["d"] * len(times), object)
+    with tsfile.TsFileTableWriter(path, schema, page_size=page, compression=compression) as w:
+        w.write_arrays(times, {"id": ids, "v": values})
+
+
+def _query_value_file(path, want, t1, t2, repeat: int) -> dict:
+    """Medians of process CPU time: the scan (timed before and after the queries), and the
+    window query with the row-range decoders ("rows") and without ("whole"), alternating (a
+    change of load hits both alike; a query timed right after a scan would pay for the scan's
+    freed arrays, as in _query_file)."""
+    import tsfile
+    from tsfile._read import engine
+
+    def query(ranges, *window):
+        engine.set_row_ranges(ranges)
+        return tsfile.read_table(path, "t", ["v"], *window)
+
+    variants = {"scan": (True,), "rows": (True, t1, t2), "whole": (False, t1, t2)}
+    before = engine.set_row_ranges(True)
+    samples = {name: [] for name in variants}
+    try:
+        for ranges in (True, False):
+            got = query(ranges, t1, t2)
+            if not np.array_equal(np.asarray(got["v"]), want):
+                raise AssertionError(f"{path}, row ranges {ranges}: wrong values")
+        for stage in (("scan",), ("rows", "whole"), ("scan",)):
+            for _ in range(repeat if len(stage) > 1 else (repeat + 1) // 2):
+                for name in stage:
+                    t0 = time.process_time()
+                    query(*variants[name])
+                    samples[name].append(time.process_time() - t0)
+    finally:
+        engine.set_row_ranges(before)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def values(rows: int, repeat: int, page: int) -> None:
+    import tsfile
+
+    times = jittered_times(rows, 8, seed=9)
+    # a window in the middle of a page: a serial stream is walked from the page's start to it
+    r1 = (rows // page // 2) * page + page // 2 if rows >= 2 * page else rows // 2
+    r2 = min(r1 + rows // 100, rows - 1)
+    t1, t2 = int(times[r1]), int(times[r2])
+    print(
+        f"## value codecs: {rows} rows of one device in pages of {page} points, a 1 % time-range"
+        f" query (rows {r1}..{r2}, from row {r1 % page} of its page)"
+    )
+    head = (
+        f"{'codec':>8} {'comp':>6} {'file MB':>8} {'scan ms':>8} {'whole ms':>9} {'rows ms':>8} "
+        f"{'whole/scan':>10} {'rows/scan':>9} {'speed-up':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    with tempfile.TemporaryDirectory() as tmp:
+        for codec in VALUE_CODECS:
+            want = _value_column(codec, rows)[1][r1 : r2 + 1]
+            for comp in (tsfile.Compressor.LZ4, tsfile.Compressor.UNCOMPRESSED):
+                path = os.path.join(tmp, f"{codec}_{int(comp)}.tsfile")
+                _write_value_file(path, times, codec, page, comp)
+                r = _query_value_file(path, want, t1, t2, repeat)
+                print(
+                    f"{codec:>8} {comp.name[:6]:>6} {os.path.getsize(path) / 1e6:8.2f} "
+                    f"{r['scan'] * 1e3:8.2f} {r['whole'] * 1e3:9.2f} {r['rows'] * 1e3:8.2f} "
+                    f"{r['whole'] / r['scan']:10.1%} {r['rows'] / r['scan']:9.1%} "
+                    f"{r['whole'] / r['rows']:8.1f}"
+                )
+                os.remove(path)
+    print("(whole: the value pages the window cuts decompressed whole and decoded from their")
+    print(" first value, as before the row-range decoders; rows: through them. The time pages take")
+    print(" plan C in both; medians of process CPU time, rows and whole alternating, the scan's")
+    print(" samples taken before and after them)")
+    print()
+
+
+PARTS = ("e5_4", "kernels", "files", "values")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tsfile bench skip")
     parser.add_argument("--blocks", type=int, default=10_000, help="blocks in the E5-4 page")
@@ -284,12 +396,26 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--page-sizes", type=str, default=",".join(map(str, PAGE_SIZES)), help="points per page"
     )
+    parser.add_argument("--value-rows", type=int, default=10_000_000, help="rows of part 4")
+    parser.add_argument("--value-page", type=int, default=1_000_000, help="points per page, part 4")
     parser.add_argument("--repeat", type=int, default=7, help="timed samples per figure (median)")
     parser.add_argument("--min-time", type=float, default=0.02, help="seconds per kernel sample")
+    parser.add_argument(
+        "--parts", type=str, default=",".join(PARTS), help=f"parts to run, of {','.join(PARTS)}"
+    )
     args = parser.parse_args(argv)
-    e5_4(args.blocks, args.repeat)
-    kernels(args.kernel_values, args.repeat, args.min_time)
-    files(args.rows, args.repeat, [int(p) for p in args.page_sizes.split(",")])
+    parts = [p for p in args.parts.split(",") if p]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown parts {sorted(unknown)}: choose from {','.join(PARTS)}")
+    if "e5_4" in parts:
+        e5_4(args.blocks, args.repeat)
+    if "kernels" in parts:
+        kernels(args.kernel_values, args.repeat, args.min_time)
+    if "files" in parts:
+        files(args.rows, args.repeat, [int(p) for p in args.page_sizes.split(",")])
+    if "values" in parts:
+        values(args.value_rows, args.repeat, args.value_page)
     return 0
 
 

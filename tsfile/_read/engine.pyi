@@ -80,3 +80,14 @@ def read_nonaligned_chunk(
     s: Scratch,
 ) -> int: ...
 def c_decompress(compression: int, src: bytes, usize: int) -> bytes: ...
+def set_row_ranges(on: bool) -> bool: ...
+def decode_value_rows(
+    encoding: int,
+    data_type: int,
+    data: object,
+    start: int,
+    stop: int,
+    path: str = ...,
+    compression: str | None = ...,
+    size: int = ...,
+) -> tuple[np.ndarray, int]: ...

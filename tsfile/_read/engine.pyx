@@ -12,9 +12,14 @@ ever depends on an unchecked count.
 
 A page body is opened (page_open) and made readable as far as it is read (page_need): a SNAPPY
 or LZ4 page that a time window or a value row range cuts is decompressed only up to the last
-block it needs (include/page_prefix.h; the TS_2DIFF walks of tsfile._read.pushdown ask for each
-block's bytes, fixed-width PLAIN values are found by offset); the other codecs decode pages from
-their start, so their pages are decompressed whole.
+block it needs (include/page_prefix.h). Row ranges of value pages go through row-range decoders
+(decode_span) that ask for each block's bytes before reading it: the TS_2DIFF walks of
+tsfile._read.pushdown, and the codecs' codec_row.decode_rows (PLAIN by offset or walking
+svarints, ALP blocks, RLE runs and TS_2DIFF FLOAT/DOUBLE blocks passed by their headers, the
+serial bit streams walked without storing); text pages, read whole, build only the range's
+objects (codec_row.decode_objects_rows: DICTIONARY indices by their runs, PLAIN text by its length
+prefixes). Codecs without one (ZIGZAG) decode pages from their start, so their pages are
+decompressed whole.
 
 Each chunk's page loop (decompress, decode, place every planned page) runs in ONE nogil region
 (time_pages, value_pages, nonaligned_pages). Every codec is found in the codec registry
@@ -42,7 +47,7 @@ import numpy as np
 cimport numpy as cnp
 
 from tsfile._format.codes cimport (
-    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_PLAIN, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
+    C_LZ4, C_SNAPPY, C_UNCOMPRESSED, E_TS_2DIFF, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_VECTOR,
 )
 from tsfile._read.pushdown cimport (
@@ -52,7 +57,7 @@ from tsfile._read.pushdown cimport (
     tsfile_prefix_whole, value_rows,
 )
 from tsfile._simd cimport simd_active
-from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD
+from tsfile.codecs._common cimport PATH_BATCH, PATH_PER_VALUE, PATH_SIMD, as_byte_view
 from tsfile.codecs._contract cimport ROW_SIMD, codec_row
 from tsfile.codecs._registry cimport (
     MAX_CODECS, codec_name, find_row, kind_of_type, n_codecs,
@@ -753,6 +758,61 @@ cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     return 0
 
 
+# Whether value_range() reads a row range through the codecs' row-range decoders
+# (codec_row.decode_rows): set_row_ranges(False) makes it decode such pages from their start, as
+# before those decoders existed (the benchmarks' baseline).
+cdef bint _row_ranges_on = True
+
+
+def set_row_ranges(bint on):
+    """Read row ranges of value pages through the codecs' row-range decoders (the default), or,
+    off, decode those pages from their first value (``python -m tsfile bench skip``'s baseline).
+    Returns the previous setting."""
+    global _row_ranges_on
+    was = _row_ranges_on
+    _row_ranges_on = on
+    return was
+
+
+cdef int decode_span(FileView fv, int t, int enc, const uint8_t *p, Py_ssize_t n,
+                     tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
+                     int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:
+    """Values start..stop-1 of a page whose values are p[0:n] into out[0:stop - start] through a
+    row-range decoder, when the codec has one: TS_2DIFF integers by their block headers
+    (pushdown.value_rows), the others through codec_row.decode_rows. ``body``: the page opened
+    by page_open (read only as far as the decoder needs), or NULL when p[0:n] is readable whole.
+    Returns 1, or 0 (nothing read) when there is no such decoder (or set_row_ranges(False))."""
+    cdef const codec_row *row
+    if has_row_skip(enc, t):
+        decode_numeric(fv, p, n, t, enc, stop, out, path, file_at, st, start, body, True)
+        return 1
+    row = codec_row_for(fv, enc, t, file_at)
+    if row.decode_rows == NULL or not _row_ranges_on:
+        return 0
+    decode_row_range(row, p, n, body, start, stop, out, path, file_at, st)
+    return 1
+
+
+cdef int decode_row_range(const codec_row *row, const uint8_t *p, Py_ssize_t n,
+                          tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
+                          int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:
+    """Values start..stop-1 of a page whose values are p[0:n] (inside ``body``, opened by
+    page_open) into out[0:stop - start], through the row's row-range decoder: what lies before
+    ``start`` passed or walked, the body decompressed only as far as the codec reads it. A
+    codec's error is renamed by loop_error."""
+    cdef int cp
+    if stop <= start:
+        return 0
+    cp = pick_path(row, path)
+    st.hits[row.codec_id][cp] += 1
+    st.at = file_at
+    st.encoding = row.encoding
+    st.stage = STAGE_DECODE
+    row.decode_rows(p, n, body, start, stop, out, row.kind, cp)
+    st.stage = STAGE_OWN
+    return 0
+
+
 cdef int decode_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
                         Py_ssize_t count, object out_obj, Py_ssize_t out_at, int path,
                         Py_ssize_t file_at) except -1:
@@ -766,11 +826,38 @@ cdef int decode_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
     cp = run_path(row, path)
     try:
         row.decode_objects(p, n, out_obj, out_at, count, cp, t != T_BLOB, _TYPE_NAMES[t])
-    except (CorruptDataError, ValueError) as exc:
-        raise corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at) from None
-    except (TypeError, UnsupportedError) as exc:  # a type the codec does not hold
-        raise UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}") from None
+    except (CorruptDataError, ValueError, TypeError, UnsupportedError) as exc:
+        raise objects_error(fv, enc, exc, file_at) from None
     return 0
+
+
+cdef object objects_error(FileView fv, int enc, object exc, Py_ssize_t file_at):
+    """The exception for a text codec's ``exc``, named after its page at ``file_at``."""
+    if isinstance(exc, (TypeError, UnsupportedError)):  # a type the codec does not hold
+        return UnsupportedError(f"{fv.path}: {exc} at file offset {file_at}")
+    return corrupt(fv, f"{_encoding_name(enc)} page: {exc}", file_at)
+
+
+cdef object objects_span(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int enc,
+                         Py_ssize_t start, Py_ssize_t stop, int path, Py_ssize_t file_at):
+    """Values start..stop-1 of a TEXT/STRING/BLOB page p[0:n] as an object array: through the
+    codec's decode_objects_rows where it has one (the values before ``start`` passed without
+    building them), else the first ``stop`` values decoded and the range kept."""
+    cdef const codec_row *row = codec_row_for(fv, enc, t, file_at)
+    cdef int cp
+    if row.decode_objects_rows == NULL or not _row_ranges_on:
+        dense = np.empty(stop, dtype=object)
+        decode_objects(fv, p, n, t, enc, stop, dense, 0, path, file_at)
+        return dense[start:]
+    dense = np.empty(stop - start, dtype=object)
+    if stop <= start:
+        return dense
+    cp = run_path(row, path)
+    try:
+        row.decode_objects_rows(p, n, start, stop, dense, 0, cp, t != T_BLOB, _TYPE_NAMES[t])
+    except (CorruptDataError, ValueError, TypeError, UnsupportedError) as exc:
+        raise objects_error(fv, enc, exc, file_at) from None
+    return dense
 
 
 cdef Py_ssize_t time_count(FileView fv, const uint8_t *p, Py_ssize_t n, int enc,
@@ -1146,14 +1233,14 @@ cdef Py_ssize_t scatter_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int
     """Rows lo..hi of a TEXT/STRING/BLOB value page (``k`` values present before row hi) into
     out_vals[at:], flagging nulls in nm[0:]; returns the null rows (with the GIL: objects)."""
     cdef object[::1] objs = out_vals
-    cdef Py_ssize_t r, j, nulls = 0
-    dense_objs = np.empty(k, dtype=object)
-    decode_objects(fv, p, n, t, enc, k, dense_objs, 0, path, file_at)
-    j = tsfile_bitmap_count(bitmap, lo)  # values present before row lo
+    cdef Py_ssize_t r, d = 0, nulls = 0
+    # values present before row lo are not wanted
+    dense_objs = objects_span(fv, p, n, t, enc, tsfile_bitmap_count(bitmap, lo), k, path,
+                              file_at)
     for r in range(lo, hi):
         if bitmap[r >> 3] & (0x80 >> (r & 7)):
-            objs[at + r - lo] = dense_objs[j]
-            j += 1
+            objs[at + r - lo] = dense_objs[d]
+            d += 1
         else:
             objs[at + r - lo] = None
             nm[r - lo] = 1
@@ -1269,23 +1356,19 @@ cdef Py_ssize_t value_page_rows(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
 cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *body,
                                 Py_ssize_t vals_at, Py_ssize_t j, Py_ssize_t k, uint8_t *out,
                                 int path, Scratch s, LoopState *st) except NULL nogil:
-    """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``):
-    decoded into ``out`` where they can be found without decoding the values before them
-    (TS_2DIFF integers by their block headers, fixed-width PLAIN by offset; the body decompressed
-    only as far as value k-1), else all k values decoded into the scratch. Returns a pointer to
-    value j (``out`` or inside the scratch)."""
+    """Values j..k-1 of a numeric value page (values at ``vals_at`` in the opened ``body``)
+    into ``out``, through the codec's row-range decoder where it has one (TS_2DIFF integers by
+    their block headers in pushdown.value_rows; codec_row.decode_rows: PLAIN by offset or by
+    walking svarints, ALP blocks, RLE runs and TS_2DIFF FLOAT/DOUBLE blocks by their headers,
+    the serial bit streams walked without storing; the body decompressed only as far as the
+    codec reads); else all k values decoded into the scratch. Returns a pointer to value j
+    (``out`` or inside the scratch)."""
     cdef int t = ch.data_type, enc = ch.encoding
     cdef int size = itemsize_of(t)
     cdef Py_ssize_t vals_n = pg.usize - vals_at
     cdef const uint8_t *vals = body.dst + vals_at
     cdef uint8_t *dense
-    if has_row_skip(enc, t):
-        decode_numeric(fv, vals, vals_n, t, enc, k, out, path, pg.body, st, j, body, True)
-        return out
-    if enc == E_PLAIN and t != T_INT32 and t != T_DATE:  # fixed width (INT32 is svarint)
-        page_need(fv, pg, body, vals_at + k * size)
-        decode_numeric(fv, vals + j * size, max(vals_n - j * size, 0), t, enc, k - j, out, path,
-                       pg.body, st)
+    if decode_span(fv, t, enc, vals, vals_n, body, j, k, out, path, pg.body, st):
         return out
     page_need(fv, pg, body, pg.usize)
     dense = s.need_vals(k * size + 8)
@@ -1391,7 +1474,8 @@ cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, 
         elif lo == 0 and hi == c:
             decode_numeric(fv, vals, vals_n, t, ch.encoding, c, out + (pos + rows) * size, path,
                            pg.body, st)
-        else:
+        elif not decode_span(fv, t, ch.encoding, vals, vals_n, NULL, lo, hi,
+                             out + (pos + rows) * size, path, pg.body, st):
             dense = s.need_vals(hi * size + 8)
             decode_numeric(fv, vals, vals_n, t, ch.encoding, hi, dense, path, pg.body, st)
             memcpy(out + (pos + rows) * size, dense + lo * size, (hi - lo) * size)
@@ -1407,11 +1491,10 @@ cdef int nonaligned_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, 
     cdef Py_ssize_t r
     if lo == 0 and hi == c:
         return decode_objects(fv, p, n, t, enc, c, out_vals, at, path, file_at)
-    dense_objs = np.empty(hi, dtype=object)
-    decode_objects(fv, p, n, t, enc, hi, dense_objs, 0, path, file_at)
+    dense_objs = objects_span(fv, p, n, t, enc, lo, hi, path, file_at)
     objs = out_vals
-    for r in range(lo, hi):
-        objs[at + r - lo] = dense_objs[r]
+    for r in range(hi - lo):
+        objs[at + r] = dense_objs[r]
     return 0
 
 
@@ -1466,3 +1549,54 @@ def c_decompress(int compression, const uint8_t[::1] src, Py_ssize_t usize):
     if rc != 0:
         raise CorruptDataError(f"error {rc} ({what}) at byte offset {err_pos}")
     return out.tobytes()
+
+
+def decode_value_rows(int encoding, int data_type, data, Py_ssize_t start, Py_ssize_t stop,
+                      str path="batch", compression=None, Py_ssize_t size=-1):
+    """Values start..stop-1 of a page's value bytes (no row count, no bitmap) through the codec's
+    row-range decoder (codec_row.decode_rows), as value_range() reads them, for tests and
+    benchmarks. ``path``: the codec path ("per_value", "batch", "simd"). ``compression``: None
+    (``data`` is the values), or "snappy" / "lz4" (``data`` compresses ``size`` bytes of values,
+    decompressed only as far as the decoder reads; not for TEXT/STRING/BLOB, whose values come
+    back as str/bytes objects). Returns (values, bytes decompressed: ``size`` at most, the value
+    bytes when uncompressed)."""
+    cdef const codec_row *row = find_row(encoding, kind_of_type(data_type))
+    cdef const uint8_t[::1] src = as_byte_view(data)
+    cdef const uint8_t *sp = &src[0] if src.shape[0] else <const uint8_t *>b""
+    cdef Py_ssize_t n = src.shape[0]
+    cdef tsfile_prefix body
+    cdef uint32_t stated = 0
+    cdef size_t ip0 = 0
+    cdef uint8_t *dst
+    cdef void *op
+    cdef int cp = _CODEC_PATH_NAMES.index(path)
+    cdef bint binary = is_binary(data_type)
+    if row == NULL or (row.decode_objects_rows if binary else row.decode_rows) == NULL:
+        raise UnsupportedError(f"no row-range decoder for encoding {_encoding_name(encoding)} "
+                               f"of {_TYPE_NAMES.get(data_type, data_type)} values")
+    if start < 0 or stop < start:
+        raise ValueError(f"row range [{start}, {stop}) is not 0 <= start <= stop")
+    if binary:  # text pages are read whole: no compression here
+        out = np.empty(stop - start, dtype=object)
+        if stop > start:
+            row.decode_objects_rows(sp, n, start, stop, out, 0, cp, data_type != T_BLOB,
+                                    _TYPE_NAMES[data_type])
+        return out, n
+    out = np.empty(stop - start, _NP_DTYPES[data_type])
+    op = cnp.PyArray_DATA(out)
+    if compression is None:
+        tsfile_prefix_whole(&body, sp, n)
+    else:
+        if compression not in ("snappy", "lz4") or size < 0:
+            raise ValueError("compression is 'snappy' or 'lz4', with the values' size")
+        body_arr = np.empty(size + 1, np.uint8)
+        dst = <uint8_t *>cnp.PyArray_DATA(body_arr)
+        if compression == "lz4":
+            tsfile_prefix_stream(&body, TSFILE_PREFIX_LZ4, sp, n, 0, dst, size)
+        else:
+            if tsfile_snappy_length(sp, n, &stated, &ip0) != 0 or stated != size:
+                raise CorruptDataError(f"SNAPPY stream of {stated} bytes, {size} expected")
+            tsfile_prefix_stream(&body, TSFILE_PREFIX_SNAPPY, sp, n, ip0, dst, size)
+    with nogil:
+        row.decode_rows(body.dst, <Py_ssize_t>body.want, &body, start, stop, op, row.kind, cp)
+    return out, body.op

@@ -12,6 +12,15 @@
 from libc.stdint cimport uint8_t
 from cpython.pycapsule cimport PyCapsule_New
 
+# A page body decompressed only as far as it is read (include/page_prefix.h): the `more` of a
+# row-range decoder (rows_fn below), opaque but for what a codec needs to ask for bytes.
+cdef extern from "page_prefix.h" nogil:
+    ctypedef struct tsfile_prefix:
+        size_t err_pos
+    size_t tsfile_prefix_region(tsfile_prefix *p, const uint8_t *buf, size_t nbytes, size_t upto)
+    const char *tsfile_prefix_codec_name(const tsfile_prefix *p)
+    const char *tsfile_prefix_strerror(const tsfile_prefix *p)
+
 # Paths a row has (bit set): the path= names of tsfile.codecs._common (PATH_* there are the
 # indices: 1 << PATH_PER_VALUE ...).
 cdef enum:
@@ -28,6 +37,23 @@ ctypedef Py_ssize_t (*decode_fn)(const uint8_t *src, Py_ssize_t n, void *out, Py
 # holds fewer. NULL: the registry decodes into a scratch buffer instead (registry.skip_values).
 ctypedef Py_ssize_t (*skip_fn)(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
                                int kind) except -1 nogil
+# Values [start, stop) of the page into `out` (stop - start values, native layout) on codec path
+# `path`, reading only what they need: what lies before `start` is passed by its headers (blocks,
+# vectors, runs) or walked without being stored (serial bit streams), nothing after value stop-1
+# is decoded. `more` is the page body as a tsfile_prefix * (include/page_prefix.h) when it is
+# decompressed only as far as it is read: the codec makes bytes readable before it reads them
+# (src lies inside that body); NULL: src[0:n] is readable whole. 0 <= start <= stop; a page
+# holding fewer than `stop` values is CorruptDataError. NULL row entry: the reader decodes the
+# first `stop` values whole (the page decompressed whole) and keeps the range.
+ctypedef Py_ssize_t (*rows_fn)(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                               Py_ssize_t stop, void *out, int kind, int path) except -1 nogil
+# KIND_BIN only: values [start, stop) of the page into the object array `out` from index `at`
+# (as decode_obj_fn; the page readable whole), what lies before `start` passed by its headers or
+# length prefixes without building its objects. Holds the GIL. NULL row entry: the reader
+# decodes the first `stop` values and keeps the range.
+ctypedef Py_ssize_t (*rows_obj_fn)(const uint8_t *src, Py_ssize_t n, Py_ssize_t start,
+                                   Py_ssize_t stop, object out, Py_ssize_t at, int path, bint text,
+                                   str type_name) except -1
 # Largest encoded size of `count` values (encode_into's `cap` must be at least this).
 ctypedef Py_ssize_t (*bound_fn)(Py_ssize_t count, int kind) noexcept nogil
 # Encode `count` native values; bytes written, or -1 with EncodeError (a value the encoding
@@ -54,6 +80,8 @@ cdef struct codec_row:
     skip_fn skip                  # NULL: decode into scratch
     bound_fn encode_bound         # NULL (with encode_into): no C encoder; the module's encode()
     encode_fn encode_into
+    rows_fn decode_rows           # NULL: no row-range decoder (set by with_rows)
+    rows_obj_fn decode_objects_rows  # KIND_BIN; NULL: none (set by with_object_rows)
 
 # A module's rows as the registry reads them: the module attribute CODEC_ROWS, a capsule named
 # "tsfile.codec_rows" pointing at a codec_table (static storage in the module).
@@ -82,6 +110,20 @@ cdef inline codec_row make_row(int encoding, int kind, const char *module, const
     r.skip = skip
     r.encode_bound = encode_bound
     r.encode_into = encode_into
+    r.decode_rows = NULL
+    r.decode_objects_rows = NULL
+    return r
+
+
+# `r` with the row-range decoder `decode_rows` (make_row leaves it NULL).
+cdef inline codec_row with_rows(codec_row r, rows_fn decode_rows) noexcept:
+    r.decode_rows = decode_rows
+    return r
+
+
+# `r` (a KIND_BIN row) with the row-range decoder `decode_objects_rows` (make_row leaves it NULL).
+cdef inline codec_row with_object_rows(codec_row r, rows_obj_fn decode_objects_rows) noexcept:
+    r.decode_objects_rows = decode_objects_rows
     return r
 
 # The module attribute CODEC_ROWS for `n` rows kept in the module's static `rows` / `table`.
@@ -107,3 +149,27 @@ cdef inline int check_skip(Py_ssize_t avail, Py_ssize_t k, const char *codec) ex
             raise CorruptDataError(
                 f"{codec.decode()}: cannot skip {k} values, the page holds {avail}")
     return 0
+
+
+# CorruptDataError for a page body (`more`, a tsfile_prefix *) whose decompression failed while
+# `codec`'s row-range decoder asked for its bytes.
+cdef inline int raise_body_error(void *more, const char *codec) except -1 nogil:
+    cdef const tsfile_prefix *p = <const tsfile_prefix *>more
+    with gil:
+        from tsfile.errors import CorruptDataError
+        raise CorruptDataError(
+            f"{codec.decode()}: {tsfile_prefix_codec_name(p).decode()} page body: "
+            f"{tsfile_prefix_strerror(p).decode()} (byte {p.err_pos} of the compressed body)")
+
+
+# The readable bytes of src[0:n] once src[0:upto] is readable (n when `more` is NULL: readable
+# whole); CorruptDataError naming `codec` when the body's decompression fails.
+cdef inline Py_ssize_t rows_readable(void *more, const uint8_t *src, Py_ssize_t n,
+                                     Py_ssize_t upto, const char *codec) except -1 nogil:
+    cdef size_t r
+    if more == NULL:
+        return n
+    r = tsfile_prefix_region(<tsfile_prefix *>more, src, <size_t>n, <size_t>max(upto, 0))
+    if r == <size_t>-1:
+        raise_body_error(more, codec)
+    return <Py_ssize_t>r

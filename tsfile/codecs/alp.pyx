@@ -109,6 +109,14 @@ cdef extern from "alp_scalar.h":
     size_t alp_analyze_f32_scalar(const float*, size_t, float, float, float, float,
                                   int32_t*, uint8_t*, int32_t*, int32_t*) nogil
 
+cdef extern from "alp_skip.h" nogil:
+    int ALP_E_STREAM
+    # `more`: a tsfile_prefix * (include/page_prefix.h) or NULL
+    int alp_decode_rows_f64(const uint8_t *d, size_t nbytes, void *more, size_t start,
+                            size_t stop, alp_decode_f64_fn kernel, double *out, alp_err_t *err)
+    int alp_decode_rows_f32(const uint8_t *d, size_t nbytes, void *more, size_t start,
+                            size_t stop, alp_decode_f32_fn kernel, float *out, alp_err_t *err)
+
 # ---- SIMD dispatch: the implementation table (include/alp_impls.h, idiom of tsfile_isa.h) -------
 cdef extern from "alp_impls.h" nogil:
     ctypedef struct alp_impl:
@@ -526,6 +534,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    raise_body_error,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
@@ -576,6 +586,27 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     return _decode_into(src, n, <float *>out, count, path)
 
 
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # Blocks before `start` passed by their headers, the blocks overlapping the range decoded on
+    # the path's block kernel (SIMD on "simd", scalar otherwise), nothing after value stop-1
+    # read (include/alp_skip.h).
+    cdef alp_err_t err
+    cdef int rc
+    cdef bint simd = path == PATH_SIMD
+    if kind == KIND_F64:
+        rc = alp_decode_rows_f64(src, <size_t>n, more, <size_t>start, <size_t>stop,
+                                 _active_impl().decode_f64 if simd else NULL, <double *>out, &err)
+    else:
+        rc = alp_decode_rows_f32(src, <size_t>n, more, <size_t>start, <size_t>stop,
+                                 _active_impl().decode_f32 if simd else NULL, <float *>out, &err)
+    if rc == ALP_E_STREAM:
+        raise_body_error(more, b"ALP")
+    if rc != ALP_OK:
+        _raise_corrupt(&err)
+    return stop - start
+
+
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
     return alp_encode_capacity(count, kind == KIND_F64)
 
@@ -590,7 +621,9 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(15, _kind, b"alp", b"ALP",
-                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+    _ROWS[_i] = with_rows(
+        make_row(15, _kind, b"alp", b"ALP",
+                 ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                 _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

@@ -161,6 +161,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    rows_readable,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F64
@@ -180,8 +182,34 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
     return k
 
 
+cdef extern from "serial_skip.h" nogil:
+    int64_t camel_take64(camel_state *s, int64_t k, void *out)
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # The values before `start` walked on the decoder's state without being stored, then the
+    # range stored from the same state, nothing after value stop-1 (include/serial_skip.h). The
+    # body is decompressed whole: where a value lies is known only by walking the stream.
+    cdef camel_state st
+    cdef int64_t r
+    if stop <= start:
+        return 0
+    rows_readable(more, src, n, n, b"CAMEL")
+    camel_init(&st, src if n > 0 else _EMPTY, <size_t>n)
+    r = camel_take64(&st, start, NULL)
+    if r == start:
+        r = camel_take64(&st, stop - start, out)
+        if r == stop - start:
+            return r
+    _raise_nogil(<int>r if r < 0 else -1, st.pos, n)
+    return -1
+
+
 cdef codec_row _ROWS[1]
 cdef codec_table _TABLE
-_ROWS[0] = make_row(14, KIND_F64, b"camel", b"CAMEL", ROW_PER_VALUE | ROW_BATCH,
-                    NULL, _row_decode, NULL, _row_skip, NULL, NULL)
+_ROWS[0] = with_rows(
+    make_row(14, KIND_F64, b"camel", b"CAMEL", ROW_PER_VALUE | ROW_BATCH,
+             NULL, _row_decode, NULL, _row_skip, NULL, NULL),
+    _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

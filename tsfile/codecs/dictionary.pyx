@@ -61,6 +61,11 @@ cdef extern from "rle_scalar.h" nogil:
                                uint64_t *total, size_t *err_at)
     ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k, size_t *err_at)
 
+# the index stream's row ranges (runs before a range passed by their headers)
+cdef extern from "rle_skip.h" nogil:
+    ptrdiff_t rle_rows_i32_scalar(const uint8_t *src, size_t n, void *more, size_t start,
+                                  size_t stop, int32_t *out, size_t *err_at)
+
 cdef extern from "plain_scalar.h" nogil:
     enum:
         TSC_ERR_TRUNCATED
@@ -101,11 +106,13 @@ cdef object _read_entries(const uint8_t *src, size_t n, size_t *pos):
     return entries
 
 
-cdef int _bad_index(object indices, Py_ssize_t nentries, size_t base, size_t n) except -1:
+cdef int _bad_index(object indices, Py_ssize_t nentries, size_t base, size_t n,
+                    Py_ssize_t first=0) except -1:
+    # indices: of values first, first + 1, ...
     idx = np.asarray(indices)
     bad = int(np.flatnonzero((idx < 0) | (idx >= nentries))[0])
     raise CorruptDataError(
-        f"DICTIONARY: value {bad} has index {int(idx[bad])} outside the {nentries}-entry "
+        f"DICTIONARY: value {first + bad} has index {int(idx[bad])} outside the {nentries}-entry "
         f"dictionary (indices start at byte offset {base} of {n})"
     )
 
@@ -385,6 +392,7 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    with_object_rows,
 )
 
 
@@ -397,6 +405,33 @@ cdef Py_ssize_t _row_objects(const uint8_t *src, Py_ssize_t n, object out, Py_ss
     cdef Py_ssize_t used = _decode_ctx(view, count, path, res, text)
     out[at:at + count] = res[2]
     return used
+
+
+cdef Py_ssize_t _row_objects_rows(const uint8_t *src, Py_ssize_t n, Py_ssize_t start,
+                                  Py_ssize_t stop, object out, Py_ssize_t at, int path,
+                                  bint text, str type_name) except -1:
+    # the entries read (each decoded once), the index stream's runs before `start` passed by
+    # their headers and indices start..stop-1 unpacked (include/rle_skip.h): values before the
+    # range are neither unpacked nor looked up
+    cdef size_t pos = 0, err_at = 0
+    cdef ptrdiff_t r
+    cdef Py_ssize_t count = stop - start
+    if count <= 0:
+        return 0
+    entries = _read_entries(src, <size_t>n, &pos)
+    if text:
+        entries = _as_str(entries)
+    indices = np.empty(count, dtype=np.int32)
+    cdef int32_t[::1] ix = indices
+    with nogil:
+        r = rle_rows_i32_scalar(src + pos, <size_t>n - pos, NULL, <size_t>start, <size_t>stop,
+                                &ix[0], &err_at)
+    if r < 0:
+        raise_kernel_error(<int>-r, pos + err_at, <size_t>n, "DICTIONARY indices")
+    if len(entries) == 0 or indices.min() < 0 or indices.max() >= len(entries):
+        _bad_index(indices, len(entries), pos, <size_t>n, start)
+    out[at:at + count] = entries.take(indices)
+    return count
 
 
 cdef enum:
@@ -445,6 +480,8 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
 
 cdef codec_row _ROWS[1]
 cdef codec_table _TABLE
-_ROWS[0] = make_row(1, KIND_BIN, b"dictionary", b"DICTIONARY", ROW_PER_VALUE | ROW_BATCH,
-                    _row_count, NULL, _row_objects, _row_skip, NULL, NULL)
+_ROWS[0] = with_object_rows(
+    make_row(1, KIND_BIN, b"dictionary", b"DICTIONARY", ROW_PER_VALUE | ROW_BATCH,
+             _row_count, NULL, _row_objects, _row_skip, NULL, NULL),
+    _row_objects_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 1)

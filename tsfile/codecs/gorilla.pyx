@@ -21,6 +21,7 @@ stream with a data-dependent branch per value, so there is no SIMD path: ``path=
 import numpy as np
 
 cimport numpy as cnp
+from libc.stddef cimport ptrdiff_t
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
@@ -474,6 +475,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    raise_body_error,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
@@ -503,9 +506,44 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
     return k
 
 
+cdef extern from "serial_skip.h" nogil:
+    # `more`: a tsfile_prefix * (include/page_prefix.h) or NULL
+    ptrdiff_t gorilla_rows(const uint8_t *d, size_t n, void *more, size_t start, size_t stop,
+                           int W, int per_value, uint64_t endv, void *out, gorilla_dec_t *s)
+
+
+cdef int _raise_rows_error(const gorilla_dec_t *s, Py_ssize_t start,
+                           Py_ssize_t stop) except -1 with gil:
+    what = ("invalid XOR window" if s.err == GOR_ERR_WINDOW
+            else "data end (truncated page, or it holds fewer values)")
+    raise CorruptDataError(f"GORILLA: {what} near byte offset {s.pos >> 3}, reading values "
+                           f"{start}..{stop - 1}")
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # The values before `start` walked on the batch decoder's state without being stored (a run
+    # of repeats passed by its length), the body asked for its bytes as the walk goes, then the
+    # range decoded from the same state; nothing after value stop-1 (include/serial_skip.h).
+    cdef gorilla_dec_t s
+    cdef int gk = sk_of_kind(kind)
+    cdef ptrdiff_t r
+    if stop <= start:
+        return 0
+    r = gorilla_rows(src, <size_t>n, more, <size_t>start, <size_t>stop, 64 if _wide(gk) else 32,
+                     path == PATH_PER_VALUE, _end_value(gk), out, &s)
+    if r == -2:
+        raise_body_error(more, b"GORILLA")
+    if r < 0:
+        _raise_rows_error(&s, start, stop)
+    return stop - start
+
+
 cdef codec_row _ROWS[4]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(8, _kind, b"gorilla", b"GORILLA", ROW_PER_VALUE | ROW_BATCH,
-                         NULL, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+    _ROWS[_i] = with_rows(
+        make_row(8, _kind, b"gorilla", b"GORILLA", ROW_PER_VALUE | ROW_BATCH,
+                 NULL, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

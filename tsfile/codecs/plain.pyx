@@ -554,6 +554,9 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    rows_readable,
+    with_object_rows,
+    with_rows,
 )
 
 from tsfile.types import TSDataType as _TSDataType
@@ -589,6 +592,58 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k, int ki
     return k
 
 
+# svarints walked per step of the INT32 skip: the body is asked for 5 bytes a value (the longest
+# svarint) a step ahead, so a compressed page is decompressed little beyond the range.
+cdef enum:
+    _I32_STEP = 4096
+    _I32_MAX_BYTES = 5
+
+
+cdef Py_ssize_t _skip_i32(const uint8_t *src, Py_ssize_t n, void *more,
+                          Py_ssize_t k) except -1 nogil:
+    """The byte offset of svarint k: the first k walked (each checked, nothing stored)."""
+    cdef Py_ssize_t pos = 0, step, ready
+    cdef size_t at = 0
+    cdef ptrdiff_t r
+    while k > 0:
+        step = min(k, <Py_ssize_t>_I32_STEP)
+        ready = rows_readable(more, src, n, pos + step * _I32_MAX_BYTES, b"PLAIN INT32")
+        r = plain_skip_i32_scalar(src + pos, <size_t>(ready - pos), <size_t>step, &at)
+        if r < 0:  # offsets from the page's values
+            raise_kernel_error_nogil(<int>-r, at + <size_t>pos, <size_t>n, "PLAIN INT32")
+        pos += r
+        k -= step
+    return pos
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # Fixed-width values found by offset; INT32 svarints before `start` walked without storing
+    # (_skip_i32). The body is read only as far as value stop-1.
+    cdef Py_ssize_t w, pos, ready, count = stop - start
+    cdef size_t at = 0
+    cdef ptrdiff_t r
+    if count <= 0:
+        return 0
+    if kind == KIND_I32:
+        pos = _skip_i32(src, n, more, start)
+        ready = rows_readable(more, src, n, pos + count * _I32_MAX_BYTES, b"PLAIN INT32")
+        r = plain_decode_i32_scalar(src + pos, <size_t>(ready - pos), <int32_t *>out,
+                                    <size_t>count, &at)
+        if r < 0:
+            raise_kernel_error_nogil(<int>-r, at + <size_t>pos, <size_t>n, "PLAIN INT32")
+        return count
+    w = _WIDTH[kind]
+    if stop > n // w:  # fewer values than asked: the decoders' truncation error
+        raise_kernel_error_nogil(TSC_ERR_TRUNCATED, <size_t>n, <size_t>n, _what(kind))
+    rows_readable(more, src, n, stop * w, _what(kind))
+    if path == PATH_SIMD:
+        _decode_simd(kind, src + start * w, count * w, out, count)
+    else:
+        _decode_kind(kind, src + start * w, count * w, out, count)
+    return count
+
+
 cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
                             int kind, int path) except -1 nogil:
     if path == PATH_PER_VALUE:  # PlainDecoder, writing straight into `out`
@@ -613,24 +668,50 @@ cdef object _text_of(bytes value, str type_name, Py_ssize_t i, Py_ssize_t body_p
 
 cdef Py_ssize_t _row_objects(const uint8_t *p, Py_ssize_t n, object out, Py_ssize_t at,
                              Py_ssize_t count, int path, bint text, str type_name) except -1:
-    cdef size_t pos = 0, start = 0, ln = 0
     cdef Py_ssize_t i
-    cdef int rc
     cdef object[::1] o = out
-    cdef bytes v
     if path == PATH_PER_VALUE:  # PlainDecoder, then the same text policy
         vals = decode(<const unsigned char[:n]>p if n else b"", _TSDataType.BLOB, count=count,
                       path="per_value")
         for i in range(count):
             o[at + i] = _text_of(vals[i], type_name, i, -1) if text else vals[i]
         return 0
-    for i in range(count):
+    return _build_objects(p, n, 0, 0, out, at, count, text, type_name)
+
+
+cdef Py_ssize_t _build_objects(const uint8_t *p, Py_ssize_t n, size_t pos, Py_ssize_t first,
+                               object out, Py_ssize_t at, Py_ssize_t count, bint text,
+                               str type_name) except -1:
+    """Values first .. first+count-1 of a page, the first of them at byte `pos`, into out[at:]
+    (str or bytes); returns the byte offset after them."""
+    cdef size_t start = 0, ln = 0
+    cdef Py_ssize_t i
+    cdef int rc
+    cdef object[::1] o = out
+    cdef bytes v
+    for i in range(first, first + count):
         rc = plain_next_binary(p, <size_t>n, &pos, &start, &ln)
         if rc:
             raise_kernel_error(rc, pos, <size_t>n, f"PLAIN string length of {type_name} value {i}")
         v = (<const char *>p + start)[:ln]
-        o[at + i] = _text_of(v, type_name, i, <Py_ssize_t>start) if text else v
+        o[at + i - first] = _text_of(v, type_name, i, <Py_ssize_t>start) if text else v
     return pos
+
+
+cdef Py_ssize_t _row_objects_rows(const uint8_t *p, Py_ssize_t n, Py_ssize_t start,
+                                  Py_ssize_t stop, object out, Py_ssize_t at, int path,
+                                  bint text, str type_name) except -1:
+    # the values before `start` passed by their length prefixes (no object built), then the
+    # range built
+    cdef size_t found = 0, err_at = 0
+    cdef Py_ssize_t pos
+    if stop <= start:
+        return 0
+    with nogil:
+        pos = kernel_result(plain_scan_binary_scalar(p, <size_t>n, <size_t>start, NULL, NULL,
+                                                     &found, &err_at),
+                            err_at, n, "PLAIN string length")
+    return _build_objects(p, n, <size_t>pos, start, out, at, stop - start, text, type_name)
 
 
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
@@ -647,11 +728,15 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
 cdef codec_row _ROWS[6]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(0, _kind, b"plain", b"PLAIN",
-                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+    _ROWS[_i] = with_rows(
+        make_row(0, _kind, b"plain", b"PLAIN",
+                 ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                 _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
+        _row_rows)
 # binary values take the scalar scan on the simd path (path= counts it as the module's simd path)
-_ROWS[5] = make_row(0, KIND_BIN, b"plain", b"PLAIN",
-                    ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                    _row_count, NULL, _row_objects, _row_skip, NULL, NULL)
+_ROWS[5] = with_object_rows(
+    make_row(0, KIND_BIN, b"plain", b"PLAIN",
+             ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+             _row_count, NULL, _row_objects, _row_skip, NULL, NULL),
+    _row_objects_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 6)

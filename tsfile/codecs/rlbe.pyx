@@ -160,6 +160,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    rows_readable,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
@@ -186,9 +188,37 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
     return k
 
 
+cdef extern from "serial_skip.h" nogil:
+    int64_t rlbe_take32(rlbe_state *s, int64_t k, void *out)
+    int64_t rlbe_take64(rlbe_state *s, int64_t k, void *out)
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # The values before `start` walked on the decoder's state without being stored, then the
+    # range stored from the same state, nothing after value stop-1 (include/serial_skip.h). The
+    # body is decompressed whole: where a value lies is known only by walking the stream.
+    cdef rlbe_state st
+    cdef int sk = sk_of_kind(kind)
+    cdef int64_t r
+    if stop <= start:
+        return 0
+    rows_readable(more, src, n, n, b"RLBE")
+    rlbe_init(&st, src if n > 0 else _EMPTY, <size_t>n)
+    r = (rlbe_take64 if serial_wide(sk) else rlbe_take32)(&st, start, NULL)
+    if r == start:
+        r = (rlbe_take64 if serial_wide(sk) else rlbe_take32)(&st, stop - start, out)
+        if r == stop - start:
+            return r
+    serial_raise_nogil(<int>r if r < 0 else -1, rlbe_consumed(&st), n, "RLBE", sk)
+    return -1
+
+
 cdef codec_row _ROWS[4]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(13, _kind, b"rlbe", b"RLBE", ROW_PER_VALUE | ROW_BATCH,
-                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
+    _ROWS[_i] = with_rows(
+        make_row(13, _kind, b"rlbe", b"RLBE", ROW_PER_VALUE | ROW_BATCH,
+                 _row_count, _row_decode, NULL, _row_skip, NULL, NULL),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

@@ -128,6 +128,31 @@ def active_implementation():
     return impl_table_active(_impl_at_level)
 
 
+# Row-range decoders (include/rle_skip.h), one row per ISA as rle_impls.
+cdef extern from "rle_skip.h" nogil:
+    enum:
+        RLE_E_STREAM
+    # `more`: a tsfile_prefix * (include/page_prefix.h) or NULL
+    ctypedef ptrdiff_t (*rle_rows_i32_fn)(const uint8_t *src, size_t n, void *more, size_t start,
+                                          size_t stop, int32_t *out, size_t *err_at)
+    ctypedef ptrdiff_t (*rle_rows_i64_fn)(const uint8_t *src, size_t n, void *more, size_t start,
+                                          size_t stop, int64_t *out, size_t *err_at)
+    ctypedef struct rle_rows_impl:
+        tsfile_impl_head head
+        rle_rows_i32_fn rows_i32
+        rle_rows_i64_fn rows_i64
+    const rle_rows_impl *rle_rows_impls
+    size_t rle_rows_pick_impl(int level, unsigned features)
+    ptrdiff_t rle_rows_i32_scalar(const uint8_t *src, size_t n, void *more, size_t start,
+                                  size_t stop, int32_t *out, size_t *err_at)
+    ptrdiff_t rle_rows_i64_scalar(const uint8_t *src, size_t n, void *more, size_t start,
+                                  size_t stop, int64_t *out, size_t *err_at)
+    ptrdiff_t rle_rows_bool(const uint8_t *src, size_t n, void *more, size_t start, size_t stop,
+                            uint8_t *out, size_t *err_at)
+
+cdef const tsfile_impl_head *_rows_at_level[IMPL_LEVELS]
+impl_table_fill(_rows_at_level, rle_rows_impls, sizeof(rle_rows_impl), rle_rows_pick_impl)
+
 register_codec("rle", active_implementation)
 
 #: True when this build carries SIMD rows for RLE (whether the CPU can run them is
@@ -504,6 +529,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    raise_body_error,
+    with_rows,
 )
 
 
@@ -534,6 +561,29 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
     return k
 
 
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # Runs before `start` passed by their headers, groups before it by their length, whole groups
+    # of the range unpacked by the active ISA's group kernel on "simd" (scalar otherwise),
+    # nothing after value stop-1 read (include/rle_skip.h).
+    cdef size_t at = 0
+    cdef ptrdiff_t r
+    cdef const rle_rows_impl *impl = <const rle_rows_impl *>_rows_at_level[simd_level()]
+    if kind == KIND_BOOL:
+        r = rle_rows_bool(src, <size_t>n, more, <size_t>start, <size_t>stop, <uint8_t *>out, &at)
+    elif kind == KIND_I32:
+        r = (impl.rows_i32 if path == PATH_SIMD else rle_rows_i32_scalar)(
+            src, <size_t>n, more, <size_t>start, <size_t>stop, <int32_t *>out, &at)
+    else:
+        r = (impl.rows_i64 if path == PATH_SIMD else rle_rows_i64_scalar)(
+            src, <size_t>n, more, <size_t>start, <size_t>stop, <int64_t *>out, &at)
+    if r == -RLE_E_STREAM:
+        raise_body_error(more, b"RLE")
+    if r < 0:
+        raise_kernel_error_nogil(<int>-r, at, <size_t>n, _what(kind))
+    return stop - start
+
+
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
     return rle_encode_bound(count)
 
@@ -550,7 +600,9 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
 cdef codec_row _ROWS[3]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64)):
-    _ROWS[_i] = make_row(2, _kind, b"rle", b"RLE",
-                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+    _ROWS[_i] = with_rows(
+        make_row(2, _kind, b"rle", b"RLE",
+                 ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                 _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 3)

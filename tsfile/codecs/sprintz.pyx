@@ -163,6 +163,8 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    rows_readable,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
@@ -189,9 +191,37 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
     return k
 
 
+cdef extern from "serial_skip.h" nogil:
+    int64_t sprintz_take32(sprintz_state *s, int64_t k, void *out)
+    int64_t sprintz_take64(sprintz_state *s, int64_t k, void *out)
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # The values before `start` walked on the decoder's state without being stored, then the
+    # range stored from the same state, nothing after value stop-1 (include/serial_skip.h). The
+    # body is decompressed whole: where a value lies is known only by walking the stream.
+    cdef sprintz_state st
+    cdef int sk = sk_of_kind(kind)
+    cdef int64_t r
+    if stop <= start:
+        return 0
+    rows_readable(more, src, n, n, b"SPRINTZ")
+    sprintz_init(&st, src if n > 0 else _EMPTY, <size_t>n, sk)
+    r = (sprintz_take64 if serial_wide(sk) else sprintz_take32)(&st, start, NULL)
+    if r == start:
+        r = (sprintz_take64 if serial_wide(sk) else sprintz_take32)(&st, stop - start, out)
+        if r == stop - start:
+            return r
+    serial_raise_nogil(<int>r if r < 0 else -1, st.pos, n, "SPRINTZ", sk)
+    return -1
+
+
 cdef codec_row _ROWS[4]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64, KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(12, _kind, b"sprintz", b"SPRINTZ", ROW_PER_VALUE | ROW_BATCH,
-                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
+    _ROWS[_i] = with_rows(
+        make_row(12, _kind, b"sprintz", b"SPRINTZ", ROW_PER_VALUE | ROW_BATCH,
+                 _row_count, _row_decode, NULL, _row_skip, NULL, NULL),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 4)

@@ -16,7 +16,8 @@ requested path; the scaling is one scalar pass over the output.
 import numpy as np
 
 from libc.math cimport pow
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 from tsfile.codecs._common cimport as_byte_view
 from tsfile.codecs._serial cimport (
@@ -141,20 +142,53 @@ cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbyte
     return total
 
 
-cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
-                                         Py_ssize_t cap, int kind, int path,
-                                         Py_ssize_t *consumed) except -1 nogil:
-    cdef _prefix h
-    cdef Py_ssize_t total, m, i, used
+cdef void _scale(const uint8_t *data, const _prefix *h, void *out, Py_ssize_t first,
+                 Py_ssize_t m, int kind) noexcept nogil:
+    """Rewrite out[0:m], the scaled integers of values first..first+m-1, as those values: the
+    float slot has the integer slot's size, and slot i is read before it is written."""
+    cdef Py_ssize_t i
     cdef int64_t *o64 = <int64_t *>out
     cdef int32_t *o32 = <int32_t *>out
     cdef double *d64 = <double *>out
     cdef float *f32 = <float *>out
-    cdef const uint8_t *sbm
-    cdef const uint8_t *rbm
-    cdef double div
+    cdef const uint8_t *sbm = data + h.scaled_at
+    cdef const uint8_t *rbm = data + h.raw_at
+    cdef double div = h.divisor
     cdef int64_t x64
     cdef int32_t x32
+    if kind == SK_F64:
+        if h.form == 1:
+            for i in range(m):
+                d64[i] = <double>o64[i] / div
+        else:
+            for i in range(m):
+                x64 = o64[i]
+                if h.form == 3 and _bit(rbm, first + i):
+                    pass  # the slot already holds the value's bits
+                elif _bit(sbm, first + i):
+                    d64[i] = <double>x64 / div
+                else:
+                    d64[i] = <double>x64
+    else:
+        if h.form == 1:
+            for i in range(m):
+                f32[i] = <float>(<double>o32[i] / div)
+        else:
+            for i in range(m):
+                x32 = o32[i]
+                if h.form == 3 and _bit(rbm, first + i):
+                    pass
+                elif _bit(sbm, first + i):
+                    f32[i] = <float>(<double>x32 / div)
+                else:
+                    f32[i] = <float>(<double>x32)
+
+
+cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
+                                         Py_ssize_t cap, int kind, int path,
+                                         Py_ssize_t *consumed) except -1 nogil:
+    cdef _prefix h
+    cdef Py_ssize_t total, m, used
     if consumed != NULL:
         consumed[0] = 0
     if nbytes <= 0:
@@ -168,39 +202,14 @@ cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes,
         if consumed != NULL:
             consumed[0] = h.blocks_at
         return 0
-    div = h.divisor
-    sbm = data + h.scaled_at
-    rbm = data + h.raw_at
-    # Integers first (in place), then each slot is rewritten as its value; the float slot has
-    # the integer slot's size, and slot i is read before it is written.
+    # Integers first (in place), then each slot is rewritten as its value (_scale)
     if kind == SK_F64:
-        used = ts2diff_decode_into_i64(data + h.blocks_at, nbytes - h.blocks_at, o64, m, path)
-        if h.form == 1:
-            for i in range(m):
-                d64[i] = <double>o64[i] / div
-        else:
-            for i in range(m):
-                x64 = o64[i]
-                if h.form == 3 and _bit(rbm, i):
-                    pass  # the slot already holds the value's bits
-                elif _bit(sbm, i):
-                    d64[i] = <double>x64 / div
-                else:
-                    d64[i] = <double>x64
+        used = ts2diff_decode_into_i64(data + h.blocks_at, nbytes - h.blocks_at,
+                                       <int64_t *>out, m, path)
     else:
-        used = ts2diff_decode_into_i32(data + h.blocks_at, nbytes - h.blocks_at, o32, m, path)
-        if h.form == 1:
-            for i in range(m):
-                f32[i] = <float>(<double>o32[i] / div)
-        else:
-            for i in range(m):
-                x32 = o32[i]
-                if h.form == 3 and _bit(rbm, i):
-                    pass
-                elif _bit(sbm, i):
-                    f32[i] = <float>(<double>x32 / div)
-                else:
-                    f32[i] = <float>(<double>x32)
+        used = ts2diff_decode_into_i32(data + h.blocks_at, nbytes - h.blocks_at,
+                                       <int32_t *>out, m, path)
+    _scale(data, &h, out, 0, m, kind)
     if consumed != NULL:
         consumed[0] = h.blocks_at + used
     return m
@@ -434,6 +443,9 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    raise_body_error,
+    rows_readable,
+    with_rows,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
@@ -459,10 +471,99 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
     return 0
 
 
+# The integer blocks' row ranges: blocks before a range passed by their headers, the body asked
+# for each block's bytes (include/ts2diff_blockskip.h, as the reader's TS_2DIFF integer pages).
+cdef extern from "ts2diff_blockskip.h" nogil:
+    enum:
+        TS2DIFF_MAX_BLOCK_DELTAS
+        TS2DIFF_E_STREAM
+    ctypedef struct ts2diff_error:
+        int code
+        int64_t offset
+    ctypedef void (*ts2diff_block_fn_i64)(const uint8_t *, const uint8_t *, int, uint64_t,
+                                          uint64_t, int64_t *, size_t)
+    ctypedef void (*ts2diff_block_fn_i32)(const uint8_t *, const uint8_t *, int, uint32_t,
+                                          uint32_t, int32_t *, size_t)
+    void ts2diff_decode_i64_scalar(const uint8_t *, const uint8_t *, int, uint64_t, uint64_t,
+                                   int64_t *, size_t)
+    void ts2diff_decode_i32_scalar(const uint8_t *, const uint8_t *, int, uint32_t, uint32_t,
+                                   int32_t *, size_t)
+    # `more`: a tsfile_prefix * (include/page_prefix.h) or NULL
+    int ts2diff_decode_rows_i64(const uint8_t *buf, size_t nbytes, void *more, int64_t r0,
+                                int64_t r1, ts2diff_block_fn_i64 kernel, int64_t *scratch,
+                                int64_t *out, int64_t *skipped, ts2diff_error *e)
+    int ts2diff_decode_rows_i32(const uint8_t *buf, size_t nbytes, void *more, int64_t r0,
+                                int64_t r1, ts2diff_block_fn_i32 kernel, int32_t *scratch,
+                                int32_t *out, int64_t *skipped, ts2diff_error *e)
+
+
+cdef int _parse_readable(const uint8_t *src, Py_ssize_t n, void *more, _prefix *h,
+                         int kind) except -1 nogil:
+    """_parse on a body read as far as asked: its first 16 bytes hold the tag and the bitmaps'
+    count (two uvarints), which bound the prefix's end."""
+    cdef Py_ssize_t ready = rows_readable(more, src, n, 16, b"TS_2DIFF")
+    cdef Py_ssize_t pos = 0, bound
+    cdef uint32_t tag, count = 0
+    _uvarint(src, ready, &pos, &tag, kind)
+    if tag == _MARK_SCALED or tag == _MARK_RAW:
+        _uvarint(src, ready, &pos, &count, kind)
+    bound = pos + 2 * (<Py_ssize_t>count // 8 + 1) + 5
+    rows_readable(more, src, n, bound, b"TS_2DIFF")
+    _parse(src, n, h, kind)
+    return 0
+
+
+cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
+                          Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
+    # The prefix, then the scaled integers start..stop-1 with the blocks before them passed by
+    # their headers (scalar block kernel: the range is small), scaled in place (_scale).
+    cdef _prefix h
+    cdef ts2diff_error err
+    cdef int64_t skipped = 0
+    cdef int rc
+    cdef int sk = sk_of_kind(kind)
+    cdef void *scratch
+    if stop <= start:
+        return 0
+    if n <= 0:  # an empty page holds no value
+        _raise(_E_TRUNC, 0, 0, 0, n, sk)
+    _parse_readable(src, n, more, &h, sk)
+    if h.form != 1 and stop > <Py_ssize_t>h.n:  # the bitmaps describe h.n values
+        _raise(_E_MISMATCH, h.n, stop, 0, n, sk)
+    scratch = malloc((TS2DIFF_MAX_BLOCK_DELTAS + 1) * 8)
+    if scratch == NULL:
+        with gil:
+            raise MemoryError()
+    if sk == SK_F64:
+        rc = ts2diff_decode_rows_i64(src + h.blocks_at, <size_t>(n - h.blocks_at), more, start,
+                                     stop, ts2diff_decode_i64_scalar, <int64_t *>scratch,
+                                     <int64_t *>out, &skipped, &err)
+    else:
+        rc = ts2diff_decode_rows_i32(src + h.blocks_at, <size_t>(n - h.blocks_at), more, start,
+                                     stop, ts2diff_decode_i32_scalar, <int32_t *>scratch,
+                                     <int32_t *>out, &skipped, &err)
+    free(scratch)
+    if rc < 0:
+        if err.code == TS2DIFF_E_STREAM:
+            raise_body_error(more, b"TS_2DIFF")
+        # the codec's own message for a bad header among the blocks read (their walk finds the
+        # same fault), else the blocks end before value stop-1
+        rows_readable(more, src, n, n, b"TS_2DIFF")
+        ts2diff_count_values(src + h.blocks_at, n - h.blocks_at, sk == SK_F64)
+        with gil:
+            raise CorruptDataError(
+                f"TS_2DIFF {serial_kind_name(sk)}: the blocks hold fewer than {stop} values "
+                f"(block at byte offset {h.blocks_at + err.offset} of {n})")
+    _scale(src, &h, out, start, stop - start, sk)
+    return stop - start
+
+
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_F32, KIND_F64)):
-    _ROWS[_i] = make_row(4, _kind, b"ts2diff_float", b"TS_2DIFF",
-                         ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
-                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
+    _ROWS[_i] = with_rows(
+        make_row(4, _kind, b"ts2diff_float", b"TS_2DIFF",
+                 ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
+                 _row_count, _row_decode, NULL, _row_skip, NULL, NULL),
+        _row_rows)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)
