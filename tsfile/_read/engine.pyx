@@ -774,6 +774,21 @@ def set_row_ranges(bint on):
     return was
 
 
+def reads_row_ranges(int encoding, int data_type):
+    """Whether a value page of this encoding and type decodes a row range without decoding the
+    values before it (the rule decode_span follows: TS_2DIFF integers by their block headers,
+    every codec whose registry row has a row-range decoder), under the current set_row_ranges."""
+    cdef const codec_row *row
+    if has_row_skip(encoding, data_type):
+        return True
+    row = find_row(encoding, kind_of_type(data_type))
+    if row == NULL or not _row_ranges_on:
+        return False
+    if is_binary(data_type):
+        return row.decode_objects_rows != NULL
+    return row.decode_rows != NULL
+
+
 cdef int decode_span(FileView fv, int t, int enc, const uint8_t *p, Py_ssize_t n,
                      tsfile_prefix *body, Py_ssize_t start, Py_ssize_t stop, uint8_t *out,
                      int path, Py_ssize_t file_at, LoopState *st) except -1 nogil:

@@ -36,7 +36,7 @@ import threading
 import numpy as np
 
 from tsfile._read import columns, engine, predicate, tagfill
-from tsfile.types import Compressor, TSDataType, TSEncoding
+from tsfile.types import Compressor
 
 _FROM = engine.PLAN_COLUMNS["from"]
 _END = engine.PLAN_COLUMNS["end"]
@@ -57,24 +57,14 @@ MAX_RUNS = 8
 # A page whose runs cover more than this fraction of its rows is decoded whole.
 DENSE = 0.5
 
-# Encodings whose value pages read a row range without decoding the values before it
-# (engine.value_range: pushdown.has_row_skip and fixed-width PLAIN; keep in step with it): for
-# the others every run decodes the page from its start, so their selected blocks are read as
-# one run (first to last).
-_FIXED_WIDTH = frozenset(
-    (TSDataType.INT64, TSDataType.TIMESTAMP, TSDataType.FLOAT, TSDataType.DOUBLE)
-)
-_TS2DIFF_INTS = frozenset(
-    (TSDataType.INT32, TSDataType.DATE, TSDataType.INT64, TSDataType.TIMESTAMP)
-)
+# For encodings without a row-range decoder (skips_by_position False) every run decodes the page
+# from its start, so their selected blocks are read as one run (first to last).
 
 
 def skips_by_position(encoding, data_type):
     """Whether a value page of this encoding and type decodes a row range without decoding the
-    values before it (engine.value_range: TS_2DIFF integers, fixed-width PLAIN)."""
-    if encoding == TSEncoding.TS_2DIFF:
-        return data_type in _TS2DIFF_INTS
-    return encoding == TSEncoding.PLAIN and data_type in _FIXED_WIDTH
+    values before it (the engine's own rule: engine.reads_row_ranges)."""
+    return engine.reads_row_ranges(int(encoding), int(data_type))
 
 
 def read_filtered(d, jobs, timed, rows, starts, total, pool):
