@@ -30,8 +30,15 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from tsfile._format.codes cimport E_TS_2DIFF, T_DATE, T_INT32, T_INT64, T_TIMESTAMP
-from tsfile._simd cimport simd_cpu_features, simd_level
+from tsfile._simd cimport simd_level
 from tsfile.codecs._common cimport PATH_PER_VALUE, PATH_SIMD, as_byte_view, resolve_path
+from tsfile.codecs._impl_table cimport (
+    IMPL_LEVELS,
+    impl_table_active,
+    impl_table_fill,
+    impl_table_names,
+    tsfile_impl_head,
+)
 from tsfile.codecs.ts2diff cimport ts2diff_count_values
 
 from tsfile.errors import CorruptDataError, TypeMismatchError
@@ -39,13 +46,6 @@ from tsfile.errors import CorruptDataError, TypeMismatchError
 cnp.import_array()
 
 # ---- C kernels ------------------------------------------------------------------------------------
-
-cdef extern from "tsfile_isa.h":
-    enum: TSFILE_LEVEL_AVX512
-    ctypedef struct tsfile_impl_head:
-        const char* name
-        int level
-        unsigned need
 
 cdef extern from "filter_impls.h" nogil:
     enum: FILTER_INDEX_SLACK
@@ -190,22 +190,21 @@ cdef extern from "filter_neon.h":
 
 # ---- implementation rows, chosen once per ISA level (the idiom of tsfile_isa.h) -------------------
 
-cdef const filter_impl* _filter_at_level[TSFILE_LEVEL_AVX512 + 1]
-cdef const ts2diff_impl* _ts2diff_at_level[TSFILE_LEVEL_AVX512 + 1]
+# The rows each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
+cdef const tsfile_impl_head* _filter_at_level[IMPL_LEVELS]
+cdef const tsfile_impl_head* _ts2diff_at_level[IMPL_LEVELS]
 
 
 cdef void _choose_impls():
     cdef size_t i
-    cdef int level
     # this module carries its own copy of the kernels (and of their lookup tables): init them all
     filter_bool_bytes_init()
     for i in range(FILTER_N_IMPLS):
         filter_impls[i].init()
     for i in range(TS2DIFF_N_IMPLS):
         ts2diff_impls[i].init()
-    for level in range(TSFILE_LEVEL_AVX512 + 1):
-        _filter_at_level[level] = &filter_impls[filter_pick_impl(level, simd_cpu_features())]
-        _ts2diff_at_level[level] = &ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())]
+    impl_table_fill(_filter_at_level, filter_impls, sizeof(filter_impl), filter_pick_impl)
+    impl_table_fill(_ts2diff_at_level, ts2diff_impls, sizeof(ts2diff_impl), ts2diff_pick_impl)
 
 
 _choose_impls()
@@ -222,33 +221,31 @@ cdef int _plan = TS2DIFF_SKIP_PLAN_C
 
 def implementations():
     """The predicate-kernel rows this CPU can run, best first (``"scalar"`` last)."""
-    return [_filter_at_level[level].head.name.decode()
-            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if _filter_at_level[level].head.level == level]
+    return impl_table_names(_filter_at_level)
 
 
 def active_implementation():
     """The predicate-kernel row ``path="simd"`` runs at the current ISA level."""
-    return _filter_at_level[simd_level()].head.name.decode()
+    return impl_table_active(_filter_at_level)
 
 
 cdef const filter_impl* _filter_row(int path) noexcept nogil:
     if path == PATH_PER_VALUE:
         return &filter_per_value
     if path == PATH_SIMD:
-        return _filter_at_level[simd_level()]
+        return <const filter_impl*>_filter_at_level[simd_level()]
     return &filter_impls[FILTER_N_IMPLS - 1]
 
 
 cdef ts2diff_block_fn_i64 _decoder_i64(int path) noexcept nogil:
     if path == PATH_SIMD:
-        return _ts2diff_at_level[simd_level()].decode_i64
+        return (<const ts2diff_impl*>_ts2diff_at_level[simd_level()]).decode_i64
     return ts2diff_decode_i64_scalar
 
 
 cdef ts2diff_block_fn_i32 _decoder_i32(int path) noexcept nogil:
     if path == PATH_SIMD:
-        return _ts2diff_at_level[simd_level()].decode_i32
+        return (<const ts2diff_impl*>_ts2diff_at_level[simd_level()]).decode_i32
     return ts2diff_decode_i32_scalar
 
 
