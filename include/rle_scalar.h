@@ -260,10 +260,13 @@ TSFILE_INLINE int rle_parse_block(const uint8_t *src, size_t n, size_t pos, int 
     return TSC_OK;
 }
 
-/* Number of values in the whole buffer (walks and checks every block and run header). Fails with
- * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
-static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
-                                  uint64_t *total, size_t *err_at)
+/* Walk the block and run headers from the start of the buffer (each one checked, nothing
+ * unpacked) until the run that reaches `stop` values: returns the end of its block (as the
+ * decoders report) with *seen = stop; or to the end of the data: returns n with *seen = the
+ * values there (fewer than `stop`). More than `limit` values on the way is TSC_ERR_TOO_MANY at the
+ * run that passes it; errors are -code with *err_at. The one header walk of counting and skipping. */
+static inline ptrdiff_t rle_walk_headers(const uint8_t *src, size_t n, int is64, uint64_t stop,
+                                         uint64_t limit, uint64_t *seen, size_t *err_at)
 {
     size_t pos = 0;
     uint64_t t = 0;
@@ -277,6 +280,10 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
             rle_run r;
             e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
             if (e) return -e;
+            if (r.nvalues >= stop - t) {
+                *seen = stop;
+                return (ptrdiff_t)end;
+            }
             t += r.nvalues;
             if (t > limit) {
                 *err_at = pos;
@@ -286,8 +293,17 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
         }
         pos = end;
     }
-    *total = t;
+    *seen = t;
     return (ptrdiff_t)n;
+}
+
+/* Number of values in the whole buffer (walks and checks every block and run header). Fails with
+ * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
+static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
+                                         uint64_t *total, size_t *err_at)
+{
+    /* no run holds UINT64_MAX values (a run header holds at most 2^31 groups): walks to the end */
+    return rle_walk_headers(src, n, is64, UINT64_MAX, limit, total, err_at);
 }
 
 /* Advance over the first `k` values by the block and run headers alone (nothing is unpacked or
@@ -296,27 +312,14 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
 static inline ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k,
                                         size_t *err_at)
 {
-    size_t pos = 0;
-    uint64_t done = 0;
+    uint64_t seen;
     if (k == 0) return 0;
-    while (pos < n) {
-        int w;
-        size_t body, end;
-        int e = rle_parse_block(src, n, pos, is64, &w, &body, &end, err_at);
-        if (e) return -e;
-        pos = body;
-        while (pos < end) {
-            rle_run r;
-            e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
-            if (e) return -e;
-            if (r.nvalues >= k - done) return (ptrdiff_t)end;
-            done += r.nvalues;
-            pos = r.next;
-        }
-        pos = end;
+    ptrdiff_t r = rle_walk_headers(src, n, is64, k, UINT64_MAX, &seen, err_at);
+    if (r >= 0 && seen < k) {
+        *err_at = n;
+        return -TSC_ERR_TRUNCATED;
     }
-    *err_at = n;
-    return -TSC_ERR_TRUNCATED;
+    return r;
 }
 
 /* ---- batch decoders ----
