@@ -1,6 +1,6 @@
 """One definition per kernel family (issue 8): the typed twins of the filter and RLE kernel headers
-are generated from one macro each, and pushdown.pyx picks its rows with the shared
-implementation-table helper.
+are generated from one macro each, and every module with a per-ISA implementation table (the SIMD
+codecs and pushdown.pyx) builds it with the shared helper, tsfile/codecs/_impl_table.pyx.
 
 A "typed twin" is a hand-written function definition whose name differs from another one in the
 same header only by its value type or lane layout (``_i32``/``_i64``/``_f32``/``_f64``/``_bool``,
@@ -86,14 +86,41 @@ def test_forced_by_type_list_is_not_stale():
     assert set(FORCED_BY_TYPE) <= found, set(FORCED_BY_TYPE) - found
 
 
-def test_pushdown_uses_the_shared_implementation_table_helper():
-    source = (ROOT / "tsfile" / "_read" / "pushdown.pyx").read_text()
-    assert re.search(r"from tsfile\.codecs\._impl_table cimport", source)
-    for helper in ("impl_table_fill", "impl_table_names", "impl_table_active"):
-        assert helper + "(" in source, f"pushdown.pyx does not call {helper}"
-    # its own copy would declare the row head and fill rows level by level
+TABLE_MODULES = [
+    "codecs/alp.pyx",
+    "codecs/plain.pyx",
+    "codecs/rle.pyx",
+    "codecs/ts2diff.pyx",
+    "_read/pushdown.pyx",
+]
+
+
+@pytest.mark.parametrize("module", TABLE_MODULES)
+def test_implementation_tables_are_built_by_the_shared_helper(module):
+    source = (ROOT / "tsfile" / module).read_text()
+    assert "from tsfile.codecs._impl_table cimport ImplTable, impl_table" in source
+    assert re.search(r"cdef ImplTable \w+ = impl_table\(", source)
+    # a copy of the helper would declare the row head, fill rows level by level or write the
+    # implementations() / active_implementation() functions again
     assert "ctypedef struct tsfile_impl_head" not in source
     assert not re.search(r"_at_level\[level\]\s*=", source)
+    assert not re.search(r"^def (implementations|active_implementation)\(", source, re.M)
+
+
+def test_only_the_helper_declares_the_row_head():
+    declaring = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tsfile").rglob("*.p[yx][xd]")
+        if "ctypedef struct tsfile_impl_head" in path.read_text()
+    )
+    assert declaring == ["tsfile/codecs/_impl_table.pxd"]
+
+
+def test_an_unfilled_table_cannot_be_made():
+    from tsfile.codecs._impl_table import ImplTable
+
+    with pytest.raises(TypeError, match="impl_table"):
+        ImplTable()
 
 
 def test_pushdown_rows_follow_the_isa_level():
