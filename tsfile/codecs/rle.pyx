@@ -93,6 +93,7 @@ cdef extern from "rle_impls.h" nogil:
     size_t rle_pick_impl(int level, unsigned features)
 
 rle_init_impls()  # the rows' shuffle plans, built once before any kernel runs
+
 # The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
 cdef ImplTable _impls = impl_table(
     "rle", rle_impls, sizeof(rle_impl), RLE_N_IMPLS, rle_pick_impl)
