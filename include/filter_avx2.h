@@ -8,7 +8,8 @@
  * row of a 256-entry permutation table (the positions of its set bits, built once by
  * filter_avx2_init), vpermd moves the matching lanes' positions to the front, and one 32-byte
  * store writes them; the output advances by popcount(mask). No gathers. The values after the last
- * whole vector go through the scalar tail, so nothing past v[n - 1] is read.
+ * whole vector go through the scalar tail, so nothing past v[n - 1] is read. The kernels are
+ * FILTER_DEFINE_BYTEWISE's (filter_scalar.h), as NEON's.
  */
 #ifndef FILTER_AVX2_H
 #define FILTER_AVX2_H
