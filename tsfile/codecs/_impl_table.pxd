@@ -11,6 +11,8 @@
 # and casts `_impls.row()` to its own row type in its kernels' callers (a level switch,
 # tsfile.set_simd, is then an array lookup). Passing a codec name registers the table's
 # active_implementation for tsfile.simd_info(); tables that are no codec's pass None.
+# ImplTable is made of the three inline helpers below, which remain for code that keeps its own
+# `const tsfile_impl_head *at_level[IMPL_LEVELS]`.
 from tsfile._simd cimport simd_cpu_features, simd_level
 
 cdef extern from "tsfile_isa.h" nogil:
@@ -24,6 +26,30 @@ cdef enum:
     IMPL_LEVELS = TSFILE_LEVEL_AVX512 + 1
 
 ctypedef size_t (*impl_pick_fn)(int level, unsigned features) noexcept nogil
+
+
+cdef inline void impl_table_fill(const tsfile_impl_head **at_level, const void *rows,
+                                 size_t stride, impl_pick_fn pick) noexcept:
+    """Point at_level[level] at the row `pick` chooses for each level on this CPU (rows are
+    `stride` bytes apart)."""
+    cdef int level
+    cdef unsigned features = simd_cpu_features()
+    for level in range(IMPL_LEVELS):
+        at_level[level] = <const tsfile_impl_head *>(
+            <const char *>rows + pick(level, features) * stride)
+
+
+cdef inline list impl_table_names(const tsfile_impl_head **at_level):
+    """implementations(): the rows this CPU can run, best first ("scalar" last): the row chosen
+    for each level that is that level's own."""
+    return [at_level[level].name.decode()
+            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
+            if at_level[level].level == level]
+
+
+cdef inline str impl_table_active(const tsfile_impl_head **at_level):
+    """active_implementation(): the row path="simd" and path="auto" run at the current level."""
+    return at_level[simd_level()].name.decode()
 
 
 cdef class ImplTable:

@@ -15,13 +15,11 @@ cdef class ImplTable:
     def implementations(self):
         """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
         for each level that is that level's own."""
-        return [self.at_level[level].name.decode()
-                for level in range(IMPL_LEVELS - 1, -1, -1)
-                if self.at_level[level].level == level]
+        return impl_table_names(self.at_level)
 
     def active_implementation(self):
         """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-        return self.row().name.decode()
+        return impl_table_active(self.at_level)
 
 
 cdef ImplTable impl_table(str codec, const void *rows, size_t stride, size_t n_rows,
@@ -29,11 +27,7 @@ cdef ImplTable impl_table(str codec, const void *rows, size_t stride, size_t n_r
     """The table of `n_rows` rows `stride` bytes apart from `rows`: for each level, the row `pick`
     chooses on this CPU. Registers it under `codec` for tsfile.simd_info() unless codec is None."""
     cdef ImplTable table = ImplTable.__new__(ImplTable)
-    cdef unsigned features = simd_cpu_features()
-    cdef int level
-    for level in range(IMPL_LEVELS):
-        table.at_level[level] = <const tsfile_impl_head *>(
-            <const char *>rows + pick(level, features) * stride)
+    impl_table_fill(table.at_level, rows, stride, pick)
     table.has_simd = n_rows > 1
     if codec is not None:
         register_codec(codec, table.active_implementation)
