@@ -8,7 +8,8 @@
  * row of a 256-entry permutation table (the positions of its set bits, built once by
  * filter_avx2_init), vpermd moves the matching lanes' positions to the front, and one 32-byte
  * store writes them; the output advances by popcount(mask). No gathers. The values after the last
- * whole vector go through the scalar tail, so nothing past v[n - 1] is read.
+ * whole vector go through the scalar tail, so nothing past v[n - 1] is read. The kernels are
+ * FILTER_DEFINE_BYTEWISE's (filter_scalar.h), as NEON's.
  */
 #ifndef FILTER_AVX2_H
 #define FILTER_AVX2_H
@@ -32,36 +33,36 @@ static void filter_avx2_init(void)
 
 #define FILTER_AVX2_INLINE TSFILE_TARGET_AVX2 TSFILE_INLINE
 
-/* Lane masks (4 bits for 64-bit lanes, 8 for 32-bit lanes) of "x in [lo, hi]". */
-FILTER_AVX2_INLINE unsigned filter_avx2_in_i64(const int64_t *p, __m256i lo, __m256i hi)
-{
-    const __m256i x = _mm256_loadu_si256((const __m256i *)p);
-    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(lo, x), _mm256_cmpgt_epi64(x, hi));
-    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(out)) ^ 0xFu;
-}
+/*
+ * Generate filter_avx2_in_SUF(p, lo, hi): the lane mask (one bit per lane: 4 for 64-bit lanes, 8
+ * for 32-bit) of "x in [lo, hi]" for the vector at p. One macro per compare family, because AVX2
+ * compares integers only with > (so "in" is "not (lo > x or x > hi)", flipped on the mask) and
+ * floats with ordered >= and <= (NaN fails both); within a family the 32- and 64-bit twins differ
+ * only in their intrinsics' suffixes: EPI the integer lane (epi32, epi64), FP the float type of
+ * the same lane width (ps, pd), whose movemask reads one bit per lane.
+ */
+#define FILTER_AVX2_DEFINE_IN_INT(SUF, T, EPI, FP)                                                 \
+    FILTER_AVX2_INLINE unsigned filter_avx2_in_##SUF(const T *p, __m256i lo, __m256i hi)           \
+    {                                                                                              \
+        const __m256i x = _mm256_loadu_si256((const __m256i *)p);                                  \
+        const __m256i out = _mm256_or_si256(_mm256_cmpgt_##EPI(lo, x), _mm256_cmpgt_##EPI(x, hi)); \
+        const unsigned all = (1u << (32 / sizeof(T))) - 1u;                                        \
+        return (unsigned)_mm256_movemask_##FP(_mm256_castsi256_##FP(out)) ^ all;                   \
+    }
 
-FILTER_AVX2_INLINE unsigned filter_avx2_in_i32(const int32_t *p, __m256i lo, __m256i hi)
-{
-    const __m256i x = _mm256_loadu_si256((const __m256i *)p);
-    const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(lo, x), _mm256_cmpgt_epi32(x, hi));
-    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(out)) ^ 0xFFu;
-}
+#define FILTER_AVX2_DEFINE_IN_FLOAT(SUF, T, VT, FP)                                                \
+    FILTER_AVX2_INLINE unsigned filter_avx2_in_##SUF(const T *p, VT lo, VT hi)                     \
+    {                                                                                              \
+        const VT x = _mm256_loadu_##FP(p);                                                         \
+        const VT in = _mm256_and_##FP(_mm256_cmp_##FP(x, lo, _CMP_GE_OQ),                          \
+                                      _mm256_cmp_##FP(x, hi, _CMP_LE_OQ));                         \
+        return (unsigned)_mm256_movemask_##FP(in);                                                 \
+    }
 
-FILTER_AVX2_INLINE unsigned filter_avx2_in_f64(const double *p, __m256d lo, __m256d hi)
-{
-    const __m256d x = _mm256_loadu_pd(p);
-    const __m256d in = _mm256_and_pd(_mm256_cmp_pd(x, lo, _CMP_GE_OQ),
-                                     _mm256_cmp_pd(x, hi, _CMP_LE_OQ));
-    return (unsigned)_mm256_movemask_pd(in);
-}
-
-FILTER_AVX2_INLINE unsigned filter_avx2_in_f32(const float *p, __m256 lo, __m256 hi)
-{
-    const __m256 x = _mm256_loadu_ps(p);
-    const __m256 in = _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ),
-                                    _mm256_cmp_ps(x, hi, _CMP_LE_OQ));
-    return (unsigned)_mm256_movemask_ps(in);
-}
+FILTER_AVX2_DEFINE_IN_INT(i64, int64_t, epi64, pd)
+FILTER_AVX2_DEFINE_IN_INT(i32, int32_t, epi32, ps)
+FILTER_AVX2_DEFINE_IN_FLOAT(f64, double, __m256d, pd)
+FILTER_AVX2_DEFINE_IN_FLOAT(f32, float, __m256, ps)
 
 /* Store the positions pos + j of the set bits j of m (m < 256) at idx; returns popcount(m). */
 FILTER_AVX2_INLINE size_t filter_avx2_emit(unsigned m, int32_t pos, int32_t *idx)
@@ -71,77 +72,23 @@ FILTER_AVX2_INLINE size_t filter_avx2_emit(unsigned m, int32_t pos, int32_t *idx
     return (size_t)_mm_popcnt_u32(m);
 }
 
-/* 64-bit lanes: two vectors of 4 per byte of bitmap / per index step. */
-#define FILTER_AVX2_DEFINE_64(SUF, T, VT, SET1)                                                    \
-    TSFILE_TARGET_AVX2 static size_t filter_bitmap_##SUF##_avx2(const T *v, size_t n, T lo, T hi,  \
-                                                                int negate, uint8_t *bits)         \
-    {                                                                                              \
-        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
-        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
-        size_t i = 0, count = 0;                                                                   \
-        for (; i + 8 <= n; i += 8) {                                                               \
-            const unsigned b = (filter_avx2_in_##SUF(v + i, vlo, vhi) |                            \
-                                filter_avx2_in_##SUF(v + i + 4, vlo, vhi) << 4) ^ flip;            \
-            bits[i >> 3] = (uint8_t)b;                                                             \
-            count += (size_t)_mm_popcnt_u32(b);                                                    \
-        }                                                                                          \
-        return count + filter_bitmap_tail_##SUF(v, i, n, lo, hi, negate, bits);                    \
-    }                                                                                              \
-    TSFILE_TARGET_AVX2 static size_t filter_index_##SUF##_avx2(const T *v, size_t n, T lo, T hi,   \
-                                                               int negate, int32_t *idx,           \
-                                                               int32_t base)                       \
-    {                                                                                              \
-        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
-        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
-        size_t i = 0, k = 0;                                                                       \
-        for (; i + 8 <= n; i += 8) {                                                               \
-            const unsigned b = (filter_avx2_in_##SUF(v + i, vlo, vhi) |                            \
-                                filter_avx2_in_##SUF(v + i + 4, vlo, vhi) << 4) ^ flip;            \
-            k += filter_avx2_emit(b, base + (int32_t)i, idx + k);                                  \
-        }                                                                                          \
-        return k + filter_index_tail_##SUF(v, i, n, lo, hi, negate, idx + k, base);               \
-    }
+#define filter_avx2_popcount(x) _mm_popcnt_u32(x)
 
-/* 32-bit lanes: one vector of 8 per byte / per index step. */
-#define FILTER_AVX2_DEFINE_32(SUF, T, VT, SET1)                                                    \
-    TSFILE_TARGET_AVX2 static size_t filter_bitmap_##SUF##_avx2(const T *v, size_t n, T lo, T hi,  \
-                                                                int negate, uint8_t *bits)         \
+/* Generates filter_avx2_byte_SUF (the bitmap byte of 8 values before negation: one vector of
+ * 32-bit lanes or two of 64-bit lanes; the sizeof test is resolved at compile time) and, through
+ * FILTER_DEFINE_BYTEWISE (filter_scalar.h), the type's bitmap and index kernels. */
+#define FILTER_AVX2_DEFINE(SUF, T, VT, SET1)                                                       \
+    FILTER_AVX2_INLINE unsigned filter_avx2_byte_##SUF(const T *p, VT lo, VT hi)                   \
     {                                                                                              \
-        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
-        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
-        size_t i = 0, count = 0;                                                                   \
-        for (; i + 16 <= n; i += 16) {                                                             \
-            const unsigned b0 = filter_avx2_in_##SUF(v + i, vlo, vhi) ^ flip;                      \
-            const unsigned b1 = filter_avx2_in_##SUF(v + i + 8, vlo, vhi) ^ flip;                  \
-            bits[i >> 3] = (uint8_t)b0;                                                            \
-            bits[(i >> 3) + 1] = (uint8_t)b1;                                                      \
-            count += (size_t)_mm_popcnt_u32(b0 | b1 << 8);                                         \
-        }                                                                                          \
-        for (; i + 8 <= n; i += 8) {                                                               \
-            const unsigned b = filter_avx2_in_##SUF(v + i, vlo, vhi) ^ flip;                       \
-            bits[i >> 3] = (uint8_t)b;                                                             \
-            count += (size_t)_mm_popcnt_u32(b);                                                    \
-        }                                                                                          \
-        return count + filter_bitmap_tail_##SUF(v, i, n, lo, hi, negate, bits);                    \
+        if (sizeof(T) == 4) return filter_avx2_in_##SUF(p, lo, hi);                                \
+        return filter_avx2_in_##SUF(p, lo, hi) | filter_avx2_in_##SUF(p + 4, lo, hi) << 4;         \
     }                                                                                              \
-    TSFILE_TARGET_AVX2 static size_t filter_index_##SUF##_avx2(const T *v, size_t n, T lo, T hi,   \
-                                                               int negate, int32_t *idx,           \
-                                                               int32_t base)                       \
-    {                                                                                              \
-        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
-        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
-        size_t i = 0, k = 0;                                                                       \
-        for (; i + 8 <= n; i += 8) {                                                               \
-            const unsigned b = filter_avx2_in_##SUF(v + i, vlo, vhi) ^ flip;                       \
-            k += filter_avx2_emit(b, base + (int32_t)i, idx + k);                                  \
-        }                                                                                          \
-        return k + filter_index_tail_##SUF(v, i, n, lo, hi, negate, idx + k, base);               \
-    }
+    FILTER_DEFINE_BYTEWISE(avx2, TSFILE_TARGET_AVX2, SUF, T, VT, SET1)
 
-FILTER_AVX2_DEFINE_64(i64, int64_t, __m256i, _mm256_set1_epi64x)
-FILTER_AVX2_DEFINE_64(f64, double, __m256d, _mm256_set1_pd)
-FILTER_AVX2_DEFINE_32(i32, int32_t, __m256i, _mm256_set1_epi32)
-FILTER_AVX2_DEFINE_32(f32, float, __m256, _mm256_set1_ps)
+FILTER_AVX2_DEFINE(i64, int64_t, __m256i, _mm256_set1_epi64x)
+FILTER_AVX2_DEFINE(f64, double, __m256d, _mm256_set1_pd)
+FILTER_AVX2_DEFINE(i32, int32_t, __m256i, _mm256_set1_epi32)
+FILTER_AVX2_DEFINE(f32, float, __m256, _mm256_set1_ps)
 
 #endif /* TSFILE_ISA_AVX2 */
 #endif /* FILTER_AVX2_H */

@@ -36,22 +36,19 @@
 #  define FILTER_NOINLINE
 #endif
 
-typedef size_t (*filter_bitmap_fn_i32)(const int32_t *v, size_t n, int32_t lo, int32_t hi,
-                                       int negate, uint8_t *bits);
-typedef size_t (*filter_bitmap_fn_i64)(const int64_t *v, size_t n, int64_t lo, int64_t hi,
-                                       int negate, uint8_t *bits);
-typedef size_t (*filter_bitmap_fn_f32)(const float *v, size_t n, float lo, float hi, int negate,
-                                       uint8_t *bits);
-typedef size_t (*filter_bitmap_fn_f64)(const double *v, size_t n, double lo, double hi,
-                                       int negate, uint8_t *bits);
-typedef size_t (*filter_index_fn_i32)(const int32_t *v, size_t n, int32_t lo, int32_t hi,
-                                      int negate, int32_t *idx, int32_t base);
-typedef size_t (*filter_index_fn_i64)(const int64_t *v, size_t n, int64_t lo, int64_t hi,
-                                      int negate, int32_t *idx, int32_t base);
-typedef size_t (*filter_index_fn_f32)(const float *v, size_t n, float lo, float hi, int negate,
-                                      int32_t *idx, int32_t base);
-typedef size_t (*filter_index_fn_f64)(const double *v, size_t n, double lo, double hi,
-                                      int negate, int32_t *idx, int32_t base);
+/* The value types of the predicate kernels: suffix and C type. Every typed family of the filter
+ * headers is written once as a macro taking (SUF, T) and instantiated for these four, so the
+ * int32/int64/float/double kernels cannot drift apart (C has no generics: hence macros). */
+#define FILTER_FOR_EACH_TYPE(M) M(i32, int32_t) M(i64, int64_t) M(f32, float) M(f64, double)
+
+/* Generates the kernel signatures filter_bitmap_fn_SUF and filter_index_fn_SUF of one type. */
+#define FILTER_DEFINE_FN_TYPES(SUF, T)                                                             \
+    typedef size_t (*filter_bitmap_fn_##SUF)(const T *v, size_t n, T lo, T hi, int negate,         \
+                                             uint8_t *bits);                                       \
+    typedef size_t (*filter_index_fn_##SUF)(const T *v, size_t n, T lo, T hi, int negate,          \
+                                            int32_t *idx, int32_t base);
+
+FILTER_FOR_EACH_TYPE(FILTER_DEFINE_FN_TYPES)
 
 /* Set bits of a byte (portable; the SIMD kernels use their ISA's popcount). */
 TSFILE_INLINE unsigned filter_popcount8(unsigned b)
@@ -87,8 +84,11 @@ TSFILE_INLINE void filter_bitmap_to_bool(const uint8_t *bits, size_t n, uint8_t 
 }
 
 /*
- * Scalar tails shared by the SIMD kernels: values i0 .. n-1, bitmap bits continuing at bit i0
- * (i0 is a multiple of 8, so whole bytes are written) and indices continuing at idx.
+ * Generates, for one value type, the scalar kernels: filter_match_SUF (the predicate),
+ * filter_bitmap_tail_SUF / filter_index_tail_SUF (values i0 .. n-1, bitmap bits continuing at bit
+ * i0 (a multiple of 8, so whole bytes are written), indices continuing at idx: the SIMD kernels'
+ * tails), the "batch" rows filter_bitmap_SUF_scalar / filter_index_SUF_scalar and the "per_value"
+ * baseline filter_bitmap_SUF_per_value / filter_index_SUF_per_value.
  */
 #define FILTER_DEFINE_SCALAR(SUF, T)                                                               \
     TSFILE_INLINE int filter_match_##SUF(T x, T lo, T hi, int negate)                              \
@@ -156,9 +156,53 @@ TSFILE_INLINE void filter_bitmap_to_bool(const uint8_t *bits, size_t n, uint8_t 
         return k;                                                                                  \
     }
 
-FILTER_DEFINE_SCALAR(i32, int32_t)
-FILTER_DEFINE_SCALAR(i64, int64_t)
-FILTER_DEFINE_SCALAR(f32, float)
-FILTER_DEFINE_SCALAR(f64, double)
+FILTER_FOR_EACH_TYPE(FILTER_DEFINE_SCALAR)
+
+/*
+ * Generates filter_bitmap_SUF_ISA and filter_index_SUF_ISA for an ISA whose kernels work 8 values
+ * at a time (AVX2, NEON): one driver for both ISAs and all four types, since they differ only in
+ * how 8 values become a bitmap byte and how a byte becomes positions. The ISA header provides
+ *   unsigned filter_ISA_byte_SUF(const T *v, VT lo, VT hi)   bit j: v[j] in [lo, hi]
+ *   size_t filter_ISA_emit(unsigned byte, int32_t pos, int32_t *idx)   stores pos + j for each
+ *          set bit j (may write 8 entries), returns their number
+ *   filter_ISA_popcount(x)                                   set bits of a 16-bit x
+ * ATTR is the functions' target attribute (empty where the ISA is baseline), SET1 broadcasts a
+ * bound into VT. Bitmaps take 16 values an iteration (two independent byte computations, one
+ * popcount); values after the last whole byte go through the scalar tail, so nothing past
+ * v[n - 1] is read.
+ */
+#define FILTER_DEFINE_BYTEWISE(ISA, ATTR, SUF, T, VT, SET1)                                        \
+    ATTR static size_t filter_bitmap_##SUF##_##ISA(const T *v, size_t n, T lo, T hi, int negate,   \
+                                                   uint8_t *bits)                                  \
+    {                                                                                              \
+        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
+        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
+        size_t i = 0, count = 0;                                                                   \
+        for (; i + 16 <= n; i += 16) {                                                             \
+            const unsigned b0 = filter_##ISA##_byte_##SUF(v + i, vlo, vhi) ^ flip;                 \
+            const unsigned b1 = filter_##ISA##_byte_##SUF(v + i + 8, vlo, vhi) ^ flip;             \
+            bits[i >> 3] = (uint8_t)b0;                                                            \
+            bits[(i >> 3) + 1] = (uint8_t)b1;                                                      \
+            count += (size_t)filter_##ISA##_popcount(b0 | b1 << 8);                                \
+        }                                                                                          \
+        for (; i + 8 <= n; i += 8) {                                                               \
+            const unsigned b = filter_##ISA##_byte_##SUF(v + i, vlo, vhi) ^ flip;                  \
+            bits[i >> 3] = (uint8_t)b;                                                             \
+            count += (size_t)filter_##ISA##_popcount(b);                                           \
+        }                                                                                          \
+        return count + filter_bitmap_tail_##SUF(v, i, n, lo, hi, negate, bits);                    \
+    }                                                                                              \
+    ATTR static size_t filter_index_##SUF##_##ISA(const T *v, size_t n, T lo, T hi, int negate,    \
+                                                  int32_t *idx, int32_t base)                      \
+    {                                                                                              \
+        const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
+        const unsigned flip = negate ? 0xFFu : 0u;                                                 \
+        size_t i = 0, k = 0;                                                                       \
+        for (; i + 8 <= n; i += 8) {                                                               \
+            const unsigned b = filter_##ISA##_byte_##SUF(v + i, vlo, vhi) ^ flip;                  \
+            k += filter_##ISA##_emit(b, base + (int32_t)i, idx + k);                               \
+        }                                                                                          \
+        return k + filter_index_tail_##SUF(v, i, n, lo, hi, negate, idx + k, base);               \
+    }
 
 #endif /* FILTER_SCALAR_H */

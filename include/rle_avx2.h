@@ -19,14 +19,7 @@
 
 #if TSFILE_ISA_AVX2
 
-static bitpack_msb_plan rle_avx2_plan32[33];
-static bitpack_msb_plan rle_avx2_plan64[65];
-
-static void rle_avx2_init(void)
-{
-    for (int w = 1; w <= 32; w++) bitpack_msb_plan_init(&rle_avx2_plan32[w], w, 32);
-    for (int w = 1; w <= 64; w++) bitpack_msb_plan_init(&rle_avx2_plan64[w], w, 64);
-}
+RLE_DEFINE_MSB_PLANS(avx2)
 
 #define RLE_AVX2_INLINE TSFILE_TARGET_AVX2 TSFILE_INLINE
 
@@ -68,27 +61,14 @@ RLE_AVX2_INLINE __m256i rle_avx2_split64x4(const uint8_t *g, const bitpack_msb_p
     return _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), _MM_SHUFFLE(3, 1, 2, 0));
 }
 
-/* Number of whole groups (from g, `room` readable bytes) whose vector loads stay in the buffer. */
-TSFILE_INLINE size_t rle_avx2_safe_groups(const bitpack_msb_plan *pl, size_t room, int w,
-                                          size_t ngroups)
-{
-    if (room < (size_t)pl->reach) return 0;
-    size_t g = (room - (size_t)pl->reach) / (size_t)w + 1;
-    return g < ngroups ? g : ngroups;
-}
-
-/* Unpack up to `ngroups` whole groups of width w into out (int32 values, the low 32 bits of each
- * pattern); returns the number of groups done (the rest is for the scalar code). */
+/* Unpack up to `ngroups` whole groups of width w (1..32) into out (int32 values, the low 32 bits
+ * of each pattern); returns the number of groups done (the rest is for the scalar code). The
+ * int64 unpacker below is no twin of this one: 32-bit lanes hold a value only up to width 25. */
 static TSFILE_TARGET_AVX2 size_t rle_unpack_groups_i32_avx2(const uint8_t *g, size_t room, int w,
                                                            size_t ngroups, int32_t *out)
 {
-    if (w == 0) {
-        const __m256i z = _mm256_setzero_si256();
-        for (size_t i = 0; i < ngroups; i++) _mm256_storeu_si256((__m256i *)(out + 8 * i), z);
-        return ngroups;
-    }
     const bitpack_msb_plan *pl = &rle_avx2_plan32[w];
-    const size_t n = rle_avx2_safe_groups(pl, room, w, ngroups);
+    const size_t n = rle_safe_groups((size_t)pl->reach, room, w, ngroups);
     if (pl->kind == BITPACK_MSB_LANES32) {
         const __m256i mask = rle_avx2_ld(pl->mask[0]);
         const __m256i shl = rle_avx2_ld(pl->shl32[0]);
@@ -111,19 +91,12 @@ static TSFILE_TARGET_AVX2 size_t rle_unpack_groups_i32_avx2(const uint8_t *g, si
     return n;
 }
 
+/* The same for width 1..64 into int64 output. */
 static TSFILE_TARGET_AVX2 size_t rle_unpack_groups_i64_avx2(const uint8_t *g, size_t room, int w,
                                                            size_t ngroups, int64_t *out)
 {
-    if (w == 0) {
-        const __m256i z = _mm256_setzero_si256();
-        for (size_t i = 0; i < ngroups; i++) {
-            _mm256_storeu_si256((__m256i *)(out + 8 * i), z);
-            _mm256_storeu_si256((__m256i *)(out + 8 * i + 4), z);
-        }
-        return ngroups;
-    }
     const bitpack_msb_plan *pl = &rle_avx2_plan64[w];
-    const size_t n = rle_avx2_safe_groups(pl, room, w, ngroups);
+    const size_t n = rle_safe_groups((size_t)pl->reach, room, w, ngroups);
     const __m128i cnt = _mm_cvtsi32_si128(64 - w);
     if (pl->kind == BITPACK_MSB_LANES64) {
         for (size_t i = 0; i < n; i++, g += w) {
@@ -139,14 +112,7 @@ static TSFILE_TARGET_AVX2 size_t rle_unpack_groups_i64_avx2(const uint8_t *g, si
     return n;
 }
 
-#define RLE_BULK_I32_AVX2(g, room, w, ng, o) rle_unpack_groups_i32_avx2(g, room, w, ng, o)
-#define RLE_BULK_I64_AVX2(g, room, w, ng, o) rle_unpack_groups_i64_avx2(g, room, w, ng, o)
-
-RLE_DEFINE_DECODE_BULK(rle_decode_i32_avx2, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_AVX2,
-                       TSFILE_TARGET_AVX2)
-RLE_DEFINE_DECODE_BULK(rle_decode_i64_avx2, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_AVX2,
-                       TSFILE_TARGET_AVX2)
-
+RLE_DEFINE_DECODERS(avx2, TSFILE_TARGET_AVX2)
 
 #endif /* TSFILE_ISA_AVX2 */
 #endif /* TSFILE_RLE_AVX2_H */

@@ -90,49 +90,36 @@ typedef struct {
     __m128i cut;                   /* lane bits - w */
 } rle_avx512_vecs;
 
-RLE_AVX512_INLINE rle_avx512_vecs rle_avx512_q64_vecs(const rle_avx512_plan *p, int w)
-{
-    rle_avx512_vecs r;
-    r.idx = _mm512_load_si512(p->idx);
-    r.idx_hi = _mm512_load_si512(p->idx_hi);
-    r.shl = _mm512_load_si512((const void *)p->shl);
-    r.shr = _mm512_sub_epi64(_mm512_set1_epi64(64), r.shl);
-    r.cut = _mm_cvtsi32_si128(64 - w);
-    return r;
-}
-
-RLE_AVX512_INLINE rle_avx512_vecs rle_avx512_d32_vecs(const rle_avx512_plan *p, int w)
-{
-    rle_avx512_vecs r;
-    r.idx = _mm512_load_si512(p->idx);
-    r.idx_hi = _mm512_load_si512(p->idx_hi);
-    r.shl = _mm512_load_si512((const void *)p->shl32);
-    r.shr = _mm512_sub_epi32(_mm512_set1_epi32(32), r.shl);
-    r.cut = _mm_cvtsi32_si128(32 - w);
-    return r;
-}
-
-/* The 8 values of the group in x, 64-bit lanes (a ninth byte when `split`). */
-RLE_AVX512_INLINE __m512i rle_avx512_q64_values(__m512i x, const rle_avx512_vecs *k, int split)
-{
-    __m512i v = _mm512_sllv_epi64(_mm512_permutexvar_epi8(k->idx, x), k->shl);
-    if (split) {
-        const __m512i top = _mm512_maskz_permutexvar_epi8(0x8080808080808080ull, k->idx_hi, x);
-        v = _mm512_or_si512(v, _mm512_srlv_epi64(top, k->shr));
+/*
+ * Generates, for one lane layout L (q64: 64-bit lanes, d32: 32-bit lanes; BITS the lane width),
+ * rle_avx512_L_vecs (a plan's vectors in registers; SHL names the plan's shift field of that lane
+ * width) and rle_avx512_L_values (the values of the group(s) in x; `split`: the extra byte, whose
+ * lanes' top bytes TOP selects, is or-ed in). The layouts differ only in lane width.
+ */
+#define RLE_AVX512_DEFINE_LANES(L, BITS, SHL, TOP)                                                 \
+    RLE_AVX512_INLINE rle_avx512_vecs rle_avx512_##L##_vecs(const rle_avx512_plan *p, int w)       \
+    {                                                                                              \
+        rle_avx512_vecs r;                                                                         \
+        r.idx = _mm512_load_si512(p->idx);                                                         \
+        r.idx_hi = _mm512_load_si512(p->idx_hi);                                                   \
+        r.shl = _mm512_load_si512((const void *)p->SHL);                                           \
+        r.shr = _mm512_sub_epi##BITS(_mm512_set1_epi##BITS(BITS), r.shl);                          \
+        r.cut = _mm_cvtsi32_si128(BITS - w);                                                       \
+        return r;                                                                                  \
+    }                                                                                              \
+    RLE_AVX512_INLINE __m512i rle_avx512_##L##_values(__m512i x, const rle_avx512_vecs *k,         \
+                                                      int split)                                   \
+    {                                                                                              \
+        __m512i v = _mm512_sllv_epi##BITS(_mm512_permutexvar_epi8(k->idx, x), k->shl);             \
+        if (split) {                                                                               \
+            const __m512i top = _mm512_maskz_permutexvar_epi8(TOP, k->idx_hi, x);                  \
+            v = _mm512_or_si512(v, _mm512_srlv_epi##BITS(top, k->shr));                            \
+        }                                                                                          \
+        return _mm512_srl_epi##BITS(v, k->cut);                                                    \
     }
-    return _mm512_srl_epi64(v, k->cut);
-}
 
-/* The 16 values of the two groups in x, 32-bit lanes (a fifth byte when `split`). */
-RLE_AVX512_INLINE __m512i rle_avx512_d32_values(__m512i x, const rle_avx512_vecs *k, int split)
-{
-    __m512i v = _mm512_sllv_epi32(_mm512_permutexvar_epi8(k->idx, x), k->shl);
-    if (split) {
-        const __m512i top = _mm512_maskz_permutexvar_epi8(0x8888888888888888ull, k->idx_hi, x);
-        v = _mm512_or_si512(v, _mm512_srlv_epi32(top, k->shr));
-    }
-    return _mm512_srl_epi32(v, k->cut);
-}
+RLE_AVX512_DEFINE_LANES(q64, 64, shl, 0x8080808080808080ull)
+RLE_AVX512_DEFINE_LANES(d32, 32, shl32, 0x8888888888888888ull)
 
 /* Groups of width w <= 64 into int64 output, one per register. */
 RLE_AVX512_INLINE void rle_avx512_q64_groups(const uint8_t *g, size_t room, int w, size_t ngroups,
@@ -162,40 +149,27 @@ RLE_AVX512_INLINE void rle_avx512_d32_groups(const uint8_t *g, size_t room, int 
     }
 }
 
-/* Unpack `ngroups` whole groups of width w (0..32) into int32 output; all of them (their bytes
- * lie within `room`, as the run parser checked). The split/plain choice is made once per run. */
-static TSFILE_TARGET_AVX512 size_t rle_unpack_groups_i32_avx512(const uint8_t *g, size_t room,
-                                                               int w, size_t ngroups, int32_t *out)
-{
-    if (w == 0)
-        memset(out, 0, ngroups * 8 * sizeof *out);
-    else if (w <= RLE_AVX512_D32_MAX_W || w == 32) /* w == 32: every value byte-aligned */
-        rle_avx512_d32_groups(g, room, w, ngroups, out, 0);
-    else
-        rle_avx512_d32_groups(g, room, w, ngroups, out, 1);
-    return ngroups;
-}
+/*
+ * Generates rle_unpack_groups_SUF_avx512: `ngroups` whole groups of width w (1..FULL_W) into T
+ * output through layout L; all of them (their bytes lie within `room`, as the run parser
+ * checked). The split/plain choice is made once per run: widths up to MAX_W fit a lane after
+ * their shift, FULL_W is byte-aligned, the widths between take the extra byte.
+ */
+#define RLE_AVX512_DEFINE_UNPACK(SUF, T, L, MAX_W, FULL_W)                                         \
+    static TSFILE_TARGET_AVX512 size_t rle_unpack_groups_##SUF##_avx512(                           \
+        const uint8_t *g, size_t room, int w, size_t ngroups, T *out)                              \
+    {                                                                                              \
+        if (w <= MAX_W || w == FULL_W)                                                             \
+            rle_avx512_##L##_groups(g, room, w, ngroups, out, 0);                                  \
+        else                                                                                       \
+            rle_avx512_##L##_groups(g, room, w, ngroups, out, 1);                                  \
+        return ngroups;                                                                            \
+    }
 
-/* The same for width 0..64 into int64 output. */
-static TSFILE_TARGET_AVX512 size_t rle_unpack_groups_i64_avx512(const uint8_t *g, size_t room,
-                                                               int w, size_t ngroups, int64_t *out)
-{
-    if (w == 0)
-        memset(out, 0, ngroups * 8 * sizeof *out);
-    else if (w <= RLE_AVX512_Q64_MAX_W || w == 64) /* w == 64: every value byte-aligned */
-        rle_avx512_q64_groups(g, room, w, ngroups, out, 0);
-    else
-        rle_avx512_q64_groups(g, room, w, ngroups, out, 1);
-    return ngroups;
-}
+RLE_AVX512_DEFINE_UNPACK(i32, int32_t, d32, RLE_AVX512_D32_MAX_W, 32)
+RLE_AVX512_DEFINE_UNPACK(i64, int64_t, q64, RLE_AVX512_Q64_MAX_W, 64)
 
-#define RLE_BULK_I32_AVX512(g, room, w, ng, o) rle_unpack_groups_i32_avx512(g, room, w, ng, o)
-#define RLE_BULK_I64_AVX512(g, room, w, ng, o) rle_unpack_groups_i64_avx512(g, room, w, ng, o)
-
-RLE_DEFINE_DECODE_BULK(rle_decode_i32_avx512, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_AVX512,
-                       TSFILE_TARGET_AVX512)
-RLE_DEFINE_DECODE_BULK(rle_decode_i64_avx512, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_AVX512,
-                       TSFILE_TARGET_AVX512)
+RLE_DEFINE_DECODERS(avx512, TSFILE_TARGET_AVX512)
 
 #endif /* TSFILE_ISA_AVX512 */
 #endif /* TSFILE_RLE_AVX512_H */

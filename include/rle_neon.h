@@ -15,22 +15,7 @@
 
 #if TSFILE_ISA_NEON
 
-static bitpack_msb_plan rle_neon_plan32[33];
-static bitpack_msb_plan rle_neon_plan64[65];
-
-static void rle_neon_init(void)
-{
-    for (int w = 1; w <= 32; w++) bitpack_msb_plan_init(&rle_neon_plan32[w], w, 32);
-    for (int w = 1; w <= 64; w++) bitpack_msb_plan_init(&rle_neon_plan64[w], w, 64);
-}
-
-TSFILE_INLINE size_t rle_neon_safe_groups(const bitpack_msb_plan *pl, size_t room, int w,
-                                          size_t ngroups)
-{
-    if (room < (size_t)pl->reach) return 0;
-    size_t g = (room - (size_t)pl->reach) / (size_t)w + 1;
-    return g < ngroups ? g : ngroups;
-}
+RLE_DEFINE_MSB_PLANS(neon)
 
 /* The two 64-bit values of LANES64 slot k. */
 TSFILE_INLINE uint64x2_t rle_neon_lanes64(const uint8_t *g, const bitpack_msb_plan *pl, int k,
@@ -44,12 +29,8 @@ TSFILE_INLINE uint64x2_t rle_neon_lanes64(const uint8_t *g, const bitpack_msb_pl
 static size_t rle_unpack_groups_i32_neon(const uint8_t *g, size_t room, int w, size_t ngroups,
                                          int32_t *out)
 {
-    if (w == 0) {
-        memset(out, 0, ngroups * 8 * sizeof *out);
-        return ngroups;
-    }
     const bitpack_msb_plan *pl = &rle_neon_plan32[w];
-    const size_t n = rle_neon_safe_groups(pl, room, w, ngroups);
+    const size_t n = rle_safe_groups((size_t)pl->reach, room, w, ngroups);
     if (pl->kind == BITPACK_MSB_LANES32) {
         const uint8x16_t m0 = vld1q_u8(pl->mask[0]), m1 = vld1q_u8(pl->mask[1]);
         const int32x4_t s0 = vreinterpretq_s32_u32(vld1q_u32(pl->shl32[0]));
@@ -78,13 +59,9 @@ static size_t rle_unpack_groups_i32_neon(const uint8_t *g, size_t room, int w, s
 static size_t rle_unpack_groups_i64_neon(const uint8_t *g, size_t room, int w, size_t ngroups,
                                          int64_t *out)
 {
-    if (w == 0) {
-        memset(out, 0, ngroups * 8 * sizeof *out);
-        return ngroups;
-    }
     const bitpack_msb_plan *pl = &rle_neon_plan64[w];
     if (pl->kind != BITPACK_MSB_LANES64) return 0; /* SPLIT64 widths: scalar */
-    const size_t n = rle_neon_safe_groups(pl, room, w, ngroups);
+    const size_t n = rle_safe_groups((size_t)pl->reach, room, w, ngroups);
     const int64x2_t rsh = vdupq_n_s64(-(64 - w));
     for (size_t i = 0; i < n; i++, g += w)
         for (int k = 0; k < 4; k++)
@@ -92,12 +69,7 @@ static size_t rle_unpack_groups_i64_neon(const uint8_t *g, size_t room, int w, s
     return n;
 }
 
-#define RLE_BULK_I32_NEON(g, room, w, ng, o) rle_unpack_groups_i32_neon(g, room, w, ng, o)
-#define RLE_BULK_I64_NEON(g, room, w, ng, o) rle_unpack_groups_i64_neon(g, room, w, ng, o)
-
-RLE_DEFINE_DECODE_BULK(rle_decode_i32_neon, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_NEON, inline)
-RLE_DEFINE_DECODE_BULK(rle_decode_i64_neon, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_NEON, inline)
-
+RLE_DEFINE_DECODERS(neon, inline)
 
 #endif /* TSFILE_ISA_NEON */
 #endif /* TSFILE_RLE_NEON_H */

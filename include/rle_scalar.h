@@ -88,21 +88,23 @@ TSFILE_INLINE uint64_t rle_run_value(const uint8_t *p, int nbytes, int is64)
  * into 8 loads, shifts and stores. Only groups whose 8-byte loads stay inside the buffer (room
  * >= w + 9 from the group start) are done here; the rest goes through rle_unpack8. */
 
-#define RLE_SG_I32(W)                                                                              \
-    static void rle_groups_i32_w##W(const uint8_t *g, size_t ng, int32_t *out)                    \
+/* How a w-bit pattern (in a uint64_t) becomes an output value: its low 32 bits as int32, all 64
+ * bits as int64, non-zero as BOOLEAN. */
+#define RLE_CONV_I32(x) ((int32_t)(uint32_t)(x))
+#define RLE_CONV_I64(x) ((int64_t)(x))
+#define RLE_CONV_BOOL(x) ((uint8_t)((uint32_t)(x) != 0))
+
+/* Generates rle_groups_SUF_wW: `ng` whole groups of width W into T output (CONV as above). A
+ * macro so that W is a constant in each instance. */
+#define RLE_SG(SUF, T, CONV, W)                                                                    \
+    static void rle_groups_##SUF##_w##W(const uint8_t *g, size_t ng, T *out)                       \
     {                                                                                              \
         for (size_t k = 0; k < ng; k++, g += W, out += 8)                                          \
             for (unsigned i = 0; i < 8; i++)                                                       \
-                out[i] = (int32_t)(uint32_t)((tsc_load_be64(g + ((i * W) >> 3)) << ((i * W) & 7)) \
-                                             >> (64 - W));                                         \
+                out[i] = CONV((tsc_load_be64(g + ((i * W) >> 3)) << ((i * W) & 7)) >> (64 - W));   \
     }
-#define RLE_SG_I64(W)                                                                              \
-    static void rle_groups_i64_w##W(const uint8_t *g, size_t ng, int64_t *out)                    \
-    {                                                                                              \
-        for (size_t k = 0; k < ng; k++, g += W, out += 8)                                          \
-            for (unsigned i = 0; i < 8; i++)                                                       \
-                out[i] = (int64_t)((tsc_load_be64(g + ((i * W) >> 3)) << ((i * W) & 7)) >> (64 - W)); \
-    }
+#define RLE_SG_I32(W) RLE_SG(i32, int32_t, RLE_CONV_I32, W)
+#define RLE_SG_I64(W) RLE_SG(i64, int64_t, RLE_CONV_I64, W)
 #define RLE_SG_8(M, a) M(a##1) M(a##2) M(a##3) M(a##4) M(a##5) M(a##6) M(a##7) M(a##8)
 #define RLE_SG_9(M, a) M(a##0) RLE_SG_8(M, a) M(a##9)
 RLE_SG_8(RLE_SG_I32, ) RLE_SG_I32(9)
@@ -128,30 +130,43 @@ static const rle_groups_i64_fn rle_groups_i64_table[58] = {
     RLE_SG_REF_I64(50) RLE_SG_REF_I64(51) RLE_SG_REF_I64(52) RLE_SG_REF_I64(53)
     RLE_SG_REF_I64(54) RLE_SG_REF_I64(55) RLE_SG_REF_I64(56) RLE_SG_REF_I64(57)};
 
-TSFILE_INLINE size_t rle_scalar_safe_groups(size_t room, int w, size_t ngroups)
+/* Generates rle_ISA_plan32 / rle_ISA_plan64 (the shuffle plans of bitpack_msb_plan.h, which the
+ * including ISA header provides, for 32- and 64-bit lanes and every width) and rle_ISA_init that
+ * builds them: AVX2 and NEON unpack with the same plans, only their vectors differ. */
+#define RLE_DEFINE_MSB_PLANS(ISA)                                                                  \
+    static bitpack_msb_plan rle_##ISA##_plan32[33];                                                \
+    static bitpack_msb_plan rle_##ISA##_plan64[65];                                                \
+    static void rle_##ISA##_init(void)                                                             \
+    {                                                                                              \
+        for (int w = 1; w <= 32; w++) bitpack_msb_plan_init(&rle_##ISA##_plan32[w], w, 32);        \
+        for (int w = 1; w <= 64; w++) bitpack_msb_plan_init(&rle_##ISA##_plan64[w], w, 64);        \
+    }
+
+/* Number of whole groups of width w (of `ngroups`, from a group start with `room` readable bytes)
+ * that an unpacker whose loads reach `reach` bytes past a group start can do inside the buffer:
+ * the scalar groups above load 8 bytes at up to w + 1 (reach w + 9), the SIMD ones their plan's. */
+TSFILE_INLINE size_t rle_safe_groups(size_t reach, size_t room, int w, size_t ngroups)
 {
-    if (room < (size_t)w + 9) return 0;
-    size_t g = (room - (size_t)w - 9) / (size_t)w + 1;
+    if (room < reach) return 0;
+    size_t g = (room - reach) / (size_t)w + 1;
     return g < ngroups ? g : ngroups;
 }
 
-TSFILE_INLINE size_t rle_bulk_i32_scalar(const uint8_t *g, size_t room, int w, size_t ng,
-                                         int32_t *out)
-{
-    if (w == 0) return 0;
-    size_t n = rle_scalar_safe_groups(room, w, ng);
-    if (n) rle_groups_i32_table[w](g, n, out);
-    return n;
-}
+/* Generates rle_unpack_groups_SUF_scalar, the scalar row's bulk (the contract of
+ * RLE_DEFINE_DECODE_BULK's BULK; w >= 1): the width-specialised groups of TABLE, for widths
+ * 1..MAX_W (the int64 widths 58..64 can need a ninth byte: left to rle_unpack8). */
+#define RLE_DEFINE_BULK_SCALAR(SUF, T, TABLE, MAX_W)                                               \
+    TSFILE_INLINE size_t rle_unpack_groups_##SUF##_scalar(const uint8_t *g, size_t room, int w,    \
+                                                          size_t ng, T *out)                       \
+    {                                                                                              \
+        if (w > MAX_W) return 0;                                                                   \
+        size_t n = rle_safe_groups((size_t)w + 9, room, w, ng);                                    \
+        if (n) TABLE[w](g, n, out);                                                                \
+        return n;                                                                                  \
+    }
 
-TSFILE_INLINE size_t rle_bulk_i64_scalar(const uint8_t *g, size_t room, int w, size_t ng,
-                                         int64_t *out)
-{
-    if (w == 0 || w > 57) return 0;
-    size_t n = rle_scalar_safe_groups(room, w, ng);
-    if (n) rle_groups_i64_table[w](g, n, out);
-    return n;
-}
+RLE_DEFINE_BULK_SCALAR(i32, int32_t, rle_groups_i32_table, 32)
+RLE_DEFINE_BULK_SCALAR(i64, int64_t, rle_groups_i64_table, 57)
 
 /* ---- run headers ---- */
 
@@ -245,10 +260,13 @@ TSFILE_INLINE int rle_parse_block(const uint8_t *src, size_t n, size_t pos, int 
     return TSC_OK;
 }
 
-/* Number of values in the whole buffer (walks and checks every block and run header). Fails with
- * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
-static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
-                                  uint64_t *total, size_t *err_at)
+/* Walk the block and run headers from the start of the buffer (each one checked, nothing
+ * unpacked) until the run that reaches `stop` values: returns the end of its block (as the
+ * decoders report) with *seen = stop; or to the end of the data: returns n with *seen = the
+ * values there (fewer than `stop`). More than `limit` values on the way is TSC_ERR_TOO_MANY at the
+ * run that passes it; errors are -code with *err_at. The one header walk of counting and skipping. */
+static inline ptrdiff_t rle_walk_headers(const uint8_t *src, size_t n, int is64, uint64_t stop,
+                                         uint64_t limit, uint64_t *seen, size_t *err_at)
 {
     size_t pos = 0;
     uint64_t t = 0;
@@ -262,6 +280,10 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
             rle_run r;
             e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
             if (e) return -e;
+            if (r.nvalues >= stop - t) {
+                *seen = stop;
+                return (ptrdiff_t)end;
+            }
             t += r.nvalues;
             if (t > limit) {
                 *err_at = pos;
@@ -271,8 +293,17 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
         }
         pos = end;
     }
-    *total = t;
+    *seen = t;
     return (ptrdiff_t)n;
+}
+
+/* Number of values in the whole buffer (walks and checks every block and run header). Fails with
+ * TSC_ERR_TOO_MANY beyond `limit` values, so a tiny hostile run cannot demand a huge array. */
+static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64, uint64_t limit,
+                                         uint64_t *total, size_t *err_at)
+{
+    /* no run holds UINT64_MAX values (a run header holds at most 2^31 groups): walks to the end */
+    return rle_walk_headers(src, n, is64, UINT64_MAX, limit, total, err_at);
 }
 
 /* Advance over the first `k` values by the block and run headers alone (nothing is unpacked or
@@ -281,35 +312,25 @@ static inline ptrdiff_t rle_count_scalar(const uint8_t *src, size_t n, int is64,
 static inline ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, uint64_t k,
                                         size_t *err_at)
 {
-    size_t pos = 0;
-    uint64_t done = 0;
+    uint64_t seen;
     if (k == 0) return 0;
-    while (pos < n) {
-        int w;
-        size_t body, end;
-        int e = rle_parse_block(src, n, pos, is64, &w, &body, &end, err_at);
-        if (e) return -e;
-        pos = body;
-        while (pos < end) {
-            rle_run r;
-            e = rle_parse_run(src, end, pos, w, is64, &r, err_at);
-            if (e) return -e;
-            if (r.nvalues >= k - done) return (ptrdiff_t)end;
-            done += r.nvalues;
-            pos = r.next;
-        }
-        pos = end;
+    ptrdiff_t r = rle_walk_headers(src, n, is64, k, UINT64_MAX, &seen, err_at);
+    if (r >= 0 && seen < k) {
+        *err_at = n;
+        return -TSC_ERR_TRUNCATED;
     }
-    *err_at = n;
-    return -TSC_ERR_TRUNCATED;
+    return r;
 }
 
 /* ---- batch decoders ----
  * Decode exactly `count` values; return the bytes consumed (up to the end of the block holding
  * the last value) or -code with *err_at. */
 
-/* BULK(g, room, w, ngroups, out) may unpack a prefix of the run's whole groups (SIMD kernels) and
- * returns how many it did; ATTR is a function attribute (the AVX2 target). */
+/* Generates the batch decoder NAME of T values. BULK(g, room, w, ngroups, out) may unpack a
+ * prefix of a bit-packed run's whole groups (w >= 1; the ISA's kernel) and returns how many it
+ * did; the rest, and every width-0 run (all zeros, which no writer here emits), goes through
+ * rle_unpack8. ATTR is a function attribute (the ISA's target). One definition for every type and
+ * ISA, so the run walking and its checks exist once. */
 #define RLE_DEFINE_DECODE_BULK(NAME, T, IS64, CONV, BULK, ATTR)                                   \
     static ATTR ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count,               \
                                size_t *err_at)                                                   \
@@ -333,7 +354,7 @@ static inline ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, 
                     size_t room = n - r.data;                                                    \
                     uint64_t tmp[8];                                                             \
                     size_t k = 0;                                                                \
-                    size_t bulk = BULK(g, room, w, (size_t)(take / 8), out + done);              \
+                    size_t bulk = w ? BULK(g, room, w, (size_t)(take / 8), out + done) : 0;      \
                     k = bulk * 8;                                                                \
                     g += bulk * (size_t)w;                                                       \
                     room -= bulk * (size_t)w;                                                    \
@@ -364,18 +385,17 @@ static inline ptrdiff_t rle_skip_scalar(const uint8_t *src, size_t n, int is64, 
     }
 
 #define RLE_BULK_NONE(g, room, w, ng, o) ((size_t)0)
-#define RLE_DEFINE_DECODE(NAME, T, IS64, CONV) \
-    RLE_DEFINE_DECODE_BULK(NAME, T, IS64, CONV, RLE_BULK_NONE, inline)
 
-#define RLE_CONV_I32(x) ((int32_t)(uint32_t)(x))
-#define RLE_CONV_I64(x) ((int64_t)(x))
-#define RLE_CONV_BOOL(x) ((uint8_t)((uint32_t)(x) != 0))
+/* Generates an ISA's row kernels rle_decode_i32_ISA and rle_decode_i64_ISA from its bulk
+ * unpackers rle_unpack_groups_i32_ISA / rle_unpack_groups_i64_ISA. */
+#define RLE_DEFINE_DECODERS(ISA, ATTR)                                                             \
+    RLE_DEFINE_DECODE_BULK(rle_decode_i32_##ISA, int32_t, 0, RLE_CONV_I32,                         \
+                           rle_unpack_groups_i32_##ISA, ATTR)                                      \
+    RLE_DEFINE_DECODE_BULK(rle_decode_i64_##ISA, int64_t, 1, RLE_CONV_I64,                         \
+                           rle_unpack_groups_i64_##ISA, ATTR)
 
-#define RLE_BULK_I32_SCALAR(g, room, w, ng, o) rle_bulk_i32_scalar(g, room, w, ng, o)
-#define RLE_BULK_I64_SCALAR(g, room, w, ng, o) rle_bulk_i64_scalar(g, room, w, ng, o)
-RLE_DEFINE_DECODE_BULK(rle_decode_i32_scalar, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_SCALAR, inline)
-RLE_DEFINE_DECODE_BULK(rle_decode_i64_scalar, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_SCALAR, inline)
-RLE_DEFINE_DECODE(rle_decode_bool_scalar, uint8_t, 0, RLE_CONV_BOOL)
+RLE_DEFINE_DECODERS(scalar, inline)
+RLE_DEFINE_DECODE_BULK(rle_decode_bool_scalar, uint8_t, 0, RLE_CONV_BOOL, RLE_BULK_NONE, inline)
 
 /* ---- the streaming decoder (the "per_value" path) ---- */
 
@@ -541,28 +561,25 @@ RLE_DEFINE_ENCODE(rle_encode_i32_scalar, int32_t, RLE_TOU64_I32)
 RLE_DEFINE_ENCODE(rle_encode_i64_scalar, int64_t, RLE_TOU64_I64)
 RLE_DEFINE_ENCODE(rle_encode_bool_scalar, uint8_t, RLE_TOU64_BOOL)
 
-/* The C++ writer's width: max(1, bit length); a negative int32 needs 32, a negative int64 64. */
-static inline int rle_width_i32(const int32_t *v, size_t count)
-{
-    uint32_t orv = 0;
-    for (size_t i = 0; i < count; i++) orv |= (uint32_t)v[i];
-    int w = rle_bitlen64(orv);
-    return w < 1 ? 1 : w;
-}
+/* Generates rle_width_SUF, the C++ writer's width: max(1, bit length of the OR of the values as
+ * UT), so a negative int32 needs 32 and a negative int64 64. */
+#define RLE_DEFINE_WIDTH(SUF, T, UT)                                                               \
+    static inline int rle_width_##SUF(const T *v, size_t count)                                    \
+    {                                                                                              \
+        UT orv = 0;                                                                                \
+        for (size_t i = 0; i < count; i++) orv |= (UT)v[i];                                        \
+        int w = rle_bitlen64(orv);                                                                 \
+        return w < 1 ? 1 : w;                                                                      \
+    }
+
+RLE_DEFINE_WIDTH(i32, int32_t, uint32_t)
+RLE_DEFINE_WIDTH(i64, int64_t, uint64_t)
 
 static inline int rle_width_bool(const uint8_t *v, size_t count)
 {
     (void)v;
     (void)count;
     return 1; /* 0/1 values: max(1, bit length) is always 1 */
-}
-
-static inline int rle_width_i64(const int64_t *v, size_t count)
-{
-    uint64_t orv = 0;
-    for (size_t i = 0; i < count; i++) orv |= (uint64_t)v[i];
-    int w = rle_bitlen64(orv);
-    return w < 1 ? 1 : w;
 }
 
 #endif /* TSFILE_RLE_SCALAR_H */

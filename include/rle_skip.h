@@ -111,24 +111,25 @@ TSFILE_INLINE size_t rle_rows_ready(tsfile_prefix *more, const uint8_t *src, siz
         return -TSC_ERR_TRUNCATED;                                                               \
     }
 
-RLE_DEFINE_DECODE_ROWS(rle_rows_i32_scalar, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_SCALAR, inline)
-RLE_DEFINE_DECODE_ROWS(rle_rows_i64_scalar, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_SCALAR, inline)
+/* The int32 and int64 row-range decoders of one ISA row, on that ISA's group unpackers
+ * rle_unpack_groups_i32_ISA / rle_unpack_groups_i64_ISA (as RLE_DEFINE_DECODERS does for the
+ * whole-page decoders). */
+#define RLE_DEFINE_ROWS_DECODERS(ISA, ATTR)                                                        \
+    RLE_DEFINE_DECODE_ROWS(rle_rows_i32_##ISA, int32_t, 0, RLE_CONV_I32,                           \
+                           rle_unpack_groups_i32_##ISA, ATTR)                                      \
+    RLE_DEFINE_DECODE_ROWS(rle_rows_i64_##ISA, int64_t, 1, RLE_CONV_I64,                           \
+                           rle_unpack_groups_i64_##ISA, ATTR)
+
+RLE_DEFINE_ROWS_DECODERS(scalar, inline)
 RLE_DEFINE_DECODE_ROWS(rle_rows_bool, uint8_t, 0, RLE_CONV_BOOL, RLE_BULK_NONE, inline)
 #if TSFILE_ISA_AVX512
-RLE_DEFINE_DECODE_ROWS(rle_rows_i32_avx512, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_AVX512,
-                       TSFILE_TARGET_AVX512)
-RLE_DEFINE_DECODE_ROWS(rle_rows_i64_avx512, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_AVX512,
-                       TSFILE_TARGET_AVX512)
+RLE_DEFINE_ROWS_DECODERS(avx512, TSFILE_TARGET_AVX512)
 #endif
 #if TSFILE_ISA_AVX2
-RLE_DEFINE_DECODE_ROWS(rle_rows_i32_avx2, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_AVX2,
-                       TSFILE_TARGET_AVX2)
-RLE_DEFINE_DECODE_ROWS(rle_rows_i64_avx2, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_AVX2,
-                       TSFILE_TARGET_AVX2)
+RLE_DEFINE_ROWS_DECODERS(avx2, TSFILE_TARGET_AVX2)
 #endif
 #if TSFILE_ISA_NEON
-RLE_DEFINE_DECODE_ROWS(rle_rows_i32_neon, int32_t, 0, RLE_CONV_I32, RLE_BULK_I32_NEON, inline)
-RLE_DEFINE_DECODE_ROWS(rle_rows_i64_neon, int64_t, 1, RLE_CONV_I64, RLE_BULK_I64_NEON, inline)
+RLE_DEFINE_ROWS_DECODERS(neon, inline)
 #endif
 
 typedef ptrdiff_t (*rle_rows_i32_fn)(const uint8_t *src, size_t n, tsfile_prefix *more,

@@ -15,7 +15,7 @@ from tsfile.codecs import plain
 from tsfile.errors import CorruptDataError, EncodeError, SimdUnavailableError
 from tsfile.types import TSDataType as T
 
-PATHS = ["batch", "per_value"] + (["simd"] if plain.HAS_SIMD and tsfile.simd_available() else [])
+PATHS = ["batch", "per_value"] + (["simd"] if plain.HAS_SIMD and tsfile.is_simd_enabled() else [])
 
 
 def decode_all(data, dtype, count=None):

@@ -15,7 +15,7 @@ from tsfile.codecs import rle
 from tsfile.errors import CorruptDataError, SimdUnavailableError, UnsupportedError
 from tsfile.types import TSDataType as T
 
-PATHS = ["batch", "per_value"] + (["simd"] if rle.HAS_SIMD and tsfile.simd_available() else [])
+PATHS = ["batch", "per_value"] + (["simd"] if rle.HAS_SIMD and tsfile.is_simd_enabled() else [])
 
 
 # ---- an independent model of the format, with Python integers -----------------------------------

@@ -25,7 +25,7 @@ import tsfile  # noqa: E402
 from differential.hostile import OFFSET_RE  # noqa: E402
 from tsfile import _simd  # noqa: E402
 
-DECODE_PATHS = ["per_value", "batch", "auto"] + (["simd"] if _simd.simd_available() else [])
+DECODE_PATHS = ["per_value", "batch", "auto"] + (["simd"] if _simd.is_simd_enabled() else [])
 ROW_LIMIT = 4000  # rows compared through the (slow) row-by-row API per series and path
 
 

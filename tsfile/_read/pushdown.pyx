@@ -30,8 +30,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from tsfile._format.codes cimport E_TS_2DIFF, T_DATE, T_INT32, T_INT64, T_TIMESTAMP
-from tsfile._simd cimport simd_cpu_features, simd_level
 from tsfile.codecs._common cimport PATH_PER_VALUE, PATH_SIMD, as_byte_view, resolve_path
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs.ts2diff cimport ts2diff_count_values
 
 from tsfile.errors import CorruptDataError, TypeMismatchError
@@ -39,13 +39,6 @@ from tsfile.errors import CorruptDataError, TypeMismatchError
 cnp.import_array()
 
 # ---- C kernels ------------------------------------------------------------------------------------
-
-cdef extern from "tsfile_isa.h":
-    enum: TSFILE_LEVEL_AVX512
-    ctypedef struct tsfile_impl_head:
-        const char* name
-        int level
-        unsigned need
 
 cdef extern from "filter_impls.h" nogil:
     enum: FILTER_INDEX_SLACK
@@ -190,28 +183,32 @@ cdef extern from "filter_neon.h":
 
 # ---- implementation rows, chosen once per ISA level (the idiom of tsfile_isa.h) -------------------
 
-cdef const filter_impl* _filter_at_level[TSFILE_LEVEL_AVX512 + 1]
-cdef const ts2diff_impl* _ts2diff_at_level[TSFILE_LEVEL_AVX512 + 1]
-
-
-cdef void _choose_impls():
+# This module carries its own copy of the kernels (and of their lookup tables): init them all.
+cdef void _init_rows():
     cdef size_t i
-    cdef int level
-    # this module carries its own copy of the kernels (and of their lookup tables): init them all
     filter_bool_bytes_init()
     for i in range(FILTER_N_IMPLS):
         filter_impls[i].init()
     for i in range(TS2DIFF_N_IMPLS):
         ts2diff_impls[i].init()
-    for level in range(TSFILE_LEVEL_AVX512 + 1):
-        _filter_at_level[level] = &filter_impls[filter_pick_impl(level, simd_cpu_features())]
-        _ts2diff_at_level[level] = &ts2diff_impls[ts2diff_pick_impl(level, simd_cpu_features())]
 
 
-_choose_impls()
+_init_rows()
+
+# The rows each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import; no codec's
+# tables, so not registered with simd_info().
+cdef ImplTable _filter_rows = impl_table(
+    None, filter_impls, sizeof(filter_impl), FILTER_N_IMPLS, filter_pick_impl)
+cdef ImplTable _ts2diff_rows = impl_table(
+    None, ts2diff_impls, sizeof(ts2diff_impl), TS2DIFF_N_IMPLS, ts2diff_pick_impl)
+
+#: The predicate-kernel rows this CPU can run, best first (``"scalar"`` last).
+implementations = _filter_rows.implementations
+#: The predicate-kernel row ``path="simd"`` runs at the current ISA level.
+active_implementation = _filter_rows.active_implementation
 
 #: True when this build carries SIMD predicate kernels.
-HAS_SIMD = FILTER_N_IMPLS > 1
+HAS_SIMD = _filter_rows.has_simd
 #: The block-skip plans :func:`set_block_skip` accepts.
 PLANS = ("off", "plan_a", "plan_c")
 _PLAN_CODES = {"off": TS2DIFF_SKIP_OFF, "plan_a": TS2DIFF_SKIP_PLAN_A,
@@ -220,35 +217,23 @@ _PLAN_NAMES = {code: name for name, code in _PLAN_CODES.items()}
 cdef int _plan = TS2DIFF_SKIP_PLAN_C
 
 
-def implementations():
-    """The predicate-kernel rows this CPU can run, best first (``"scalar"`` last)."""
-    return [_filter_at_level[level].head.name.decode()
-            for level in range(TSFILE_LEVEL_AVX512, -1, -1)
-            if _filter_at_level[level].head.level == level]
-
-
-def active_implementation():
-    """The predicate-kernel row ``path="simd"`` runs at the current ISA level."""
-    return _filter_at_level[simd_level()].head.name.decode()
-
-
 cdef const filter_impl* _filter_row(int path) noexcept nogil:
     if path == PATH_PER_VALUE:
         return &filter_per_value
     if path == PATH_SIMD:
-        return _filter_at_level[simd_level()]
+        return <const filter_impl*>_filter_rows.row()
     return &filter_impls[FILTER_N_IMPLS - 1]
 
 
 cdef ts2diff_block_fn_i64 _decoder_i64(int path) noexcept nogil:
     if path == PATH_SIMD:
-        return _ts2diff_at_level[simd_level()].decode_i64
+        return (<const ts2diff_impl*>_ts2diff_rows.row()).decode_i64
     return ts2diff_decode_i64_scalar
 
 
 cdef ts2diff_block_fn_i32 _decoder_i32(int path) noexcept nogil:
     if path == PATH_SIMD:
-        return _ts2diff_at_level[simd_level()].decode_i32
+        return (<const ts2diff_impl*>_ts2diff_rows.row()).decode_i32
     return ts2diff_decode_i32_scalar
 
 

@@ -1,8 +1,18 @@
 # The per-ISA implementation table every SIMD codec keeps (include/tsfile_isa.h idiom), written
-# once: a codec declares `cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]`, fills it at
-# import with impl_table_fill() (one row per ISA level, picked by the codec's *_pick_impl) and
-# casts `_impl_at_level[simd_level()]` to its own row type (every row struct starts with a
-# tsfile_impl_head, so the cast is the row). A level switch (tsfile.set_simd) is then a lookup.
+# once. A codec builds its ImplTable at import from its C rows (one per ISA compiled in, every row
+# struct starting with a tsfile_impl_head) and its *_pick_impl:
+#
+#   cdef ImplTable _impls = impl_table("rle", rle_impls, sizeof(rle_impl), RLE_N_IMPLS,
+#                                      rle_pick_impl)
+#   implementations = _impls.implementations          # the module's public functions
+#   active_implementation = _impls.active_implementation
+#   HAS_SIMD = _impls.has_simd
+#
+# and casts `_impls.row()` to its own row type in its kernels' callers (a level switch,
+# tsfile.set_simd, is then an array lookup). Passing a codec name registers the table's
+# active_implementation for tsfile.simd_info(); tables that are no codec's pass None.
+# ImplTable is made of the three inline helpers below, which remain for code that keeps its own
+# `const tsfile_impl_head *at_level[IMPL_LEVELS]`.
 from tsfile._simd cimport simd_cpu_features, simd_level
 
 cdef extern from "tsfile_isa.h" nogil:
@@ -40,3 +50,18 @@ cdef inline list impl_table_names(const tsfile_impl_head **at_level):
 cdef inline str impl_table_active(const tsfile_impl_head **at_level):
     """active_implementation(): the row path="simd" and path="auto" run at the current level."""
     return at_level[simd_level()].name.decode()
+
+
+cdef class ImplTable:
+    # at_level[level]: the row run at ISA `level` on this CPU, chosen once when the table is built
+    cdef const tsfile_impl_head *at_level[IMPL_LEVELS]
+    # the build carries SIMD rows (whether the CPU can run them is tsfile.simd_info's business)
+    cdef readonly bint has_simd
+
+    # The row path="simd" and path="auto" run at the current ISA level (scalar when it is scalar).
+    cdef inline const tsfile_impl_head *row(self) noexcept nogil:
+        return self.at_level[simd_level()]
+
+
+cdef ImplTable impl_table(str codec, const void *rows, size_t stride, size_t n_rows,
+                          impl_pick_fn pick)

@@ -51,15 +51,7 @@ from tsfile.codecs._common cimport (
     check_count,
     resolve_path,
 )
-from tsfile._simd cimport simd_level
-from tsfile.codecs._impl_table cimport (
-    IMPL_LEVELS,
-    impl_table_active,
-    impl_table_fill,
-    impl_table_names,
-    tsfile_impl_head,
-)
-from tsfile._simd import register_codec
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.errors import CorruptDataError
 
 cnp.import_array()
@@ -129,38 +121,21 @@ cdef extern from "alp_impls.h" nogil:
     size_t ALP_N_IMPLS
     size_t alp_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
-cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
-
-
-cdef void _choose_impls():
-    impl_table_fill(_impl_at_level, alp_impls, sizeof(alp_impl), alp_pick_impl)
-
-
-_choose_impls()
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+cdef ImplTable _impls = impl_table(
+    "alp", alp_impls, sizeof(alp_impl), ALP_N_IMPLS, alp_pick_impl)
+implementations = _impls.implementations
+active_implementation = _impls.active_implementation
+#: True when this build carries SIMD kernels for ALP (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = _impls.has_simd
 
 
 cdef inline const alp_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return <const alp_impl *>_impl_at_level[simd_level()]
+    return <const alp_impl *>_impls.row()
 
 
-def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
-    for each level that is that level's own."""
-    return impl_table_names(_impl_at_level)
-
-
-def active_implementation():
-    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return impl_table_active(_impl_at_level)
-
-
-register_codec("alp", active_implementation)
-
-#: True when this build carries SIMD kernels for ALP (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = ALP_N_IMPLS > 1
 BLOCK_SIZE = 1024
 ENCODING_CODE = 15  # TSEncoding.ALP
 

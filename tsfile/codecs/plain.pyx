@@ -29,15 +29,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from tsfile._simd cimport simd_level
-from tsfile.codecs._impl_table cimport (
-    IMPL_LEVELS,
-    impl_table_active,
-    impl_table_fill,
-    impl_table_names,
-    tsfile_impl_head,
-)
-from tsfile._simd import register_codec
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
     PATH_SIMD,
@@ -93,38 +85,19 @@ cdef extern from "plain_impls.h" nogil:
     size_t PLAIN_N_IMPLS
     size_t plain_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
-cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
-
-
-cdef void _choose_impls():
-    impl_table_fill(_impl_at_level, plain_impls, sizeof(plain_impl), plain_pick_impl)
-
-
-_choose_impls()
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+cdef ImplTable _impls = impl_table(
+    "plain", plain_impls, sizeof(plain_impl), PLAIN_N_IMPLS, plain_pick_impl)
+implementations = _impls.implementations
+active_implementation = _impls.active_implementation
+#: True when this build carries SIMD rows for PLAIN (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = _impls.has_simd
 
 
 cdef inline const plain_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return <const plain_impl *>_impl_at_level[simd_level()]
-
-
-def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
-    for each level that is that level's own."""
-    return impl_table_names(_impl_at_level)
-
-
-def active_implementation():
-    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return impl_table_active(_impl_at_level)
-
-
-register_codec("plain", active_implementation)
-
-#: True when this build carries SIMD rows for PLAIN (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = PLAIN_N_IMPLS > 1
+    return <const plain_impl *>_impls.row()
 
 cdef extern from "plain_scalar.h" nogil:
     enum:

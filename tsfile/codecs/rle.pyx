@@ -36,12 +36,11 @@ import numpy as np
 from tsfile._simd cimport simd_level
 from tsfile.codecs._impl_table cimport (
     IMPL_LEVELS,
-    impl_table_active,
+    ImplTable,
+    impl_table,
     impl_table_fill,
-    impl_table_names,
     tsfile_impl_head,
 )
-from tsfile._simd import register_codec
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -100,32 +99,21 @@ cdef extern from "rle_impls.h" nogil:
     void rle_init_impls()
     size_t rle_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
-cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
+rle_init_impls()  # the rows' shuffle plans, built once before any kernel runs
 
-
-cdef void _choose_impls():
-    rle_init_impls()
-    impl_table_fill(_impl_at_level, rle_impls, sizeof(rle_impl), rle_pick_impl)
-
-
-_choose_impls()
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+cdef ImplTable _impls = impl_table(
+    "rle", rle_impls, sizeof(rle_impl), RLE_N_IMPLS, rle_pick_impl)
+implementations = _impls.implementations
+active_implementation = _impls.active_implementation
+#: True when this build carries SIMD rows for RLE (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
+HAS_SIMD = _impls.has_simd
 
 
 cdef inline const rle_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return <const rle_impl *>_impl_at_level[simd_level()]
-
-
-def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
-    for each level that is that level's own."""
-    return impl_table_names(_impl_at_level)
-
-
-def active_implementation():
-    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return impl_table_active(_impl_at_level)
+    return <const rle_impl *>_impls.row()
 
 
 # Row-range decoders (include/rle_skip.h), one row per ISA as rle_impls.
@@ -150,14 +138,9 @@ cdef extern from "rle_skip.h" nogil:
     ptrdiff_t rle_rows_bool(const uint8_t *src, size_t n, void *more, size_t start, size_t stop,
                             uint8_t *out, size_t *err_at)
 
+# A second table of the same ISA rows (not registered: rle's rows above name the codec's level).
 cdef const tsfile_impl_head *_rows_at_level[IMPL_LEVELS]
 impl_table_fill(_rows_at_level, rle_rows_impls, sizeof(rle_rows_impl), rle_rows_pick_impl)
-
-register_codec("rle", active_implementation)
-
-#: True when this build carries SIMD rows for RLE (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = RLE_N_IMPLS > 1
 
 cdef extern from "rle_scalar.h" nogil:
     enum:

@@ -23,14 +23,7 @@ from cpython.ref cimport Py_DECREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from tsfile._simd cimport simd_level
-from tsfile.codecs._impl_table cimport (
-    IMPL_LEVELS,
-    impl_table_active,
-    impl_table_fill,
-    impl_table_names,
-    tsfile_impl_head,
-)
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
@@ -41,7 +34,6 @@ from tsfile.codecs._common cimport (
     resolve_path,
 )
 
-from tsfile._simd import register_codec
 from tsfile.errors import CorruptDataError
 
 cnp.import_array()
@@ -140,41 +132,29 @@ cdef extern from "ts2diff_impls.h" nogil:
     size_t TS2DIFF_N_IMPLS
     size_t ts2diff_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pxd), chosen once at import.
-cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
-
-
-cdef void _choose_impls():
+cdef void _init_rows():
     cdef size_t i
     for i in range(TS2DIFF_N_IMPLS):
         ts2diff_impls[i].init()
-    impl_table_fill(_impl_at_level, ts2diff_impls, sizeof(ts2diff_impl), ts2diff_pick_impl)
 
 
-_choose_impls()
+_init_rows()
+
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+cdef ImplTable _impls = impl_table(
+    "ts2diff", ts2diff_impls, sizeof(ts2diff_impl), TS2DIFF_N_IMPLS, ts2diff_pick_impl)
+implementations = _impls.implementations
+active_implementation = _impls.active_implementation
+#: True when this build carries SIMD kernels for TS_2DIFF (whether the CPU can run them is
+#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both).
+HAS_SIMD = _impls.has_simd
 
 
 cdef inline const ts2diff_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
-    return <const ts2diff_impl *>_impl_at_level[simd_level()]
+    return <const ts2diff_impl *>_impls.row()
 
 
-def implementations():
-    """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
-    for each level that is that level's own."""
-    return impl_table_names(_impl_at_level)
-
-
-def active_implementation():
-    """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
-    return impl_table_active(_impl_at_level)
-
-
-register_codec("ts2diff", active_implementation)
-
-#: True when this build carries SIMD kernels for TS_2DIFF (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both).
-HAS_SIMD = TS2DIFF_N_IMPLS > 1
 #: Largest delta count accepted in one block (writers use 128).
 MAX_BLOCK_DELTAS = TS2DIFF_MAX_BLOCK_DELTAS
 #: The block size Apache TsFile writers use.

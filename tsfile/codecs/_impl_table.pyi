@@ -1,0 +1,6 @@
+class ImplTable:
+    """One codec's implementation rows by ISA level."""
+
+    has_simd: bool
+    def implementations(self) -> list[str]: ...
+    def active_implementation(self) -> str: ...
