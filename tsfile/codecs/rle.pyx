@@ -33,14 +33,7 @@ from cpython.pyport cimport PY_SSIZE_T_MAX
 
 import numpy as np
 
-from tsfile._simd cimport simd_level
-from tsfile.codecs._impl_table cimport (
-    IMPL_LEVELS,
-    ImplTable,
-    impl_table,
-    impl_table_fill,
-    tsfile_impl_head,
-)
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs._common cimport (
     PATH_BATCH,
     PATH_PER_VALUE,
@@ -130,6 +123,7 @@ cdef extern from "rle_skip.h" nogil:
         rle_rows_i32_fn rows_i32
         rle_rows_i64_fn rows_i64
     const rle_rows_impl *rle_rows_impls
+    size_t RLE_ROWS_N_IMPLS
     size_t rle_rows_pick_impl(int level, unsigned features)
     ptrdiff_t rle_rows_i32_scalar(const uint8_t *src, size_t n, void *more, size_t start,
                                   size_t stop, int32_t *out, size_t *err_at)
@@ -138,9 +132,10 @@ cdef extern from "rle_skip.h" nogil:
     ptrdiff_t rle_rows_bool(const uint8_t *src, size_t n, void *more, size_t start, size_t stop,
                             uint8_t *out, size_t *err_at)
 
-# A second table of the same ISA rows (not registered: rle's rows above name the codec's level).
-cdef const tsfile_impl_head *_rows_at_level[IMPL_LEVELS]
-impl_table_fill(_rows_at_level, rle_rows_impls, sizeof(rle_rows_impl), rle_rows_pick_impl)
+# The row-range decoders' own table of the same ISA rows (codec None: not registered again; the
+# rows above name RLE's implementation in tsfile.simd_info()).
+cdef ImplTable _rows = impl_table(
+    None, rle_rows_impls, sizeof(rle_rows_impl), RLE_ROWS_N_IMPLS, rle_rows_pick_impl)
 
 cdef extern from "rle_scalar.h" nogil:
     enum:
@@ -551,7 +546,7 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
     # nothing after value stop-1 read (include/rle_skip.h).
     cdef size_t at = 0
     cdef ptrdiff_t r
-    cdef const rle_rows_impl *impl = <const rle_rows_impl *>_rows_at_level[simd_level()]
+    cdef const rle_rows_impl *impl = <const rle_rows_impl *>_rows.row()
     if kind == KIND_BOOL:
         r = rle_rows_bool(src, <size_t>n, more, <size_t>start, <size_t>stop, <uint8_t *>out, &at)
     elif kind == KIND_I32:
