@@ -92,6 +92,7 @@ TABLE_MODULES = [
     "codecs/rle.pyx",
     "codecs/ts2diff.pyx",
     "_read/pushdown.pyx",
+    "_write/_stats.pyx",
 ]
 
 
