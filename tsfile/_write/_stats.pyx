@@ -20,14 +20,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from tsfile._simd cimport simd_level
-from tsfile.codecs._impl_table cimport (
-    IMPL_LEVELS,
-    impl_table_active,
-    impl_table_fill,
-    impl_table_names,
-    tsfile_impl_head,
-)
+from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs._kinds cimport KIND_BOOL, KIND_F32, KIND_F64, KIND_I32, KIND_I64
 
 cnp.import_array()
@@ -197,26 +190,22 @@ cdef extern from "stats_encode.h" nogil:
         stats_i64_fn i64
         stats_i32_fn i32
     const stats_impl *stats_impls
+    size_t STATS_N_IMPLS
     size_t stats_pick_impl(int level, unsigned features)
 
 # The min / max / sum kernels of integer pages each ISA level runs (include/stats_encode.h),
-# chosen once at import; the level in force is read per page (tsfile.set_simd switches it).
-cdef const tsfile_impl_head *_impl_at_level[IMPL_LEVELS]
-impl_table_fill(_impl_at_level, stats_impls, sizeof(stats_impl), stats_pick_impl)
+# chosen once at import (tsfile/codecs/_impl_table.pyx; no codec's, so not registered); the level
+# in force is read per page (tsfile.set_simd switches it).
+cdef ImplTable _impls = impl_table(
+    None, stats_impls, sizeof(stats_impl), STATS_N_IMPLS, stats_pick_impl)
+#: The integer statistics kernels this CPU can run, best first (``"scalar"`` last).
+implementations = _impls.implementations
+#: The integer statistics kernel row in use at the current ISA level.
+active_implementation = _impls.active_implementation
 
 
 cdef inline const stats_impl *_active_impl() noexcept nogil:
-    return <const stats_impl *>_impl_at_level[simd_level()]
-
-
-def implementations():
-    """The integer statistics kernels this CPU can run, best first (``"scalar"`` last)."""
-    return impl_table_names(_impl_at_level)
-
-
-def active_implementation():
-    """The integer statistics kernel row in use at the current ISA level."""
-    return impl_table_active(_impl_at_level)
+    return <const stats_impl *>_impls.row()
 
 
 cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_t a,
