@@ -348,13 +348,15 @@ def test_other_columns_skip_the_blocks_without_a_selected_row(tmp_path, compress
         (TSEncoding.RLBE, TSDataType.INT32),
         (TSEncoding.CAMEL, TSDataType.DOUBLE),
         (TSEncoding.SPRINTZ, TSDataType.INT64),
+        (TSEncoding.DICTIONARY, TSDataType.STRING),
     ],
 )
-def test_serial_codecs_are_read_in_one_run_a_page(encoding, data_type):
-    """Their row-range decoders walk every value before a range (include/serial_skip.h): a page
-    read in several runs would be walked from its start once per run, so it is read in one."""
+def test_codecs_repeating_work_a_run_are_read_in_one_run_a_page(encoding, data_type):
+    """Their row-range decoders walk every value before a range (include/serial_skip.h) or read
+    the page's whole dictionary (DICTIONARY): a page read in several runs would repeat that
+    once per run, so it is read in one."""
     assert engine.reads_row_ranges(int(encoding), int(data_type))  # a row-range decoder...
-    assert not late.skips_by_position(encoding, data_type)  # ...that walks to the range
+    assert not late.skips_by_position(encoding, data_type)  # ...that repeats work a run
 
 
 @pytest.mark.parametrize(
@@ -365,6 +367,7 @@ def test_serial_codecs_are_read_in_one_run_a_page(encoding, data_type):
         (TSEncoding.PLAIN, TSDataType.DOUBLE),
         (TSEncoding.TS_2DIFF, TSDataType.INT64),
         (TSEncoding.TS_2DIFF, TSDataType.DOUBLE),
+        (TSEncoding.PLAIN, TSDataType.STRING),
     ],
 )
 def test_codecs_passing_blocks_by_their_headers_take_several_runs(encoding, data_type):
