@@ -441,6 +441,19 @@ def test_rle_width_0_bit_packed_runs(data_type, path):
         _same(got, np.asarray(full)[a:b])
 
 
+def test_dictionary_indices_of_width_0():
+    """DICTIONARY's index stream is an RLE stream read by the same row-range decoder: a width-0
+    block's whole groups must not reach the group kernels either."""
+    # one entry "a"; indices: a width-0 block (bit-packed 3 groups, an RLE run of 5), then a
+    # width-8 block of 2 bit-packed groups of index 0
+    page = bytes([2, 2]) + b"a" + bytes([4, 0, (3 << 1) | 1, 8, 5 << 1, 19, 8, (2 << 1) | 1, 8])
+    page += bytes(16)
+    for a, b in [(0, 24), (0, 45), (8, 16), (29, 45)]:
+        for path in ("per_value", "batch"):
+            got, _ = engine.decode_value_rows(E.DICTIONARY, int(T.STRING), page, a, b, path)
+            assert got.tolist() == ["a"] * (b - a)
+
+
 def test_a_damaged_compressed_body_is_corrupt_data_error():
     values = np.round(np.random.default_rng(1).normal(size=50_000) * 100, 2)
     for enc in (E.ALP, E.GORILLA, E.PLAIN):
