@@ -79,7 +79,8 @@ TSFILE_INLINE size_t rle_rows_ready(tsfile_prefix *more, const uint8_t *src, siz
                         }                                                                        \
                         if (i < hi && hi - i >= 8) { /* whole groups */                          \
                             size_t ng = (size_t)((hi - i) / 8);                                  \
-                            size_t bulk = BULK(g, room, w, ng, o);                               \
+                            /* BULK needs w >= 1 (width 0: rle_unpack8's zeros) */               \
+                            size_t bulk = w ? BULK(g, room, w, ng, o) : 0;                       \
                             o += bulk * 8;                                                       \
                             g += bulk * (size_t)w;                                               \
                             room -= bulk * (size_t)w;                                            \

@@ -339,6 +339,72 @@ def test_other_columns_skip_the_blocks_without_a_selected_row(tmp_path, compress
     assert counts["value_blocks_skipped"] >= 2 * (4_900 // 129)
 
 
+@pytest.mark.parametrize(
+    ("encoding", "data_type"),
+    [
+        (TSEncoding.GORILLA, TSDataType.DOUBLE),
+        (TSEncoding.GORILLA, TSDataType.INT64),
+        (TSEncoding.CHIMP, TSDataType.DOUBLE),
+        (TSEncoding.RLBE, TSDataType.INT32),
+        (TSEncoding.CAMEL, TSDataType.DOUBLE),
+        (TSEncoding.SPRINTZ, TSDataType.INT64),
+        (TSEncoding.DICTIONARY, TSDataType.STRING),
+    ],
+)
+def test_codecs_repeating_work_a_run_are_read_in_one_run_a_page(encoding, data_type):
+    """Their row-range decoders walk every value before a range (include/serial_skip.h) or read
+    the page's whole dictionary (DICTIONARY): a page read in several runs would repeat that
+    once per run, so it is read in one."""
+    assert engine.reads_row_ranges(int(encoding), int(data_type))  # a row-range decoder...
+    assert not late.skips_by_position(encoding, data_type)  # ...that repeats work a run
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data_type"),
+    [
+        (TSEncoding.ALP, TSDataType.DOUBLE),
+        (TSEncoding.RLE, TSDataType.INT64),
+        (TSEncoding.PLAIN, TSDataType.DOUBLE),
+        (TSEncoding.TS_2DIFF, TSDataType.INT64),
+        (TSEncoding.TS_2DIFF, TSDataType.DOUBLE),
+        (TSEncoding.PLAIN, TSDataType.STRING),
+    ],
+)
+def test_codecs_passing_blocks_by_their_headers_take_several_runs(encoding, data_type):
+    assert late.skips_by_position(encoding, data_type)
+
+
+def test_a_gorilla_page_is_planned_as_one_run(tmp_path, monkeypatch):
+    """An uncompressed GORILLA column read late: its pages are planned in one run each."""
+    path = tmp_path / "gor.tsfile"
+    n = 20_000
+    ts = np.arange(n, dtype=np.int64)
+    cols = [tsfile.ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG)]
+    cols += [tsfile.ColumnSchema(c, TSDataType.DOUBLE, ColumnCategory.FIELD) for c in "kv"]
+    w = writer.TsFileWriter(
+        str(path),
+        page_size=5_000,
+        compression=Compressor.UNCOMPRESSED,
+        encodings={TSDataType.DOUBLE: TSEncoding.GORILLA},
+    )
+    w.register_table(tsfile.TableSchema("t", cols))
+    w.write_arrays("t", ts, {"dev": "a", "k": (ts % 1000).astype(float), "v": ts * 0.5})
+    w.close()
+    seen = []
+    group_plans = late._group_plans
+
+    def spy(plan, sel, max_runs):
+        seen.append(max_runs)
+        return group_plans(plan, sel, max_runs)
+
+    monkeypatch.setattr(late, "_group_plans", spy)
+    got = tsfile.read_table(str(path), "t", value_filter=[("k", "<", 2)])
+    want = ts[ts % 1000 < 2]
+    assert got["time"].tolist() == want.tolist()
+    assert got["v"].tolist() == (want * 0.5).tolist()
+    assert seen and set(seen) == {1}
+
+
 # -- the run planning on its own -----------------------------------------------------------------
 
 

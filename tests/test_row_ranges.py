@@ -420,6 +420,40 @@ def test_rle_headers_that_lie():
                 engine.decode_value_rows(E.RLE, t, bad, a, b)
 
 
+@pytest.mark.parametrize("data_type", [T.INT32, T.INT64, T.BOOLEAN], ids=lambda t: t.name)
+@pytest.mark.parametrize("path", PATHS)
+def test_rle_width_0_bit_packed_runs(data_type, path):
+    """A block of width 0 (no writer here emits one; the page decoders read its bit-packed runs
+    as zeros): its whole groups must not reach the group kernels, which need a width of 1 at
+    least (a division by the width: SIGFPE)."""
+    # block: length 4, width 0, a bit-packed run of 3 groups (last one full, no packed bytes),
+    # an RLE run of 5 values (no value bytes at width 0); then a block of width 8 holding a
+    # bit-packed run of 2 groups, 1..16 (bytes after the width-0 groups: the kernels would run)
+    packed = bytes(range(1, 17))
+    page = bytes([4, 0, (3 << 1) | 1, 8, 5 << 1, 19, 8, (2 << 1) | 1, 8]) + packed
+    dtype = {T.INT32: np.int32, T.INT64: np.int64, T.BOOLEAN: np.bool_}[data_type]
+    full = np.asarray(_registry.decode(E.RLE, page, dtype, count=45))
+    assert full.astype(np.int64).tolist() == [0] * 29 + [
+        int(bool(v)) if data_type == T.BOOLEAN else v for v in packed
+    ]
+    for a, b in [(0, 24), (0, 45), (3, 20), (8, 16), (7, 30), (29, 45)]:
+        got, _ = engine.decode_value_rows(E.RLE, int(data_type), page, a, b, path)
+        _same(got, np.asarray(full)[a:b])
+
+
+def test_dictionary_indices_of_width_0():
+    """DICTIONARY's index stream is an RLE stream read by the same row-range decoder: a width-0
+    block's whole groups must not reach the group kernels either."""
+    # one entry "a"; indices: a width-0 block (bit-packed 3 groups, an RLE run of 5), then a
+    # width-8 block of 2 bit-packed groups of index 0
+    page = bytes([2, 2]) + b"a" + bytes([4, 0, (3 << 1) | 1, 8, 5 << 1, 19, 8, (2 << 1) | 1, 8])
+    page += bytes(16)
+    for a, b in [(0, 24), (0, 45), (8, 16), (29, 45)]:
+        for path in ("per_value", "batch"):
+            got, _ = engine.decode_value_rows(E.DICTIONARY, int(T.STRING), page, a, b, path)
+            assert got.tolist() == ["a"] * (b - a)
+
+
 def test_a_damaged_compressed_body_is_corrupt_data_error():
     values = np.round(np.random.default_rng(1).normal(size=50_000) * 100, 2)
     for enc in (E.ALP, E.GORILLA, E.PLAIN):

@@ -19,6 +19,12 @@ Here instead:
 
 Every slot is filled at most once (fill refuses a slot that already holds a reference), so the
 counts stay exact.
+
+Threads: several threads may fill DISJOINT rows of one column at once (the read's tag jobs do:
+each job's rows are fixed by the plan). The refusal of a filled slot is a plain check, not an
+atomic one: two threads filling the same row at once would both write it and one reference
+would leak (never a freed object). Nothing but the read that made a column may fill it, and
+its slots are read only once every fill has returned.
 """
 
 cimport numpy as cnp
