@@ -775,9 +775,10 @@ def set_row_ranges(bint on):
 
 
 def reads_row_ranges(int encoding, int data_type):
-    """Whether a value page of this encoding and type decodes a row range without decoding the
-    values before it (the rule decode_span follows: TS_2DIFF integers by their block headers,
-    every codec whose registry row has a row-range decoder), under the current set_row_ranges."""
+    """Whether a value page of this encoding and type is read as a row range, without storing
+    the values before it (the rule decode_span follows: TS_2DIFF integers by their block headers,
+    every codec whose registry row has a row-range decoder), under the current set_row_ranges.
+    The serial codecs' decoders still walk the values before the range (late._ONE_RUN)."""
     cdef const codec_row *row
     if has_row_skip(encoding, data_type):
         return True
