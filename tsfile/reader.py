@@ -162,11 +162,9 @@ def _selected_block(q, g, tag_cols, bufs, n, picked, counts):
 def _rows_of(values, n, picked, whole):
     """Rows ``picked`` of ``values``: its first ``n`` rows as a view when ``whole`` (every row
     picked), else a copy of the picked rows."""
-    if whole:
-        return values[:n]
-    out = np.empty(len(picked), values.dtype)
-    late._copy_rows(values, picked, out)
-    return out
+    # by index, as predicate.filter_columns: numpy's take copies a scattered selection several
+    # times faster than a bool mask does
+    return values[:n] if whole else values.take(picked)
 
 
 def _row_window(offset, limit):
