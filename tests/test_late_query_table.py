@@ -31,10 +31,13 @@ def late_names():
     return ["i32", "i64", "f32", "f64", "stamp", "day", "txt", "flag"]
 
 
-@pytest.fixture(params=["default", "many_runs"])
+@pytest.fixture(params=["default", "runs", "many_runs"])
 def run_shape(request, monkeypatch):
-    """The defaults, and many short runs a page (blocks of 16 rows, up to 5 runs, dense pages
-    never decoded whole) on every chunk, compressed or not."""
+    """The defaults (these small blocks decode their other columns whole), the default run
+    geometry on blocks of any size, and many short runs a page (blocks of 16 rows, up to 5
+    runs, dense pages never decoded whole) on every chunk, compressed or not."""
+    if request.param != "default":
+        monkeypatch.setattr(reader_mod, "_RUNS_MIN_VALUES", 0)
     if request.param == "many_runs":
         monkeypatch.setattr(late, "BLOCK_ROWS", 16)
         monkeypatch.setattr(late, "MAX_RUNS", 5)

@@ -134,6 +134,15 @@ class _Plan:
 # The value-filtered query_table / query_table_by_row materialise late (TsFileReader._late_blocks);
 # off, they decode every column and mask (the filter benchmark's baseline).
 _LATE_QUERIES = True
+# A late block decodes its other columns over the page runs of its selected rows
+# (late.selected_plans) only when they hold at least this many values (rows x columns); below
+# it, whole (a block selecting nothing still decodes none of them). Off for now: measured on
+# INT64 TS_2DIFF uncompressed, CPU medians, block rows x 7 other columns, the runs were slower
+# than whole decoding in every shape tried: 10 k-row blocks 0.57-0.88x, 65 k 0.67-0.79x, one
+# 1 M-row page 0.90-0.93x (selectivity 0.01-50 %): planning costs ~60-70 us of Python a block
+# (late._group_plans) plus a _decode_field call per run, and whole TS_2DIFF pages decode at
+# ~0.5 ns a value. Tests set it to 0 to check the runs path.
+_RUNS_MIN_VALUES = 2**62
 
 
 def _selected_block(q, g, tag_cols, bufs, n, picked, counts):
@@ -1282,8 +1291,9 @@ class TsFileReader:
         if not len(picked):
             return None
         plans = {}  # late.selected_plans' cache: the columns of the group share their plans
+        whole = len(picked) == n or n * len(later) < _RUNS_MIN_VALUES
         for j in later:
-            if len(picked) == n:
+            if whole:
                 chosen = [plan]
             else:
                 runs = late.runs_a_page(self, g, j, plan)
