@@ -35,7 +35,7 @@ from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
 from tsfile._read import columns as columns_mod
-from tsfile._read import engine, predicate
+from tsfile._read import engine, late, predicate
 from tsfile._read import source as source_mod
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
@@ -129,6 +129,51 @@ class _Plan:
             block = predicate.filter_block(self.bound, block, names, types, path)
             if block is not None:
                 yield block
+
+
+# The value-filtered query_table / query_table_by_row materialise late (TsFileReader._late_blocks);
+# off, they decode every column and mask (the filter benchmark's baseline).
+_LATE_QUERIES = True
+# A late block decodes its other columns over the page runs of its selected rows
+# (late.selected_plans) only when they hold at least this many values (rows x columns); below
+# it, whole (a block selecting nothing still decodes none of them). Off for now: measured on
+# INT64 TS_2DIFF uncompressed, CPU medians, block rows x 7 other columns, the runs were slower
+# than whole decoding in every shape tried: 10 k-row blocks 0.57-0.88x, 65 k 0.67-0.79x, one
+# 1 M-row page 0.90-0.93x (selectivity 0.01-50 %): planning costs ~60-70 us of Python a block
+# (late._group_plans) plus a _decode_field call per run, and whole TS_2DIFF pages decode at
+# ~0.5 ns a value. Tests set it to 0 to check the runs path.
+_RUNS_MIN_VALUES = 2**62
+
+
+def _selected_block(q, g, tag_cols, bufs, n, picked, counts):
+    """The TsBlock of the ``picked`` rows (of ``n`` decoded into ``bufs``, ``counts`` null rows
+    per field) of chunk group ``g`` of query ``q``: its result columns only, nulls only where a
+    selected row is null. Where every row is selected, views of the buffers (as an unfiltered
+    block); else only the selected rows copied out."""
+    fi = {f: j for j, f in enumerate(q.fields)}
+    whole = len(picked) == n
+    columns, nullmap = {}, {}
+    for name in q.out_names[1:]:
+        j = fi.get(name)
+        if j is None:
+            columns[name], m = tag_cols.get(name, len(picked))
+        else:
+            m = bufs.nulls[j][:n] if counts[j] else None
+            columns[name] = _rows_of(bufs.vals[j], n, picked, whole)
+            m = None if m is None else _rows_of(m, n, picked, whole)
+        if m is not None and m.any():
+            nullmap[name] = m
+    origins = {name: g.values[fi[name]] if name in fi else None for name in q.out_names[1:]}
+    ts = _rows_of(bufs.ts, n, picked, whole)
+    return TsBlock(ts, columns, nullmap, q.out_types, origins)
+
+
+def _rows_of(values, n, picked, whole):
+    """Rows ``picked`` of ``values``: its first ``n`` rows as a view when ``whole`` (every row
+    picked), else a copy of the picked rows."""
+    # by index, as predicate.filter_columns: numpy's take copies a scattered selection several
+    # times faster than a bool mask does
+    return values[:n] if whole else values.take(picked)
 
 
 def _row_window(offset, limit):
@@ -1138,12 +1183,9 @@ class TsFileReader:
                     f"{task.type_at[j]}), the table schema says {TSDataType(field_types[j]).name}"
                 )
 
-    def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
-        field_types = [types[names.index(f)] for f in fields]
-        dtypes = [engine.numpy_dtype(t) for t in field_types]
-        numeric = [dt.kind != "O" for dt in dtypes]
-        pool = _POOL
-        fi = {f: j for j, f in enumerate(fields)}
+    def _block_groups(self, fields, field_types, tags, tasks, t1, t2, block_rows):
+        """The blocks a table query hands out, in order: (device task, chunk group split to
+        runs of pages of at most ``block_rows`` rows, the device's tag columns)."""
         for task in tasks:
             self._check_types(task, fields, field_types)
             groups = [x for g in task.groups for x in self._split_group(g, t1, t2, block_rows)]
@@ -1151,34 +1193,123 @@ class TsFileReader:
                 continue
             tag_cols = _TagColumns(tags, task.tags, max(g.rows for g in groups))
             for g in groups:
-                cap = g.rows
-                bufs = pool.take(cap, dtypes, numeric)
-                ts, vals, nulls, dirty = bufs.ts, bufs.vals, bufs.nulls, bufs.dirty
-                counts = [0] * len(fields)
-                sub = _DeviceTask(task.device, [g], task.tags, task.types)
-                n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode, counts)
-                if n == 0:
-                    pool.give(bufs)
-                    continue
-                columns, nullmap = {}, {}
-                for name in names[1:]:
-                    j = fi.get(name)
-                    if j is not None:
-                        columns[name] = vals[j][:n]
-                        if counts[j]:
-                            nullmap[name] = nulls[j][:n]
-                            dirty[j] = True
-                    else:
-                        columns[name], m = tag_cols.get(name, n)
-                        if m is not None:
-                            nullmap[name] = m
-                origins = {f: g.values[j] for j, f in enumerate(fields)}
-                block = TsBlock(ts[:n], columns, nullmap, types, origins)
-                # Only now: the block's views keep its arrays from being reused (the pool checks
-                # reference counts), and ``dirty`` is set; given back earlier, another thread's
-                # query could take these arrays before the views exist.
+                yield task, g, tag_cols
+
+    def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
+        field_types = [types[names.index(f)] for f in fields]
+        dtypes = [engine.numpy_dtype(t) for t in field_types]
+        numeric = [dt.kind != "O" for dt in dtypes]
+        pool = _POOL
+        fi = {f: j for j, f in enumerate(fields)}
+        for task, g, tag_cols in self._block_groups(
+            fields, field_types, tags, tasks, t1, t2, block_rows
+        ):
+            cap = g.rows
+            bufs = pool.take(cap, dtypes, numeric)
+            ts, vals, nulls, dirty = bufs.ts, bufs.vals, bufs.nulls, bufs.dirty
+            counts = [0] * len(fields)
+            sub = _DeviceTask(task.device, [g], task.tags, task.types)
+            n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode, counts)
+            if n == 0:
                 pool.give(bufs)
-                yield block
+                continue
+            columns, nullmap = {}, {}
+            for name in names[1:]:
+                j = fi.get(name)
+                if j is not None:
+                    columns[name] = vals[j][:n]
+                    if counts[j]:
+                        nullmap[name] = nulls[j][:n]
+                        dirty[j] = True
+                else:
+                    columns[name], m = tag_cols.get(name, n)
+                    if m is not None:
+                        nullmap[name] = m
+            origins = {f: g.values[j] for j, f in enumerate(fields)}
+            block = TsBlock(ts[:n], columns, nullmap, types, origins)
+            # Only now: the block's views keep its arrays from being reused (the pool checks
+            # reference counts), and ``dirty`` is set; given back earlier, another thread's
+            # query could take these arrays before the views exist.
+            pool.give(bufs)
+            yield block
+
+    def _query_blocks(self, q, pcode, path, block_rows):
+        """The blocks of planned table query ``q``: with a value filter, late-materialised
+        (_late_blocks) unless _LATE_QUERIES is off (then decoded whole and masked, the
+        baseline the filter benchmark times against)."""
+        if q.bound is not None and _LATE_QUERIES:
+            return self._late_blocks(q, pcode, path, block_rows)
+        blocks = self._table_blocks(
+            q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
+        )
+        return q.filter_blocks(blocks, path)
+
+    def _late_blocks(self, q, pcode, path, block_rows):
+        """The blocks of table query ``q`` (with a value filter) materialised late: per block
+        (a chunk group split as _table_blocks splits it), the timestamps and the columns the
+        filter reads are decoded first and the selection computed on them; a block that
+        selects nothing is dropped without decoding anything else, and the other columns are
+        decoded only over the page rows holding a selected row (tsfile._read.late). The same
+        blocks, in the same order, as _table_blocks masked by _Plan.filter_blocks."""
+        fields = q.fields
+        field_types = [q.types[q.names.index(f)] for f in fields]
+        dtypes = [engine.numpy_dtype(t) for t in field_types]
+        numeric = [dt.kind != "O" for dt in dtypes]
+        wanted = set(predicate.columns_of(q.bound))
+        first = [j for j, f in enumerate(fields) if f in wanted]
+        later = [j for j, f in enumerate(fields) if f not in wanted]
+        for task, g, tag_cols in self._block_groups(
+            fields, field_types, q.tags, q.tasks, q.t1, q.t2, block_rows
+        ):
+            bufs = _POOL.take(g.rows, dtypes, numeric)
+            with self._op() as s:  # one operation per chunk group, as _decode_device
+                got = self._late_decode(q, task, g, bufs, (first, later), pcode, path, s)
+            if got is None:
+                _POOL.give(bufs)
+                continue
+            block = _selected_block(q, g, tag_cols, bufs, *got)
+            _POOL.give(bufs)  # after the block exists: see _table_blocks
+            yield block
+
+    def _late_decode(self, q, task, g, bufs, order, pcode, path, s):
+        """Chunk group ``g`` of query ``q`` decoded into ``bufs`` (row 0 on) filter columns
+        first: ``order`` = (field indices the filter reads, the others). Returns (rows, the
+        selected rows, null rows per field), or None when no row is selected. The rows of
+        the other columns outside the page runs of a selected row are left stale."""
+        first, later = order
+        n, plan = self._decode_times(g, bufs.ts, 0, q.t1, q.t2, pcode, s)
+        if n == 0:
+            return None
+        counts = [0] * len(q.fields)
+        for j in first:
+            self._late_field(task, g, j, [plan], n, bufs, counts, pcode, s)
+        inputs = {predicate.TIME: (bufs.ts[:n], None)}
+        for j in first:
+            inputs[q.fields[j]] = (bufs.vals[j][:n], bufs.nulls[j][:n] if counts[j] else None)
+        keep = predicate.evaluate(q.bound, inputs, path)
+        picked = np.flatnonzero(keep)
+        if not len(picked):
+            return None
+        plans = {}  # late.selected_plans' cache: the columns of the group share their plans
+        whole = len(picked) == n or n * len(later) < _RUNS_MIN_VALUES
+        for j in later:
+            if whole:
+                chosen = [plan]
+            else:
+                runs = late.runs_a_page(self, g, j, plan)
+                chosen = late.selected_plans(plan, keep, runs, plans)
+            self._late_field(task, g, j, chosen, n, bufs, counts, pcode, s)
+        return n, picked, counts
+
+    def _late_field(self, task, g, j, plans, n, bufs, counts, pcode, s):
+        """Field column ``j`` of group ``g`` decoded into ``bufs`` over each of ``plans``; its
+        null rows added to ``counts[j]`` (and the buffer marked for clearing when given back)."""
+        for plan in plans:
+            counts[j] += self._decode_field(
+                task, g, j, plan, n, bufs.vals[j], bufs.nulls[j], 0, pcode, s
+            )
+        if counts[j]:
+            bufs.dirty[j] = True
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -1292,10 +1423,8 @@ class TsFileReader:
         block_rows = int(batch_size) if batch_size and batch_size > 0 else 2**62
         with self._op():
             q = self._filtered_plan(table_name, column_names, t1, t2, tag_filter, value_filter)
-            blocks = self._table_blocks(
-                q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
-            )
-            rs = self._result_set(q.filter_blocks(blocks, path), q.out_names, q.out_types)
+            blocks = self._query_blocks(q, pcode, path, block_rows)
+            rs = self._result_set(blocks, q.out_names, q.out_types)
             if batch_size and batch_size > 0:
                 rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official
             return rs
@@ -1329,10 +1458,7 @@ class TsFileReader:
             skip = offset
             if q.bound is None:
                 skip = _skip_rows(q.tasks, offset, limit)
-            blocks = self._table_blocks(
-                q.names, q.types, q.fields, q.tags, q.tasks, q.t1, q.t2, pcode, block_rows
-            )
-            blocks = _window_blocks(q.filter_blocks(blocks, path), skip, limit)
+            blocks = _window_blocks(self._query_blocks(q, pcode, path, block_rows), skip, limit)
             rs = self._result_set(blocks, q.out_names, q.out_types)
             if batch_size and batch_size > 0:
                 rs._set_batch_rows(block_rows)  # blocks of at most batch_size rows, as official

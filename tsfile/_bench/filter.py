@@ -15,6 +15,8 @@ shared, so the ratios of one run are what to compare, not the absolute times.
   on the random column they are everywhere: the filter column is decoded whole, the others
   only where a row is selected (tsfile._read.late). Results are checked equal before anything
   is timed.
+* the same filters on the streaming ``query_table`` (blocks drained on an open reader): late
+  materialisation against decode-then-mask of each block (tsfile.reader._LATE_QUERIES off).
 """
 
 from __future__ import annotations
@@ -178,6 +180,63 @@ def bench_value(path, repeat, threads=1):
     )
 
 
+def _drain_filtered(reader, vf, late_on):
+    """query_table(value_filter=vf) of the whole table on an open reader, drained block by
+    block: late-materialised (``late_on``) or decode-then-mask (every column of a block decoded,
+    then masked: tsfile.reader._LATE_QUERIES off). The rows served and a checksum of them."""
+    from tsfile import reader as reader_mod
+
+    was = reader_mod._LATE_QUERIES
+    reader_mod._LATE_QUERIES = late_on
+    try:
+        rows = total = 0
+        with reader.query_table("bench", None, value_filter=vf) as rs:
+            while (block := rs.get_next_tsblock()) is not None:
+                rows += len(block)
+                total += int(block.timestamps.sum()) + int(block.columns["f3"].sum())
+        return rows, total
+    finally:
+        reader_mod._LATE_QUERIES = was
+
+
+def bench_query_table(path, repeat):
+    """The streaming query_table with a value filter: late materialisation against
+    decode-then-mask of each block, on one open reader, timed in turn in every round."""
+    import tsfile
+
+    full = tsfile.read_table(path, "bench", ["f0", "f7"])
+    print(f"\n## value filter, query_table blocks (default batch_size), {len(full['f0']):,} rows")
+    print(
+        "late = query_table(value_filter=...) materialised late; mask = the same blocks decoded"
+        " whole and masked (reader._LATE_QUERIES off). Medians, interleaved; speed-up = mask /"
+        " late (CPU; wall in brackets)."
+    )
+    print(
+        f"{'column':<18}{'sel %':>7}{'rows':>12}{'late cpu ms':>13}{'mask cpu ms':>13}"
+        f"{'late wall':>11}{'mask wall':>11}{'speed-up':>10}{'(wall)':>9}"
+    )
+    with tsfile.TsFileReader(path) as r:
+        for column, label in (("f0", "random walk f0"), ("f7", "random f7")):
+            for sel in SELECTIVITIES:
+                q = float(np.quantile(full[column], 1 - sel / 100))
+                vf = [(column, ">", q)]
+                got = _drain_filtered(r, vf, True)
+                assert got == _drain_filtered(r, vf, False), f"{column} > {q} differs"
+                times = _interleaved(
+                    {
+                        "late": lambda vf=vf: _drain_filtered(r, vf, True),
+                        "mask": lambda vf=vf: _drain_filtered(r, vf, False),
+                    },
+                    repeat,
+                )
+                (lw, lc), (mw, mc) = times["late"], times["mask"]
+                print(
+                    f"{label:<18}{sel:>7}{got[0]:>12,}{lc * 1e3:>13.2f}{mc * 1e3:>13.2f}"
+                    f"{lw * 1e3:>11.2f}{mw * 1e3:>11.2f}{mc / lc:>9.2f}x{f'({mw / lw:.2f}x)':>9}",
+                    flush=True,
+                )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tsfile bench filter", description=__doc__)
     ap.add_argument("--devices", type=int, default=1000, help="devices of the tag-filter file")
@@ -201,6 +260,7 @@ def main(argv=None):
         value_path = where / f"e52_filter_{args.rows}.tsfile"
         write_value_file(value_path, args.rows, args.group_rows)
         bench_value(str(value_path), args.repeat, args.threads)
+        bench_query_table(str(value_path), args.repeat)
     print(f"\n# load average at the end: {os.getloadavg()}")
 
 

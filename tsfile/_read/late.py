@@ -304,14 +304,7 @@ def _runs_a_page(d, item):
     pass over the page from its start: the decompression of a SNAPPY / LZ4 page up to the
     range, the decoding of the values before it for the other encodings)."""
     i, _task, g, j, plan = item[:5]
-    off = g.values[j]
-    if off is None:
-        return 1  # no chunk: the rows are null, nothing is decoded
-    # the chunk _decode_field reads (the reader caches it by these arguments)
-    chunk = d.reads[i].reader._chunk(off, -1 if g.time_chunk.complete else len(plan))
-    if chunk.compression != Compressor.UNCOMPRESSED:
-        return 1
-    return MAX_RUNS if skips_by_position(chunk.encoding, chunk.data_type) else 1
+    return runs_a_page(d.reads[i].reader, g, j, plan)
 
 
 def _group_plans(plan, sel, max_runs):
@@ -401,3 +394,28 @@ def _selected_tags(d, jobs, rows, starts, keep, kept):
         at += picked
     values = {n: d.values[n] for n in d.tags}
     return values, {n: d.nulls[n] for n in d.tags if null_rows[n]}
+
+
+def runs_a_page(reader, g, j, plan):
+    """_runs_a_page for field column ``j`` of chunk group ``g`` of ``reader`` (a TsFileReader),
+    its time chunk's page ``plan``: the rule by itself, for callers without a _Decode state
+    (the streaming query_table path)."""
+    off = g.values[j]
+    if off is None:
+        return 1  # no chunk: the rows are null, nothing is decoded
+    # the chunk _decode_field reads (the reader caches it by these arguments)
+    chunk = reader._chunk(off, -1 if g.time_chunk.complete else len(plan))
+    if chunk.compression != Compressor.UNCOMPRESSED:
+        return 1
+    return MAX_RUNS if skips_by_position(chunk.encoding, chunk.data_type) else 1
+
+
+def selected_plans(plan, sel, max_runs, cache):
+    """The plans that decode the selected rows ``sel`` (a bool array over a chunk group's rows)
+    of a field column whose pages are read in at most ``max_runs`` runs: _group_plans, or
+    [plan] where every page is dense. ``cache`` (a dict per chunk group) keeps them by
+    ``max_runs``: the columns of a group share them."""
+    if max_runs not in cache:
+        cache[max_runs] = _group_plans(plan, sel, max_runs)
+    got = cache[max_runs]
+    return [plan] if got is None else got
