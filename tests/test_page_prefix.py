@@ -186,7 +186,6 @@ def test_hostile_headers_in_a_compressed_page(field, value, match, codec, plan):
         pd.decode_rows(stream, np.int64, 0, len(times), compression=codec, size=len(page))
 
 
-
 @pytest.mark.parametrize("codec", ["lz4", "snappy"])
 def test_a_body_size_the_stream_cannot_produce_is_refused_before_allocating(codec):
     """``size`` beyond what the stored bytes can decode to (255x for LZ4; for SNAPPY also not the
@@ -200,6 +199,7 @@ def test_a_body_size_the_stream_cannot_produce_is_refused_before_allocating(code
     ):
         with pytest.raises(CorruptDataError, match="impossible"):
             fn()
+
 
 # ---- the reader ---------------------------------------------------------------------------------
 
