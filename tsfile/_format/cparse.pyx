@@ -29,26 +29,12 @@ from tsfile._format.metadata import (
 from tsfile._format.statistics import Statistics
 from tsfile.errors import CorruptDataError
 
-# data type codes (tsfile.types.TSDataType; codes.pxd holds them for Cython as an enum too)
-cdef enum:
-    T_BOOLEAN = 0
-    T_INT32 = 1
-    T_INT64 = 2
-    T_FLOAT = 3
-    T_DOUBLE = 4
-    T_TEXT = 5
-    T_VECTOR = 6
-    T_UNKNOWN = 7
-    T_TIMESTAMP = 8
-    T_DATE = 9
-    T_BLOB = 10
-    T_STRING = 11
-
-
-# index node types (tsfile._format.constants.IndexNodeType)
-cdef enum:
-    INDEX_LEAF_DEVICE = 1
-    INDEX_LEAF_MEASUREMENT = 3
+# data type and index node type codes: tsfile._format.codes (C constants, checked against
+# tsfile.types and tsfile._format.constants by tests/test_format_layer.py)
+from tsfile._format.codes cimport (
+    NODE_LEAF_DEVICE, NODE_LEAF_MEASUREMENT, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT,
+    T_INT32, T_INT64, T_STRING, T_TEXT, T_TIMESTAMP, T_UNKNOWN,
+)
 
 
 cdef struct Cur:
@@ -240,9 +226,9 @@ cdef class _Reader:
             keys.append(key)
         cdef int64_t end_offset = self.i64(c, "index node end offset")
         cdef int node_type = self.u8(c, "index node type")
-        if node_type > INDEX_LEAF_MEASUREMENT:
+        if node_type > NODE_LEAF_MEASUREMENT:
             raise self.error(f"unknown index node type {node_type}", c.pos - 1)
-        if node_type <= INDEX_LEAF_DEVICE:
+        if node_type <= NODE_LEAF_DEVICE:
             raise self.error(
                 f"index node type {node_type} where a measurement level node was expected",
                 c.pos - 1)
