@@ -760,7 +760,9 @@ cdef int decode_numeric(FileView fv, const uint8_t *p, Py_ssize_t n, int t, int 
 
 # Whether value_range() reads a row range through the codecs' row-range decoders
 # (codec_row.decode_rows): set_row_ranges(False) makes it decode such pages from their start, as
-# before those decoders existed (the benchmarks' baseline).
+# before those decoders existed (the benchmarks' baseline). Process-wide and unlocked: reader
+# threads read it without the GIL, so it is set only while no read is under way (a read that
+# sees it change mid-chunk still returns the same values, by the other decoder).
 cdef bint _row_ranges_on = True
 
 
