@@ -365,6 +365,7 @@ def test_bench_read_threads_runs(capsys, tmp_path):
     out = capsys.readouterr().out
     for case in ("read_table, 1 thread", "read_table(threads=2)", "2 files, 2 threads"):
         assert re.search(rf"^{re.escape(case)}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", out, re.M)
+    assert re.search(r"^2 files, 2 threads vs one file read twice, 1 thread\s+[\d.]+x$", out, re.M)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
