@@ -269,8 +269,8 @@ def test_only_the_queried_tables_index_is_walked(tmp_path, monkeypatch):
 def test_arrow_and_pandas_over_files_equal_the_concatenated_one_file_results(
     tmp_path, files, query, threads
 ):
-    import pandas as pd
-    import pyarrow as pa
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
 
     kw = QUERIES[query]
     arrow = tsfile.read_arrow(str(tmp_path), "m", threads=threads, **kw)
@@ -281,8 +281,8 @@ def test_arrow_and_pandas_over_files_equal_the_concatenated_one_file_results(
 
 
 def test_arrow_and_pandas_over_files_are_not_concatenated_per_file(tmp_path, files, monkeypatch):
-    import pandas as pd
-    import pyarrow as pa
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
 
     def refuse(*_a, **_k):
         raise AssertionError("per-file results were concatenated")
@@ -297,7 +297,8 @@ def test_arrow_and_pandas_over_files_are_not_concatenated_per_file(tmp_path, fil
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_an_invalid_date_names_its_file_or_skips_it(tmp_path, files, monkeypatch, threads):
-    import pandas as pd
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")  # read_arrow below
 
     from tsfile import dataframe
 
@@ -323,3 +324,22 @@ def test_an_invalid_date_names_its_file_or_skips_it(tmp_path, files, monkeypatch
     with pytest.warns(RuntimeWarning, match=files[2]):
         arrow = tsfile.read_arrow(str(tmp_path), "m", threads=threads, on_error="skip")
     assert arrow.num_rows == len(want)
+
+
+def test_a_failing_map_raises_only_once_its_running_jobs_have_ended():
+    """JobPool.map: item 0 fails while item 1 is still running; the error reaches the caller
+    only after item 1 ended (the caller then closes the readers the jobs use)."""
+    started, ended = threading.Event(), threading.Event()
+
+    def fn(x):
+        if x == 0:
+            assert started.wait(10)
+            raise ValueError("item 0")
+        started.set()
+        threading.Event().wait(0.2)
+        ended.set()
+
+    with columns.JobPool(2) as pool:
+        with pytest.raises(ValueError, match="item 0"):
+            pool.map(fn, [0, 1])
+        assert ended.is_set()  # before close() waits for the pool's threads

@@ -168,6 +168,14 @@ def _selected_block(q, g, tag_cols, bufs, n, picked, counts):
     return TsBlock(ts, columns, nullmap, q.out_types, origins)
 
 
+def _block_types(names, types, fields):
+    """Per field of a table query: its TSDataType, its numpy dtype and whether that is numeric
+    (the buffers _table_blocks and _late_blocks take from the pool)."""
+    field_types = [types[names.index(f)] for f in fields]
+    dtypes = [engine.numpy_dtype(t) for t in field_types]
+    return field_types, dtypes, [dt.kind != "O" for dt in dtypes]
+
+
 def _rows_of(values, n, picked, whole):
     """Rows ``picked`` of ``values``: its first ``n`` rows as a view when ``whole`` (every row
     picked), else a copy of the picked rows."""
@@ -1196,9 +1204,7 @@ class TsFileReader:
                 yield task, g, tag_cols
 
     def _table_blocks(self, names, types, fields, tags, tasks, t1, t2, pcode, block_rows):
-        field_types = [types[names.index(f)] for f in fields]
-        dtypes = [engine.numpy_dtype(t) for t in field_types]
-        numeric = [dt.kind != "O" for dt in dtypes]
+        field_types, dtypes, numeric = _block_types(names, types, fields)
         pool = _POOL
         fi = {f: j for j, f in enumerate(fields)}
         for task, g, tag_cols in self._block_groups(
@@ -1252,9 +1258,7 @@ class TsFileReader:
         decoded only over the page rows holding a selected row (tsfile._read.late). The same
         blocks, in the same order, as _table_blocks masked by _Plan.filter_blocks."""
         fields = q.fields
-        field_types = [q.types[q.names.index(f)] for f in fields]
-        dtypes = [engine.numpy_dtype(t) for t in field_types]
-        numeric = [dt.kind != "O" for dt in dtypes]
+        field_types, dtypes, numeric = _block_types(q.names, q.types, fields)
         wanted = set(predicate.columns_of(q.bound))
         first = [j for j, f in enumerate(fields) if f in wanted]
         later = [j for j, f in enumerate(fields) if f not in wanted]

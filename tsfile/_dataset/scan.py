@@ -384,6 +384,9 @@ class Scanner:
     def _read_batch(self, paths, pool, planning):
         """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
         their readers closed. ([(path, its rows [start, stop))] of the files read, Columns)."""
+        # written by the pool's threads (plan: readers.append; on_error: failed[path] = ...,
+        # one path each): a single list.append / dict store is atomic, no lock needed; read
+        # only after pool.map has returned or raised (JobPool.map: every job of it has ended)
         readers = []
         failed = {}
 

@@ -27,7 +27,7 @@ is fixed by the plan, never by which thread ran it.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -39,8 +39,9 @@ class JobPool:
     """``map(fn, items)``: ``[fn(x) for x in items]`` on up to ``threads`` threads (one pool for
     every phase of a read, started on first use), results in the order of ``items``. The
     exception of the first item that failed (in that order, as one thread would raise it) is
-    raised, the items not started are cancelled; the running ones end before close() returns
-    (use the pool in a ``with`` block: nobody reads a result array they may still write)."""
+    raised, the items not started are cancelled and the running ones end first (as
+    ThreadPoolExecutor's ``with`` block did for each map before). Use the pool in a ``with``
+    block: close() shuts its threads down."""
 
     def __init__(self, threads):
         self.threads = threads
@@ -57,6 +58,9 @@ class JobPool:
         finally:
             for f in futures:
                 f.cancel()
+            # the running ones end before map returns or raises: the caller's cleanup (closing
+            # readers, reading what the jobs wrote) never runs beside a job of this map
+            wait(futures)
 
     def close(self):
         if self._pool is not None:

@@ -246,8 +246,9 @@ class _Gather:
         buf_nulls[:n] = False  # the decoder flags null rows only
         if buf.dtype == object:
             # an empty (all-null) page leaves its rows as they were: None in a fresh np.empty,
-            # an earlier group's strings in this reused buffer
-            buf[:n] = None
+            # an earlier group's strings in this reused buffer. Only the picked rows are copied
+            # out, so only they are reset (each slot's decref is GIL-held work per row)
+            buf[picked] = None
         null_rows = 0
         for plan in plans:
             null_rows += r.reader._decode_field(task, g, j, plan, n, buf, buf_nulls, 0, r.pcode, s)
