@@ -204,6 +204,19 @@ def _write_file(path, times, field, page: int, compression) -> None:
         w.write_arrays(times, {"id": ids, "v": field})
 
 
+def _time_around_scans(query, variants, pair, samples, repeat: int) -> None:
+    """Process CPU time samples of query(*variants[name]) into samples[name]: the "scan" variant
+    before and after (half the repeats each), the two variants of ``pair`` alternating between
+    (a query timed right after a scan pays for the scan's freed arrays, fresh pages to fault
+    in, which is not what a run of queries costs; alternating, a change of load hits both)."""
+    for stage in (("scan",), pair, ("scan",)):
+        for _ in range(repeat if len(stage) > 1 else (repeat + 1) // 2):
+            for name in stage:
+                t0 = time.process_time()
+                query(*variants[name])
+                samples[name].append(time.process_time() - t0)
+
+
 def _query_file(path, times, t1, t2, repeat: int) -> dict:
     """Medians of the scan (timed before and after the queries) and of the window query under
     plans C and off (alternating: a change of load hits both alike); the
@@ -231,15 +244,7 @@ def _query_file(path, times, t1, t2, repeat: int) -> dict:
         out["skipped"] = counts["skipped"] / max(counts["blocks"], 1)
         inflated, stored = counts["prefix_decompressed"], counts["prefix_bytes"]
         out["inflated"] = inflated / stored if stored else 1.0
-        # the scans before and after the window queries, the plans C and off alternating: a
-        # query timed right after a scan pays for the scan's freed arrays (fresh pages to fault
-        # in), which is not what a run of queries costs
-        for stage in (("scan",), ("plan_c", "off"), ("scan",)):
-            for _ in range(repeat if len(stage) > 1 else (repeat + 1) // 2):
-                for name in stage:
-                    t0 = time.process_time()
-                    query(*variants[name])
-                    samples[name].append(time.process_time() - t0)
+        _time_around_scans(query, variants, ("plan_c", "off"), samples, repeat)
     finally:
         pushdown.set_block_skip(before)
     out.update({name: statistics.median(v) for name, v in samples.items()})
@@ -335,12 +340,7 @@ def _query_value_file(path, want, t1, t2, repeat: int) -> dict:
             got = query(ranges, t1, t2)
             if not np.array_equal(np.asarray(got["v"]), want):
                 raise AssertionError(f"{path}, row ranges {ranges}: wrong values")
-        for stage in (("scan",), ("rows", "whole"), ("scan",)):
-            for _ in range(repeat if len(stage) > 1 else (repeat + 1) // 2):
-                for name in stage:
-                    t0 = time.process_time()
-                    query(*variants[name])
-                    samples[name].append(time.process_time() - t0)
+        _time_around_scans(query, variants, ("rows", "whole"), samples, repeat)
     finally:
         engine.set_row_ranges(before)
     return {name: statistics.median(v) for name, v in samples.items()}
