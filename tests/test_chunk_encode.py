@@ -482,6 +482,19 @@ def test_the_pool_keeps_a_bounded_amount_of_memory():
     chunk_encode.release_pool()
 
 
+def test_page_limits_come_from_the_codec_rows():
+    """One definition: the most values a page may hold on the C path is the codec row's
+    max_page_values (RLE and ZIGZAG block headers, ALP's 32-bit count), set where each codec
+    refuses a larger page in its encode(); no limit for the others."""
+    assert chunk_encode.page_limit(int(E.RLE), int(T.INT32)) == 0x7FFFFFF
+    assert chunk_encode.page_limit(int(E.RLE), int(T.BOOLEAN)) == 0x7FFFFFF
+    assert chunk_encode.page_limit(int(E.ZIGZAG), int(T.INT64)) == 0x0FFFFFFF
+    assert chunk_encode.page_limit(int(E.ALP), int(T.DOUBLE)) == 0xFFFFFFFF
+    assert chunk_encode.page_limit(int(E.TS_2DIFF), int(T.INT64)) is None
+    assert chunk_encode.page_limit(int(E.PLAIN), int(T.DOUBLE)) is None
+    assert chunk_encode.page_limit(int(E.RLE), int(T.STRING)) is None  # no such row
+
+
 @pytest.mark.parametrize("encoding", [E.RLE, E.ZIGZAG, E.ALP], ids=lambda e: e.name)
 def test_a_page_beyond_the_codecs_limit_takes_the_per_page_path(monkeypatch, encoding):
     """RLE / ZIGZAG / ALP refuse pages beyond their block headers' counts in encode(); the C path
@@ -490,14 +503,14 @@ def test_a_page_beyond_the_codecs_limit_takes_the_per_page_path(monkeypatch, enc
     values = np.arange(20).astype(_VALUE_DTYPES[data_type])
     times = np.arange(20, dtype=np.int64)
     calls = []
-    real = chunk_encode.encode_pages
+    real = chunk_encode.ChunkEncoder
 
     def counted(*args, **kw):
         calls.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(chunk_encode, "encode_pages", counted)
-    monkeypatch.setitem(chunk_encode._PAGE_LIMITS, int(encoding), 10)
+    monkeypatch.setattr(chunk_encode, "ChunkEncoder", counted)
+    monkeypatch.setattr(chunk_encode, "page_limit", lambda enc, dt: 10)
     for page_size, in_c in ((10, True), (11, False)):
         calls.clear()
         bounds = chunk.page_bounds(20, page_size)
@@ -507,3 +520,94 @@ def test_a_page_beyond_the_codecs_limit_takes_the_per_page_path(monkeypatch, enc
         monkeypatch.setattr(chunk, "WHOLE_CHUNKS_IN_C", False)
         _same_chunk(built, chunk.value_chunk(*args))
         monkeypatch.setattr(chunk, "WHOLE_CHUNKS_IN_C", True)
+
+
+# -- a chunk's pages in several ranges (ChunkEncoder, writer threads) ------------------------------
+
+
+def _run_ranges(build, order="forward"):
+    """Run a ChunkBuild's jobs in some order (reversed, or all at once on threads)."""
+    jobs = list(build.jobs)
+    if order == "threads":
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            for f in [pool.submit(job) for job in jobs]:
+                f.result()
+    else:
+        for job in reversed(jobs) if order == "reversed" else jobs:
+            job()
+    return build.finish()
+
+
+# page lengths where TS_2DIFF's carried min_delta matters: 1 mod 129 (a last block without
+# deltas), pages of one value (the carry passes through them), pages of 129 + 1 values
+_RANGE_CASES = ((1, 10), (7, 1), (1001, 1000), (2001, 1000), (1300, 130), (3000, 259), (9000, 700))
+
+
+@pytest.mark.parametrize("compressor", _COMPRESSORS, ids=lambda c: c.name)
+@pytest.mark.parametrize("encoding", [E.TS_2DIFF, E.PLAIN], ids=lambda e: e.name)
+def test_time_chunks_in_page_ranges_are_the_one_pass_bytes(compressor, encoding):
+    rng = np.random.default_rng(21)
+    for rows, page_size in _RANGE_CASES:
+        times = np.cumsum(rng.integers(-5, 60, rows)).astype(np.int64)
+        bounds = chunk.page_bounds(rows, page_size)
+        want = chunk.time_chunk(times, bounds, compressor, encoding)
+        for ranges in (2, 3, 5, 64):
+            for order in ("forward", "reversed", "threads"):
+                build = chunk.time_chunk_build(times, bounds, compressor, encoding, ranges=ranges)
+                assert len(build.jobs) == min(ranges, len(bounds) - 1)
+                _same_chunk(_run_ranges(build, order), want)
+
+
+@pytest.mark.parametrize("compressor", _COMPRESSORS, ids=lambda c: c.name)
+@pytest.mark.parametrize(("encoding", "data_type"), _C_PAIRS, ids=lambda x: x.name)
+def test_value_chunks_in_page_ranges_are_the_one_pass_bytes(encoding, data_type, compressor):
+    """Bytes and chunk statistics (sums merged page by page in order, the write segments' sums
+    in the official writer's order) whatever the ranges and the order they run in."""
+    rng = np.random.default_rng(int(encoding) * 7 + int(data_type))
+    for rows, page_size in _RANGE_CASES:
+        times = np.cumsum(rng.integers(1, 3, rows)).astype(np.int64)
+        bounds = chunk.page_bounds(rows, page_size)
+        # write segments inside pages and across their bounds (sums in two lanes per segment)
+        runs = np.unique(np.r_[0, rng.integers(0, rows, 6)]).astype(np.int64)
+        segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
+        for null_rate in (None, 0.3):
+            values = _values(rng, data_type, rows)
+            present = None
+            if null_rate is not None:
+                present = rng.random(rows) >= null_rate
+                if rows > page_size:  # one page with every row null
+                    present[:page_size] = False
+                values = values[present]
+            args = ("s", data_type, encoding, compressor, values, present, times, bounds)
+            want = chunk.value_chunk(*args, segments)
+            for ranges in (2, 3, 64):
+                for order in ("reversed", "threads"):
+                    build = chunk.value_chunk_build(*args, segments, ranges=ranges)
+                    _same_chunk(_run_ranges(build, order), want)
+
+
+def test_a_range_is_encoded_once_and_the_result_needs_every_range():
+    values = np.arange(5000, dtype=np.int64)
+    bounds = chunk.page_bounds(5000, 1000)
+    enc = chunk_encode.ChunkEncoder(
+        values, bounds, int(E.TS_2DIFF), int(T.INT64), 0, bounds=bounds, value_times=values,
+        ranges=2,
+    )
+    assert enc.ranges == 2
+    enc.encode(1)
+    with pytest.raises(ValueError, match="range 1 was encoded"):
+        enc.encode(1)
+    with pytest.raises(ValueError, match="range 0 is not encoded"):
+        enc.result()
+    with pytest.raises(IndexError):
+        enc.encode(2)
+    with pytest.raises(ValueError, match="ranges"):
+        chunk_encode.ChunkEncoder(values, bounds, int(E.TS_2DIFF), int(T.INT64), 0, ranges=0)
+    enc.encode(0)
+    data, stats = enc.result()
+    one, one_stats = chunk_encode.encode_pages(
+        values, bounds, int(E.TS_2DIFF), int(T.INT64), 0, bounds=bounds, value_times=values
+    )
+    assert b"".join(bytes(d) for d in data) == bytes(one) and stats == one_stats

@@ -93,6 +93,7 @@ def test_streamed_chunk_groups_are_the_built_then_written_bytes(
     _write(tmp_path / "ref.tsfile", calls, compression=compression)
     ref = (tmp_path / "ref.tsfile").read_bytes()
     monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)  # always streamed
+    monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 100)  # chunks in page ranges too
     for threads in (1, 2, 3):
         path = tmp_path / f"s{threads}.tsfile"
         _write(path, calls, threads=threads, compression=compression)
@@ -106,15 +107,15 @@ def test_a_large_chunk_group_is_written_while_its_last_chunk_is_being_built(tmp_
     writer used to build every chunk of the group first, then write them in one call)."""
     calls = _calls(40_000, seed=3)[:1]
     written = threading.Event()
-    real_chunk = writer_module._value_chunk
+    real_run = writer_module._run_chunk_job
     seen = {}
 
-    def last_waits_for_a_write(dev, table, column, *rest):
-        if column.column_name == "never":  # the group's last chunk
+    def last_waits_for_a_write(dev, name, job):
+        if name == "never":  # the group's last chunk, built on the pool
             seen["written before the last chunk was built"] = written.wait(timeout=20)
-        return real_chunk(dev, table, column, *rest)
+        return real_run(dev, name, job)
 
-    monkeypatch.setattr(writer_module, "_value_chunk", last_waits_for_a_write)
+    monkeypatch.setattr(writer_module, "_run_chunk_job", last_waits_for_a_write)
     path = tmp_path / "f.tsfile"
     w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY)
     real_file = w._writer._file
@@ -147,15 +148,15 @@ def test_a_chunk_failing_after_others_were_written_leaves_the_file_as_it_was(
     ref = tmp_path / "ref.tsfile"
     _write(ref, [calls[0], calls[1]], threads=threads, flush_each=True)
 
-    real_chunk = writer_module._value_chunk
+    real_run = writer_module._run_chunk_job
     fail = {"on": False}
 
-    def dbl_fails(dev, table, column, *rest):
-        if fail["on"] and column.column_name == "dbl":
+    def dbl_fails(dev, name, job):  # (a job on the pool: the chunks before it are written)
+        if fail["on"] and name == "dbl":
             raise EncodeError("column 'dbl' refused (test)")
-        return real_chunk(dev, table, column, *rest)
+        return real_run(dev, name, job)
 
-    monkeypatch.setattr(writer_module, "_value_chunk", dbl_fails)
+    monkeypatch.setattr(writer_module, "_run_chunk_job", dbl_fails)
     path = tmp_path / "f.tsfile"
     w = TsFileTableWriter(
         str(path), _schema(), compression=Compressor.SNAPPY, page_size=700, threads=threads
@@ -250,13 +251,13 @@ def test_a_second_interrupt_while_the_builders_are_awaited_still_leaves_a_readab
     the next groups at offsets that the written part of the interrupted group has moved."""
     monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
     calls = _calls(2000, seed=6)
-    real_chunk = writer_module._value_chunk
+    real_run = writer_module._run_chunk_job
     fail = {"on": False}
 
-    def dbl_interrupted(dev, table, column, *rest):
-        if fail["on"] and column.column_name == "dbl":
+    def dbl_interrupted(dev, name, job):
+        if fail["on"] and name == "dbl":
             raise KeyboardInterrupt  # the first Ctrl-C, met where this chunk is awaited
-        return real_chunk(dev, table, column, *rest)
+        return real_run(dev, name, job)
 
     real_wait = writer_module.wait
 
@@ -264,7 +265,7 @@ def test_a_second_interrupt_while_the_builders_are_awaited_still_leaves_a_readab
         real_wait(futures)
         raise KeyboardInterrupt  # the second Ctrl-C
 
-    monkeypatch.setattr(writer_module, "_value_chunk", dbl_interrupted)
+    monkeypatch.setattr(writer_module, "_run_chunk_job", dbl_interrupted)
     path = tmp_path / "f.tsfile"
     w = TsFileTableWriter(str(path), _schema(), compression=Compressor.SNAPPY, page_size=700)
     ts, cols, masks = calls[0]
@@ -324,7 +325,7 @@ def test_the_next_chunk_group_is_built_while_the_last_one_is_written(tmp_path, m
     waiting for the writes; the writer used to start a group only after the last was indexed)."""
     calls = _calls(40_000, seed=5)[:2]  # devices "b" and "a": one group each
     second_started = threading.Event()
-    real_time_chunk = writer_module.time_chunk
+    real_time_chunk = writer_module.time_chunk_build
     real_index = writer_module.TsFileWriter._index_chunk_group
     builds, seen = [], []
 
@@ -339,7 +340,7 @@ def test_the_next_chunk_group_is_built_while_the_last_one_is_written(tmp_path, m
             seen.append(second_started.wait(timeout=20))
         return real_index(self, dev, *rest)
 
-    monkeypatch.setattr(writer_module, "time_chunk", counted_time_chunk)
+    monkeypatch.setattr(writer_module, "time_chunk_build", counted_time_chunk)
     monkeypatch.setattr(writer_module.TsFileWriter, "_index_chunk_group", index_waits)
     path = tmp_path / "f.tsfile"
     _write(path, calls, page_size=10_000)
@@ -364,14 +365,14 @@ def test_a_group_failing_while_the_next_is_built_ahead_leaves_only_the_next(
     ref = tmp_path / "ref.tsfile"
     _write(ref, [b_call], threads=threads)
 
-    real_chunk = writer_module._value_chunk
+    real_run = writer_module._run_chunk_job
 
-    def a_dbl_fails(dev, table, column, *rest):
-        if dev[1:] == ("a",) and column.column_name == "dbl":
+    def a_dbl_fails(dev, name, job):
+        if dev[1:] == ("a",) and name == "dbl":
             raise EncodeError("column 'dbl' refused (test)")
-        return real_chunk(dev, table, column, *rest)
+        return real_run(dev, name, job)
 
-    monkeypatch.setattr(writer_module, "_value_chunk", a_dbl_fails)
+    monkeypatch.setattr(writer_module, "_run_chunk_job", a_dbl_fails)
     path = tmp_path / "f.tsfile"
     w = TsFileTableWriter(
         str(path), _schema(), compression=Compressor.SNAPPY, page_size=700, threads=threads
@@ -423,3 +424,52 @@ def test_a_write_failing_while_the_next_group_is_built_ahead_drops_that_group(
     w._writer._file = real_file
     w.close()
     assert path.read_bytes() == ref.read_bytes()
+
+
+def test_a_failure_in_a_chunks_second_page_range_leaves_the_earlier_groups(tmp_path, monkeypatch):
+    """threads=2 encodes every chunk of a large group in two page ranges, one per thread: the
+    second range of a chunk failing (on the other thread, after the group's first chunks were
+    written) cuts the group off again, flush raises an EncodeError naming table, device and
+    column, and close() completes a file with the earlier groups: byte for byte the file
+    written without the failing group."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 500)
+    calls = _calls(3000, seed=12)
+    ref = tmp_path / "ref.tsfile"
+    _write(ref, [calls[0], calls[1]], threads=2, flush_each=True)
+
+    real_run = writer_module._run_chunk_job
+    fail = {"on": False}
+    ranges_seen = set()
+
+    def refused():
+        raise EncodeError("column 'i32': a page refused (test)")
+
+    def second_range_fails(dev, name, job):
+        if name == "i32":
+            ranges_seen.add(getattr(job, "args", None))
+            if fail["on"] and job.args == (1,):
+                return real_run(dev, name, refused)
+        return real_run(dev, name, job)
+
+    monkeypatch.setattr(writer_module, "_run_chunk_job", second_range_fails)
+    path = tmp_path / "f.tsfile"
+    w = TsFileTableWriter(
+        str(path), _schema(), compression=Compressor.SNAPPY, page_size=700, threads=2
+    )
+    ts, cols, masks = calls[0]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.flush()
+    assert ranges_seen == {(0,), (1,)}  # the chunk was built in two ranges
+    fail["on"] = True
+    ts2, cols2, masks2 = calls[2]
+    w.write_arrays(ts2 + 10**9, {**cols2, "device": "c"}, null_masks=masks2)
+    with pytest.raises(EncodeError, match=r"table 't', device \('c',\), column 'i32'"):
+        w.flush()
+    fail["on"] = False
+    ts, cols, masks = calls[1]
+    w.write_arrays(ts, cols, null_masks=masks)
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()
+    got = tsfile.read_table(str(path), "t")
+    assert len(got["time"]) == 6000

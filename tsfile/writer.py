@@ -159,7 +159,15 @@ from tsfile._tree.buffer import TreeBuffers, device_segments
 from tsfile._tree.chunk import series_chunk
 from tsfile._write import chunk_encode, encoders
 from tsfile._write.bloom import cpp_path_count
-from tsfile._write.chunk import page_bounds, time_chunk, value_chunk
+from tsfile._write.chunk import (
+    Chunk,
+    ChunkBuild,
+    page_bounds,
+    time_chunk,
+    time_chunk_build,
+    value_chunk,
+    value_chunk_build,
+)
 from tsfile._write.metadata import Series, build_metadata, table_schema_bytes
 from tsfile._write.values import (
     check_tag_value,
@@ -345,6 +353,11 @@ def _locked(method):
 # later chunks are built (TsFileWriter._stream_chunk_group); below it, handing chunks to a thread
 # costs more than the overlap saves, and one thread builds the group before one writev.
 _STREAM_MIN_VALUES = 200_000
+
+# A chunk group of at least `threads` x this many rows has its chunks encoded in `threads` runs of
+# pages each (chunk_encode.ChunkEncoder), so that every thread has a share of every chunk: a chunk
+# group has few columns, and whole chunks alone leave a thread idle at the group's end.
+_RANGE_MIN_ROWS = 50_000
 
 # At most this many buffers per os.writev call (Linux's IOV_MAX is 1024).
 _IOV_MAX = 1024
@@ -1409,29 +1422,54 @@ class TsFileWriter:
             segments = np.union1d(np.asarray(bounds, dtype=np.int64), runs)
         # A chunk that cannot be encoded (EncodeError) leaves the file and the index as they were
         # (_stream_chunk_group cuts off what it wrote of the group).
-        build = [
+        ranges = self._threads if n >= self._threads * _RANGE_MIN_ROWS else 1
+        specs = [
             functools.partial(
-                time_chunk, times, bounds, self._time_compression, self._time_encoding
+                time_chunk_build,
+                times,
+                bounds,
+                self._time_compression,
+                self._time_encoding,
+                ranges=ranges,
             )
         ]
-        build += [
-            functools.partial(_value_chunk, dev, table, column, fields, times, bounds, segments)
+        specs += [
+            functools.partial(
+                _value_chunk, dev, table, column, fields, times, bounds, segments, ranges
+            )
             for column in table.fields
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
-            built = [fn() for fn in build]
-            chunks = [(name, dt, chunk) for (name, dt), chunk in zip(names, built, strict=True)]
+            chunks = [
+                (name, dt, spec().run(functools.partial(_run_chunk_job, dev, name)))
+                for (name, dt), spec in zip(names, specs, strict=True)
+            ]
             return _GroupBuild(dev, table, names, chunks=chunks)
+        return _GroupBuild(dev, table, names, works=self._submit_chunks(dev, names, specs))
+
+    def _submit_chunks(self, dev, names, specs) -> list:
+        """Start the builds of a chunk group's chunks (specs: () -> ChunkBuild, light work done
+        here) and hand their jobs to the writer's pool, chunk by chunk in file order: a
+        _ChunkWork per chunk."""
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
-        return _GroupBuild(dev, table, names, futures=[self._pool.submit(fn) for fn in build])
+        works = []
+        try:
+            for (name, _), spec in zip(names, specs, strict=True):
+                build = spec()
+                futures = [self._pool.submit(_run_chunk_job, dev, name, job) for job in build.jobs]
+                works.append(_ChunkWork(build, futures))
+        except BaseException:
+            _abandon(works)
+            raise
+        return works
 
     def _write_group(self, group):
         """Write a started chunk group (_start_chunk_group) and index it."""
-        if group.futures is None:
+        if group.works is None:
             self._emit_chunk_group(group.dev, group.chunks, group.table)
         else:
             self._stream_chunk_group(group)
@@ -1476,13 +1514,13 @@ class TsFileWriter:
         the group written so far are cut off again (self._file.cut) and the first failure in
         file order is raised, once no chunk is still being built. A failed write tears the
         file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
-        dev, names, futures, table = group.dev, group.names, group.futures, group.table
+        dev, names, works, table = group.dev, group.names, group.works, group.table
         header = _group_header(dev)
         chunks = []
         write_failed = False
         try:
-            for (name, dt), future in zip(names, futures, strict=True):
-                chunk = future.result()
+            for (name, dt), work in zip(names, works, strict=True):
+                chunk = work.result()
                 parts = chunk.parts if chunks else [header, *chunk.parts]
                 # From the first write until the group is indexed (or cut off below) the file
                 # ends in a part of a group: whatever stops this method on the way (even a
@@ -1621,31 +1659,41 @@ def _group_header(dev) -> bytes:
     return bytes((Marker.CHUNK_GROUP_HEADER,)) + serialize_device_id(dev)
 
 
-def _value_chunk(dev, table, column, fields, times, bounds, segments):
-    """The value chunk of one FIELD column of a chunk group (all-null when the rows have none)."""
+def _value_chunk(dev, table, column, fields, times, bounds, segments, ranges=1):
+    """The ChunkBuild of the value chunk of one FIELD column of a chunk group (all-null when the
+    rows have none), in `ranges` runs of pages where it is encoded in C. A column with nulls or
+    of a binary type is built in one job: gathering its non-null values (and making bytes of
+    text) is work for the pool's threads, not for the thread that starts the build."""
     name = column.column_name
     dt = column.data_type
-    n = times.shape[0]
     values, present = fields.get(name, (None, None))
-    if values is None:
-        present = np.zeros(n, dtype=bool)
-        values = [] if dt.is_binary else np.zeros(0, dtype=storage_dtype(dt))
-    elif dt.is_binary:
-        values = _binary_values(values if present is None else values[present])
-    elif present is not None:
-        values = values[present]
-    try:
-        return value_chunk(
-            name,
-            dt,
-            table.encoding[name],
-            table.compression[name],
-            values,
-            present,
-            times,
-            bounds,
-            segments,
+    encoding, compressor = table.encoding[name], table.compression[name]
+    if values is not None and present is None and not dt.is_binary:
+        return value_chunk_build(
+            name, dt, encoding, compressor, values, None, times, bounds, segments, ranges
         )
+
+    def whole():
+        nonlocal values, present
+        n = times.shape[0]
+        if values is None:
+            present = np.zeros(n, dtype=bool)
+            values = [] if dt.is_binary else np.zeros(0, dtype=storage_dtype(dt))
+        elif dt.is_binary:
+            values = _binary_values(values if present is None else values[present])
+        elif present is not None:
+            values = values[present]
+        args = (name, dt, encoding, compressor, values, present, times, bounds, segments)
+        return value_chunk_build(*args).run()
+
+    return ChunkBuild.whole(whole)
+
+
+def _run_chunk_job(dev, name, job):
+    """Run one job of a chunk's build (on the writer's pool, or inline for a small group): an
+    EncodeError says which table and device (its message names the column)."""
+    try:
+        return job()
     except EncodeError as exc:
         raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
 
@@ -1751,26 +1799,50 @@ def _check_compression(compressor) -> Compressor:
     return code
 
 
+class _ChunkWork:
+    """One chunk of a chunk group on the writer's pool: its ChunkBuild and the futures of the
+    build's jobs."""
+
+    __slots__ = ("build", "futures")
+
+    def __init__(self, build, futures):
+        self.build = build
+        self.futures = futures
+
+    def result(self) -> Chunk:
+        """The chunk, once its jobs have run (the first job's error if one failed)."""
+        for future in self.futures:
+            future.result()
+        return self.build.finish()
+
+
+def _abandon(works) -> None:
+    """Cancel the jobs of `works` not begun and wait for the others (their chunks are dropped)."""
+    futures = [f for work in works for f in work.futures]
+    for f in futures:
+        f.cancel()
+    if futures:
+        wait(futures)
+
+
 class _GroupBuild:
     """One table chunk group being built: its chunks built already (`chunks`: [(name, type,
-    Chunk)], a small group) or on the writer's pool (`futures`, in file order); `names`:
-    [(name, type)] of its chunks."""
+    Chunk)], a small group) or on the writer's pool (`works`: a _ChunkWork per chunk, in file
+    order); `names`: [(name, type)] of its chunks."""
 
-    __slots__ = ("dev", "table", "names", "chunks", "futures")
+    __slots__ = ("dev", "table", "names", "chunks", "works")
 
-    def __init__(self, dev, table, names, chunks=None, futures=None):
+    def __init__(self, dev, table, names, chunks=None, works=None):
         self.dev = dev
         self.table = table
         self.names = names
         self.chunks = chunks
-        self.futures = futures
+        self.works = works
 
     def abandon(self) -> None:
         """Cancel the builds not begun and wait for the others (their chunks are dropped)."""
-        if self.futures:
-            for f in self.futures:
-                f.cancel()
-            wait(self.futures)
+        if self.works:
+            _abandon(self.works)
 
 
 def _piece_rows(pieces) -> int:

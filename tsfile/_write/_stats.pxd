@@ -34,5 +34,10 @@ cdef void stats_acc_init(stats_acc *acc, const int64_t *segs, Py_ssize_t nseg,
 cdef Py_ssize_t stats_page(int kind, const void *values, const int64_t *times, Py_ssize_t a,
                            Py_ssize_t b, stats_acc *acc, unsigned char *out) noexcept nogil
 
+# Merge into acc the statistics `part` of pages that come after acc's (a stats_acc started with
+# stats_acc_init and fed by stats_page; its segment cursor is not merged): acc then holds what
+# feeding acc those pages would have given, bit for bit.
+cdef void stats_acc_merge(stats_acc *acc, const stats_acc *part, int kind) noexcept nogil
+
 # The chunk's (count, start, end, min, max, first, last, sum), or None without values.
 cdef object stats_acc_result(stats_acc *acc, int kind)

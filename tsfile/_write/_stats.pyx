@@ -260,29 +260,69 @@ cdef Py_ssize_t _stats_page(const num_t* values, const int64_t* times, Py_ssize_
                 isum += v
             else:
                 dsum += <double>v
+    cdef stats_acc page
+    page.count = b - a
+    page.start = times[a]
+    page.end = times[b - 1]
+    (<num_t*>&page.lo)[0] = lo
+    (<num_t*>&page.hi)[0] = hi
+    (<num_t*>&page.first)[0] = values[a]
+    (<num_t*>&page.last)[0] = values[b - 1]
+    page.isum = isum
+    page.dsum = dsum
+    _merge(tag, acc, &page)
+    if out == NULL:
+        return 0
+    return _serialize_one(tag, out, b - a, times[a], times[b - 1], lo, hi, values[a],
+                          values[b - 1], dsum, isum)
+
+
+cdef void _merge(num_t* tag, stats_acc* acc, const stats_acc* part) noexcept nogil:
+    """Merge the statistics `part` of the pages that follow those in `acc` (the C++ writer's
+    merge: min / max replaced when strictly smaller / larger, the first page's sum copied)."""
+    cdef num_t* clo = <num_t*>&acc.lo
+    cdef num_t* chi = <num_t*>&acc.hi
+    cdef num_t lo = (<const num_t*>&part.lo)[0]
+    cdef num_t hi = (<const num_t*>&part.hi)[0]
+    if part.count == 0:
+        return
     if acc.count == 0:
         clo[0] = lo
         chi[0] = hi
-        (<num_t*>&acc.first)[0] = values[a]
-        acc.start = times[a]
+        (<num_t*>&acc.first)[0] = (<const num_t*>&part.first)[0]
+        acc.start = part.start
     else:
         if lo < clo[0]:
             clo[0] = lo
         if hi > chi[0]:
             chi[0] = hi
-    (<num_t*>&acc.last)[0] = values[b - 1]
-    acc.end = times[b - 1]
-    acc.count += b - a
-    acc.isum += isum
+    (<num_t*>&acc.last)[0] = (<const num_t*>&part.last)[0]
+    acc.end = part.end
+    acc.count += part.count
+    acc.isum += part.isum
     if acc.first_page:
-        acc.dsum = dsum  # C++ merge copies the first statistics (keeps a -0.0 sum)
+        acc.dsum = part.dsum  # C++ merge copies the first statistics (keeps a -0.0 sum)
         acc.first_page = False
     else:
-        acc.dsum += dsum
-    if out == NULL:
-        return 0
-    return _serialize_one(tag, out, b - a, times[a], times[b - 1], lo, hi, values[a],
-                          values[b - 1], dsum, isum)
+        acc.dsum += part.dsum
+
+
+cdef void stats_acc_merge(stats_acc* acc, const stats_acc* part, int kind) noexcept nogil:
+    cdef uint8_t* t8 = NULL
+    cdef int32_t* t32 = NULL
+    cdef int64_t* t64 = NULL
+    cdef float* tf = NULL
+    cdef double* td = NULL
+    if kind == KIND_BOOL:
+        _merge(t8, acc, part)
+    elif kind == KIND_I32:
+        _merge(t32, acc, part)
+    elif kind == KIND_I64:
+        _merge(t64, acc, part)
+    elif kind == KIND_F32:
+        _merge(tf, acc, part)
+    else:
+        _merge(td, acc, part)
 
 
 cdef Py_ssize_t stats_page(int kind, const void* values, const int64_t* times, Py_ssize_t a,

@@ -9,6 +9,8 @@ null is the single byte 0x00.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tsfile._format.bytes import i32, uvarint, varstr
@@ -91,37 +93,88 @@ def _in_c(encoding, data_type, compressor, bounds) -> bool:
         WHOLE_CHUNKS_IN_C and chunk_encode.supports(int(encoding), int(data_type), int(compressor))
     ):
         return False
-    limit = chunk_encode.page_limit(int(encoding))
+    limit = chunk_encode.page_limit(int(encoding), int(data_type))
     # a page beyond the codec's limit: its encode() refuses it on the per-page path
     return limit is None or len(bounds) < 2 or int(np.diff(bounds).max()) <= limit
 
 
+class ChunkBuild:
+    """A chunk being built: `jobs`, callables without arguments to run once each, on any
+    threads and at the same time (the chunk's pages or page ranges, without the GIL where the
+    chunk is encoded in C), then finish() -> the Chunk, once every job has returned."""
+
+    __slots__ = ("jobs", "_finish")
+
+    def __init__(self, jobs, finish):
+        self.jobs = jobs
+        self._finish = finish
+
+    @classmethod
+    def whole(cls, build):
+        """All the work of build() -> Chunk in one job."""
+        built = []
+        return cls([lambda: built.append(build())], lambda: built[0])
+
+    def finish(self) -> Chunk:
+        return self._finish()
+
+    def run(self, runner=None) -> Chunk:
+        """Every job in this thread (through runner(job) if given), then finish()."""
+        for job in self.jobs:
+            if runner is None:
+                job()
+            else:
+                runner(job)
+        return self.finish()
+
+
+def _assembled(mask, multi, measurement, data_type, compressor, encoding, data, stats) -> Chunk:
+    """The Chunk of the page bytes `data` (a list of bytes-like parts): its header first."""
+    size = sum(len(part) for part in data)
+    marker = mask | _chunk_marker(multi)
+    head = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
+    return Chunk(measurement, data_type, [head, *data], stats, TSEncoding(encoding))
+
+
 def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk:
     """The time chunk ("" / VECTOR) of an aligned chunk group."""
+    return time_chunk_build(times, bounds, compressor, encoding).run()
+
+
+def time_chunk_build(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF, ranges=1):
+    """time_chunk as a ChunkBuild: encoded in C, `ranges` runs of pages (ChunkEncoder) that may
+    be encoded on several threads; else page by page in one job."""
     compressor = Compressor(compressor)
     multi = len(bounds) > 2
-    if _in_c(encoding, TSDataType.VECTOR, compressor, bounds):
-        data, _ = chunk_encode.encode_pages(
-            times, bounds, int(encoding), int(TSDataType.VECTOR), int(compressor), times=times
-        )
-        parts, size = [b"", data], len(data)
-    else:
-        encode = encoders.value_encoder(encoding, TSDataType.INT64)
-        parts, size = _time_pages(times, bounds, compressor, encode)
     rows = bounds[-1]
     stats = Statistics(TSDataType.VECTOR, rows, int(times[0]), int(times[rows - 1]))
-    marker = TIME_COLUMN_MASK | _chunk_marker(multi)
-    parts[0] = _chunk_header(marker, "", size, TSDataType.VECTOR, compressor, encoding)
-    return Chunk("", TSDataType.VECTOR, parts, stats, TSEncoding(encoding))
+
+    def chunk_of(data):
+        args = (TIME_COLUMN_MASK, multi, "", TSDataType.VECTOR, compressor, encoding)
+        return _assembled(*args, data, stats)
+
+    if _in_c(encoding, TSDataType.VECTOR, compressor, bounds):
+        encoder = chunk_encode.ChunkEncoder(
+            times,
+            bounds,
+            int(encoding),
+            int(TSDataType.VECTOR),
+            int(compressor),
+            times=times,
+            ranges=ranges,
+        )
+        jobs = [functools.partial(encoder.encode, r) for r in range(encoder.ranges)]
+        return ChunkBuild(jobs, lambda: chunk_of(encoder.result()[0]))
+    encode = encoders.value_encoder(encoding, TSDataType.INT64)
+    return ChunkBuild.whole(lambda: chunk_of(_time_pages(times, bounds, compressor, encode)))
 
 
 def _time_pages(times, bounds, compressor, encode):
-    """The time chunk's pages one by one: ([b"", page parts...], their size)."""
+    """The time chunk's pages one by one: their parts (header, body of each page)."""
     npages = len(bounds) - 1
     multi = npages > 1
     page_stats = time_page_statistics(times, bounds) if multi else None
-    parts = [b""]
-    size = 0
+    parts = []
     for p in range(npages):
         body = encode(times[bounds[p] : bounds[p + 1]])
         stored = compress(compressor, body)
@@ -130,8 +183,7 @@ def _time_pages(times, bounds, compressor, encode):
             head += page_stats[p].serialize()
         parts.append(head)
         parts.append(stored)
-        size += len(head) + len(stored)
-    return parts, size
+    return parts
 
 
 def value_chunk(
@@ -145,6 +197,26 @@ def value_chunk(
     null; times: the timestamps of all rows; bounds: the page boundaries shared with the time
     chunk; segments: optional row boundaries of the write segments (statistics sums in the
     official writer's order, see statistics.numeric_value_statistics)."""
+    args = (measurement, data_type, encoding, compressor, values, present, times, bounds)
+    return value_chunk_build(*args, segments).run()
+
+
+def value_chunk_build(
+    measurement,
+    data_type,
+    encoding,
+    compressor,
+    values,
+    present,
+    times,
+    bounds,
+    segments=None,
+    ranges=1,
+):
+    """value_chunk as a ChunkBuild: encoded in C, `ranges` runs of pages (ChunkEncoder) that may
+    be encoded on several threads; else page by page in one job. What this call does itself
+    (the thread that starts the build) is light: the per-page counts and timestamps of the
+    non-null values, and for "auto" the choice of encoding."""
     data_type = TSDataType(data_type)
     compressor = Compressor(compressor)
     if isinstance(values, np.ndarray):
@@ -163,10 +235,15 @@ def value_chunk(
         for c in counts.tolist():
             offsets.append(offsets[-1] + c)
         value_times = times[present]
+
+    def chunk_of(data, stats):
+        args = (VALUE_COLUMN_MASK, multi, measurement, data_type, compressor, encoding)
+        return _assembled(*args, data, stats)
+
     page_loss = encoders.page_loss(encoding, data_type)
     if page_loss is None and _in_c(encoding, data_type, compressor, bounds):
         # statistics too: each page's just before it is encoded, while it is in cache
-        data, chunk = chunk_encode.encode_pages(
+        encoder = chunk_encode.ChunkEncoder(
             values,
             offsets,
             int(encoding),
@@ -176,21 +253,26 @@ def value_chunk(
             present=present,
             value_times=value_times,
             segments=write_segments(data_type, segments, present),
+            ranges=ranges,
         )
-        parts, size = [b"", data], len(data)
-        stats = chunk_statistics(data_type, chunk)
-    else:
+
+        def finish():
+            data, stats = encoder.result()
+            return chunk_of(data, chunk_statistics(data_type, stats))
+
+        jobs = [functools.partial(encoder.encode, r) for r in range(encoder.ranges)]
+        return ChunkBuild(jobs, finish)
+
+    def pages():
         page_stat_bytes, stats = value_statistics(
             data_type, values, value_times, offsets, multi, segments, present
         )
         encode = encoders.value_encoder(encoding, data_type)
-        parts = [b""]
-        size = 0
+        parts = []
         for p in range(npages):
             a, b = offsets[p], offsets[p + 1]
             if b <= a:
                 parts.append(b"\x00")
-                size += 1
                 continue
             r0, r1 = bounds[p], bounds[p + 1]
             rows = r1 - r0
@@ -210,10 +292,9 @@ def value_chunk(
                 head += page_stat_bytes[p]
             parts.append(head)
             parts.append(stored)
-            size += len(head) + len(stored)
-    marker = VALUE_COLUMN_MASK | _chunk_marker(multi)
-    parts[0] = _chunk_header(marker, measurement, size, data_type, compressor, encoding)
-    return Chunk(measurement, data_type, parts, stats, encoding)
+        return chunk_of(parts, stats)
+
+    return ChunkBuild.whole(pages)
 
 
 def _refuse(measurement, data_type, encoding, values, value_times, a, lost):

@@ -42,11 +42,12 @@ from tsfile.codecs._kinds cimport (
     write_uvarint,
 )
 from tsfile.codecs._registry cimport find_row, kind_of_type
-from tsfile.codecs.ts2diff cimport ts2diff_encode_page, ts2diff_page_bound
+from tsfile.codecs.ts2diff cimport ts2diff_encode_page, ts2diff_page_bound, ts2diff_page_carry
 from tsfile._write._stats cimport (
     STATS_MAX_BYTES,
     stats_acc,
     stats_acc_init,
+    stats_acc_merge,
     stats_acc_result,
     stats_page,
 )
@@ -87,14 +88,16 @@ cdef enum:
 # pages); SPRINTZ and CAMEL need the writer's round-trip check; CHIMP, RLBE, SPRINTZ have no
 # encode_into; text encodings keep the per-page path.
 _REGISTRY_ENCODINGS = frozenset((_PLAIN, _GORILLA, _RLE, _ZIGZAG, _ALP))
-# The most values one page may hold on this path: beyond, the codec's encode() refuses the page
-# (RLE and ZIGZAG block headers, ALP's 32-bit count), and that refusal is the per-page path's.
-_PAGE_LIMITS = {_RLE: 0x7FFFFFF, _ZIGZAG: 0x0FFFFFFF, _ALP: 0xFFFFFFFF}
-
-
-def page_limit(int encoding):
-    """The most values a page of this encoding may hold in encode_pages, or None (no limit)."""
-    return _PAGE_LIMITS.get(encoding)
+def page_limit(int encoding, int data_type):
+    """The most values a page of this encoding and data type code may hold in encode_pages (the
+    codec row's max_page_values: beyond, the codec's encode() refuses the page, RLE and ZIGZAG
+    block headers, ALP's 32-bit count, and that refusal is the per-page path's), or None (no
+    limit, or no row)."""
+    cdef int kind = kind_of_type(data_type)
+    cdef const codec_row *row = NULL if kind < 0 else find_row(encoding, kind)
+    if row == NULL or row.max_page_values <= 0:
+        return None
+    return row.max_page_values
 
 
 # LZ4 (the writer's default compression): through the system's liblz4 (include/lz4_dynamic.h),
@@ -395,11 +398,12 @@ cdef Py_ssize_t _body_bound(const job *j, Py_ssize_t p) noexcept nogil:
     return n
 
 
-cdef Py_ssize_t _out_bound(const job *j, Py_ssize_t *scratch) noexcept nogil:
-    """Bytes the chunk data can take at most; `scratch`: the largest page body."""
+cdef Py_ssize_t _out_bound(const job *j, Py_ssize_t p0, Py_ssize_t p1,
+                           Py_ssize_t *scratch) noexcept nogil:
+    """Bytes pages p0 .. p1 - 1 can take at most; `scratch`: the largest page body."""
     cdef Py_ssize_t p, body, total = 0
     scratch[0] = 0
-    for p in range(j.npages):
+    for p in range(p0, p1):
         body = _body_bound(j, p)
         if body > scratch[0]:
             scratch[0] = body
@@ -432,23 +436,61 @@ cdef uint8_t *_put_time_page_stats(const job *j, Py_ssize_t p, uint8_t *o) noexc
     return _put_be64(o, <uint64_t>j.times[b - 1])
 
 
-cdef Py_ssize_t _encode_chunk(job *j, uint8_t *out, uint8_t *body,
-                              uint16_t *table) except -1 nogil:
-    """Every page into `out` (room for _out_bound bytes); the bytes written."""
+cdef Py_ssize_t _segment_at(const stats_acc *acc, Py_ssize_t a) noexcept nogil:
+    """The index of the write segment holding value a (the statistics' segment cursor for a
+    range of pages that starts there; 0 without segments)."""
+    cdef Py_ssize_t lo = 0, hi = acc.nseg, mid
+    if acc.segs == NULL:
+        return 0
+    while lo < hi:  # the first segment k with segs[k + 1] > a
+        mid = (lo + hi) >> 1
+        if acc.segs[mid + 1] <= a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef uint64_t _carried_into(const job *j, Py_ssize_t p) noexcept nogil:
+    """TS_2DIFF: the min_delta the pages before page p carry into it (what one pass over them
+    leaves): the carry of the last of them with deltas (that carry does not depend on what
+    came before it), 0 at the chunk's start."""
+    cdef Py_ssize_t q, a, count
+    for q in range(p - 1, -1, -1):
+        a = j.offsets[q]
+        count = j.offsets[q + 1] - a
+        if count >= 2:
+            return ts2diff_page_carry(j.values + a * j.width, count, j.kind == KIND_I64, 0)
+    return 0
+
+
+cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_t *out,
+                              uint8_t *body, uint16_t *table, stats_acc *page_acc) except -1 nogil:
+    """Pages p0 .. p1 - 1 into `out` (room for _out_bound of them); the bytes written. A value
+    chunk's page statistics go to page_acc[p] (one stats_acc per page, merged in page order by
+    ChunkEncoder.result()): a range depends on no other range's output, so ranges may be
+    encoded on several threads at once, in any order."""
     cdef uint8_t *o = out
     cdef uint8_t *head_end
-    cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the chunk's first page
-    cdef Py_ssize_t p, body_len, stored, reserve, head_len
+    cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the next page
+    cdef Py_ssize_t p, body_len, stored, reserve, head_len, seg = 0
     cdef Py_ssize_t nstats = 0
     cdef unsigned char stats_buf[STATS_MAX_BYTES]
-    for p in range(j.npages):
+    if j.ts2diff and p0 > 0:
+        carried = _carried_into(j, p0)
+    if j.value_times != NULL and p0 < p1:
+        seg = _segment_at(&j.acc, j.offsets[p0])
+    for p in range(p0, p1):
         if j.bounds != NULL and j.offsets[p + 1] == j.offsets[p]:
             o[0] = 0  # an aligned value page whose rows are all null
             o += 1
             continue
         if j.value_times != NULL:  # first, so that the page is in cache when it is encoded
+            page_acc[p] = j.acc  # the chunk's settings (segments), no values yet
+            page_acc[p].k = seg
             nstats = stats_page(j.kind, j.values, j.value_times, j.offsets[p], j.offsets[p + 1],
-                                &j.acc, stats_buf if j.npages > 1 else NULL)
+                                &page_acc[p], stats_buf if j.npages > 1 else NULL)
+            seg = page_acc[p].k
         elif j.npages > 1 and j.times != NULL:
             nstats = _put_time_page_stats(j, p, stats_buf) - stats_buf
         body_len = _encode_body(j, p, body, &carried)
@@ -484,25 +526,133 @@ cdef object _as_int64(object seq):
     return np.ascontiguousarray(np.asarray(seq, dtype=np.int64))
 
 
-def encode_pages(values, offsets, int encoding, int data_type, int compressor, *, bounds=None,
-                 present=None, times=None, value_times=None, segments=None):
-    """The data of one chunk (its pages, headers included) as a ChunkData (bytes-like), and the chunk's
-    statistics when this call computed them (value_times given), else None.
+# Range states (ChunkEncoder._state)
+cdef enum:
+    _WAITING = 0
+    _RUNNING = 1
+    _DONE = 2
+    _FAILED = 3
 
-    values: the chunk's non-null values (numpy array of the type's dtype); offsets: P + 1 indexes
-    into values delimiting the P pages. A time chunk passes `times` (= values): its pages' headers
-    get count, first and last time as statistics. A value chunk of an aligned chunk group passes
-    `bounds` (P + 1 row indexes: each body starts with its row count and not-null bitmap),
-    `present` (bool per row, None: no nulls) and `value_times` (the values' timestamps): each
-    page's statistics are computed here, just before the page is encoded (while it is in cache;
-    tsfile._write._stats.stats_page), and the chunk's (count, start, end, min, max, first, last,
-    sum) is returned; `segments`: (value offsets, batch flags) of the write segments for INT64 / DOUBLE
-    sums in the official writer's order (statistics.numeric_value_statistics). Page statistics
-    are written only when P > 1."""
+
+cdef class ChunkEncoder:
+    """The pages of one chunk, encoded in `ranges` runs of consecutive pages (encode(r), each
+    without the GIL; distinct ranges may run on different threads at once, in any order), then
+    joined in page order (result()): the bytes and statistics are exactly those of one pass over
+    the pages. The writer's threads share the pages of a chunk this way (a chunk group has few
+    columns: whole chunks alone leave a thread idle at the group's end).
+
+    Arguments as encode_pages; `ranges`: how many runs (at most the number of pages; runs of
+    equal page counts)."""
+
+    cdef job j
+    cdef object _keep          # the arrays j points into
+    cdef Py_ssize_t _nranges
+    cdef Py_ssize_t *_first    # _nranges + 1 page indexes: range r is pages _first[r] ..
+    cdef uint8_t *_state       # per range: _WAITING, _RUNNING, _DONE, _FAILED
+    cdef list _data            # per range its ChunkData, None until encoded
+    cdef stats_acc *_page_acc  # value chunks: the statistics of each page
+
+    def __cinit__(self):
+        self._first = NULL
+        self._state = NULL
+        self._page_acc = NULL
+
+    def __dealloc__(self):
+        free(self._first)
+        free(self._state)
+        free(self._page_acc)
+
+    def __init__(self, values, offsets, int encoding, int data_type, int compressor, *,
+                 bounds=None, present=None, times=None, value_times=None, segments=None,
+                 Py_ssize_t ranges=1):
+        self._keep = _prepare_job(&self.j, values, offsets, encoding, data_type, compressor,
+                                  bounds, present, times, value_times, segments)
+        cdef Py_ssize_t r, npages = self.j.npages
+        if ranges < 1:
+            raise ValueError(f"ChunkEncoder: ranges must be at least 1, not {ranges}")
+        self._nranges = min(ranges, max(npages, 1))
+        self._first = <Py_ssize_t *>malloc((self._nranges + 1) * sizeof(Py_ssize_t))
+        self._state = <uint8_t *>malloc(self._nranges)
+        if self.j.value_times != NULL:
+            self._page_acc = <stats_acc *>malloc(max(npages, 1) * sizeof(stats_acc))
+        if self._first == NULL or self._state == NULL or (
+            self.j.value_times != NULL and self._page_acc == NULL
+        ):
+            raise MemoryError()
+        for r in range(self._nranges + 1):
+            self._first[r] = r * npages // self._nranges
+        memset(self._state, _WAITING, self._nranges)
+        if self._page_acc != NULL:
+            for r in range(npages):
+                self._page_acc[r].count = 0  # an all-null page has no statistics
+        self._data = [None] * self._nranges
+
+    @property
+    def ranges(self):
+        """The number of page runs (encode(r) for r in range(ranges))."""
+        return self._nranges
+
+    def encode(self, Py_ssize_t r):
+        """Encode range r (pages in order within it) without the GIL. Each range once; ranges
+        may be encoded concurrently from several threads."""
+        if r < 0 or r >= self._nranges:
+            raise IndexError(f"ChunkEncoder: no range {r} (ranges: {self._nranges})")
+        if self._state[r] != _WAITING:  # (checked and set with the GIL held)
+            raise ValueError(f"ChunkEncoder: range {r} was encoded already")
+        self._state[r] = _RUNNING
+        cdef Py_ssize_t p0 = self._first[r], p1 = self._first[r + 1], need, scratch_len
+        cdef Py_ssize_t used = -1
+        cdef uint8_t *scratch = NULL
+        cdef uint16_t *table = NULL
+        cdef ChunkData out
+        try:
+            need = _out_bound(&self.j, p0, p1, &scratch_len)
+            if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu or (
+                self.j.compressor == _LZ4 and scratch_len > TSFILE_LZ4_MAX_INPUT
+            ):
+                # page headers hold 32-bit sizes (uvarint); such a page is far beyond any
+                # page_size
+                raise ValueError(
+                    f"encode_pages: a page of up to {scratch_len} bytes is too large")
+            out = _chunk_data(need)
+            scratch = <uint8_t *>malloc(scratch_len + 1)
+            table = <uint16_t *>malloc(SNAPPY_MAX_TABLE * sizeof(uint16_t))
+            if scratch == NULL or table == NULL:
+                raise MemoryError()
+            with nogil:
+                used = _encode_range(&self.j, p0, p1, out.mem, scratch, table, self._page_acc)
+            out.size = used
+            self._data[r] = out
+            self._state[r] = _DONE
+        except BaseException:
+            self._state[r] = _FAILED
+            raise
+        finally:
+            free(scratch)
+            free(table)
+
+    def result(self):
+        """(the chunk's data: a ChunkData per range, in page order; the chunk's statistics when
+        value_times was given, else None), once every range is encoded."""
+        cdef Py_ssize_t r, p
+        cdef stats_acc acc
+        for r in range(self._nranges):
+            if self._state[r] != _DONE:
+                raise ValueError(f"ChunkEncoder: range {r} is not encoded")
+        if self.j.value_times == NULL:
+            return list(self._data), None
+        acc = self.j.acc
+        for p in range(self.j.npages):
+            stats_acc_merge(&acc, &self._page_acc[p], self.j.kind)
+        return list(self._data), stats_acc_result(&acc, self.j.kind)
+
+
+cdef tuple _prepare_job(job *j, values, offsets, int encoding, int data_type, int compressor,
+                        bounds, present, times, value_times, segments):
+    """Check the arguments of encode_pages and fill `j`; the arrays j points into (keep them)."""
     if not supports(encoding, data_type, compressor):
         raise ValueError(f"encode_pages: encoding {encoding}, type {data_type}, compression "
                          f"{compressor} are not handled here (see supports())")
-    cdef job j
     j.kind = kind_of_type(data_type)
     want = _DTYPES[j.kind]
     if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != want:
@@ -560,31 +710,64 @@ def encode_pages(values, offsets, int encoding, int data_type, int compressor, *
                 raise ValueError("encode_pages: segments do not cover the values")
             stats_acc_init(&j.acc, <const int64_t *>cnp.PyArray_DATA(seg_off),
                            seg_off.shape[0] - 1, <const uint8_t *>cnp.PyArray_DATA(seg_batch))
-    cdef Py_ssize_t need, scratch_len, used = -1
-    cdef uint8_t *scratch = NULL
-    cdef uint16_t *table = NULL
-    cdef ChunkData out
-    try:
-        need = _out_bound(&j, &scratch_len)
-        if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu or (
-            compressor == _LZ4 and scratch_len > TSFILE_LZ4_MAX_INPUT
-        ):
-            # page headers hold 32-bit sizes (uvarint); such a page is far beyond any page_size
-            raise ValueError(f"encode_pages: a page of up to {scratch_len} bytes is too large")
-        out = _chunk_data(need)
-        scratch = <uint8_t *>malloc(scratch_len + 1)
-        table = <uint16_t *>malloc(SNAPPY_MAX_TABLE * sizeof(uint16_t))
-        if scratch == NULL or table == NULL:
-            raise MemoryError()
-        with nogil:
-            used = _encode_chunk(&j, out.mem, scratch, table)
-        out.size = used
-        if j.value_times == NULL:
-            return out, None
-        return out, stats_acc_result(&j.acc, j.kind)
-    finally:
-        free(scratch)
-        free(table)
+    return (vals, off, rows, mask, tim, vtim, seg_off, seg_batch)
+
+
+def encode_pages(values, offsets, int encoding, int data_type, int compressor, *, bounds=None,
+                 present=None, times=None, value_times=None, segments=None):
+    """The data of one chunk (its pages, headers included) as a ChunkData (bytes-like), and the
+    chunk's statistics when this call computed them (value_times given), else None.
+
+    values: the chunk's non-null values (numpy array of the type's dtype); offsets: P + 1 indexes
+    into values delimiting the P pages. A time chunk passes `times` (= values): its pages' headers
+    get count, first and last time as statistics. A value chunk of an aligned chunk group passes
+    `bounds` (P + 1 row indexes: each body starts with its row count and not-null bitmap),
+    `present` (bool per row, None: no nulls) and `value_times` (the values' timestamps): each
+    page's statistics are computed here, just before the page is encoded (while it is in cache;
+    tsfile._write._stats.stats_page), and the chunk's (count, start, end, min, max, first, last,
+    sum) is returned; `segments`: (value offsets, batch flags) of the write segments for INT64 /
+    DOUBLE sums in the official writer's order (statistics.numeric_value_statistics). Page
+    statistics are written only when P > 1. (One ChunkEncoder range: ChunkEncoder splits the
+    pages over threads.)"""
+    enc = ChunkEncoder(values, offsets, encoding, data_type, compressor, bounds=bounds,
+                       present=present, times=times, value_times=value_times, segments=segments)
+    enc.encode(0)
+    data, stats = enc.result()
+    return data[0], stats
+
+
+# -- the write calls' time order check ----------------------------------------------------------
+
+cdef enum:
+    _ORDER_BLOCK = 4096  # values compared without a branch between two early-exit tests
+
+
+cdef bint _strictly_increasing(const int64_t *t, Py_ssize_t n) noexcept nogil:
+    """True when t[0] < t[1] < ... < t[n - 1]. Block by block without a branch per value (the
+    compiler vectorizes the inner loop), stopping after the first block with a fault."""
+    cdef Py_ssize_t i, a = 1, b
+    cdef int bad
+    while a < n:
+        b = a + _ORDER_BLOCK if n - a > _ORDER_BLOCK else n
+        bad = 0
+        for i in range(a, b):
+            bad |= t[i] <= t[i - 1]
+        if bad:
+            return False
+        a = b
+    return True
+
+
+def strictly_increasing(const int64_t[::1] times):
+    """True when every timestamp is greater than the one before (one pass without the GIL,
+    no temporary arrays: the writer checks every write call's timestamps with it)."""
+    cdef Py_ssize_t n = times.shape[0]
+    cdef bint ok
+    if n < 2:
+        return True
+    with nogil:
+        ok = _strictly_increasing(&times[0], n)
+    return ok
 
 
 def snappy_compress_raw(data):

@@ -82,6 +82,10 @@ cdef struct codec_row:
     encode_fn encode_into
     rows_fn decode_rows           # NULL: no row-range decoder (set by with_rows)
     rows_obj_fn decode_objects_rows  # KIND_BIN; NULL: none (set by with_object_rows)
+    # The most values encode_into (and the module's encode()) take in one page, where the
+    # encoding's headers bound it; 0: no limit (set by with_page_limit). The writer gives pages
+    # beyond it to the module's encode(), whose refusal names the encoding.
+    Py_ssize_t max_page_values
 
 # A module's rows as the registry reads them: the module attribute CODEC_ROWS, a capsule named
 # "tsfile.codec_rows" pointing at a codec_table (static storage in the module).
@@ -112,6 +116,7 @@ cdef inline codec_row make_row(int encoding, int kind, const char *module, const
     r.encode_into = encode_into
     r.decode_rows = NULL
     r.decode_objects_rows = NULL
+    r.max_page_values = 0
     return r
 
 
@@ -124,6 +129,11 @@ cdef inline codec_row with_rows(codec_row r, rows_fn decode_rows) noexcept:
 # `r` (a KIND_BIN row) with the row-range decoder `decode_objects_rows` (make_row leaves it NULL).
 cdef inline codec_row with_object_rows(codec_row r, rows_obj_fn decode_objects_rows) noexcept:
     r.decode_objects_rows = decode_objects_rows
+    return r
+
+# `r` with the most values one encoded page may hold (make_row leaves 0: no limit).
+cdef inline codec_row with_page_limit(codec_row r, Py_ssize_t max_page_values) noexcept:
+    r.max_page_values = max_page_values
     return r
 
 # The module attribute CODEC_ROWS for `n` rows kept in the module's static `rows` / `table`.

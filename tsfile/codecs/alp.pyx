@@ -233,6 +233,10 @@ cdef Py_ssize_t alp_decode_into_f32(const uint8_t* data, Py_ssize_t nbytes, floa
     return _decode_into(data, nbytes, out, count, path)
 
 
+# The most values one ALP page holds (its header's 32-bit count).
+cdef Py_ssize_t _MAX_PAGE_VALUES = 0xFFFFFFFF
+
+
 cdef Py_ssize_t alp_encode_capacity(Py_ssize_t count, bint is64) noexcept nogil:
     return <Py_ssize_t>alp_encode_bound(<size_t>count, is64)
 
@@ -281,7 +285,7 @@ def encode(values, dtype=None, path="auto"):
         raise ValueError(f"values must be 1-D, got shape {arr.shape}")
     cdef int p = resolve_path(path, HAS_SIMD, "ALP")
     cdef Py_ssize_t n = arr.shape[0]
-    if n > 0xFFFFFFFF:
+    if n > _MAX_PAGE_VALUES:
         raise ValueError("ALP: a page holds at most 2^32 - 1 values")
     cdef Py_ssize_t cap = alp_encode_capacity(n, is64)
     cdef cnp.ndarray buf = np.empty(cap, dtype=np.uint8)
@@ -511,6 +515,7 @@ from tsfile.codecs._contract cimport (
     publish_rows,
     raise_body_error,
     with_rows,
+    with_page_limit,
 )
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
@@ -596,9 +601,9 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_F32, KIND_F64)):
-    _ROWS[_i] = with_rows(
+    _ROWS[_i] = with_page_limit(with_rows(
         make_row(15, _kind, b"alp", b"ALP",
                  ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
                  _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
-        _row_rows)
+        _row_rows), _MAX_PAGE_VALUES)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)

@@ -63,6 +63,7 @@ from tsfile.errors import CorruptDataError, EncodeError, UnsupportedError
 
 cdef enum:
     _MAX_IMPLICIT = 1 << 22
+    _MAX_PAGE_VALUES = 0x7FFFFFF  # a page is one block: its header holds the count in 27 bits
 
 MAX_IMPLICIT_VALUES = _MAX_IMPLICIT
 
@@ -443,7 +444,7 @@ cdef bytes _encode_kind(int kind, object values):
     cdef Py_ssize_t count = arr.shape[0]
     if count == 0:
         return b""
-    if count > 0x7FFFFFF:
+    if count > _MAX_PAGE_VALUES:
         raise EncodeError("RLE: more than 2**27 values in one block")
     cdef Py_ssize_t bound = rle_encode_bound(count)
     buf = PyBytes_FromStringAndSize(NULL, bound)
@@ -509,6 +510,7 @@ from tsfile.codecs._contract cimport (
     publish_rows,
     raise_body_error,
     with_rows,
+    with_page_limit,
 )
 
 
@@ -578,9 +580,9 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
 cdef codec_row _ROWS[3]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_BOOL, KIND_I32, KIND_I64)):
-    _ROWS[_i] = with_rows(
+    _ROWS[_i] = with_page_limit(with_rows(
         make_row(2, _kind, b"rle", b"RLE",
                  ROW_PER_VALUE | ROW_BATCH | (ROW_SIMD if HAS_SIMD else 0),
                  _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
-        _row_rows)
+        _row_rows), _MAX_PAGE_VALUES)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 3)

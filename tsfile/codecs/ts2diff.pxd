@@ -49,3 +49,11 @@ cdef Py_ssize_t ts2diff_skip_values(const uint8_t* data, Py_ssize_t nbytes, Py_s
 cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil
 cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
                                     uint64_t *carried_min, uint8_t *dst) noexcept nogil
+
+# ts2diff_page_carry(values, count, is64, carried_in)
+#     What ts2diff_encode_page leaves in carried_min for the same page (whose own carried_min
+#     was carried_in): the min_delta of its last block with deltas, or carried_in when it has
+#     none (a page of one value). Plans one block, writes nothing; no GIL needed. (A chunk's
+#     pages encoded from the middle on start with the carry of the pages before.)
+cdef uint64_t ts2diff_page_carry(const void *values, Py_ssize_t count, bint is64,
+                                 uint64_t carried_in) noexcept nogil

@@ -692,6 +692,25 @@ cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint i
     return o - dst
 
 
+cdef uint64_t ts2diff_page_carry(const void *values, Py_ssize_t count, bint is64,
+                                 uint64_t carried_in) noexcept nogil:
+    # Only the page's last block with deltas decides what it carries on: plan that block alone.
+    cdef ts2diff_blockinfo info
+    cdef const ts2diff_impl *impl = _active_impl()
+    cdef size_t bs = _WRITER_BLOCK
+    cdef size_t n = <size_t>count
+    cdef size_t s, m
+    if n < 2:
+        return carried_in
+    s = (n - 2) // (bs + 1) * (bs + 1)  # blocks of bs + 1 values: the last with 2 or more
+    m = n - s if n - s < bs + 1 else bs + 1
+    if is64:
+        impl.plan_i64(<const int64_t *>values + s, m, bs, carried_in, &info)
+    else:
+        impl.plan_i32(<const int32_t *>values + s, m, bs, carried_in, &info)
+    return info.min_delta
+
+
 cdef Py_ssize_t _row_bound(Py_ssize_t count, int kind) noexcept nogil:
     return ts2diff_page_bound(count, kind == KIND_I64)
 

@@ -64,6 +64,7 @@ cdef extern from "zigzag_scalar.h" nogil:
 
 cdef enum:
     _KINDS = (1 << KIND_I32) | (1 << KIND_I64)
+    _MAX_PAGE_VALUES = 0x0FFFFFFF  # a page is one block: the most its header's count holds
 
 
 cdef inline int _check_kind(int kind) except -1:
@@ -266,7 +267,7 @@ def decode_into(data, out, path="auto"):
 cdef bytes _encode_kind(int kind, object values):
     arr = as_values(values, kind)
     cdef Py_ssize_t count = arr.shape[0]
-    if count > 0x0FFFFFFF:
+    if count > _MAX_PAGE_VALUES:
         raise EncodeError("ZIGZAG: too many values for one block")
     cdef Py_ssize_t bound = zigzag_encode_bound(count, kind == KIND_I64)
     buf = PyBytes_FromStringAndSize(NULL, bound)
@@ -323,6 +324,7 @@ from tsfile.codecs._contract cimport (
     codec_table,
     make_row,
     publish_rows,
+    with_page_limit,
 )
 from libc.string cimport memcpy
 
@@ -382,6 +384,8 @@ cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
 cdef codec_row _ROWS[2]
 cdef codec_table _TABLE
 for _i, _kind in enumerate((KIND_I32, KIND_I64)):
-    _ROWS[_i] = make_row(9, _kind, b"zigzag", b"ZIGZAG", ROW_PER_VALUE | ROW_BATCH,
-                         _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode)
+    _ROWS[_i] = with_page_limit(
+        make_row(9, _kind, b"zigzag", b"ZIGZAG", ROW_PER_VALUE | ROW_BATCH,
+                 _row_count, _row_decode, NULL, _row_skip, _row_bound, _row_encode),
+        _MAX_PAGE_VALUES)
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)
