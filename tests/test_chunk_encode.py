@@ -592,7 +592,13 @@ def test_a_range_is_encoded_once_and_the_result_needs_every_range():
     values = np.arange(5000, dtype=np.int64)
     bounds = chunk.page_bounds(5000, 1000)
     enc = chunk_encode.ChunkEncoder(
-        values, bounds, int(E.TS_2DIFF), int(T.INT64), 0, bounds=bounds, value_times=values,
+        values,
+        bounds,
+        int(E.TS_2DIFF),
+        int(T.INT64),
+        0,
+        bounds=bounds,
+        value_times=values,
         ranges=2,
     )
     assert enc.ranges == 2

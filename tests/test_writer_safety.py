@@ -640,14 +640,14 @@ def _break_int64_encoder(monkeypatch):
     per-page path and in the whole-chunk C encoder (which takes LZ4, the default, since it
     compresses LZ4 itself)."""
     real = encoders.value_encoder
-    real_pages = chunk_encode.encode_pages
+    real_encoder = chunk_encode.ChunkEncoder
 
-    def encode_pages(values, offsets, encoding, data_type, *args, **kw):
+    def chunk_encoder(values, offsets, encoding, data_type, *args, **kw):
         if TSDataType(data_type) == T.INT64:
             raise _Boom("injected encoder failure")
-        return real_pages(values, offsets, encoding, data_type, *args, **kw)
+        return real_encoder(values, offsets, encoding, data_type, *args, **kw)
 
-    monkeypatch.setattr(chunk_encode, "encode_pages", encode_pages)
+    monkeypatch.setattr(chunk_encode, "ChunkEncoder", chunk_encoder)
 
     def value_encoder(encoding, data_type):
         if TSDataType(data_type) == T.INT64:

@@ -473,3 +473,46 @@ def test_a_failure_in_a_chunks_second_page_range_leaves_the_earlier_groups(tmp_p
     assert path.read_bytes() == ref.read_bytes()
     got = tsfile.read_table(str(path), "t")
     assert len(got["time"]) == 6000
+
+
+def test_strictly_increasing_finds_a_fault_anywhere():
+    from tsfile._write.chunk_encode import strictly_increasing
+
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    assert strictly_increasing(np.zeros(0, np.int64))
+    assert strictly_increasing(np.array([hi], np.int64))
+    assert strictly_increasing(np.array([lo, hi], np.int64))
+    assert not strictly_increasing(np.array([hi, lo], np.int64))
+    base = np.arange(10_000, dtype=np.int64) * 3
+    assert strictly_increasing(base)
+    for at in (1, 2, 4095, 4096, 4097, 8192, 9999):  # around the 4096-value blocks
+        for fault in (0, -1):  # equal to, or below, the value before
+            bad = base.copy()
+            bad[at] = bad[at - 1] + fault
+            assert not strictly_increasing(bad), (at, fault)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_duplicate_timestamp_where_the_order_check_splits_is_refused(
+    tmp_path, monkeypatch, threads
+):
+    """A large call's timestamps are checked in `threads` parts at once: a pair straddling two
+    parts is compared too (a duplicate there is refused, a step back there is sorted)."""
+    monkeypatch.setattr(writer_module, "_SPLIT_CHECK_MIN_ROWS", 100)
+    rows = 1000
+    schema = TableSchema(
+        "t", [ColumnSchema("device", T.STRING, ColumnCategory.TAG), ColumnSchema("v", T.INT64)]
+    )
+    for cut in (k * rows // threads for k in range(1, threads)):
+        ts = np.arange(rows, dtype=np.int64) * 2
+        ts[cut] = ts[cut - 1]  # the first value of a part repeats the last of the one before
+        with TsFileTableWriter(
+            str(tmp_path / "d.tsfile"), schema, threads=threads, overwrite=True
+        ) as w:
+            with pytest.raises(tsfile.OutOfOrderError):
+                w.write_arrays(ts, {"device": "a", "v": ts})
+        ts[cut] = ts[cut - 1] - 1  # a step back: the rows are sorted
+        path = tmp_path / "s.tsfile"
+        with TsFileTableWriter(str(path), schema, threads=threads, overwrite=True) as w:
+            w.write_arrays(ts, {"device": "a", "v": ts})
+        assert tsfile.read_table(str(path), "t")["time"].tolist() == np.sort(ts).tolist()

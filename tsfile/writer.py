@@ -359,6 +359,10 @@ _STREAM_MIN_VALUES = 200_000
 # group has few columns, and whole chunks alone leave a thread idle at the group's end.
 _RANGE_MIN_ROWS = 50_000
 
+# A write call's timestamps (at least `threads` x this many) are checked for their order in
+# `threads` parts at once (TsFileWriter._rising).
+_SPLIT_CHECK_MIN_ROWS = 200_000
+
 # At most this many buffers per os.writev call (Linux's IOV_MAX is 1024).
 _IOV_MAX = 1024
 
@@ -1238,7 +1242,7 @@ class TsFileWriter:
         highest timestamp."""
         times = piece.times
         n = times.shape[0]
-        if n > 1 and not bool((times[1:] > times[:-1]).all()):
+        if n > 1 and not self._rising(times):
             order = np.argsort(times, kind="stable")
             ordered = times[order]
             same = np.flatnonzero(ordered[1:] == ordered[:-1])
@@ -1263,6 +1267,33 @@ class TsFileWriter:
                 row = int(np.argmax(again))
                 raise _duplicate_time(dev, int(times[row]), _call_row(origin, row), None)
         return False, lo, hi
+
+    def _rising(self, times) -> bool:
+        """Whether `times` rise strictly (chunk_encode.strictly_increasing, without the GIL). A
+        large array with threads > 1 is checked in as many parts at once, by this thread and the
+        writer's pool: the check is one pass over memory that one core reads at a fraction of
+        the machine's bandwidth, and no chunk can be built before it is done."""
+        times = np.ascontiguousarray(times, dtype=np.int64)
+        n = times.shape[0]
+        parts = self._threads if n >= self._threads * _SPLIT_CHECK_MIN_ROWS else 1
+        if parts == 1:
+            return chunk_encode.strictly_increasing(times)
+        cuts = [k * n // parts for k in range(parts + 1)]
+        # each part from the last value of the part before: every neighbour pair is compared
+        later = [
+            self._builders().submit(chunk_encode.strictly_increasing, times[a - 1 : b])
+            for a, b in zip(cuts[1:-1], cuts[2:], strict=True)
+        ]
+        first = chunk_encode.strictly_increasing(times[: cuts[1]])
+        return all([f.result() for f in later]) and first
+
+    def _builders(self):
+        """The writer's pool of `threads` threads (started on first use)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
+        return self._pool
 
     def _check_pages(self, table, dev, piece, appended) -> None:
         """Trial-encode, for each SPRINTZ/CAMEL column, the pages that flush would write for
@@ -1452,15 +1483,12 @@ class TsFileWriter:
         """Start the builds of a chunk group's chunks (specs: () -> ChunkBuild, light work done
         here) and hand their jobs to the writer's pool, chunk by chunk in file order: a
         _ChunkWork per chunk."""
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="tsfile-writer")
+        pool = self._builders()
         works = []
         try:
             for (name, _), spec in zip(names, specs, strict=True):
                 build = spec()
-                futures = [self._pool.submit(_run_chunk_job, dev, name, job) for job in build.jobs]
+                futures = [pool.submit(_run_chunk_job, dev, name, job) for job in build.jobs]
                 works.append(_ChunkWork(build, futures))
         except BaseException:
             _abandon(works)
