@@ -24,9 +24,10 @@ stops; medians of ``--repeat`` runs):
   venv is absent (``tests/interop/official_env.py`` makes it).
 * on ``--row-api-rows`` rows (default 100,000, one device): the row-by-row Tablet API of both
   (``add_timestamp`` + ``add_value_by_index`` per cell, then ``write_table``), as rows/s.
-* threads (issue 8 item 4; median wall time and that run's process CPU time): ``write_arrays`` in
-  one thread, two writers in two threads (half the devices each, two files), and one writer
-  with ``threads=2``. CPU time equal to wall time means one core was busy.
+* threads (issue 8 item 4; median wall time and median process CPU time, the variants
+  interleaved): ``write_arrays`` in one thread, two writers in two threads (half the devices
+  each, two files), and one writer with ``threads=2``. CPU time equal to wall time means one
+  core was busy. The load average when they ran is printed with them (a shared machine).
 """
 
 from __future__ import annotations
@@ -239,7 +240,8 @@ def run_threads(data, out_dir, repeat):
     * ``two_writers``: two writers in two threads, each writing half the devices to its own file;
     * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads).
 
-    Each is (median wall seconds, process CPU seconds of that run)."""
+    The variants run interleaved, `repeat` rounds; each is (median wall seconds, median process
+    CPU seconds)."""
     import threading
 
     from tsfile.writer import TsFileTableWriter
@@ -269,16 +271,18 @@ def run_threads(data, out_dir, repeat):
     def threads2():
         write(os.path.join(out_dir, "t3.tsfile"), data, threads=2)
 
-    res = {}
-    for name, fn in (("one", one), ("two_writers", two_writers), ("threads2", threads2)):
-        runs = []
-        for _ in range(repeat):
+    variants = (("one", one), ("two_writers", two_writers), ("threads2", threads2))
+    runs = {name: [] for name, _ in variants}
+    for _ in range(repeat):
+        # interleaved: a load that comes and goes (a shared machine) falls on every variant
+        for name, fn in variants:
             t0, c0 = time.perf_counter(), time.process_time()
             fn()
-            runs.append((time.perf_counter() - t0, time.process_time() - c0))
-        runs.sort()
-        res[name] = runs[len(runs) // 2]
-    return res
+            runs[name].append((time.perf_counter() - t0, time.process_time() - c0))
+    return {
+        name: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
+        for name, r in runs.items()
+    }
 
 
 def run_official(py, rows, out_dir, repeat, row_api_rows):
@@ -342,6 +346,7 @@ def main(argv=None):
         data = ns["e52_data"](rows)
         ours = run_ours(data, out_dir, args.repeat, args.row_api_rows)
         threaded = run_threads(data, out_dir, args.repeat)
+        threaded["load"] = os.getloadavg()
         del data
         official = None
         py = None if args.no_official else official_python()
@@ -385,6 +390,8 @@ def _print_threads(threaded, rows):
     """One thread against two (issue 8 target: two threads at least 1.7x one)."""
     base = threaded["one"][0]
     head = ("median s", "M rows/s", "CPU s", "vs one")
+    load = " ".join(f"{x:.2f}" for x in threaded["load"])
+    print(f"  (threads: variants interleaved, medians; load average after them: {load})")
     print(f"  {'write_arrays, threads':<44} " + " ".join(f"{h:>9}" for h in head))
     labels = {
         "one": "one writer, one thread",
