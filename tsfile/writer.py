@@ -49,9 +49,11 @@ names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSE
 overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
 ``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
 header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05), ``threads`` (1; more: the
-chunks of a chunk group are built on that many threads, the file's bytes do not depend on it;
-the chunks of a large chunk group are built on the writer's pool, with threads=1 too, while the
-calling thread hands the finished ones to the OS, so that writing overlaps encoding).
+chunks of a chunk group are built on that many threads, each null-free numeric chunk of a large
+group in that many runs of pages, one per thread, and a large write call's timestamps are
+checked for their order in that many parts; the file's bytes do not depend on it; the chunks
+of a large chunk group are built on the writer's pool, with threads=1 too, while the calling
+thread hands the finished ones to the OS, so that writing overlaps encoding).
 ColumnSchema.encoding / .compression override the defaults per column. An encoding may be
 ``TSEncoding.ALP`` (15) for FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
 

@@ -20,7 +20,11 @@ only when it gives the bytes of cramjam.lz4.compress_block on probe inputs: lz4_
 Other chunks keep the per-page path.
 
 Holding no GIL while a chunk is built is what lets two writers in two threads (or the columns of a
-chunk group, writer option threads=) use two cores.
+chunk group, writer option threads=) use two cores. :class:`ChunkEncoder` splits one chunk's pages
+into runs encoded on several threads at once (a chunk group has few columns: whole chunks alone
+leave a thread idle at the group's end); pages depend on the pages before them only through
+TS_2DIFF's carried min_delta (re-planned at a run's start, ts2diff_page_carry) and the chunk's
+statistics (kept per page, merged in page order at the end), so the bytes are those of one pass.
 """
 
 cimport numpy as cnp
