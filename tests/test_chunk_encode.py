@@ -619,3 +619,23 @@ def test_a_range_is_encoded_once_and_the_result_needs_every_range():
         values, bounds, int(E.TS_2DIFF), int(T.INT64), 0, bounds=bounds, value_times=values
     )
     assert b"".join(bytes(d) for d in data) == bytes(one) and stats == one_stats
+    with pytest.raises(ValueError, match="taken"):  # handed over: the encoder keeps none
+        enc.result()
+
+
+def test_written_chunk_data_goes_back_to_the_pool_while_its_group_is_built():
+    """The encoder hands its data over (result()): once the writer drops a written chunk's
+    parts, their memory is pooled for the next chunk, even while the build (jobs, encoder)
+    is still referenced by its group."""
+    chunk_encode.release_pool()
+    rows = 50_000
+    values = np.cumsum(np.random.default_rng(4).integers(-100, 101, rows)).astype(np.int64)
+    bounds = chunk.page_bounds(rows, 10_000)
+    build = chunk.value_chunk_build(
+        "s", T.INT64, E.TS_2DIFF, Compressor.SNAPPY, values, None, values, bounds, ranges=2
+    )
+    built = build.run()
+    built.parts = None  # written (TsFileWriter._stream_chunk_group)
+    assert chunk_encode.pool_info()[0] == 2  # both ranges' memory, with `build` alive
+    del build
+    chunk_encode.release_pool()

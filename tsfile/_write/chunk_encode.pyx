@@ -637,18 +637,23 @@ cdef class ChunkEncoder:
 
     def result(self):
         """(the chunk's data: a ChunkData per range, in page order; the chunk's statistics when
-        value_times was given, else None), once every range is encoded."""
+        value_times was given, else None), once every range is encoded; once: the data are
+        handed over (the encoder keeps no reference, so that their memory goes back to the
+        pool as soon as the caller has written them)."""
         cdef Py_ssize_t r, p
         cdef stats_acc acc
         for r in range(self._nranges):
             if self._state[r] != _DONE:
                 raise ValueError(f"ChunkEncoder: range {r} is not encoded")
+        if self._data is None:
+            raise ValueError("ChunkEncoder: the result was taken already")
+        data, self._data = self._data, None
         if self.j.value_times == NULL:
-            return list(self._data), None
+            return data, None
         acc = self.j.acc
         for p in range(self.j.npages):
             stats_acc_merge(&acc, &self._page_acc[p], self.j.kind)
-        return list(self._data), stats_acc_result(&acc, self.j.kind)
+        return data, stats_acc_result(&acc, self.j.kind)
 
 
 cdef tuple _prepare_job(job *j, values, offsets, int encoding, int data_type, int compressor,
