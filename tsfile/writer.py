@@ -1475,7 +1475,11 @@ class TsFileWriter:
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
             chunks = [
-                (name, dt, spec().run(functools.partial(_run_chunk_job, dev, name)))
+                (
+                    name,
+                    dt,
+                    _with_device(dev, spec).run(functools.partial(_run_chunk_job, dev, name)),
+                )
                 for (name, dt), spec in zip(names, specs, strict=True)
             ]
             return _GroupBuild(dev, table, names, chunks=chunks)
@@ -1489,7 +1493,7 @@ class TsFileWriter:
         works = []
         try:
             for (name, _), spec in zip(names, specs, strict=True):
-                build = spec()
+                build = _with_device(dev, spec)
                 futures = [pool.submit(_run_chunk_job, dev, name, job) for job in build.jobs]
                 works.append(_ChunkWork(build, futures))
         except BaseException:
@@ -1720,10 +1724,14 @@ def _value_chunk(dev, table, column, fields, times, bounds, segments, ranges=1):
 
 
 def _run_chunk_job(dev, name, job):
-    """Run one job of a chunk's build (on the writer's pool, or inline for a small group): an
-    EncodeError says which table and device (its message names the column)."""
+    """Run one job of chunk `name`'s build (on the writer's pool, or inline for a small group)."""
+    return _with_device(dev, job)
+
+
+def _with_device(dev, fn):
+    """fn(), its EncodeError saying which table and device (its message names the column)."""
     try:
-        return job()
+        return fn()
     except EncodeError as exc:
         raise EncodeError(f"table {dev[0]!r}, device {dev[1:]!r}, {exc}") from None
 
