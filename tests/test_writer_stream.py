@@ -516,3 +516,27 @@ def test_a_duplicate_timestamp_where_the_order_check_splits_is_refused(
         with TsFileTableWriter(str(path), schema, threads=threads, overwrite=True) as w:
             w.write_arrays(ts, {"device": "a", "v": ts})
         assert tsfile.read_table(str(path), "t")["time"].tolist() == np.sort(ts).tolist()
+
+
+def test_jobs_run_in_order_by_few_runners_and_cancelled_ones_are_skipped():
+    """_run_in_order (the pool tasks of a chunk group's jobs): calls taken in order, a Future
+    each, an error carried by its Future, a call cancelled before it is taken never runs."""
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import wait as wait_all
+
+    gate = threading.Event()
+    ran = []
+
+    def boom():
+        raise ZeroDivisionError("job failed (test)")
+
+    calls = [lambda: gate.wait(20)] + [lambda k=k: ran.append(k) for k in range(5)] + [boom]
+    with ThreadPoolExecutor(1) as pool:
+        futures = writer_module._run_in_order(pool, 2, calls)
+        assert futures[3].cancel()  # not taken yet: the first call holds the only thread
+        gate.set()
+        wait_all(futures)
+    assert ran == [0, 1, 3, 4]
+    assert futures[0].result() is True and futures[3].cancelled()
+    with pytest.raises(ZeroDivisionError, match="test"):
+        futures[-1].result()
