@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bit_length.h"
 #include "tsfile_isa.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -95,8 +96,6 @@ TSFILE_INLINE void alp_st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 TSFILE_INLINE void alp_st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 TSFILE_INLINE uint64_t alp_dbits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 TSFILE_INLINE uint32_t alp_fbits(float d) { uint32_t u; memcpy(&u, &d, 4); return u; }
-
-TSFILE_INLINE int alp_bit_width64(uint64_t range) { return range ? 64 - __builtin_clzll(range) : 0; }
 
 TSFILE_INLINE size_t alp_packed_bytes(size_t count, int width) { return (count * (size_t)width + 7) / 8; }
 /* body_bytes of an ALP block as written here. Width 0 (every non-exception value is the base) has
@@ -703,7 +702,7 @@ typedef struct { uint8_t e, f; } alp_pair_t;
         uint8_t bm[ALP_SAMPLES / 8];                                                                \
         IT mn, mx;                                                                                  \
         size_t exc = an(s, m, POW[e], INV[f], POW[f], INV[e], ints, bm, &mn, &mx);                  \
-        int w = exc < m ? alp_bit_width64((uint64_t)((int64_t)mx - (int64_t)mn)) : 0;               \
+        int w = exc < m ? tsfile_bit_length64((uint64_t)((int64_t)mx - (int64_t)mn)) : 0;               \
         *exc_out = exc;                                                                             \
         return (uint64_t)w * m + (uint64_t)exc * (NBITS + 16);                                      \
     }
@@ -817,7 +816,7 @@ static inline size_t alp_write_plain(const void *v, size_t n, size_t vsize, uint
         int e = pr.e, f = pr.f;                                                                     \
         size_t exc = an(v, n, POW[e], INV[f], POW[f], INV[e], ints, bitmap, &mn, &mx);              \
         if (exc == n) return alp_write_plain(v, n, VSIZE, out);                                     \
-        int w = alp_bit_width64((uint64_t)((int64_t)mx - (int64_t)mn));                            \
+        int w = tsfile_bit_length64((uint64_t)((int64_t)mx - (int64_t)mn));                            \
         size_t bm = exc ? (n + 7) / 8 : 0;                                                          \
         size_t body = alp_body_bytes(n, w);                                                         \
         size_t size = ALP_BLOCK_HEADER + bm + exc * VSIZE + body;                                   \

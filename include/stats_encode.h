@@ -153,14 +153,11 @@ STATS_DEFINE_SCALAR(i32, int32_t, int64_t, 1)
 #if TSFILE_ISA_AVX2
 #define STATS_AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define STATS_AVX2_STORE(p, x) _mm256_storeu_si256((__m256i *)(p), (x))
-/* AVX2 has no 64-bit min / max: compare and blend. */
-#define STATS_AVX2_MIN64(a, b) _mm256_blendv_epi8((a), (b), _mm256_cmpgt_epi64((a), (b)))
-#define STATS_AVX2_MAX64(a, b) _mm256_blendv_epi8((a), (b), _mm256_cmpgt_epi64((b), (a)))
 #define STATS_AVX2_WIDEN_LO(a) _mm256_cvtepi32_epi64(_mm256_castsi256_si128(a))
 #define STATS_AVX2_WIDEN_HI(a) _mm256_cvtepi32_epi64(_mm256_extracti128_si256((a), 1))
 STATS_DEFINE_SIMD(avx2, TSFILE_TARGET_AVX2, __m256i, 4, _mm256_set1_epi64x, _mm256_set1_epi32,
-                  _mm256_setzero_si256, STATS_AVX2_LOAD, STATS_AVX2_STORE, STATS_AVX2_MIN64,
-                  STATS_AVX2_MAX64, _mm256_min_epi32, _mm256_max_epi32, _mm256_add_epi64,
+                  _mm256_setzero_si256, STATS_AVX2_LOAD, STATS_AVX2_STORE, TSFILE_AVX2_MIN_EPI64,
+                  TSFILE_AVX2_MAX_EPI64, _mm256_min_epi32, _mm256_max_epi32, _mm256_add_epi64,
                   STATS_AVX2_WIDEN_LO, STATS_AVX2_WIDEN_HI)
 #endif
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bit_length.h"
 #include "tsfile_isa.h"
 
 /* Largest delta count accepted in one block. Writers use 128; other block sizes must decode, but a
@@ -562,17 +563,6 @@ TSFILE_INLINE void ts2diff_bitw_finish(ts2diff_bitw *bw)
     }
 }
 
-TSFILE_INLINE int ts2diff_bits_u64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return x ? 64 - __builtin_clzll(x) : 0;
-#else
-    int b = 0;
-    while (x) { b++; x >>= 1; }
-    return b;
-#endif
-}
-
 /* What the encoder decided for one block: its delta count, width and min_delta. */
 typedef struct {
     uint64_t min_delta;
@@ -580,30 +570,56 @@ typedef struct {
     int32_t width;
 } ts2diff_blockinfo;
 
-/* Width and min_delta of a block of m >= 2 values (signed minimum, as the format notes say). */
-TSFILE_INLINE void ts2diff_stats_i64(const int64_t *v, size_t m, int *w, uint64_t *min)
-{
-    int64_t dmin = (int64_t)((uint64_t)v[1] - (uint64_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i + 1 < m; i++) {
-        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint64_t)dmin;
-    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
-}
+/*
+ * The block statistics of the encoder's planning pass: the width and min_delta of a block of
+ * m >= 2 values (signed minimum, as the format notes say). Generated per value type (T, its
+ * unsigned twin UT) and ISA from two macros, because every ISA runs the same pass and only the
+ * vector intrinsics differ:
+ *   TS2DIFF_DEFINE_STATS_SCALAR: ts2diff_stats_SUF, one scalar loop over the deltas;
+ *   TS2DIFF_DEFINE_STATS_SIMD:   NAME (ts2diff_stats_SUF_ISA), the deltas' min and max in LANES
+ *                                vector lanes (VT; SET1, LOAD, SUB, MIN, MAX its operations),
+ *                                folded by REDUCE(T, LANES, lo, hi, dmin, dmax), then the tail.
+ * Deltas wrap in the type (unsigned subtraction), and the width is that of dmax - dmin.
+ */
+#define TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min)                                     \
+    for (; i < n; i++) {                                                                           \
+        const T d = (T)((UT)v[i + 1] - (UT)v[i]);                                                  \
+        dmin = d < dmin ? d : dmin;                                                                \
+        dmax = d > dmax ? d : dmax;                                                                \
+    }                                                                                              \
+    *min = (UT)dmin;                                                                               \
+    *w = tsfile_bit_length64((UT)((UT)dmax - (UT)dmin))
 
-TSFILE_INLINE void ts2diff_stats_i32(const int32_t *v, size_t m, int *w, uint64_t *min)
-{
-    int32_t dmin = (int32_t)((uint32_t)v[1] - (uint32_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i + 1 < m; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
+#define TS2DIFF_DEFINE_STATS_SCALAR(SUF, T, UT)                                                    \
+    TSFILE_INLINE void ts2diff_stats_##SUF(const T *v, size_t m, int *w, uint64_t *min)            \
+    {                                                                                              \
+        const size_t n = m - 1;                                                                    \
+        size_t i = 1;                                                                              \
+        T dmin = (T)((UT)v[1] - (UT)v[0]), dmax = dmin;                                            \
+        TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min);                                    \
     }
-    *min = (uint32_t)dmin;
-    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
-}
+
+#define TS2DIFF_DEFINE_STATS_SIMD(NAME, ATTR, T, UT, VT, LANES, SET1, LOAD, SUB, MIN, MAX, REDUCE)  \
+    ATTR void NAME(const T *v, size_t m, int *w, uint64_t *min)                                    \
+    {                                                                                              \
+        const size_t n = m - 1;                                                                    \
+        size_t i = 0;                                                                              \
+        const T type_max = (T)((UT)-1 >> 1);                                                       \
+        T dmin = type_max, dmax = (T)~type_max;                                                    \
+        if (n >= (LANES)) {                                                                        \
+            VT lo = SET1(dmin), hi = SET1(dmax);                                                   \
+            for (; i + (LANES) <= n; i += (LANES)) {                                               \
+                const VT d = SUB(LOAD(v + i + 1), LOAD(v + i));                                    \
+                lo = MIN(lo, d);                                                                   \
+                hi = MAX(hi, d);                                                                   \
+            }                                                                                      \
+            REDUCE(T, LANES, lo, hi, dmin, dmax);                                                  \
+        }                                                                                          \
+        TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min);                                    \
+    }
+
+TS2DIFF_DEFINE_STATS_SCALAR(i64, int64_t, uint64_t)
+TS2DIFF_DEFINE_STATS_SCALAR(i32, int32_t, uint32_t)
 
 /*
  * Width-specialised packing of 8 deltas (w bytes): with w a compile-time constant (the switch
