@@ -84,10 +84,8 @@ TSFILE_TARGET_AVX2 static void alp_decode_f64_avx2(const uint8_t *body, size_t c
             _mm256_storeu_pd(out + 8 * k + 4 * r, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
-        out[i] = (double)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f64_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* FLOAT, 1 <= width <= 32: lanes 0-3 from the low half, 4-7 from the high half; a lane whose
@@ -134,10 +132,8 @@ TSFILE_TARGET_AVX2 static void alp_decode_f32_avx2(const uint8_t *body, size_t c
         d = _mm256_mul_ps(_mm256_mul_ps(d, vp), vi);
         _mm256_storeu_ps(out + 8 * k, d);
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
-        out[i] = (float)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f32_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* ------------------------------------------------------------------ encoder value loops */
@@ -170,8 +166,8 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f64_avx2(const double *v, size_t co
             _mm256_storeu_si256((__m256i *)(ints + i + 4 * r), n);
             __m256i lo = _mm256_blendv_epi8(imax, n, ok);
             __m256i hi = _mm256_blendv_epi8(imin, n, ok);
-            vmin = _mm256_blendv_epi8(vmin, lo, _mm256_cmpgt_epi64(vmin, lo));
-            vmax = _mm256_blendv_epi8(vmax, hi, _mm256_cmpgt_epi64(hi, vmax));
+            vmin = TSFILE_AVX2_MIN_EPI64(vmin, lo);
+            vmax = TSFILE_AVX2_MAX_EPI64(vmax, hi);
             keep |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(ok)) << (4 * r);
         }
         uint8_t b = (uint8_t)(~keep & 0xff);
@@ -181,23 +177,7 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f64_avx2(const double *v, size_t co
     int64_t a[4], z[4];
     _mm256_storeu_si256((__m256i *)a, vmin);
     _mm256_storeu_si256((__m256i *)z, vmax);
-    int64_t lo = a[0], hi = z[0];
-    for (int j = 1; j < 4; j++) {
-        lo = a[j] < lo ? a[j] : lo;
-        hi = z[j] > hi ? z[j] : hi;
-    }
-    if (i < count) {
-        int64_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f64_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    return alp_analyze_f64_finish(a, z, 4, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 TSFILE_TARGET_AVX2 static size_t alp_analyze_f32_avx2(const float *v, size_t count, float E,
@@ -230,23 +210,7 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f32_avx2(const float *v, size_t cou
     int32_t a[8], z[8];
     _mm256_storeu_si256((__m256i *)a, vmin);
     _mm256_storeu_si256((__m256i *)z, vmax);
-    int32_t lo = a[0], hi = z[0];
-    for (int j = 1; j < 8; j++) {
-        lo = a[j] < lo ? a[j] : lo;
-        hi = z[j] > hi ? z[j] : hi;
-    }
-    if (i < count) {
-        int32_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f32_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    return alp_analyze_f32_finish(a, z, 8, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 #endif /* TSFILE_ISA_AVX2 */

@@ -57,10 +57,8 @@ static void alp_decode_f64_neon(const uint8_t *body, size_t count, int width, in
             vst1q_f64(out + 8 * k + 2 * h, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
-        out[i] = (double)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f64_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* FLOAT, 1 <= width <= 32. */
@@ -112,10 +110,8 @@ static void alp_decode_f32_neon(const uint8_t *body, size_t count, int width, in
             vst1q_f32(out + 8 * k + 4 * h, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
-        out[i] = (float)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f32_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 static size_t alp_analyze_f64_neon(const double *v, size_t count, double E, double F, double P,
@@ -148,21 +144,10 @@ static size_t alp_analyze_f64_neon(const double *v, size_t count, double E, doub
         bitmap[i >> 3] = b;
         exc += (size_t)__builtin_popcount(b);
     }
-    int64_t lo = vgetq_lane_s64(vmin, 0), hi = vgetq_lane_s64(vmax, 0);
-    if (vgetq_lane_s64(vmin, 1) < lo) lo = vgetq_lane_s64(vmin, 1);
-    if (vgetq_lane_s64(vmax, 1) > hi) hi = vgetq_lane_s64(vmax, 1);
-    if (i < count) {
-        int64_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f64_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    int64_t a[2], z[2];
+    vst1q_s64(a, vmin);
+    vst1q_s64(z, vmax);
+    return alp_analyze_f64_finish(a, z, 2, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 static size_t alp_analyze_f32_neon(const float *v, size_t count, float E, float F, float P,
@@ -193,19 +178,8 @@ static size_t alp_analyze_f32_neon(const float *v, size_t count, float E, float 
         bitmap[i >> 3] = b;
         exc += (size_t)__builtin_popcount(b);
     }
-    int32_t lo = vminvq_s32(vmin), hi = vmaxvq_s32(vmax);
-    if (i < count) {
-        int32_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f32_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    const int32_t lo = vminvq_s32(vmin), hi = vmaxvq_s32(vmax);
+    return alp_analyze_f32_finish(&lo, &hi, 1, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 #endif /* TSFILE_ISA_NEON */
