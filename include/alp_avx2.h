@@ -33,21 +33,12 @@ typedef struct {
 
 TSFILE_TARGET_AVX2 static inline void alp_lanes64_init(alp_lanes64_t *L, int width)
 {
-    uint8_t sh[2][32];
-    int64_t shift[2][4];
-    for (int h = 0; h < 4; h++) {
-        size_t first = ((size_t)(2 * h) * (size_t)width) >> 3;
-        L->half[h] = first;
-        for (int j = 0; j < 2; j++) {
-            size_t bit = (size_t)(2 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            for (int b = 0; b < 8; b++) sh[h / 2][(h & 1) * 16 + j * 8 + b] = (uint8_t)(rel + b);
-            shift[h / 2][(h & 1) * 2 + j] = (int64_t)(bit & 7);
-        }
-    }
+    uint8_t idx[64];
+    int64_t shift[8];
+    alp_lanes64_tables(width, idx, shift, L->half);
     for (int r = 0; r < 2; r++) {
-        L->shuf[r] = _mm256_loadu_si256((const __m256i *)sh[r]);
-        L->shift[r] = _mm256_set_epi64x(shift[r][3], shift[r][2], shift[r][1], shift[r][0]);
+        L->shuf[r] = _mm256_loadu_si256((const __m256i *)(idx + 32 * r));
+        L->shift[r] = _mm256_loadu_si256((const __m256i *)(shift + 4 * r));
     }
 }
 
@@ -100,20 +91,7 @@ TSFILE_TARGET_AVX2 static void alp_decode_f32_avx2(const uint8_t *body, size_t c
     uint8_t lo_m[32], hi_m[32];
     int32_t sr[8], sl[8];
     size_t half[2];
-    for (int h = 0; h < 2; h++) {
-        size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
-        half[h] = first;
-        for (int j = 0; j < 4; j++) {
-            size_t bit = (size_t)(4 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            int s = (int)(bit & 7);
-            for (int b = 0; b < 4; b++) lo_m[h * 16 + j * 4 + b] = (uint8_t)(rel + b);
-            hi_m[h * 16 + j * 4 + 0] = (s + width > 32) ? (uint8_t)(rel + 4) : 0x80;
-            hi_m[h * 16 + j * 4 + 1] = hi_m[h * 16 + j * 4 + 2] = hi_m[h * 16 + j * 4 + 3] = 0x80;
-            sr[4 * h + j] = s;
-            sl[4 * h + j] = 32 - s;
-        }
-    }
+    alp_lanes32_tables(width, 0x80, lo_m, hi_m, sr, sl, half);
     const __m256i vlo = _mm256_loadu_si256((const __m256i *)lo_m);
     const __m256i vhi = _mm256_loadu_si256((const __m256i *)hi_m);
     const __m256i vsr = _mm256_loadu_si256((const __m256i *)sr);

@@ -293,6 +293,55 @@ TSFILE_INLINE int alp_f64_simd_safe(int width, int64_t base)
     return base + (int64_t)((UINT64_C(1) << width) - 1) < lim;
 }
 
+/*
+ * The unpack tables of the kernels that load each 128-bit part of a register from the byte where
+ * its first lane starts and move every lane's bytes into place with one byte shuffle (AVX2's
+ * pshufb, NEON's tbl), for a group of 8 values of `width` bits (LSB-first; a group is `width`
+ * bytes, so the tables serve every group of a block). Written once for both ISAs; the two value
+ * types unpack differently, hence two functions.
+ *
+ * DOUBLE (alp_lanes64_tables): 4 quarters of 2 lanes; quarter q starts at byte half[q], lane
+ * 2q + j takes bytes idx[16q + 8j + 0..7] of it and is shifted right by shift[2q + j].
+ * FLOAT (alp_lanes32_tables): 2 halves of 4 lanes; half h starts at byte half[h], lane 4h + j
+ * takes bytes lo[16h + 4j + 0..3], shifted right by sr[4h + j], and, where its bits reach past
+ * 32 after that shift, its fifth byte hi[16h + 4j] shifted left by sl[4h + j] = 32 - sr
+ * (`none`: the shuffle index that gives a zero byte, 0x80 for pshufb, 0xff for tbl).
+ */
+static inline void alp_lanes64_tables(int width, uint8_t idx[64], int64_t shift[8],
+                                      size_t half[4])
+{
+    for (int q = 0; q < 4; q++) {
+        const size_t first = ((size_t)(2 * q) * (size_t)width) >> 3;
+        half[q] = first;
+        for (int j = 0; j < 2; j++) {
+            const size_t bit = (size_t)(2 * q + j) * (size_t)width;
+            const int rel = (int)((bit >> 3) - first);
+            for (int b = 0; b < 8; b++) idx[16 * q + 8 * j + b] = (uint8_t)(rel + b);
+            shift[2 * q + j] = (int64_t)(bit & 7);
+        }
+    }
+}
+
+static inline void alp_lanes32_tables(int width, uint8_t none, uint8_t lo[32], uint8_t hi[32],
+                                      int32_t sr[8], int32_t sl[8], size_t half[2])
+{
+    for (int h = 0; h < 2; h++) {
+        const size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
+        half[h] = first;
+        for (int j = 0; j < 4; j++) {
+            const size_t bit = (size_t)(4 * h + j) * (size_t)width;
+            const int rel = (int)((bit >> 3) - first);
+            const int s = (int)(bit & 7);
+            uint8_t *l = lo + 16 * h + 4 * j, *u = hi + 16 * h + 4 * j;
+            for (int b = 0; b < 4; b++) l[b] = (uint8_t)(rel + b);
+            u[0] = s + width > 32 ? (uint8_t)(rel + 4) : none;
+            u[1] = u[2] = u[3] = none;
+            sr[4 * h + j] = s;
+            sl[4 * h + j] = 32 - s;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ block header parsing */
 
 enum {

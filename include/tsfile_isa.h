@@ -36,7 +36,8 @@
 #  include <immintrin.h>
    /* Functions carrying this attribute may use AVX2, BMI1/2, LZCNT and POPCNT intrinsics. */
 #  define TSFILE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
-   /* ... and these AVX-512 F/BW/VL/VBMI as well (rows using them need TSFILE_NEED_AVX512_VBMI). */
+   /* ... and these AVX-512 F/BW/VL/VBMI as well: a row needs TSFILE_NEED_AVX512, and
+    * TSFILE_NEED_AVX512_VBMI only where its kernels use VBMI (vpermb, vpmultishiftqb). */
 #  define TSFILE_TARGET_AVX512 \
        __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi")))
    /* AVX2 has no 64-bit min / max (AVX-512 F's vpminsq): compare and blend. */
