@@ -113,10 +113,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i64_avx2(const uint8_t *packed, co
          * kept pre-offset by the multiples of min_delta: half the unpack work and one 8-lane
          * scan instead of two 4-lane ones. */
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m128i cnt = _mm_cvtsi32_si128(32 - w);
         const __m256i mask = ts2diff_avx2_ld(pl->mask[0]);
         const __m256i shl = ts2diff_avx2_ld(pl->shl32[0]);
@@ -143,10 +140,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i64_avx2(const uint8_t *packed, co
         done = ng * 8;
     } else {
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan64[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m128i cnt = _mm_cvtsi32_si128(64 - w);
         const __m256i minv = _mm256_set1_epi64x((long long)min);
         __m256i carry = _mm256_set1_epi64x((long long)first);
@@ -199,10 +193,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i32_avx2(const uint8_t *packed, co
         }
     } else {
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m256i minv = _mm256_set1_epi32((int)min);
         const __m256i last = _mm256_set1_epi32(7);
         __m256i carry = _mm256_set1_epi32((int)first);

@@ -87,10 +87,7 @@ static void ts2diff_decode_i64_neon(const uint8_t *packed, const uint8_t *end, i
          * lanes (8 deltas of <= 28 bits cannot overflow), widen, and add carries kept
          * pre-offset by the multiples of min_delta; the carry chain is one add per vector. */
         const bitpack_msb_plan *pl = &ts2diff_neon_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const int32x4_t rsh = vdupq_n_s32(w - 32);
         const uint8x16_t m0 = vld1q_u8(pl->mask[0]), m1 = vld1q_u8(pl->mask[1]);
         const int32x4_t s0 = vreinterpretq_s32_u32(vld1q_u32(pl->shl32[0]));
@@ -121,10 +118,7 @@ static void ts2diff_decode_i64_neon(const uint8_t *packed, const uint8_t *end, i
         done = ng * 8;
     } else {
         const bitpack_msb_plan *pl = &ts2diff_neon_plan64[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const int64x2_t rsh = vdupq_n_s64(w - 64);
         const uint64x2_t minv = vdupq_n_u64(min);
         uint64x2_t carry = vdupq_n_u64(first);
@@ -158,10 +152,7 @@ static void ts2diff_decode_i32_neon(const uint8_t *packed, const uint8_t *end, i
         }
     } else {
         const bitpack_msb_plan *pl = &ts2diff_neon_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const uint32x4_t minv = vdupq_n_u32(min);
         uint32x4_t carry = vdupq_n_u32(first);
         if (pl->kind == BITPACK_MSB_LANES32) {

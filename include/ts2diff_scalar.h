@@ -347,13 +347,13 @@ typedef void (*ts2diff_block_fn_i32)(const uint8_t *packed, const uint8_t *end, 
     TS2DIFF_GROUPS(G, 57) TS2DIFF_GROUPS(G, 58) TS2DIFF_GROUPS(G, 59) TS2DIFF_GROUPS(G, 60)        \
     TS2DIFF_GROUPS(G, 61) TS2DIFF_GROUPS(G, 62) TS2DIFF_GROUPS(G, 63) TS2DIFF_GROUPS(G, 64)
 
-/* Whole groups of 8 deltas (of nd) whose loads stay inside `end`: group g reads bytes
- * g*w .. g*w + w + 8 (a ninth byte after the last delta's first byte at most). */
-TSFILE_INLINE size_t ts2diff_scalar_groups(const uint8_t *packed, const uint8_t *end, int w,
-                                           size_t nd)
+/* Whole groups of 8 deltas (of nd; a group is w bytes) whose loads, reaching `reach` bytes from a
+ * group's first byte, stay inside `end`: every block kernel's count of groups it may unpack
+ * before its tail goes through ts2diff_run_*. */
+TSFILE_INLINE size_t ts2diff_whole_groups(const uint8_t *packed, const uint8_t *end, size_t nd,
+                                          int w, size_t reach)
 {
-    const size_t avail = (size_t)(end - packed), reach = (size_t)w + 9;
-    size_t ng = nd / 8;
+    const size_t avail = (size_t)(end - packed), ng = nd / 8;
     const size_t gmax = avail >= reach ? (avail - reach) / (size_t)w + 1 : 0;
     return ng < gmax ? ng : gmax;
 }
@@ -373,7 +373,8 @@ TSFILE_INLINE size_t ts2diff_scalar_groups(const uint8_t *packed, const uint8_t 
         UT acc = first;                                                                            \
         size_t ng = 0;                                                                             \
         if (w > 0) {                                                                               \
-            ng = ts2diff_scalar_groups(packed, end, w, nd);                                        \
+            /* group g reads bytes g*w .. g*w + w + 8 (a ninth byte at most) */                   \
+            ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)w + 9);                          \
             switch (w) {                                                                           \
                 CASES(G)                                                                           \
             default:                                                                               \
