@@ -106,7 +106,11 @@ def test_the_detector_sees_a_hand_written_twin():
 @pytest.mark.parametrize("header", FAMILY_HEADERS, ids=lambda p: p.name)
 def test_no_hand_written_typed_twins(header):
     twins = typed_twins(header.read_text())
-    unexplained = {key: names for key, names in twins.items() if key not in FORCED_BY_TYPE}
+    # a forced family is one pair whose algorithms differ; a third member written by hand (as
+    # PLAIN's fixed-width INT64 / FLOAT kernels were beside BOOLEAN and INT32) is a twin
+    unexplained = {
+        key: names for key, names in twins.items() if key not in FORCED_BY_TYPE or len(names) != 2
+    }
     assert not unexplained, (
         f"{header.name}: typed twins written by hand; generate them from one macro "
         f"(or, if the algorithm differs by type, list them in FORCED_BY_TYPE): {unexplained}"
