@@ -33,21 +33,12 @@ typedef struct {
 
 TSFILE_TARGET_AVX2 static inline void alp_lanes64_init(alp_lanes64_t *L, int width)
 {
-    uint8_t sh[2][32];
-    int64_t shift[2][4];
-    for (int h = 0; h < 4; h++) {
-        size_t first = ((size_t)(2 * h) * (size_t)width) >> 3;
-        L->half[h] = first;
-        for (int j = 0; j < 2; j++) {
-            size_t bit = (size_t)(2 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            for (int b = 0; b < 8; b++) sh[h / 2][(h & 1) * 16 + j * 8 + b] = (uint8_t)(rel + b);
-            shift[h / 2][(h & 1) * 2 + j] = (int64_t)(bit & 7);
-        }
-    }
+    uint8_t idx[64];
+    int64_t shift[8];
+    alp_lanes64_tables(width, idx, shift, L->half);
     for (int r = 0; r < 2; r++) {
-        L->shuf[r] = _mm256_loadu_si256((const __m256i *)sh[r]);
-        L->shift[r] = _mm256_set_epi64x(shift[r][3], shift[r][2], shift[r][1], shift[r][0]);
+        L->shuf[r] = _mm256_loadu_si256((const __m256i *)(idx + 32 * r));
+        L->shift[r] = _mm256_loadu_si256((const __m256i *)(shift + 4 * r));
     }
 }
 
@@ -84,10 +75,8 @@ TSFILE_TARGET_AVX2 static void alp_decode_f64_avx2(const uint8_t *body, size_t c
             _mm256_storeu_pd(out + 8 * k + 4 * r, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
-        out[i] = (double)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f64_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* FLOAT, 1 <= width <= 32: lanes 0-3 from the low half, 4-7 from the high half; a lane whose
@@ -102,20 +91,7 @@ TSFILE_TARGET_AVX2 static void alp_decode_f32_avx2(const uint8_t *body, size_t c
     uint8_t lo_m[32], hi_m[32];
     int32_t sr[8], sl[8];
     size_t half[2];
-    for (int h = 0; h < 2; h++) {
-        size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
-        half[h] = first;
-        for (int j = 0; j < 4; j++) {
-            size_t bit = (size_t)(4 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            int s = (int)(bit & 7);
-            for (int b = 0; b < 4; b++) lo_m[h * 16 + j * 4 + b] = (uint8_t)(rel + b);
-            hi_m[h * 16 + j * 4 + 0] = (s + width > 32) ? (uint8_t)(rel + 4) : 0x80;
-            hi_m[h * 16 + j * 4 + 1] = hi_m[h * 16 + j * 4 + 2] = hi_m[h * 16 + j * 4 + 3] = 0x80;
-            sr[4 * h + j] = s;
-            sl[4 * h + j] = 32 - s;
-        }
-    }
+    alp_lanes32_tables(width, 0x80, lo_m, hi_m, sr, sl, half);
     const __m256i vlo = _mm256_loadu_si256((const __m256i *)lo_m);
     const __m256i vhi = _mm256_loadu_si256((const __m256i *)hi_m);
     const __m256i vsr = _mm256_loadu_si256((const __m256i *)sr);
@@ -134,10 +110,8 @@ TSFILE_TARGET_AVX2 static void alp_decode_f32_avx2(const uint8_t *body, size_t c
         d = _mm256_mul_ps(_mm256_mul_ps(d, vp), vi);
         _mm256_storeu_ps(out + 8 * k, d);
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
-        out[i] = (float)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f32_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* ------------------------------------------------------------------ encoder value loops */
@@ -170,8 +144,8 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f64_avx2(const double *v, size_t co
             _mm256_storeu_si256((__m256i *)(ints + i + 4 * r), n);
             __m256i lo = _mm256_blendv_epi8(imax, n, ok);
             __m256i hi = _mm256_blendv_epi8(imin, n, ok);
-            vmin = _mm256_blendv_epi8(vmin, lo, _mm256_cmpgt_epi64(vmin, lo));
-            vmax = _mm256_blendv_epi8(vmax, hi, _mm256_cmpgt_epi64(hi, vmax));
+            vmin = TSFILE_AVX2_MIN_EPI64(vmin, lo);
+            vmax = TSFILE_AVX2_MAX_EPI64(vmax, hi);
             keep |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(ok)) << (4 * r);
         }
         uint8_t b = (uint8_t)(~keep & 0xff);
@@ -181,23 +155,7 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f64_avx2(const double *v, size_t co
     int64_t a[4], z[4];
     _mm256_storeu_si256((__m256i *)a, vmin);
     _mm256_storeu_si256((__m256i *)z, vmax);
-    int64_t lo = a[0], hi = z[0];
-    for (int j = 1; j < 4; j++) {
-        lo = a[j] < lo ? a[j] : lo;
-        hi = z[j] > hi ? z[j] : hi;
-    }
-    if (i < count) {
-        int64_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f64_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    return alp_analyze_f64_finish(a, z, 4, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 TSFILE_TARGET_AVX2 static size_t alp_analyze_f32_avx2(const float *v, size_t count, float E,
@@ -230,23 +188,7 @@ TSFILE_TARGET_AVX2 static size_t alp_analyze_f32_avx2(const float *v, size_t cou
     int32_t a[8], z[8];
     _mm256_storeu_si256((__m256i *)a, vmin);
     _mm256_storeu_si256((__m256i *)z, vmax);
-    int32_t lo = a[0], hi = z[0];
-    for (int j = 1; j < 8; j++) {
-        lo = a[j] < lo ? a[j] : lo;
-        hi = z[j] > hi ? z[j] : hi;
-    }
-    if (i < count) {
-        int32_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f32_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    return alp_analyze_f32_finish(a, z, 8, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 #endif /* TSFILE_ISA_AVX2 */

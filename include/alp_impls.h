@@ -23,18 +23,17 @@ typedef struct {
     alp_analyze_f32_fn analyze_f32;
 } alp_impl;
 
-/* The scalar kernels are `static inline`; take their addresses through plain functions. */
-static void alp_decode_f64_scalar_row(const uint8_t *body, size_t count, int width, int64_t base,
-                                      double P, double Ie, double *out)
-{
-    alp_decode_f64_scalar(body, count, width, base, P, Ie, out);
-}
+/* Generates alp_decode_SUF_scalar_row: the scalar kernels are `static inline`, the row takes the
+ * address of this plain function. A macro because the two types differ only in T and IT. */
+#define ALP_DEFINE_SCALAR_ROW(SUF, T, IT)                                                           \
+    static void alp_decode_##SUF##_scalar_row(const uint8_t *body, size_t count, int width,         \
+                                              IT base, T P, T Ie, T *out)                           \
+    {                                                                                               \
+        alp_decode_##SUF##_scalar(body, count, width, base, P, Ie, out);                            \
+    }
 
-static void alp_decode_f32_scalar_row(const uint8_t *body, size_t count, int width, int32_t base,
-                                      float P, float Ie, float *out)
-{
-    alp_decode_f32_scalar(body, count, width, base, P, Ie, out);
-}
+ALP_DEFINE_SCALAR_ROW(f64, double, int64_t)
+ALP_DEFINE_SCALAR_ROW(f32, float, int32_t)
 
 static const alp_impl alp_impls[] = {
 #if TSFILE_ISA_AVX512

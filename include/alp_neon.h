@@ -24,24 +24,15 @@ static void alp_decode_f64_neon(const uint8_t *body, size_t count, int width, in
         alp_decode_f64_scalar(body, count, width, base, P, Ie, out);
         return;
     }
-    uint8_t tb[4][16];
-    int64_t sh[4][2];
+    uint8_t tb[64];
+    int64_t sh[8];
     size_t half[4];
-    for (int h = 0; h < 4; h++) {
-        size_t first = ((size_t)(2 * h) * (size_t)width) >> 3;
-        half[h] = first;
-        for (int j = 0; j < 2; j++) {
-            size_t bit = (size_t)(2 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            for (int b = 0; b < 8; b++) tb[h][j * 8 + b] = (uint8_t)(rel + b);
-            sh[h][j] = -(int64_t)(bit & 7);
-        }
-    }
+    alp_lanes64_tables(width, tb, sh, half);
     uint8x16_t vt[4];
     int64x2_t vs[4];
     for (int h = 0; h < 4; h++) {
-        vt[h] = vld1q_u8(tb[h]);
-        vs[h] = vld1q_s64(sh[h]);
+        vt[h] = vld1q_u8(tb + 16 * h);
+        vs[h] = vnegq_s64(vld1q_s64(sh + 2 * h)); /* ushl by a negative count shifts right */
     }
     const uint64x2_t mask = vdupq_n_u64((UINT64_C(1) << width) - 1);
     const int64x2_t vb = vdupq_n_s64(base);
@@ -57,10 +48,8 @@ static void alp_decode_f64_neon(const uint8_t *body, size_t count, int width, in
             vst1q_f64(out + 8 * k + 2 * h, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
-        out[i] = (double)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f64_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 /* FLOAT, 1 <= width <= 32. */
@@ -71,30 +60,17 @@ static void alp_decode_f32_neon(const uint8_t *body, size_t count, int width, in
         alp_decode_f32_scalar(body, count, width, base, P, Ie, out);
         return;
     }
-    uint8_t lo_m[2][16], hi_m[2][16];
-    int32_t sr[2][4], sl[2][4];
+    uint8_t lo_m[32], hi_m[32];
+    int32_t sr[8], sl[8];
     size_t half[2];
-    for (int h = 0; h < 2; h++) {
-        size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
-        half[h] = first;
-        for (int j = 0; j < 4; j++) {
-            size_t bit = (size_t)(4 * h + j) * (size_t)width;
-            int rel = (int)((bit >> 3) - first);
-            int s = (int)(bit & 7);
-            for (int b = 0; b < 4; b++) lo_m[h][j * 4 + b] = (uint8_t)(rel + b);
-            hi_m[h][j * 4] = (s + width > 32) ? (uint8_t)(rel + 4) : 0xff;
-            hi_m[h][j * 4 + 1] = hi_m[h][j * 4 + 2] = hi_m[h][j * 4 + 3] = 0xff;
-            sr[h][j] = -s;
-            sl[h][j] = 32 - s; /* a shift by 32 gives 0: ushl of a 32-bit lane */
-        }
-    }
+    alp_lanes32_tables(width, 0xff, lo_m, hi_m, sr, sl, half);
     uint8x16_t vlo[2], vhi[2];
     int32x4_t vsr[2], vsl[2];
     for (int h = 0; h < 2; h++) {
-        vlo[h] = vld1q_u8(lo_m[h]);
-        vhi[h] = vld1q_u8(hi_m[h]);
-        vsr[h] = vld1q_s32(sr[h]);
-        vsl[h] = vld1q_s32(sl[h]);
+        vlo[h] = vld1q_u8(lo_m + 16 * h);
+        vhi[h] = vld1q_u8(hi_m + 16 * h);
+        vsr[h] = vnegq_s32(vld1q_s32(sr + 4 * h)); /* ushl by a negative count shifts right */
+        vsl[h] = vld1q_s32(sl + 4 * h); /* a shift by 32 gives 0: ushl of a 32-bit lane */
     }
     const uint32x4_t mask = vdupq_n_u32(width == 32 ? 0xffffffffu : ((1u << width) - 1));
     const int32x4_t vb = vdupq_n_s32(base);
@@ -112,10 +88,8 @@ static void alp_decode_f32_neon(const uint8_t *body, size_t count, int width, in
             vst1q_f32(out + 8 * k + 4 * h, d);
         }
     }
-    for (size_t i = groups * 8; i < count; i++) {
-        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
-        out[i] = (float)n * P * Ie;
-    }
+    /* the last < 8 values: the scalar kernel from the first byte after the whole groups */
+    alp_decode_f32_scalar(g, count - groups * 8, width, base, P, Ie, out + groups * 8);
 }
 
 static size_t alp_analyze_f64_neon(const double *v, size_t count, double E, double F, double P,
@@ -148,21 +122,10 @@ static size_t alp_analyze_f64_neon(const double *v, size_t count, double E, doub
         bitmap[i >> 3] = b;
         exc += (size_t)__builtin_popcount(b);
     }
-    int64_t lo = vgetq_lane_s64(vmin, 0), hi = vgetq_lane_s64(vmax, 0);
-    if (vgetq_lane_s64(vmin, 1) < lo) lo = vgetq_lane_s64(vmin, 1);
-    if (vgetq_lane_s64(vmax, 1) > hi) hi = vgetq_lane_s64(vmax, 1);
-    if (i < count) {
-        int64_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f64_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    int64_t a[2], z[2];
+    vst1q_s64(a, vmin);
+    vst1q_s64(z, vmax);
+    return alp_analyze_f64_finish(a, z, 2, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 static size_t alp_analyze_f32_neon(const float *v, size_t count, float E, float F, float P,
@@ -193,19 +156,8 @@ static size_t alp_analyze_f32_neon(const float *v, size_t count, float E, float 
         bitmap[i >> 3] = b;
         exc += (size_t)__builtin_popcount(b);
     }
-    int32_t lo = vminvq_s32(vmin), hi = vmaxvq_s32(vmax);
-    if (i < count) {
-        int32_t tl, th;
-        uint8_t tb[1];
-        size_t te = alp_analyze_f32_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl, &th);
-        bitmap[i >> 3] = tb[0];
-        exc += te;
-        lo = tl < lo ? tl : lo;
-        hi = th > hi ? th : hi;
-    }
-    *mn = lo;
-    *mx = hi;
-    return exc;
+    const int32_t lo = vminvq_s32(vmin), hi = vmaxvq_s32(vmax);
+    return alp_analyze_f32_finish(&lo, &hi, 1, exc, v, i, count, E, F, P, Ie, ints, bitmap, mn, mx);
 }
 
 #endif /* TSFILE_ISA_NEON */

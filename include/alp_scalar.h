@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bit_length.h"
 #include "tsfile_isa.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -96,8 +97,6 @@ TSFILE_INLINE void alp_st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 TSFILE_INLINE uint64_t alp_dbits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 TSFILE_INLINE uint32_t alp_fbits(float d) { uint32_t u; memcpy(&u, &d, 4); return u; }
 
-TSFILE_INLINE int alp_bit_width64(uint64_t range) { return range ? 64 - __builtin_clzll(range) : 0; }
-
 TSFILE_INLINE size_t alp_packed_bytes(size_t count, int width) { return (count * (size_t)width + 7) / 8; }
 /* body_bytes of an ALP block as written here. Width 0 (every non-exception value is the base) has
  * no body: the draft TsFile decoder (apache/tsfile cpp/src/encoding/alp) rejects a width-0 block
@@ -111,34 +110,29 @@ TSFILE_INLINE size_t alp_body_bytes(size_t count, int width)
 
 /* ------------------------------------------------------------------ one value */
 
-/* DOUBLE: n for (e, f) and whether v comes back bit for bit. */
-TSFILE_INLINE int alp_classify_f64(double v, double E, double F, double P, double Ie, int64_t *n_out)
-{
-    double x = v * E * F;
-    ALP_FP_BARRIER(x);
-    if (!(x <= ALP_LIMIT_F64 && x >= -ALP_LIMIT_F64)) { *n_out = 0; return 0; }
-    double r = x + ALP_MAGIC_F64;
-    ALP_FP_BARRIER(r);
-    r = r - ALP_MAGIC_F64;
-    int64_t n = (int64_t)r;
-    double d = (double)n * P * Ie;
-    *n_out = n;
-    return alp_dbits(d) == alp_dbits(v);
-}
+/*
+ * Generates alp_classify_SUF(v, E, F, P, Ie, &n): n for (e, f) and whether v comes back bit for bit
+ * (T the float type, IT its integer, LIMIT the largest |v * 10^e * 10^-f| encoded, BITS its bit
+ * pattern). Both types round through double (the magic-number trick on 1.5 * 2^52). A macro
+ * because the two types differ only in these names.
+ */
+#define ALP_DEFINE_CLASSIFY(SUF, T, IT, LIMIT, BITS)                                                \
+    TSFILE_INLINE int alp_classify_##SUF(T v, T E, T F, T P, T Ie, IT *n_out)                       \
+    {                                                                                               \
+        T x = v * E * F;                                                                            \
+        ALP_FP_BARRIER(x);                                                                          \
+        if (!(x <= (LIMIT) && x >= -(LIMIT))) { *n_out = 0; return 0; }                             \
+        double r = (double)x + ALP_MAGIC_F64;                                                       \
+        ALP_FP_BARRIER(r);                                                                          \
+        r = r - ALP_MAGIC_F64;                                                                      \
+        IT n = (IT)r;                                                                               \
+        T d = (T)n * P * Ie;                                                                        \
+        *n_out = n;                                                                                 \
+        return BITS(d) == BITS(v);                                                                  \
+    }
 
-TSFILE_INLINE int alp_classify_f32(float v, float E, float F, float P, float Ie, int32_t *n_out)
-{
-    float x = v * E * F;
-    ALP_FP_BARRIER(x);
-    if (!(x <= ALP_LIMIT_F32 && x >= -ALP_LIMIT_F32)) { *n_out = 0; return 0; }
-    double r = (double)x + ALP_MAGIC_F64;
-    ALP_FP_BARRIER(r);
-    r = r - ALP_MAGIC_F64;
-    int32_t n = (int32_t)r;
-    float d = (float)n * P * Ie;
-    *n_out = n;
-    return alp_fbits(d) == alp_fbits(v);
-}
+ALP_DEFINE_CLASSIFY(f64, double, int64_t, ALP_LIMIT_F64, alp_dbits)
+ALP_DEFINE_CLASSIFY(f32, float, int32_t, ALP_LIMIT_F32, alp_fbits)
 
 /* ------------------------------------------------------------------ encoder value loop */
 
@@ -152,99 +146,100 @@ typedef size_t (*alp_analyze_f64_fn)(const double *v, size_t count, double E, do
 typedef size_t (*alp_analyze_f32_fn)(const float *v, size_t count, float E, float F, float P,
                                      float Ie, int32_t *ints, uint8_t *bitmap, int32_t *mn, int32_t *mx);
 
-static inline size_t alp_analyze_f64_scalar(const double *v, size_t count, double E, double F,
-                                            double P, double Ie, int64_t *ints, uint8_t *bitmap,
-                                            int64_t *mn, int64_t *mx)
-{
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    size_t exc = 0;
-    memset(bitmap, 0, (count + 7) / 8);
-    for (size_t i = 0; i < count; i++) {
-        int64_t n;
-        int ok = alp_classify_f64(v[i], E, F, P, Ie, &n);
-        ints[i] = n;
-        if (ok) {
-            lo = n < lo ? n : lo;
-            hi = n > hi ? n : hi;
-        } else {
-            bitmap[i >> 3] |= (uint8_t)(1u << (i & 7));
-            exc++;
-        }
+/* Generates alp_analyze_SUF_scalar (T the float type, IT its integer, IT_MIN / IT_MAX its range):
+ * a macro because the two types differ only in these names. */
+#define ALP_DEFINE_ANALYZE_SCALAR(SUF, T, IT, IT_MIN, IT_MAX)                                       \
+    static inline size_t alp_analyze_##SUF##_scalar(const T *v, size_t count, T E, T F, T P, T Ie,  \
+                                                    IT *ints, uint8_t *bitmap, IT *mn, IT *mx)      \
+    {                                                                                               \
+        IT lo = IT_MAX, hi = IT_MIN;                                                                \
+        size_t exc = 0;                                                                             \
+        memset(bitmap, 0, (count + 7) / 8);                                                         \
+        for (size_t i = 0; i < count; i++) {                                                        \
+            IT n;                                                                                   \
+            int ok = alp_classify_##SUF(v[i], E, F, P, Ie, &n);                                     \
+            ints[i] = n;                                                                            \
+            if (ok) {                                                                               \
+                lo = n < lo ? n : lo;                                                               \
+                hi = n > hi ? n : hi;                                                               \
+            } else {                                                                                \
+                bitmap[i >> 3] |= (uint8_t)(1u << (i & 7));                                         \
+                exc++;                                                                              \
+            }                                                                                       \
+        }                                                                                           \
+        *mn = lo;                                                                                   \
+        *mx = hi;                                                                                   \
+        return exc;                                                                                 \
     }
-    *mn = lo;
-    *mx = hi;
-    return exc;
-}
 
-static inline size_t alp_analyze_f32_scalar(const float *v, size_t count, float E, float F,
-                                            float P, float Ie, int32_t *ints, uint8_t *bitmap,
-                                            int32_t *mn, int32_t *mx)
-{
-    int32_t lo = INT32_MAX, hi = INT32_MIN;
-    size_t exc = 0;
-    memset(bitmap, 0, (count + 7) / 8);
-    for (size_t i = 0; i < count; i++) {
-        int32_t n;
-        int ok = alp_classify_f32(v[i], E, F, P, Ie, &n);
-        ints[i] = n;
-        if (ok) {
-            lo = n < lo ? n : lo;
-            hi = n > hi ? n : hi;
-        } else {
-            bitmap[i >> 3] |= (uint8_t)(1u << (i & 7));
-            exc++;
-        }
+ALP_DEFINE_ANALYZE_SCALAR(f64, double, int64_t, INT64_MIN, INT64_MAX)
+ALP_DEFINE_ANALYZE_SCALAR(f32, float, int32_t, INT32_MIN, INT32_MAX)
+
+/*
+ * Generates alp_analyze_SUF_finish, the epilogue of every vector alp_analyze_SUF_ISA: fold the
+ * vector lanes' min / max (lanes_lo / lanes_hi, `lanes` of them) and the `exc` exceptions of the
+ * first i values with the scalar analysis of the values from i on (fewer than a group; i is a
+ * multiple of 8, so their bitmap is one byte), then set *mn, *mx and return the exception count.
+ * A macro because the two types differ only in T and IT.
+ */
+#define ALP_DEFINE_ANALYZE_FINISH(SUF, T, IT)                                                       \
+    TSFILE_INLINE size_t alp_analyze_##SUF##_finish(const IT *lanes_lo, const IT *lanes_hi,         \
+                                                    int lanes, size_t exc, const T *v, size_t i,    \
+                                                    size_t count, T E, T F, T P, T Ie, IT *ints,    \
+                                                    uint8_t *bitmap, IT *mn, IT *mx)                \
+    {                                                                                               \
+        IT lo = lanes_lo[0], hi = lanes_hi[0];                                                      \
+        for (int j = 1; j < lanes; j++) {                                                           \
+            lo = lanes_lo[j] < lo ? lanes_lo[j] : lo;                                               \
+            hi = lanes_hi[j] > hi ? lanes_hi[j] : hi;                                               \
+        }                                                                                           \
+        if (i < count) {                                                                            \
+            IT tl, th;                                                                              \
+            uint8_t tb[1];                                                                          \
+            exc += alp_analyze_##SUF##_scalar(v + i, count - i, E, F, P, Ie, ints + i, tb, &tl,     \
+                                              &th);                                                 \
+            bitmap[i >> 3] = tb[0];                                                                 \
+            lo = tl < lo ? tl : lo;                                                                 \
+            hi = th > hi ? th : hi;                                                                 \
+        }                                                                                           \
+        *mn = lo;                                                                                   \
+        *mx = hi;                                                                                   \
+        return exc;                                                                                 \
     }
-    *mn = lo;
-    *mx = hi;
-    return exc;
-}
+
+ALP_DEFINE_ANALYZE_FINISH(f64, double, int64_t)
+ALP_DEFINE_ANALYZE_FINISH(f32, float, int32_t)
 
 /* ------------------------------------------------------------------ packing (LSB-first) */
 
-/* Write the `count` values u[i] (each < 2^width) as an LSB-first bit stream: exactly
- * alp_packed_bytes(count, width) bytes. */
-static inline void alp_pack_u64(const uint64_t *u, size_t count, int width, uint8_t *out)
-{
-    if (width == 0) return;
-    uint64_t acc = 0;
-    int filled = 0;
-    size_t o = 0;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t x = u[i];
-        acc |= x << filled;
-        filled += width;
-        if (filled >= 64) {
-            alp_st64(out + o, acc);
-            o += 8;
-            filled -= 64;
-            acc = filled ? x >> (width - filled) : 0;
-        }
+/* Generates alp_pack_uBITS(u, count, width, out): the `count` values u[i] (each < 2^width) as an
+ * LSB-first bit stream, exactly alp_packed_bytes(count, width) bytes, through a 64-bit
+ * accumulator. A macro because the two input widths (BITS 64 or 32) differ only in u's type. */
+#define ALP_DEFINE_PACK(BITS)                                                                       \
+    static inline void alp_pack_u##BITS(const uint##BITS##_t *u, size_t count, int width,           \
+                                        uint8_t *out)                                               \
+    {                                                                                               \
+        if (width == 0) return;                                                                     \
+        uint64_t acc = 0;                                                                           \
+        int filled = 0;                                                                             \
+        size_t o = 0;                                                                               \
+        for (size_t i = 0; i < count; i++) {                                                        \
+            uint64_t x = u[i];                                                                      \
+            acc |= x << filled;                                                                     \
+            filled += width;                                                                        \
+            if (filled >= 64) {                                                                     \
+                alp_st64(out + o, acc);                                                             \
+                o += 8;                                                                             \
+                filled -= 64;                                                                       \
+                acc = filled ? x >> (width - filled) : 0;                                           \
+            }                                                                                       \
+        }                                                                                           \
+        size_t rest = (size_t)(filled + 7) / 8;                                                     \
+        for (size_t b = 0; b < rest; b++) out[o + b] = (uint8_t)(acc >> (8 * b));                   \
     }
-    size_t rest = (size_t)(filled + 7) / 8;
-    for (size_t b = 0; b < rest; b++) out[o + b] = (uint8_t)(acc >> (8 * b));
-}
 
-static inline void alp_pack_u32(const uint32_t *u, size_t count, int width, uint8_t *out)
-{
-    if (width == 0) return;
-    uint64_t acc = 0;
-    int filled = 0;
-    size_t o = 0;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t x = u[i];
-        acc |= x << filled;
-        filled += width;
-        if (filled >= 64) {
-            alp_st64(out + o, acc);
-            o += 8;
-            filled -= 64;
-            acc = filled ? x >> (width - filled) : 0;
-        }
-    }
-    size_t rest = (size_t)(filled + 7) / 8;
-    for (size_t b = 0; b < rest; b++) out[o + b] = (uint8_t)(acc >> (8 * b));
-}
+ALP_DEFINE_PACK(64)
+ALP_DEFINE_PACK(32)
 
 /* ------------------------------------------------------------------ decode kernels (scalar) */
 
@@ -268,33 +263,25 @@ typedef void (*alp_decode_f64_fn)(const uint8_t *body, size_t count, int width, 
 typedef void (*alp_decode_f32_fn)(const uint8_t *body, size_t count, int width, int32_t base,
                                   float P, float Ie, float *out);
 
-static inline void alp_decode_f64_scalar(const uint8_t *body, size_t count, int width, int64_t base,
-                                         double P, double Ie, double *out)
-{
-    if (width == 0) {
-        double d = (double)base * P * Ie;
-        for (size_t i = 0; i < count; i++) out[i] = d;
-        return;
+/* Generates alp_decode_SUF_scalar (T the float type, IT / UT its signed and unsigned integers):
+ * n = base + u_i wraps in IT's width. A macro because the two types differ only in these names. */
+#define ALP_DEFINE_DECODE_SCALAR(SUF, T, IT, UT)                                                    \
+    static inline void alp_decode_##SUF##_scalar(const uint8_t *body, size_t count, int width,      \
+                                                 IT base, T P, T Ie, T *out)                        \
+    {                                                                                               \
+        if (width == 0) {                                                                           \
+            T d = (T)base * P * Ie;                                                                 \
+            for (size_t i = 0; i < count; i++) out[i] = d;                                          \
+            return;                                                                                 \
+        }                                                                                           \
+        for (size_t i = 0; i < count; i++) {                                                        \
+            IT n = (IT)((UT)base + (UT)alp_extract(body, i, width));                                \
+            out[i] = (T)n * P * Ie;                                                                 \
+        }                                                                                           \
     }
-    for (size_t i = 0; i < count; i++) {
-        int64_t n = (int64_t)((uint64_t)base + alp_extract(body, i, width));
-        out[i] = (double)n * P * Ie;
-    }
-}
 
-static inline void alp_decode_f32_scalar(const uint8_t *body, size_t count, int width, int32_t base,
-                                         float P, float Ie, float *out)
-{
-    if (width == 0) {
-        float d = (float)base * P * Ie;
-        for (size_t i = 0; i < count; i++) out[i] = d;
-        return;
-    }
-    for (size_t i = 0; i < count; i++) {
-        int32_t n = (int32_t)((uint32_t)base + (uint32_t)alp_extract(body, i, width));
-        out[i] = (float)n * P * Ie;
-    }
-}
+ALP_DEFINE_DECODE_SCALAR(f64, double, int64_t, uint64_t)
+ALP_DEFINE_DECODE_SCALAR(f32, float, int32_t, uint32_t)
 
 /* DOUBLE blocks whose integers all lie in (-2^51, 2^51) and whose width the SIMD unpack handles;
  * other blocks take the scalar kernel on every path. */
@@ -304,6 +291,55 @@ TSFILE_INLINE int alp_f64_simd_safe(int width, int64_t base)
     const int64_t lim = INT64_C(1) << 51;
     if (base <= -lim || base >= lim) return 0;
     return base + (int64_t)((UINT64_C(1) << width) - 1) < lim;
+}
+
+/*
+ * The unpack tables of the kernels that load each 128-bit part of a register from the byte where
+ * its first lane starts and move every lane's bytes into place with one byte shuffle (AVX2's
+ * pshufb, NEON's tbl), for a group of 8 values of `width` bits (LSB-first; a group is `width`
+ * bytes, so the tables serve every group of a block). Written once for both ISAs; the two value
+ * types unpack differently, hence two functions.
+ *
+ * DOUBLE (alp_lanes64_tables): 4 quarters of 2 lanes; quarter q starts at byte half[q], lane
+ * 2q + j takes bytes idx[16q + 8j + 0..7] of it and is shifted right by shift[2q + j].
+ * FLOAT (alp_lanes32_tables): 2 halves of 4 lanes; half h starts at byte half[h], lane 4h + j
+ * takes bytes lo[16h + 4j + 0..3], shifted right by sr[4h + j], and, where its bits reach past
+ * 32 after that shift, its fifth byte hi[16h + 4j] shifted left by sl[4h + j] = 32 - sr
+ * (`none`: the shuffle index that gives a zero byte, 0x80 for pshufb, 0xff for tbl).
+ */
+static inline void alp_lanes64_tables(int width, uint8_t idx[64], int64_t shift[8],
+                                      size_t half[4])
+{
+    for (int q = 0; q < 4; q++) {
+        const size_t first = ((size_t)(2 * q) * (size_t)width) >> 3;
+        half[q] = first;
+        for (int j = 0; j < 2; j++) {
+            const size_t bit = (size_t)(2 * q + j) * (size_t)width;
+            const int rel = (int)((bit >> 3) - first);
+            for (int b = 0; b < 8; b++) idx[16 * q + 8 * j + b] = (uint8_t)(rel + b);
+            shift[2 * q + j] = (int64_t)(bit & 7);
+        }
+    }
+}
+
+static inline void alp_lanes32_tables(int width, uint8_t none, uint8_t lo[32], uint8_t hi[32],
+                                      int32_t sr[8], int32_t sl[8], size_t half[2])
+{
+    for (int h = 0; h < 2; h++) {
+        const size_t first = ((size_t)(4 * h) * (size_t)width) >> 3;
+        half[h] = first;
+        for (int j = 0; j < 4; j++) {
+            const size_t bit = (size_t)(4 * h + j) * (size_t)width;
+            const int rel = (int)((bit >> 3) - first);
+            const int s = (int)(bit & 7);
+            uint8_t *l = lo + 16 * h + 4 * j, *u = hi + 16 * h + 4 * j;
+            for (int b = 0; b < 4; b++) l[b] = (uint8_t)(rel + b);
+            u[0] = s + width > 32 ? (uint8_t)(rel + 4) : none;
+            u[1] = u[2] = u[3] = none;
+            sr[4 * h + j] = s;
+            sl[4 * h + j] = 32 - s;
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ block header parsing */
@@ -466,52 +502,40 @@ TSFILE_INLINE uint64_t alp_bitmap_word(const uint8_t *bm, size_t nb, size_t w)
 ALP_DEFINE_PATCH(f64, double, 8)
 ALP_DEFINE_PATCH(f32, float, 4)
 
-/* Decode one validated block into out[0 .. count). `avail_after_body` = bytes readable from the
- * body start to the end of the data (guard bytes for word loads are checked, not assumed). */
-static inline void alp_block_decode_f64(const alp_block_t *b, size_t avail_from_body,
-                                        alp_decode_f64_fn kernel, double *out)
-{
-    if (b->scheme == 1) {
-        memcpy(out, b->body, (size_t)b->count * 8);
-        return;
+/*
+ * Generates alp_block_decode_SUF: one validated block into out[0 .. count). `avail_from_body` =
+ * bytes readable from the body start to the end of the data (guard bytes for word loads are
+ * checked, not assumed). The SIMD `kernel` runs where SIMD_SAFE(width, base) holds (DOUBLE:
+ * alp_f64_simd_safe; FLOAT: always), else the scalar one. A macro because the two types differ
+ * only in T, IT, VSIZE (value bytes), the power tables and that test.
+ */
+#define ALP_DEFINE_BLOCK_DECODE(SUF, T, IT, VSIZE, POW, INV, SIMD_SAFE)                             \
+    static inline void alp_block_decode_##SUF(const alp_block_t *b, size_t avail_from_body,         \
+                                              alp_decode_##SUF##_fn kernel, T *out)                 \
+    {                                                                                               \
+        if (b->scheme == 1) {                                                                       \
+            memcpy(out, b->body, (size_t)b->count * (VSIZE));                                       \
+            return;                                                                                 \
+        }                                                                                           \
+        T P = POW[b->factor], Ie = INV[b->exponent];                                                \
+        const uint8_t *body = b->body;                                                              \
+        uint8_t pad[ALP_BLOCK * (VSIZE) + ALP_GUARD + 32];                                          \
+        if (b->width && avail_from_body < b->packed + ALP_GUARD) {                                  \
+            /* not enough bytes after the packed bits for word loads: work on a padded copy */      \
+            memcpy(pad, body, b->packed);                                                           \
+            memset(pad + b->packed, 0, ALP_GUARD + 32);                                             \
+            body = pad;                                                                             \
+        }                                                                                           \
+        if (kernel && b->width && SIMD_SAFE(b->width, b->base))                                     \
+            kernel(body, b->count, b->width, (IT)b->base, P, Ie, out);                              \
+        else                                                                                        \
+            alp_decode_##SUF##_scalar(body, b->count, b->width, (IT)b->base, P, Ie, out);           \
+        alp_patch_##SUF(b, out);                                                                    \
     }
-    double P = ALP_POW10_F64[b->factor], Ie = ALP_INV10_F64[b->exponent];
-    const uint8_t *body = b->body;
-    uint8_t pad[ALP_BLOCK * 8 + ALP_GUARD + 32];
-    if (b->width && avail_from_body < b->packed + ALP_GUARD) {
-        /* not enough bytes after the packed bits for word loads: work on a padded copy */
-        memcpy(pad, body, b->packed);
-        memset(pad + b->packed, 0, ALP_GUARD + 32);
-        body = pad;
-    }
-    if (kernel && b->width && alp_f64_simd_safe(b->width, b->base))
-        kernel(body, b->count, b->width, b->base, P, Ie, out);
-    else
-        alp_decode_f64_scalar(body, b->count, b->width, b->base, P, Ie, out);
-    alp_patch_f64(b, out);
-}
 
-static inline void alp_block_decode_f32(const alp_block_t *b, size_t avail_from_body,
-                                        alp_decode_f32_fn kernel, float *out)
-{
-    if (b->scheme == 1) {
-        memcpy(out, b->body, (size_t)b->count * 4);
-        return;
-    }
-    float P = ALP_POW10_F32[b->factor], Ie = ALP_INV10_F32[b->exponent];
-    const uint8_t *body = b->body;
-    uint8_t pad[ALP_BLOCK * 4 + ALP_GUARD + 32];
-    if (b->width && avail_from_body < b->packed + ALP_GUARD) {
-        memcpy(pad, body, b->packed);
-        memset(pad + b->packed, 0, ALP_GUARD + 32);
-        body = pad;
-    }
-    if (kernel && b->width)
-        kernel(body, b->count, b->width, (int32_t)b->base, P, Ie, out);
-    else
-        alp_decode_f32_scalar(body, b->count, b->width, (int32_t)b->base, P, Ie, out);
-    alp_patch_f32(b, out);
-}
+#define ALP_F32_SIMD_SAFE(width, base) 1
+ALP_DEFINE_BLOCK_DECODE(f64, double, int64_t, 8, ALP_POW10_F64, ALP_INV10_F64, alp_f64_simd_safe)
+ALP_DEFINE_BLOCK_DECODE(f32, float, int32_t, 4, ALP_POW10_F32, ALP_INV10_F32, ALP_F32_SIMD_SAFE)
 
 /* ------------------------------------------------------------------ page header */
 
@@ -654,41 +678,29 @@ TSFILE_INLINE uint64_t alp_extract_bounded(const alp_block_t *b, uint32_t i)
 /* 1 with *out set, 0 at the end of the page, -1 on error. Kept out of line on purpose (as
  * ts2diff_stream_next_i64): the per_value path models a streaming decoder interface, one C call
  * per value; an inlined copy in the caller's loop would just be a worse batch decoder. */
-static ALP_NOINLINE int alp_stream_next_f64(alp_stream_t *s, double *out, alp_err_t *err)
-{
-    int r = alp_stream_ready(s, err);
-    if (r <= 0) return r;
-    alp_block_t *b = &s->b;
-    uint32_t i = s->i++;
-    s->produced++;
-    if (b->scheme == 1) {
-        memcpy(out, b->body + 8 * (size_t)i, 8);
-    } else if (b->bitmap && (b->bitmap[i >> 3] >> (i & 7) & 1)) {
-        memcpy(out, b->exc + 8 * (size_t)s->k++, 8);
-    } else {
-        int64_t n = (int64_t)((uint64_t)b->base + alp_extract_bounded(b, i));
-        *out = (double)n * s->P64 * s->I64;
+/* Generates alp_stream_next_SUF (T, IT / UT, VSIZE value bytes, BITS the suffix of the stream's
+ * P / I fields): a macro because the two types differ only in these names. */
+#define ALP_DEFINE_STREAM_NEXT(SUF, T, IT, UT, VSIZE, BITS)                                         \
+    static ALP_NOINLINE int alp_stream_next_##SUF(alp_stream_t *s, T *out, alp_err_t *err)          \
+    {                                                                                               \
+        int r = alp_stream_ready(s, err);                                                           \
+        if (r <= 0) return r;                                                                       \
+        alp_block_t *b = &s->b;                                                                     \
+        uint32_t i = s->i++;                                                                        \
+        s->produced++;                                                                              \
+        if (b->scheme == 1) {                                                                       \
+            memcpy(out, b->body + (VSIZE) * (size_t)i, (VSIZE));                                    \
+        } else if (b->bitmap && (b->bitmap[i >> 3] >> (i & 7) & 1)) {                               \
+            memcpy(out, b->exc + (VSIZE) * (size_t)s->k++, (VSIZE));                                \
+        } else {                                                                                    \
+            IT n = (IT)((UT)b->base + (UT)alp_extract_bounded(b, i));                               \
+            *out = (T)n * s->P##BITS * s->I##BITS;                                                  \
+        }                                                                                           \
+        return 1;                                                                                   \
     }
-    return 1;
-}
 
-static ALP_NOINLINE int alp_stream_next_f32(alp_stream_t *s, float *out, alp_err_t *err)
-{
-    int r = alp_stream_ready(s, err);
-    if (r <= 0) return r;
-    alp_block_t *b = &s->b;
-    uint32_t i = s->i++;
-    s->produced++;
-    if (b->scheme == 1) {
-        memcpy(out, b->body + 4 * (size_t)i, 4);
-    } else if (b->bitmap && (b->bitmap[i >> 3] >> (i & 7) & 1)) {
-        memcpy(out, b->exc + 4 * (size_t)s->k++, 4);
-    } else {
-        int32_t n = (int32_t)((uint32_t)b->base + (uint32_t)alp_extract_bounded(b, i));
-        *out = (float)n * s->P32 * s->I32;
-    }
-    return 1;
-}
+ALP_DEFINE_STREAM_NEXT(f64, double, int64_t, uint64_t, 8, 64)
+ALP_DEFINE_STREAM_NEXT(f32, float, int32_t, uint32_t, 4, 32)
 
 /* ------------------------------------------------------------------ encoder: (e, f) search */
 
@@ -703,7 +715,7 @@ typedef struct { uint8_t e, f; } alp_pair_t;
         uint8_t bm[ALP_SAMPLES / 8];                                                                \
         IT mn, mx;                                                                                  \
         size_t exc = an(s, m, POW[e], INV[f], POW[f], INV[e], ints, bm, &mn, &mx);                  \
-        int w = exc < m ? alp_bit_width64((uint64_t)((int64_t)mx - (int64_t)mn)) : 0;               \
+        int w = exc < m ? tsfile_bit_length64((uint64_t)((int64_t)mx - (int64_t)mn)) : 0;               \
         *exc_out = exc;                                                                             \
         return (uint64_t)w * m + (uint64_t)exc * (NBITS + 16);                                      \
     }
@@ -817,7 +829,7 @@ static inline size_t alp_write_plain(const void *v, size_t n, size_t vsize, uint
         int e = pr.e, f = pr.f;                                                                     \
         size_t exc = an(v, n, POW[e], INV[f], POW[f], INV[e], ints, bitmap, &mn, &mx);              \
         if (exc == n) return alp_write_plain(v, n, VSIZE, out);                                     \
-        int w = alp_bit_width64((uint64_t)((int64_t)mx - (int64_t)mn));                            \
+        int w = tsfile_bit_length64((uint64_t)((int64_t)mx - (int64_t)mn));                            \
         size_t bm = exc ? (n + 7) / 8 : 0;                                                          \
         size_t body = alp_body_bytes(n, w);                                                         \
         size_t size = ALP_BLOCK_HEADER + bm + exc * VSIZE + body;                                   \

@@ -11,33 +11,22 @@
 
 #if TSFILE_ISA_AVX2
 
-static TSFILE_TARGET_AVX2 void plain_bswap64_avx2(const uint8_t *src, uint64_t *out, size_t count)
-{
-    const __m256i rev = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-                                         5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(src + 8 * i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(src + 8 * i + 32));
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_shuffle_epi8(a, rev));
-        _mm256_storeu_si256((__m256i *)(out + i + 4), _mm256_shuffle_epi8(b, rev));
-    }
-    plain_bswap64_scalar(src + 8 * i, out + i, count - i);
-}
+/* PLAIN_DEFINE_BSWAP's operations: pshufb reversing each 8- or 4-byte value of both lanes. */
+#define PLAIN_AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define PLAIN_AVX2_STORE(p, x) _mm256_storeu_si256((__m256i *)(p), (x))
+#define PLAIN_AVX2_SWAP64(x)                                                                       \
+    _mm256_shuffle_epi8((x), _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9,  \
+                                              8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, \
+                                              9, 8))
+#define PLAIN_AVX2_SWAP32(x)                                                                       \
+    _mm256_shuffle_epi8((x), _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13,  \
+                                              12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14,  \
+                                              13, 12))
 
-static TSFILE_TARGET_AVX2 void plain_bswap32_avx2(const uint8_t *src, uint32_t *out, size_t count)
-{
-    const __m256i rev = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2,
-                                         1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
-    size_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(src + 4 * i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(src + 4 * i + 32));
-        _mm256_storeu_si256((__m256i *)(out + i), _mm256_shuffle_epi8(a, rev));
-        _mm256_storeu_si256((__m256i *)(out + i + 8), _mm256_shuffle_epi8(b, rev));
-    }
-    plain_bswap32_scalar(src + 4 * i, out + i, count - i);
-}
+PLAIN_DEFINE_BSWAP(plain_bswap64_avx2, TSFILE_TARGET_AVX2, 64, 32, __m256i, PLAIN_AVX2_LOAD,
+                   PLAIN_AVX2_STORE, PLAIN_AVX2_SWAP64, PLAIN_BSWAP_SCALAR_TAIL)
+PLAIN_DEFINE_BSWAP(plain_bswap32_avx2, TSFILE_TARGET_AVX2, 32, 32, __m256i, PLAIN_AVX2_LOAD,
+                   PLAIN_AVX2_STORE, PLAIN_AVX2_SWAP32, PLAIN_BSWAP_SCALAR_TAIL)
 
 #endif /* TSFILE_ISA_AVX2 */
 #endif /* TSFILE_PLAIN_AVX2_H */

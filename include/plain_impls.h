@@ -27,7 +27,7 @@ typedef struct {
 
 static const plain_impl plain_impls[] = {
 #if TSFILE_ISA_AVX512
-    {{"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI}, plain_bswap64_avx512,
+    {{"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512}, plain_bswap64_avx512,
      plain_bswap32_avx512},
 #endif
 #if TSFILE_ISA_AVX2

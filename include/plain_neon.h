@@ -9,27 +9,13 @@
 
 #if TSFILE_ISA_NEON
 
-static void plain_bswap64_neon(const uint8_t *src, uint64_t *out, size_t count)
-{
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        uint8x16_t a = vld1q_u8(src + 8 * i), b = vld1q_u8(src + 8 * i + 16);
-        vst1q_u8((uint8_t *)(out + i), vrev64q_u8(a));
-        vst1q_u8((uint8_t *)(out + i + 2), vrev64q_u8(b));
-    }
-    plain_bswap64_scalar(src + 8 * i, out + i, count - i);
-}
+/* PLAIN_DEFINE_BSWAP's operations: vrev64 / vrev32 reverse the bytes of each value. */
+#define PLAIN_NEON_STORE(p, x) vst1q_u8((uint8_t *)(p), (x))
 
-static void plain_bswap32_neon(const uint8_t *src, uint32_t *out, size_t count)
-{
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        uint8x16_t a = vld1q_u8(src + 4 * i), b = vld1q_u8(src + 4 * i + 16);
-        vst1q_u8((uint8_t *)(out + i), vrev32q_u8(a));
-        vst1q_u8((uint8_t *)(out + i + 4), vrev32q_u8(b));
-    }
-    plain_bswap32_scalar(src + 4 * i, out + i, count - i);
-}
+PLAIN_DEFINE_BSWAP(plain_bswap64_neon, , 64, 16, uint8x16_t, vld1q_u8, PLAIN_NEON_STORE,
+                   vrev64q_u8, PLAIN_BSWAP_SCALAR_TAIL)
+PLAIN_DEFINE_BSWAP(plain_bswap32_neon, , 32, 16, uint8x16_t, vld1q_u8, PLAIN_NEON_STORE,
+                   vrev32q_u8, PLAIN_BSWAP_SCALAR_TAIL)
 
 #endif /* TSFILE_ISA_NEON */
 #endif /* TSFILE_PLAIN_NEON_H */

@@ -32,21 +32,19 @@ TSFILE_INLINE int plain_next_i32(const uint8_t *p, size_t n, size_t *pos, int32_
     return tsc_read_svarint32(p, n, pos, out);
 }
 
-TSFILE_INLINE int plain_next_i64(const uint8_t *p, size_t n, size_t *pos, int64_t *out)
-{
-    if (*pos > n || n - *pos < 8) return TSC_ERR_TRUNCATED;
-    *out = (int64_t)tsc_load_be64(p + *pos);
-    *pos += 8;
-    return TSC_OK;
-}
+/* Generates NAME(p, n, pos, out): one BITS-bit big-endian value (INT64 / TIMESTAMP, or the IEEE
+ * bits of a FLOAT) into *out as T. A macro because the widths differ only in the load. */
+#define PLAIN_DEFINE_NEXT_FIXED(NAME, T, BITS)                                                     \
+    TSFILE_INLINE int NAME(const uint8_t *p, size_t n, size_t *pos, T *out)                        \
+    {                                                                                              \
+        if (*pos > n || n - *pos < (BITS) / 8) return TSC_ERR_TRUNCATED;                           \
+        *out = (T)tsc_load_be##BITS(p + *pos);                                                     \
+        *pos += (BITS) / 8;                                                                        \
+        return TSC_OK;                                                                             \
+    }
 
-TSFILE_INLINE int plain_next_u32bits(const uint8_t *p, size_t n, size_t *pos, uint32_t *out)
-{
-    if (*pos > n || n - *pos < 4) return TSC_ERR_TRUNCATED;
-    *out = tsc_load_be32(p + *pos);
-    *pos += 4;
-    return TSC_OK;
-}
+PLAIN_DEFINE_NEXT_FIXED(plain_next_i64, int64_t, 64)
+PLAIN_DEFINE_NEXT_FIXED(plain_next_u32bits, uint32_t, 32)
 
 /* One binary value: stores the start offset and length of its bytes. */
 TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, size_t *start,
@@ -64,18 +62,43 @@ TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, siz
     return TSC_OK;
 }
 
-/* ---- byte swaps of fixed-width big-endian values (the scalar row of plain_impls.h; the
- * caller has checked that src holds `count` values) ---- */
+/* ---- byte swaps of fixed-width big-endian values (the caller has checked that src holds
+ * `count` values) ---- */
 
-static void plain_bswap64_scalar(const uint8_t *src, uint64_t *out, size_t count)
-{
-    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be64(src + 8 * i);
-}
+/* Generates plain_bswapBITS_scalar (BITS 64 or 32), the scalar row of plain_impls.h and the
+ * vector rows' tail: a macro because the two widths differ only in the load. */
+#define PLAIN_DEFINE_BSWAP_SCALAR(BITS)                                                            \
+    static void plain_bswap##BITS##_scalar(const uint8_t *src, uint##BITS##_t *out, size_t count)  \
+    {                                                                                              \
+        for (size_t i = 0; i < count; i++) out[i] = tsc_load_be##BITS(src + (BITS) / 8 * i);       \
+    }
 
-static void plain_bswap32_scalar(const uint8_t *src, uint32_t *out, size_t count)
-{
-    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be32(src + 4 * i);
-}
+PLAIN_DEFINE_BSWAP_SCALAR(64)
+PLAIN_DEFINE_BSWAP_SCALAR(32)
+
+/*
+ * Generates NAME(src, out, count), the byte swap of `count` BITS-bit big-endian values into
+ * native order, for the vector rows of plain_impls.h: a loop of two VBYTES-byte registers a step
+ * (VT; LOAD, STORE and SWAP its operations, SWAP reversing the bytes of each value), then
+ * TAIL(src, out, i, count, BITS) for the values after the last whole step (by default
+ * PLAIN_BSWAP_SCALAR_TAIL). One macro because the rows (AVX2, AVX-512, NEON) and the widths differ
+ * only in these operations.
+ */
+#define PLAIN_DEFINE_BSWAP(NAME, ATTR, BITS, VBYTES, VT, LOAD, STORE, SWAP, TAIL)                  \
+    static ATTR void NAME(const uint8_t *src, uint##BITS##_t *out, size_t count)                   \
+    {                                                                                              \
+        const size_t width = (BITS) / 8, per = (VBYTES) / width; /* values a register */          \
+        size_t i = 0;                                                                              \
+        for (; i + 2 * per <= count; i += 2 * per) {                                               \
+            const VT a = LOAD(src + width * i), b = LOAD(src + width * i + (VBYTES));              \
+            STORE(out + i, SWAP(a));                                                               \
+            STORE(out + i + per, SWAP(b));                                                         \
+        }                                                                                          \
+        TAIL(src, out, i, count, BITS);                                                            \
+    }
+
+#define PLAIN_BSWAP_SCALAR_TAIL(src, out, i, count, BITS)                                          \
+    plain_bswap##BITS##_scalar(src + (BITS) / 8 * i, out + i, count - i)
 
 /* ---- batch decoders ---- */
 
@@ -136,28 +159,25 @@ static inline ptrdiff_t plain_decode_i32_scalar(const uint8_t *src, size_t n, in
     return (ptrdiff_t)pos;
 }
 
-static inline ptrdiff_t plain_decode_i64_scalar(const uint8_t *src, size_t n, int64_t *out, size_t count,
-                                         size_t *err_at)
-{
-    if (count > n / 8) {
-        *err_at = (n / 8) * 8;
-        return -TSC_ERR_TRUNCATED;
+/* Generates NAME(src, n, out, count, err_at): `count` BITS-bit big-endian values into native
+ * order (INT64 / TIMESTAMP as int64; FLOAT as its IEEE bits in uint32, the caller's float32
+ * buffer, so NaN payloads survive), or -TSC_ERR_TRUNCATED at the end of the last whole value. A
+ * macro because the widths differ only in T and BITS. */
+#define PLAIN_DEFINE_DECODE_FIXED(NAME, T, BITS)                                                   \
+    static inline ptrdiff_t NAME(const uint8_t *src, size_t n, T *out, size_t count,               \
+                                 size_t *err_at)                                                   \
+    {                                                                                              \
+        const size_t width = (BITS) / 8;                                                           \
+        if (count > n / width) {                                                                   \
+            *err_at = (n / width) * width;                                                         \
+            return -TSC_ERR_TRUNCATED;                                                             \
+        }                                                                                          \
+        for (size_t i = 0; i < count; i++) out[i] = (T)tsc_load_be##BITS(src + width * i);        \
+        return (ptrdiff_t)(count * width);                                                         \
     }
-    for (size_t i = 0; i < count; i++) out[i] = (int64_t)tsc_load_be64(src + 8 * i);
-    return (ptrdiff_t)(count * 8);
-}
 
-/* FLOAT: the IEEE bits as uint32 (the caller's float32 buffer), so NaN payloads survive. */
-static inline ptrdiff_t plain_decode_f32_scalar(const uint8_t *src, size_t n, uint32_t *out, size_t count,
-                                         size_t *err_at)
-{
-    if (count > n / 4) {
-        *err_at = (n / 4) * 4;
-        return -TSC_ERR_TRUNCATED;
-    }
-    for (size_t i = 0; i < count; i++) out[i] = tsc_load_be32(src + 4 * i);
-    return (ptrdiff_t)(count * 4);
-}
+PLAIN_DEFINE_DECODE_FIXED(plain_decode_i64_scalar, int64_t, 64)
+PLAIN_DEFINE_DECODE_FIXED(plain_decode_f32_scalar, uint32_t, 32)
 
 /* Number of svarints in the whole buffer (for count=None); rejects a varint cut by the end and
  * over-long varints, so the following decode of that many values cannot fail on them. */
@@ -229,17 +249,18 @@ static inline size_t plain_encode_i32_scalar(const int32_t *v, size_t count, uin
     return k;
 }
 
-static inline size_t plain_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
-{
-    for (size_t i = 0; i < count; i++) tsc_store_be64(dst + 8 * i, (uint64_t)v[i]);
-    return count * 8;
-}
+/* Generates NAME(v, count, dst): `count` values as BITS-bit big-endian words (INT64 / TIMESTAMP;
+ * the IEEE bits of FLOAT / DOUBLE). A macro because the widths differ only in T and BITS. */
+#define PLAIN_DEFINE_ENCODE_FIXED(NAME, T, BITS)                                                   \
+    static inline size_t NAME(const T *v, size_t count, uint8_t *dst)                              \
+    {                                                                                              \
+        for (size_t i = 0; i < count; i++)                                                         \
+            tsc_store_be##BITS(dst + (BITS) / 8 * i, (uint##BITS##_t)v[i]);                        \
+        return count * ((BITS) / 8);                                                               \
+    }
 
-static inline size_t plain_encode_u32bits_scalar(const uint32_t *v, size_t count, uint8_t *dst)
-{
-    for (size_t i = 0; i < count; i++) tsc_store_be32(dst + 4 * i, v[i]);
-    return count * 4;
-}
+PLAIN_DEFINE_ENCODE_FIXED(plain_encode_i64_scalar, int64_t, 64)
+PLAIN_DEFINE_ENCODE_FIXED(plain_encode_u32bits_scalar, uint32_t, 32)
 
 static inline size_t plain_encode_bool_scalar(const uint8_t *v, size_t count, uint8_t *dst)
 {

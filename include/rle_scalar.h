@@ -20,6 +20,7 @@
 #ifndef TSFILE_RLE_SCALAR_H
 #define TSFILE_RLE_SCALAR_H
 
+#include "bit_length.h"
 #include "varint_scalar.h"
 
 #define RLE_MAX_GROUPS_PER_RUN 63
@@ -506,17 +507,6 @@ TSFILE_INLINE size_t rle_encode_bound(size_t count)
     return 5 + 1 + groups * 64 + 2 * (groups / RLE_MAX_GROUPS_PER_RUN + 1);
 }
 
-TSFILE_INLINE int rle_bitlen64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return x ? 64 - __builtin_clzll(x) : 0;
-#else
-    int b = 0;
-    while (x) { b++; x >>= 1; }
-    return b;
-#endif
-}
-
 /* Encode `count` values with width `w` (values are taken as the type's two's-complement bit
  * pattern: an int32 -1 is 0xffffffff) as one block; returns the bytes written. count == 0 writes
  * nothing (like the C++ writer). dst needs rle_encode_bound(count) bytes. */
@@ -568,7 +558,7 @@ RLE_DEFINE_ENCODE(rle_encode_bool_scalar, uint8_t, RLE_TOU64_BOOL)
     {                                                                                              \
         UT orv = 0;                                                                                \
         for (size_t i = 0; i < count; i++) orv |= (UT)v[i];                                        \
-        int w = rle_bitlen64(orv);                                                                 \
+        int w = tsfile_bit_length64(orv);                                                                 \
         return w < 1 ? 1 : w;                                                                      \
     }
 

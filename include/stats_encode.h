@@ -27,189 +27,151 @@ typedef void (*stats_i64_fn)(const int64_t *v, size_t n, int64_t *lo, int64_t *h
 typedef void (*stats_i32_fn)(const int32_t *v, size_t n, int32_t *lo, int32_t *hi,
                              int64_t *sum);
 
-/* ---- scalar: four independent lanes so the compiler can keep them in registers ---- */
+/*
+ * Generates, per value type T (SUF: i64 or i32; SUM_T: the sum's type, uint64_t wrapping for
+ * int64 pages, int64_t exact for int32 ones):
+ *   stats_SUF_scalar: the scalar row, in LANES independent lanes: int64 keeps four so the
+ *                     compiler holds them in registers and breaks the compare-and-move chains;
+ *                     int32 keeps one, which the compiler vectorises itself (measured: four
+ *                     lanes are 5% slower there);
+ *   stats_SUF_fold:   the vector rows' epilogue: their lanes' results folded with the scalar
+ *                     tail v[i:n] (min / max over `lanes` lanes, the sum over `sum_lanes`).
+ * A macro because the two types' kernels differ only in T, SUM_T and LANES.
+ */
+#define STATS_DEFINE_SCALAR(SUF, T, SUM_T, LANES)                                                  \
+    static void stats_##SUF##_scalar(const T *v, size_t n, T *lo, T *hi, SUM_T *sum)               \
+    {                                                                                              \
+        T l[LANES], h[LANES];                                                                      \
+        SUM_T s[LANES];                                                                            \
+        for (int k = 0; k < (LANES); k++) {                                                        \
+            l[k] = h[k] = v[0];                                                                    \
+            s[k] = 0;                                                                              \
+        }                                                                                          \
+        size_t i = 0;                                                                              \
+        for (; i + (LANES) <= n; i += (LANES)) {                                                   \
+            for (int k = 0; k < (LANES); k++) {                                                    \
+                l[k] = v[i + k] < l[k] ? v[i + k] : l[k];                                          \
+                h[k] = v[i + k] > h[k] ? v[i + k] : h[k];                                          \
+                s[k] += (SUM_T)v[i + k];                                                           \
+            }                                                                                      \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            l[0] = v[i] < l[0] ? v[i] : l[0];                                                      \
+            h[0] = v[i] > h[0] ? v[i] : h[0];                                                      \
+            s[0] += (SUM_T)v[i];                                                                   \
+        }                                                                                          \
+        for (int k = 1; k < (LANES); k++) {                                                        \
+            l[0] = l[k] < l[0] ? l[k] : l[0];                                                      \
+            h[0] = h[k] > h[0] ? h[k] : h[0];                                                      \
+            s[0] += s[k];                                                                          \
+        }                                                                                          \
+        *lo = l[0];                                                                                \
+        *hi = h[0];                                                                                \
+        *sum = s[0];                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static inline void stats_##SUF##_fold(const T *lanes_lo, const T *lanes_hi,                   \
+                                          const SUM_T *lanes_sum, int lanes, int sum_lanes,        \
+                                          const T *v, size_t i, size_t n, T *lo, T *hi,            \
+                                          SUM_T *sum)                                              \
+    {                                                                                              \
+        T l = lanes_lo[0], h = lanes_hi[0];                                                        \
+        SUM_T s = 0;                                                                               \
+        for (int k = 0; k < lanes; k++) {                                                          \
+            l = lanes_lo[k] < l ? lanes_lo[k] : l;                                                 \
+            h = lanes_hi[k] > h ? lanes_hi[k] : h;                                                 \
+        }                                                                                          \
+        for (int k = 0; k < sum_lanes; k++) s += lanes_sum[k];                                     \
+        for (; i < n; i++) {                                                                       \
+            l = v[i] < l ? v[i] : l;                                                               \
+            h = v[i] > h ? v[i] : h;                                                               \
+            s += (SUM_T)v[i];                                                                      \
+        }                                                                                          \
+        *lo = l;                                                                                   \
+        *hi = h;                                                                                   \
+        *sum = s;                                                                                  \
+    }
 
-static void stats_i64_scalar(const int64_t *v, size_t n, int64_t *lo, int64_t *hi, uint64_t *sum)
-{
-    int64_t l[4] = {v[0], v[0], v[0], v[0]}, h[4] = {v[0], v[0], v[0], v[0]};
-    uint64_t s[4] = {0, 0, 0, 0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        for (int k = 0; k < 4; k++) {
-            l[k] = v[i + k] < l[k] ? v[i + k] : l[k];
-            h[k] = v[i + k] > h[k] ? v[i + k] : h[k];
-            s[k] += (uint64_t)v[i + k];
-        }
-    }
-    for (; i < n; i++) {
-        l[0] = v[i] < l[0] ? v[i] : l[0];
-        h[0] = v[i] > h[0] ? v[i] : h[0];
-        s[0] += (uint64_t)v[i];
-    }
-    for (int k = 1; k < 4; k++) {
-        l[0] = l[k] < l[0] ? l[k] : l[0];
-        h[0] = h[k] > h[0] ? h[k] : h[0];
-    }
-    *lo = l[0];
-    *hi = h[0];
-    *sum = s[0] + s[1] + s[2] + s[3];
-}
+STATS_DEFINE_SCALAR(i64, int64_t, uint64_t, 4)
+STATS_DEFINE_SCALAR(i32, int32_t, int64_t, 1)
 
-static void stats_i32_scalar(const int32_t *v, size_t n, int32_t *lo, int32_t *hi, int64_t *sum)
-{
-    int32_t l = v[0], h = v[0];
-    int64_t s = 0;
-    for (size_t i = 0; i < n; i++) {
-        l = v[i] < l ? v[i] : l;
-        h = v[i] > h ? v[i] : h;
-        s += v[i];
+/*
+ * Generates stats_i64_ISA and stats_i32_ISA, the vector kernels of one x86 ISA (VT: its integer
+ * vector, LANES64: its 64-bit lanes). A macro because AVX2 and AVX-512 run the same loops and
+ * differ only in the intrinsics, passed in by name (OP(args) macros below):
+ *   i64: two accumulators of min, max and wrapping sum (2 * LANES64 values a step), combined
+ *        lane-wise after the loop and folded with the tail by stats_i64_fold;
+ *   i32: min and max in 32-bit lanes (2 * LANES64 values a step), the sum in two accumulators of
+ *        int64 lanes (each half of the vector sign-extended), combined after the loop.
+ */
+#define STATS_DEFINE_SIMD(ISA, ATTR, VT, LANES64, SET1_64, SET1_32, ZERO, LOAD, STORE, MIN64,     \
+                          MAX64, MIN32, MAX32, ADD64, WIDEN_LO, WIDEN_HI)                          \
+    ATTR static void stats_i64_##ISA(const int64_t *v, size_t n, int64_t *lo, int64_t *hi,         \
+                                     uint64_t *sum)                                                \
+    {                                                                                              \
+        VT l0 = SET1_64(v[0]), l1 = l0, h0 = l0, h1 = l0;                                          \
+        VT s0 = ZERO(), s1 = s0;                                                                   \
+        size_t i = 0;                                                                              \
+        for (; i + 2 * (LANES64) <= n; i += 2 * (LANES64)) {                                       \
+            const VT a = LOAD(v + i), b = LOAD(v + i + (LANES64));                                 \
+            l0 = MIN64(l0, a);                                                                     \
+            l1 = MIN64(l1, b);                                                                     \
+            h0 = MAX64(h0, a);                                                                     \
+            h1 = MAX64(h1, b);                                                                     \
+            s0 = ADD64(s0, a);                                                                     \
+            s1 = ADD64(s1, b);                                                                     \
+        }                                                                                          \
+        int64_t ll[LANES64], hh[LANES64];                                                          \
+        uint64_t ss[LANES64];                                                                      \
+        STORE(ll, MIN64(l0, l1));                                                                  \
+        STORE(hh, MAX64(h0, h1));                                                                  \
+        STORE(ss, ADD64(s0, s1));                                                                  \
+        stats_i64_fold(ll, hh, ss, (LANES64), (LANES64), v, i, n, lo, hi, sum);                               \
+    }                                                                                              \
+                                                                                                   \
+    ATTR static void stats_i32_##ISA(const int32_t *v, size_t n, int32_t *lo, int32_t *hi,         \
+                                     int64_t *sum)                                                 \
+    {                                                                                              \
+        VT l = SET1_32(v[0]), h = l;                                                               \
+        VT s0 = ZERO(), s1 = s0;                                                                   \
+        size_t i = 0;                                                                              \
+        for (; i + 2 * (LANES64) <= n; i += 2 * (LANES64)) {                                       \
+            const VT a = LOAD(v + i);                                                              \
+            l = MIN32(l, a);                                                                       \
+            h = MAX32(h, a);                                                                       \
+            s0 = ADD64(s0, WIDEN_LO(a));                                                           \
+            s1 = ADD64(s1, WIDEN_HI(a));                                                           \
+        }                                                                                          \
+        int32_t ll[2 * (LANES64)], hh[2 * (LANES64)];                                              \
+        int64_t ss[LANES64];                                                                       \
+        STORE(ll, l);                                                                              \
+        STORE(hh, h);                                                                              \
+        STORE(ss, ADD64(s0, s1));                                                                  \
+        stats_i32_fold(ll, hh, ss, 2 * (LANES64), (LANES64), v, i, n, lo, hi, sum);                \
     }
-    *lo = l;
-    *hi = h;
-    *sum = s;
-}
-
-/* The lanes' results folded with the scalar tail v[i:n]. */
-static inline void stats_i64_fold(const int64_t *lanes_lo, const int64_t *lanes_hi,
-                                  const uint64_t *lanes_sum, int lanes, const int64_t *v,
-                                  size_t i, size_t n, int64_t *lo, int64_t *hi, uint64_t *sum)
-{
-    int64_t l = lanes_lo[0], h = lanes_hi[0];
-    uint64_t s = 0;
-    for (int k = 0; k < lanes; k++) {
-        l = lanes_lo[k] < l ? lanes_lo[k] : l;
-        h = lanes_hi[k] > h ? lanes_hi[k] : h;
-        s += lanes_sum[k];
-    }
-    for (; i < n; i++) {
-        l = v[i] < l ? v[i] : l;
-        h = v[i] > h ? v[i] : h;
-        s += (uint64_t)v[i];
-    }
-    *lo = l;
-    *hi = h;
-    *sum = s;
-}
-
-static inline void stats_i32_fold(const int32_t *lanes_lo, const int32_t *lanes_hi,
-                                  const int64_t *lanes_sum, int lanes, int sum_lanes,
-                                  const int32_t *v, size_t i, size_t n, int32_t *lo, int32_t *hi,
-                                  int64_t *sum)
-{
-    int32_t l = lanes_lo[0], h = lanes_hi[0];
-    int64_t s = 0;
-    for (int k = 0; k < lanes; k++) {
-        l = lanes_lo[k] < l ? lanes_lo[k] : l;
-        h = lanes_hi[k] > h ? lanes_hi[k] : h;
-    }
-    for (int k = 0; k < sum_lanes; k++) s += lanes_sum[k];
-    for (; i < n; i++) {
-        l = v[i] < l ? v[i] : l;
-        h = v[i] > h ? v[i] : h;
-        s += v[i];
-    }
-    *lo = l;
-    *hi = h;
-    *sum = s;
-}
 
 #if TSFILE_ISA_AVX2
-/* AVX2 has no 64-bit min / max: compare and blend. */
-TSFILE_TARGET_AVX2 static void stats_i64_avx2(const int64_t *v, size_t n, int64_t *lo,
-                                              int64_t *hi, uint64_t *sum)
-{
-    __m256i l0 = _mm256_set1_epi64x(v[0]), l1 = l0, h0 = l0, h1 = l0;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(v + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(v + i + 4));
-        l0 = _mm256_blendv_epi8(l0, a, _mm256_cmpgt_epi64(l0, a));
-        l1 = _mm256_blendv_epi8(l1, b, _mm256_cmpgt_epi64(l1, b));
-        h0 = _mm256_blendv_epi8(h0, a, _mm256_cmpgt_epi64(a, h0));
-        h1 = _mm256_blendv_epi8(h1, b, _mm256_cmpgt_epi64(b, h1));
-        s0 = _mm256_add_epi64(s0, a);
-        s1 = _mm256_add_epi64(s1, b);
-    }
-    int64_t ll[8], hh[8];
-    uint64_t ss[8];
-    _mm256_storeu_si256((__m256i *)ll, l0);
-    _mm256_storeu_si256((__m256i *)(ll + 4), l1);
-    _mm256_storeu_si256((__m256i *)hh, h0);
-    _mm256_storeu_si256((__m256i *)(hh + 4), h1);
-    _mm256_storeu_si256((__m256i *)ss, s0);
-    _mm256_storeu_si256((__m256i *)(ss + 4), s1);
-    stats_i64_fold(ll, hh, ss, 8, v, i, n, lo, hi, sum);
-}
-
-TSFILE_TARGET_AVX2 static void stats_i32_avx2(const int32_t *v, size_t n, int32_t *lo,
-                                              int32_t *hi, int64_t *sum)
-{
-    __m256i l = _mm256_set1_epi32(v[0]), h = l;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(v + i));
-        l = _mm256_min_epi32(l, a);
-        h = _mm256_max_epi32(h, a);
-        s0 = _mm256_add_epi64(s0, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(a)));
-        s1 = _mm256_add_epi64(s1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(a, 1)));
-    }
-    int32_t ll[8], hh[8];
-    int64_t ss[8];
-    _mm256_storeu_si256((__m256i *)ll, l);
-    _mm256_storeu_si256((__m256i *)hh, h);
-    _mm256_storeu_si256((__m256i *)ss, s0);
-    _mm256_storeu_si256((__m256i *)(ss + 4), s1);
-    stats_i32_fold(ll, hh, ss, 8, 8, v, i, n, lo, hi, sum);
-}
+#define STATS_AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define STATS_AVX2_STORE(p, x) _mm256_storeu_si256((__m256i *)(p), (x))
+#define STATS_AVX2_WIDEN_LO(a) _mm256_cvtepi32_epi64(_mm256_castsi256_si128(a))
+#define STATS_AVX2_WIDEN_HI(a) _mm256_cvtepi32_epi64(_mm256_extracti128_si256((a), 1))
+STATS_DEFINE_SIMD(avx2, TSFILE_TARGET_AVX2, __m256i, 4, _mm256_set1_epi64x, _mm256_set1_epi32,
+                  _mm256_setzero_si256, STATS_AVX2_LOAD, STATS_AVX2_STORE, TSFILE_AVX2_MIN_EPI64,
+                  TSFILE_AVX2_MAX_EPI64, _mm256_min_epi32, _mm256_max_epi32, _mm256_add_epi64,
+                  STATS_AVX2_WIDEN_LO, STATS_AVX2_WIDEN_HI)
 #endif
 
 #if TSFILE_ISA_AVX512
-TSFILE_TARGET_AVX512 static void stats_i64_avx512(const int64_t *v, size_t n, int64_t *lo,
-                                                  int64_t *hi, uint64_t *sum)
-{
-    __m512i l0 = _mm512_set1_epi64(v[0]), l1 = l0, h0 = l0, h1 = l0;
-    __m512i s0 = _mm512_setzero_si512(), s1 = s0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i a = _mm512_loadu_si512((const void *)(v + i));
-        __m512i b = _mm512_loadu_si512((const void *)(v + i + 8));
-        l0 = _mm512_min_epi64(l0, a);
-        l1 = _mm512_min_epi64(l1, b);
-        h0 = _mm512_max_epi64(h0, a);
-        h1 = _mm512_max_epi64(h1, b);
-        s0 = _mm512_add_epi64(s0, a);
-        s1 = _mm512_add_epi64(s1, b);
-    }
-    int64_t ll[8], hh[8];
-    uint64_t ss[8];
-    _mm512_storeu_si512((void *)ll, _mm512_min_epi64(l0, l1));
-    _mm512_storeu_si512((void *)hh, _mm512_max_epi64(h0, h1));
-    _mm512_storeu_si512((void *)ss, _mm512_add_epi64(s0, s1));
-    stats_i64_fold(ll, hh, ss, 8, v, i, n, lo, hi, sum);
-}
-
-TSFILE_TARGET_AVX512 static void stats_i32_avx512(const int32_t *v, size_t n, int32_t *lo,
-                                                  int32_t *hi, int64_t *sum)
-{
-    __m512i l = _mm512_set1_epi32(v[0]), h = l;
-    __m512i s0 = _mm512_setzero_si512(), s1 = s0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i a = _mm512_loadu_si512((const void *)(v + i));
-        l = _mm512_min_epi32(l, a);
-        h = _mm512_max_epi32(h, a);
-        s0 = _mm512_add_epi64(s0, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a)));
-        s1 = _mm512_add_epi64(s1, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a, 1)));
-    }
-    int32_t ll[16], hh[16];
-    int64_t ss[8];
-    _mm512_storeu_si512((void *)ll, l);
-    _mm512_storeu_si512((void *)hh, h);
-    _mm512_storeu_si512((void *)ss, _mm512_add_epi64(s0, s1));
-    stats_i32_fold(ll, hh, ss, 16, 8, v, i, n, lo, hi, sum);
-}
+/* AVX-512 F only (min / max epi64, vpmovsxdq, vextracti64x4): the row needs no BW, VL or VBMI
+ * instruction, but requires TSFILE_NEED_AVX512 like every AVX-512 row (the level's set). */
+#define STATS_AVX512_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define STATS_AVX512_STORE(p, x) _mm512_storeu_si512((void *)(p), (x))
+#define STATS_AVX512_WIDEN_LO(a) _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a))
+#define STATS_AVX512_WIDEN_HI(a) _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64((a), 1))
+STATS_DEFINE_SIMD(avx512, TSFILE_TARGET_AVX512, __m512i, 8, _mm512_set1_epi64, _mm512_set1_epi32,
+                  _mm512_setzero_si512, STATS_AVX512_LOAD, STATS_AVX512_STORE, _mm512_min_epi64,
+                  _mm512_max_epi64, _mm512_min_epi32, _mm512_max_epi32, _mm512_add_epi64,
+                  STATS_AVX512_WIDEN_LO, STATS_AVX512_WIDEN_HI)
 #endif
 
 /* NEON: the scalar row (the compiler vectorises the lanes above); no NEON row yet. */
@@ -222,7 +184,7 @@ typedef struct {
 
 static const stats_impl stats_impls[] = {
 #if TSFILE_ISA_AVX512
-    {{"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI}, stats_i64_avx512, stats_i32_avx512},
+    {{"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512}, stats_i64_avx512, stats_i32_avx512},
 #endif
 #if TSFILE_ISA_AVX2
     {{"avx2", TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX2}, stats_i64_avx2, stats_i32_avx2},

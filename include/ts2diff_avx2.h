@@ -113,10 +113,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i64_avx2(const uint8_t *packed, co
          * kept pre-offset by the multiples of min_delta: half the unpack work and one 8-lane
          * scan instead of two 4-lane ones. */
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m128i cnt = _mm_cvtsi32_si128(32 - w);
         const __m256i mask = ts2diff_avx2_ld(pl->mask[0]);
         const __m256i shl = ts2diff_avx2_ld(pl->shl32[0]);
@@ -143,10 +140,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i64_avx2(const uint8_t *packed, co
         done = ng * 8;
     } else {
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan64[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m128i cnt = _mm_cvtsi32_si128(64 - w);
         const __m256i minv = _mm256_set1_epi64x((long long)min);
         __m256i carry = _mm256_set1_epi64x((long long)first);
@@ -199,10 +193,7 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i32_avx2(const uint8_t *packed, co
         }
     } else {
         const bitpack_msb_plan *pl = &ts2diff_avx2_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const __m256i minv = _mm256_set1_epi32((int)min);
         const __m256i last = _mm256_set1_epi32(7);
         __m256i carry = _mm256_set1_epi32((int)first);
@@ -249,67 +240,26 @@ static TSFILE_TARGET_AVX2 void ts2diff_decode_i32_avx2(const uint8_t *packed, co
 
 /* ---- encoder: a block's min and max delta with AVX2 (the planning pass of encode) -------------- */
 
-static TSFILE_TARGET_AVX2 void ts2diff_stats_i32_avx2(const int32_t *v, size_t m, int *w,
-                                                      uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int32_t dmin = INT32_MAX, dmax = INT32_MIN;
-    if (n >= 8) {
-        __m256i lo = _mm256_set1_epi32(INT32_MAX), hi = _mm256_set1_epi32(INT32_MIN);
-        for (; i + 8 <= n; i += 8) {
-            const __m256i d = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(v + i + 1)),
-                                               _mm256_loadu_si256((const __m256i *)(v + i)));
-            lo = _mm256_min_epi32(lo, d);
-            hi = _mm256_max_epi32(hi, d);
-        }
-        int32_t a[8], b[8];
-        _mm256_storeu_si256((__m256i *)a, lo);
-        _mm256_storeu_si256((__m256i *)b, hi);
-        for (int k = 0; k < 8; k++) {
-            dmin = a[k] < dmin ? a[k] : dmin;
-            dmax = b[k] > dmax ? b[k] : dmax;
-        }
-    }
-    for (; i < n; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint32_t)dmin;
-    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
-}
+/* TS2DIFF_DEFINE_STATS_SIMD's operations on AVX2 (no horizontal min / max: the lanes are stored
+ * and folded in a scalar loop). */
+#define TS2DIFF_AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define TS2DIFF_AVX2_REDUCE(T, LANES, lo, hi, dmin, dmax)                                          \
+    do {                                                                                           \
+        T lanes_lo[LANES], lanes_hi[LANES];                                                        \
+        _mm256_storeu_si256((__m256i *)lanes_lo, lo);                                              \
+        _mm256_storeu_si256((__m256i *)lanes_hi, hi);                                              \
+        for (int k = 0; k < (LANES); k++) {                                                        \
+            dmin = lanes_lo[k] < dmin ? lanes_lo[k] : dmin;                                        \
+            dmax = lanes_hi[k] > dmax ? lanes_hi[k] : dmax;                                        \
+        }                                                                                          \
+    } while (0)
 
-static TSFILE_TARGET_AVX2 void ts2diff_stats_i64_avx2(const int64_t *v, size_t m, int *w,
-                                                      uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int64_t dmin = INT64_MAX, dmax = INT64_MIN;
-    if (n >= 4) { /* no 64-bit min/max in AVX2: compare + blend */
-        __m256i lo = _mm256_set1_epi64x(INT64_MAX), hi = _mm256_set1_epi64x(INT64_MIN);
-        for (; i + 4 <= n; i += 4) {
-            const __m256i d = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(v + i + 1)),
-                                               _mm256_loadu_si256((const __m256i *)(v + i)));
-            lo = _mm256_blendv_epi8(lo, d, _mm256_cmpgt_epi64(lo, d));
-            hi = _mm256_blendv_epi8(hi, d, _mm256_cmpgt_epi64(d, hi));
-        }
-        int64_t a[4], b[4];
-        _mm256_storeu_si256((__m256i *)a, lo);
-        _mm256_storeu_si256((__m256i *)b, hi);
-        for (int k = 0; k < 4; k++) {
-            dmin = a[k] < dmin ? a[k] : dmin;
-            dmax = b[k] > dmax ? b[k] : dmax;
-        }
-    }
-    for (; i < n; i++) {
-        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint64_t)dmin;
-    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
-}
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i32_avx2, static TSFILE_TARGET_AVX2, int32_t, uint32_t,
+                          __m256i, 8, _mm256_set1_epi32, TS2DIFF_AVX2_LOAD, _mm256_sub_epi32,
+                          _mm256_min_epi32, _mm256_max_epi32, TS2DIFF_AVX2_REDUCE)
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i64_avx2, static TSFILE_TARGET_AVX2, int64_t, uint64_t,
+                          __m256i, 4, _mm256_set1_epi64x, TS2DIFF_AVX2_LOAD, _mm256_sub_epi64,
+                          TSFILE_AVX2_MIN_EPI64, TSFILE_AVX2_MAX_EPI64, TS2DIFF_AVX2_REDUCE)
 
 TS2DIFF_DEFINE_PLAN(static TSFILE_TARGET_AVX2, ts2diff_plan_i64_avx2, int64_t, 24,
                     ts2diff_stats_i64_avx2)

@@ -466,57 +466,21 @@ static TSFILE_TARGET_AVX512 void ts2diff_decode_i64_avx512(const uint8_t *packed
 
 /* ---- encoder: a block's min and max delta (the planning pass of encode) ------------------------ */
 
-static TSFILE_TARGET_AVX512 void ts2diff_stats_i32_avx512(const int32_t *v, size_t m, int *w,
-                                                          uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int32_t dmin = INT32_MAX, dmax = INT32_MIN;
-    if (n >= 16) {
-        __m512i lo = _mm512_set1_epi32(INT32_MAX), hi = _mm512_set1_epi32(INT32_MIN);
-        for (; i + 16 <= n; i += 16) {
-            const __m512i d = _mm512_sub_epi32(_mm512_loadu_si512((const void *)(v + i + 1)),
-                                               _mm512_loadu_si512((const void *)(v + i)));
-            lo = _mm512_min_epi32(lo, d);
-            hi = _mm512_max_epi32(hi, d);
-        }
-        dmin = _mm512_reduce_min_epi32(lo);
-        dmax = _mm512_reduce_max_epi32(hi);
-    }
-    for (; i < n; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint32_t)dmin;
-    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
-}
+/* TS2DIFF_DEFINE_STATS_SIMD's operations on AVX-512 (horizontal min / max per lane type). */
+#define TS2DIFF_AVX512_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define TS2DIFF_AVX512_REDUCE_EPI32(T, LANES, lo, hi, dmin, dmax)                                  \
+    (dmin = _mm512_reduce_min_epi32(lo), dmax = _mm512_reduce_max_epi32(hi))
+#define TS2DIFF_AVX512_REDUCE_EPI64(T, LANES, lo, hi, dmin, dmax)                                  \
+    (dmin = _mm512_reduce_min_epi64(lo), dmax = _mm512_reduce_max_epi64(hi))
 
-static TSFILE_TARGET_AVX512 void ts2diff_stats_i64_avx512(const int64_t *v, size_t m, int *w,
-                                                          uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int64_t dmin = INT64_MAX, dmax = INT64_MIN;
-    if (n >= 8) {
-        __m512i lo = _mm512_set1_epi64(INT64_MAX), hi = _mm512_set1_epi64(INT64_MIN);
-        for (; i + 8 <= n; i += 8) {
-            const __m512i d = _mm512_sub_epi64(_mm512_loadu_si512((const void *)(v + i + 1)),
-                                               _mm512_loadu_si512((const void *)(v + i)));
-            lo = _mm512_min_epi64(lo, d);
-            hi = _mm512_max_epi64(hi, d);
-        }
-        dmin = _mm512_reduce_min_epi64(lo);
-        dmax = _mm512_reduce_max_epi64(hi);
-    }
-    for (; i < n; i++) {
-        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint64_t)dmin;
-    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
-}
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i32_avx512, static TSFILE_TARGET_AVX512, int32_t,
+                          uint32_t, __m512i, 16, _mm512_set1_epi32, TS2DIFF_AVX512_LOAD,
+                          _mm512_sub_epi32, _mm512_min_epi32, _mm512_max_epi32,
+                          TS2DIFF_AVX512_REDUCE_EPI32)
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i64_avx512, static TSFILE_TARGET_AVX512, int64_t,
+                          uint64_t, __m512i, 8, _mm512_set1_epi64, TS2DIFF_AVX512_LOAD,
+                          _mm512_sub_epi64, _mm512_min_epi64, _mm512_max_epi64,
+                          TS2DIFF_AVX512_REDUCE_EPI64)
 
 TS2DIFF_DEFINE_PLAN(static TSFILE_TARGET_AVX512, ts2diff_plan_i64_avx512, int64_t, 24,
                     ts2diff_stats_i64_avx512)

@@ -270,6 +270,23 @@ static int64_t ts2diff_window(const uint8_t *buf, size_t nbytes, tsfile_prefix *
 }
 
 /*
+ * The scratch block ts2diff_decode_rows_* needs (the first block of a range decoded whole, its
+ * rows before r0 dropped), for callers without one of their own: one per thread, since pages are
+ * decoded on several threads, made on the thread's first call and reused after (instead of a
+ * 32 KiB allocation per page).
+ */
+typedef union {
+    int64_t i64[TS2DIFF_MAX_BLOCK_DELTAS + 1];
+    int32_t i32[TS2DIFF_MAX_BLOCK_DELTAS + 1];
+} ts2diff_rows_scratch_t;
+
+static inline ts2diff_rows_scratch_t *ts2diff_rows_scratch(void)
+{
+    static _Thread_local ts2diff_rows_scratch_t scratch;
+    return &scratch;
+}
+
+/*
  * Rows r0 .. r1-1 of a TS_2DIFF value page (int64 or int32 blocks) into out: the blocks before
  * r0 are passed by their headers (never unpacked), decoding stops after r1 (`more`: the page
  * when it is decompressed as it is read, see ts2diff_window). scratch holds

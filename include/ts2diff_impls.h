@@ -30,18 +30,9 @@ typedef struct {
 
 static void ts2diff_scalar_init(void) {}
 
-/* The scalar planners are `static inline`; take their addresses through plain functions. */
-static size_t ts2diff_plan_i64_scalar(const int64_t *v, size_t len, size_t bs, uint64_t cm,
-                                      ts2diff_blockinfo *info)
-{
-    return ts2diff_plan_i64(v, len, bs, cm, info);
-}
-
-static size_t ts2diff_plan_i32_scalar(const int32_t *v, size_t len, size_t bs, uint64_t cm,
-                                      ts2diff_blockinfo *info)
-{
-    return ts2diff_plan_i32(v, len, bs, cm, info);
-}
+/* The scalar row's planners: the scalar planning pass, as functions whose address the row takes. */
+TS2DIFF_DEFINE_PLAN(static, ts2diff_plan_i64_scalar, int64_t, 24, ts2diff_stats_i64)
+TS2DIFF_DEFINE_PLAN(static, ts2diff_plan_i32_scalar, int32_t, 16, ts2diff_stats_i32)
 
 static const ts2diff_impl ts2diff_impls[] = {
 #if TSFILE_ISA_AVX512

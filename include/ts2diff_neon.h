@@ -87,10 +87,7 @@ static void ts2diff_decode_i64_neon(const uint8_t *packed, const uint8_t *end, i
          * lanes (8 deltas of <= 28 bits cannot overflow), widen, and add carries kept
          * pre-offset by the multiples of min_delta; the carry chain is one add per vector. */
         const bitpack_msb_plan *pl = &ts2diff_neon_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const int32x4_t rsh = vdupq_n_s32(w - 32);
         const uint8x16_t m0 = vld1q_u8(pl->mask[0]), m1 = vld1q_u8(pl->mask[1]);
         const int32x4_t s0 = vreinterpretq_s32_u32(vld1q_u32(pl->shl32[0]));
@@ -121,10 +118,7 @@ static void ts2diff_decode_i64_neon(const uint8_t *packed, const uint8_t *end, i
         done = ng * 8;
     } else {
         const bitpack_msb_plan *pl = &ts2diff_neon_plan64[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const int64x2_t rsh = vdupq_n_s64(w - 64);
         const uint64x2_t minv = vdupq_n_u64(min);
         uint64x2_t carry = vdupq_n_u64(first);
@@ -158,10 +152,7 @@ static void ts2diff_decode_i32_neon(const uint8_t *packed, const uint8_t *end, i
         }
     } else {
         const bitpack_msb_plan *pl = &ts2diff_neon_plan32[w];
-        const size_t avail = (size_t)(end - packed);
-        size_t ng = nd / 8;
-        const size_t gmax = avail >= (size_t)pl->reach ? (avail - (size_t)pl->reach) / (size_t)w + 1 : 0;
-        if (ng > gmax) ng = gmax;
+        const size_t ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)pl->reach);
         const uint32x4_t minv = vdupq_n_u32(min);
         uint32x4_t carry = vdupq_n_u32(first);
         if (pl->kind == BITPACK_MSB_LANES32) {
@@ -206,57 +197,26 @@ static void ts2diff_decode_i32_neon(const uint8_t *packed, const uint8_t *end, i
 
 /* ---- encoder: a block's min and max delta with NEON (the planning pass of encode) -------------- */
 
-static void ts2diff_stats_i32_neon(const int32_t *v, size_t m, int *w, uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int32_t dmin = INT32_MAX, dmax = INT32_MIN;
-    if (n >= 4) {
-        int32x4_t lo = vdupq_n_s32(INT32_MAX), hi = vdupq_n_s32(INT32_MIN);
-        for (; i + 4 <= n; i += 4) {
-            const int32x4_t d = vreinterpretq_s32_u32(
-                vsubq_u32(vld1q_u32((const uint32_t *)(v + i + 1)), vld1q_u32((const uint32_t *)(v + i))));
-            lo = vminq_s32(lo, d);
-            hi = vmaxq_s32(hi, d);
-        }
-        dmin = vminvq_s32(lo);
-        dmax = vmaxvq_s32(hi);
-    }
-    for (; i < n; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint32_t)dmin;
-    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
-}
+/* TS2DIFF_DEFINE_STATS_SIMD's operations on NEON (no 64-bit min / max: compare and select;
+ * horizontal min / max for 32-bit lanes only, the two 64-bit lanes are compared directly). */
+#define TS2DIFF_NEON_MIN_S64(a, b) vbslq_s64(vcgtq_s64((a), (b)), (b), (a))
+#define TS2DIFF_NEON_MAX_S64(a, b) vbslq_s64(vcgtq_s64((b), (a)), (b), (a))
+#define TS2DIFF_NEON_REDUCE_S32(T, LANES, lo, hi, dmin, dmax)                                      \
+    (dmin = vminvq_s32(lo), dmax = vmaxvq_s32(hi))
+#define TS2DIFF_NEON_REDUCE_S64(T, LANES, lo, hi, dmin, dmax)                                      \
+    do {                                                                                           \
+        const int64_t lo0 = vgetq_lane_s64(lo, 0), lo1 = vgetq_lane_s64(lo, 1);                    \
+        const int64_t hi0 = vgetq_lane_s64(hi, 0), hi1 = vgetq_lane_s64(hi, 1);                    \
+        dmin = lo0 < lo1 ? lo0 : lo1;                                                              \
+        dmax = hi0 > hi1 ? hi0 : hi1;                                                              \
+    } while (0)
 
-static void ts2diff_stats_i64_neon(const int64_t *v, size_t m, int *w, uint64_t *min)
-{
-    const size_t n = m - 1;
-    size_t i = 0;
-    int64_t dmin = INT64_MAX, dmax = INT64_MIN;
-    if (n >= 2) {
-        int64x2_t lo = vdupq_n_s64(INT64_MAX), hi = vdupq_n_s64(INT64_MIN);
-        for (; i + 2 <= n; i += 2) {
-            const int64x2_t d = vreinterpretq_s64_u64(
-                vsubq_u64(vld1q_u64((const uint64_t *)(v + i + 1)), vld1q_u64((const uint64_t *)(v + i))));
-            lo = vbslq_s64(vcgtq_s64(lo, d), d, lo);
-            hi = vbslq_s64(vcgtq_s64(d, hi), d, hi);
-        }
-        const int64_t a0 = vgetq_lane_s64(lo, 0), a1 = vgetq_lane_s64(lo, 1);
-        const int64_t b0 = vgetq_lane_s64(hi, 0), b1 = vgetq_lane_s64(hi, 1);
-        dmin = a0 < a1 ? a0 : a1;
-        dmax = b0 > b1 ? b0 : b1;
-    }
-    for (; i < n; i++) {
-        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint64_t)dmin;
-    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
-}
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i32_neon, static, int32_t, uint32_t, int32x4_t, 4,
+                          vdupq_n_s32, vld1q_s32, vsubq_s32, vminq_s32, vmaxq_s32,
+                          TS2DIFF_NEON_REDUCE_S32)
+TS2DIFF_DEFINE_STATS_SIMD(ts2diff_stats_i64_neon, static, int64_t, uint64_t, int64x2_t, 2,
+                          vdupq_n_s64, vld1q_s64, vsubq_s64, TS2DIFF_NEON_MIN_S64,
+                          TS2DIFF_NEON_MAX_S64, TS2DIFF_NEON_REDUCE_S64)
 
 TS2DIFF_DEFINE_PLAN(static, ts2diff_plan_i64_neon, int64_t, 24, ts2diff_stats_i64_neon)
 TS2DIFF_DEFINE_PLAN(static, ts2diff_plan_i32_neon, int32_t, 16, ts2diff_stats_i32_neon)

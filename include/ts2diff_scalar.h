@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bit_length.h"
 #include "tsfile_isa.h"
 
 /* Largest delta count accepted in one block. Writers use 128; other block sizes must decode, but a
@@ -346,55 +347,49 @@ typedef void (*ts2diff_block_fn_i32)(const uint8_t *packed, const uint8_t *end, 
     TS2DIFF_GROUPS(G, 57) TS2DIFF_GROUPS(G, 58) TS2DIFF_GROUPS(G, 59) TS2DIFF_GROUPS(G, 60)        \
     TS2DIFF_GROUPS(G, 61) TS2DIFF_GROUPS(G, 62) TS2DIFF_GROUPS(G, 63) TS2DIFF_GROUPS(G, 64)
 
-/* Whole groups of 8 deltas (of nd) whose loads stay inside `end`: group g reads bytes
- * g*w .. g*w + w + 8 (a ninth byte after the last delta's first byte at most). */
-TSFILE_INLINE size_t ts2diff_scalar_groups(const uint8_t *packed, const uint8_t *end, int w,
-                                           size_t nd)
+/* Whole groups of 8 deltas (of nd; a group is w bytes) whose loads, reaching `reach` bytes from a
+ * group's first byte, stay inside `end`: every block kernel's count of groups it may unpack
+ * before its tail goes through ts2diff_run_*. */
+TSFILE_INLINE size_t ts2diff_whole_groups(const uint8_t *packed, const uint8_t *end, size_t nd,
+                                          int w, size_t reach)
 {
-    const size_t avail = (size_t)(end - packed), reach = (size_t)w + 9;
-    size_t ng = nd / 8;
+    const size_t avail = (size_t)(end - packed), ng = nd / 8;
     const size_t gmax = avail >= reach ? (avail - reach) / (size_t)w + 1 : 0;
     return ng < gmax ? ng : gmax;
 }
 
-static void ts2diff_decode_i64_scalar(const uint8_t *packed, const uint8_t *end, int w,
-                                      uint64_t min, uint64_t first, int64_t *out, size_t nd)
-{
-    typedef int64_t T_;
-    out[0] = (int64_t)first;
-    uint64_t acc = first;
-    size_t ng = 0;
-    if (w > 0) {
-        ng = ts2diff_scalar_groups(packed, end, w, nd);
-        switch (w) {
-            TS2DIFF_CASES_1_32(TS2DIFF_G64)
-            TS2DIFF_CASES_33_64(TS2DIFF_G64)
-        default:
-            ng = 0;
-        }
-        if (ng) acc = (uint64_t)out[8 * ng];
+/*
+ * Generates ts2diff_decode_SUF_scalar, the scalar block kernel of one value type (T, its unsigned
+ * twin UT): whole groups through the width-specialised cases CASES(G) (G unpacks one delta in
+ * that type), then the rest through RUN (ts2diff_run_u64 / _u32). A macro because the int32 and
+ * int64 kernels differ only in these names (int32 has widths 1..32, int64 1..64).
+ */
+#define TS2DIFF_DEFINE_DECODE_SCALAR(SUF, T, UT, G, CASES, RUN)                                    \
+    static void ts2diff_decode_##SUF##_scalar(const uint8_t *packed, const uint8_t *end, int w,    \
+                                              UT min, UT first, T *out, size_t nd)                 \
+    {                                                                                              \
+        typedef T T_; /* the output type of TS2DIFF_GROUPS */                                      \
+        out[0] = (T)first;                                                                         \
+        UT acc = first;                                                                            \
+        size_t ng = 0;                                                                             \
+        if (w > 0) {                                                                               \
+            /* group g reads bytes g*w .. g*w + w + 8 (a ninth byte at most) */                   \
+            ng = ts2diff_whole_groups(packed, end, nd, w, (size_t)w + 9);                          \
+            switch (w) {                                                                           \
+                CASES(G)                                                                           \
+            default:                                                                               \
+                ng = 0;                                                                            \
+            }                                                                                      \
+            if (ng) acc = (UT)out[8 * ng];                                                         \
+        }                                                                                          \
+        RUN(packed, end, w, min, acc, out, 8 * ng, nd);                                            \
     }
-    ts2diff_run_u64(packed, end, w, min, acc, out, 8 * ng, nd);
-}
 
-static void ts2diff_decode_i32_scalar(const uint8_t *packed, const uint8_t *end, int w,
-                                      uint32_t min, uint32_t first, int32_t *out, size_t nd)
-{
-    typedef int32_t T_;
-    out[0] = (int32_t)first;
-    uint32_t acc = first;
-    size_t ng = 0;
-    if (w > 0) {
-        ng = ts2diff_scalar_groups(packed, end, w, nd);
-        switch (w) {
-            TS2DIFF_CASES_1_32(TS2DIFF_G32)
-        default:
-            ng = 0;
-        }
-        if (ng) acc = (uint32_t)out[8 * ng];
-    }
-    ts2diff_run_u32(packed, end, w, min, acc, out, 8 * ng, nd);
-}
+#define TS2DIFF_CASES_1_64(G) TS2DIFF_CASES_1_32(G) TS2DIFF_CASES_33_64(G)
+TS2DIFF_DEFINE_DECODE_SCALAR(i64, int64_t, uint64_t, TS2DIFF_G64, TS2DIFF_CASES_1_64,
+                             ts2diff_run_u64)
+TS2DIFF_DEFINE_DECODE_SCALAR(i32, int32_t, uint32_t, TS2DIFF_G32, TS2DIFF_CASES_1_32,
+                             ts2diff_run_u32)
 
 /*
  * Decode exactly `count` values from consecutive blocks with the given block kernel. Returns the
@@ -509,21 +504,19 @@ TSFILE_INLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t *v)
     return 1;
 }
 
-static TS2DIFF_NOINLINE int ts2diff_stream_next_i64(ts2diff_stream *d, int64_t *v)
-{
-    uint64_t u = 0;
-    int rc = ts2diff_stream_next_u64(d, &u);
-    *v = (int64_t)u;
-    return rc;
-}
+/* Generates ts2diff_stream_next_SUF: the next value as T (int32 wraps at 32 bits: only the low
+ * half of the sums matters). A macro because the two types differ only in the cast. */
+#define TS2DIFF_DEFINE_STREAM_NEXT(SUF, T, UT)                                                     \
+    static TS2DIFF_NOINLINE int ts2diff_stream_next_##SUF(ts2diff_stream *d, T *v)                 \
+    {                                                                                              \
+        uint64_t u = 0;                                                                            \
+        int rc = ts2diff_stream_next_u64(d, &u);                                                   \
+        *v = (T)(UT)u;                                                                             \
+        return rc;                                                                                 \
+    }
 
-static TS2DIFF_NOINLINE int ts2diff_stream_next_i32(ts2diff_stream *d, int32_t *v)
-{
-    uint64_t u = 0;
-    int rc = ts2diff_stream_next_u64(d, &u);
-    *v = (int32_t)(uint32_t)u; /* 32-bit wrapping: only the low half of the sums matters */
-    return rc;
-}
+TS2DIFF_DEFINE_STREAM_NEXT(i64, int64_t, uint64_t)
+TS2DIFF_DEFINE_STREAM_NEXT(i32, int32_t, uint32_t)
 
 /* ---- encoder ------------------------------------------------------------------------------------ */
 
@@ -562,17 +555,6 @@ TSFILE_INLINE void ts2diff_bitw_finish(ts2diff_bitw *bw)
     }
 }
 
-TSFILE_INLINE int ts2diff_bits_u64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return x ? 64 - __builtin_clzll(x) : 0;
-#else
-    int b = 0;
-    while (x) { b++; x >>= 1; }
-    return b;
-#endif
-}
-
 /* What the encoder decided for one block: its delta count, width and min_delta. */
 typedef struct {
     uint64_t min_delta;
@@ -580,30 +562,56 @@ typedef struct {
     int32_t width;
 } ts2diff_blockinfo;
 
-/* Width and min_delta of a block of m >= 2 values (signed minimum, as the format notes say). */
-TSFILE_INLINE void ts2diff_stats_i64(const int64_t *v, size_t m, int *w, uint64_t *min)
-{
-    int64_t dmin = (int64_t)((uint64_t)v[1] - (uint64_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i + 1 < m; i++) {
-        const int64_t d = (int64_t)((uint64_t)v[i + 1] - (uint64_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
-    }
-    *min = (uint64_t)dmin;
-    *w = ts2diff_bits_u64((uint64_t)dmax - (uint64_t)dmin);
-}
+/*
+ * The block statistics of the encoder's planning pass: the width and min_delta of a block of
+ * m >= 2 values (signed minimum, as the format notes say). Generated per value type (T, its
+ * unsigned twin UT) and ISA from two macros, because every ISA runs the same pass and only the
+ * vector intrinsics differ:
+ *   TS2DIFF_DEFINE_STATS_SCALAR: ts2diff_stats_SUF, one scalar loop over the deltas;
+ *   TS2DIFF_DEFINE_STATS_SIMD:   NAME (ts2diff_stats_SUF_ISA), the deltas' min and max in LANES
+ *                                vector lanes (VT; SET1, LOAD, SUB, MIN, MAX its operations),
+ *                                folded by REDUCE(T, LANES, lo, hi, dmin, dmax), then the tail.
+ * Deltas wrap in the type (unsigned subtraction), and the width is that of dmax - dmin.
+ */
+#define TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min)                                     \
+    for (; i < n; i++) {                                                                           \
+        const T d = (T)((UT)v[i + 1] - (UT)v[i]);                                                  \
+        dmin = d < dmin ? d : dmin;                                                                \
+        dmax = d > dmax ? d : dmax;                                                                \
+    }                                                                                              \
+    *min = (UT)dmin;                                                                               \
+    *w = tsfile_bit_length64((UT)((UT)dmax - (UT)dmin))
 
-TSFILE_INLINE void ts2diff_stats_i32(const int32_t *v, size_t m, int *w, uint64_t *min)
-{
-    int32_t dmin = (int32_t)((uint32_t)v[1] - (uint32_t)v[0]), dmax = dmin;
-    for (size_t i = 1; i + 1 < m; i++) {
-        const int32_t d = (int32_t)((uint32_t)v[i + 1] - (uint32_t)v[i]);
-        dmin = d < dmin ? d : dmin;
-        dmax = d > dmax ? d : dmax;
+#define TS2DIFF_DEFINE_STATS_SCALAR(SUF, T, UT)                                                    \
+    TSFILE_INLINE void ts2diff_stats_##SUF(const T *v, size_t m, int *w, uint64_t *min)            \
+    {                                                                                              \
+        const size_t n = m - 1;                                                                    \
+        size_t i = 1;                                                                              \
+        T dmin = (T)((UT)v[1] - (UT)v[0]), dmax = dmin;                                            \
+        TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min);                                    \
     }
-    *min = (uint32_t)dmin;
-    *w = ts2diff_bits_u64((uint32_t)((uint32_t)dmax - (uint32_t)dmin));
-}
+
+#define TS2DIFF_DEFINE_STATS_SIMD(NAME, ATTR, T, UT, VT, LANES, SET1, LOAD, SUB, MIN, MAX, REDUCE) \
+    ATTR void NAME(const T *v, size_t m, int *w, uint64_t *min)                                    \
+    {                                                                                              \
+        const size_t n = m - 1;                                                                    \
+        size_t i = 0;                                                                              \
+        const T type_max = (T)((UT)-1 >> 1);                                                       \
+        T dmin = type_max, dmax = (T)~type_max;                                                    \
+        if (n >= (LANES)) {                                                                        \
+            VT lo = SET1(dmin), hi = SET1(dmax);                                                   \
+            for (; i + (LANES) <= n; i += (LANES)) {                                               \
+                const VT d = SUB(LOAD(v + i + 1), LOAD(v + i));                                    \
+                lo = MIN(lo, d);                                                                   \
+                hi = MAX(hi, d);                                                                   \
+            }                                                                                      \
+            REDUCE(T, LANES, lo, hi, dmin, dmax);                                                  \
+        }                                                                                          \
+        TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min);                                    \
+    }
+
+TS2DIFF_DEFINE_STATS_SCALAR(i64, int64_t, uint64_t)
+TS2DIFF_DEFINE_STATS_SCALAR(i32, int32_t, uint32_t)
 
 /*
  * Width-specialised packing of 8 deltas (w bytes): with w a compile-time constant (the switch
@@ -638,80 +646,65 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
     X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47)      \
     X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61) X(62)      \
     X(63) X(64)
-/* one case: whole groups of 8 deltas starting at delta i, advancing o (deltas via RDELTA) */
+/* The delta k of a block, less min_delta, wrapped in the value type (ut_, its unsigned twin, is
+ * a typedef of the function using it). */
+#define TS2DIFF_RDELTA(k) ((uint64_t)(ut_)((ut_)v[(k) + 1] - (ut_)v[k] - umin))
+/* one case: whole groups of 8 deltas starting at delta i, advancing o */
 #define TS2DIFF_PACK_CASE(W)                                                                       \
     case W:                                                                                        \
         for (; i + 8 <= n; i += 8, o += W) {                                                       \
             uint64_t r_[8];                                                                        \
-            for (unsigned j_ = 0; j_ < 8; j_++) r_[j_] = RDELTA(i + j_);                           \
+            for (unsigned j_ = 0; j_ < 8; j_++) r_[j_] = TS2DIFF_RDELTA(i + j_);                   \
             ts2diff_pack8(o, r_, W);                                                               \
         }                                                                                          \
         break;
 
-/* Header + packed deltas of one block of m = b->n + 1 values; returns the end of the bytes. */
-TSFILE_INLINE uint8_t *ts2diff_write_block_i64(const int64_t *v, const ts2diff_blockinfo *b,
-                                               uint8_t *o)
-{
-    const size_t n = (size_t)b->n;
-    const int w = b->width;
-    const uint64_t umin = b->min_delta;
-    ts2diff_store_be32(o, (uint32_t)n);
-    ts2diff_store_be32(o + 4, (uint32_t)w);
-    ts2diff_store_be64(o + 8, umin);
-    ts2diff_store_be64(o + 16, (uint64_t)v[0]);
-    o += 24;
-    if (n == 0 || w == 0) return o;
-    size_t i = 0; /* whole groups first (each ends on a byte boundary), the rest bit by bit */
-#define RDELTA(k) ((uint64_t)v[(k) + 1] - (uint64_t)v[k] - umin)
-    switch (w) {
-        TS2DIFF_W_1_32(TS2DIFF_PACK_CASE)
-        TS2DIFF_W_33_64(TS2DIFF_PACK_CASE)
-    default:
-        break;
+/*
+ * Generates ts2diff_write_block_SUF: the header and packed deltas of one block of m = b->n + 1
+ * values; returns the end of the bytes. T / UT the value type and its unsigned twin, BITS their
+ * width (the header's min_delta and first value are BITS-bit words), CASES the width cases of the
+ * whole-group packer (TS2DIFF_W_1_32, or TS2DIFF_W_1_64 for int64). The rest after the whole
+ * groups goes bit by bit, 32 bits a put (an int64 delta of more than 32 bits in two). A macro
+ * because the two types differ only in these names.
+ */
+#define TS2DIFF_W_1_64(X) TS2DIFF_W_1_32(X) TS2DIFF_W_33_64(X)
+#define TS2DIFF_DEFINE_WRITE_BLOCK(SUF, T, UT, BITS, CASES)                                        \
+    TSFILE_INLINE uint8_t *ts2diff_write_block_##SUF(const T *v, const ts2diff_blockinfo *b,       \
+                                                     uint8_t *o)                                   \
+    {                                                                                              \
+        const size_t n = (size_t)b->n;                                                             \
+        const int w = b->width;                                                                    \
+        typedef UT ut_; /* the type deltas wrap in (TS2DIFF_RDELTA) */                             \
+        const UT umin = (UT)b->min_delta;                                                          \
+        ts2diff_store_be32(o, (uint32_t)n);                                                        \
+        ts2diff_store_be32(o + 4, (uint32_t)w);                                                    \
+        ts2diff_store_be##BITS(o + 8, umin);                                                       \
+        ts2diff_store_be##BITS(o + 8 + (BITS) / 8, (UT)v[0]);                                      \
+        o += 8 + 2 * ((BITS) / 8);                                                                 \
+        if (n == 0 || w == 0) return o;                                                            \
+        size_t i = 0; /* whole groups first (each ends on a byte boundary), the rest bit by bit */ \
+        switch (w) {                                                                               \
+            CASES(TS2DIFF_PACK_CASE)                                                               \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        ts2diff_bitw bw = {o, 0, 0};                                                               \
+        if (w <= 32) {                                                                             \
+            for (; i < n; i++) ts2diff_bitw_put(&bw, TS2DIFF_RDELTA(i), (unsigned)w);              \
+        } else {                                                                                   \
+            const unsigned hi = (unsigned)w - 32;                                                  \
+            for (; i < n; i++) {                                                                   \
+                const uint64_t r = TS2DIFF_RDELTA(i);                                              \
+                ts2diff_bitw_put(&bw, r >> 32, hi);                                                \
+                ts2diff_bitw_put(&bw, r & 0xFFFFFFFFu, 32);                                        \
+            }                                                                                      \
+        }                                                                                          \
+        ts2diff_bitw_finish(&bw);                                                                  \
+        return bw.o;                                                                               \
     }
-#undef RDELTA
-    ts2diff_bitw bw = {o, 0, 0};
-    if (w <= 32) {
-        for (; i < n; i++)
-            ts2diff_bitw_put(&bw, (uint64_t)v[i + 1] - (uint64_t)v[i] - umin, (unsigned)w);
-    } else {
-        const unsigned hi = (unsigned)w - 32;
-        for (; i < n; i++) {
-            const uint64_t r = (uint64_t)v[i + 1] - (uint64_t)v[i] - umin;
-            ts2diff_bitw_put(&bw, r >> 32, hi);
-            ts2diff_bitw_put(&bw, r & 0xFFFFFFFFu, 32);
-        }
-    }
-    ts2diff_bitw_finish(&bw);
-    return bw.o;
-}
 
-TSFILE_INLINE uint8_t *ts2diff_write_block_i32(const int32_t *v, const ts2diff_blockinfo *b,
-                                               uint8_t *o)
-{
-    const size_t n = (size_t)b->n;
-    const int w = b->width;
-    const uint32_t umin = (uint32_t)b->min_delta;
-    ts2diff_store_be32(o, (uint32_t)n);
-    ts2diff_store_be32(o + 4, (uint32_t)w);
-    ts2diff_store_be32(o + 8, umin);
-    ts2diff_store_be32(o + 12, (uint32_t)v[0]);
-    o += 16;
-    if (n == 0 || w == 0) return o;
-    size_t i = 0;
-#define RDELTA(k) ((uint64_t)(uint32_t)((uint32_t)v[(k) + 1] - (uint32_t)v[k] - umin))
-    switch (w) {
-        TS2DIFF_W_1_32(TS2DIFF_PACK_CASE)
-    default:
-        break;
-    }
-#undef RDELTA
-    ts2diff_bitw bw = {o, 0, 0};
-    for (; i < n; i++)
-        ts2diff_bitw_put(&bw, (uint32_t)((uint32_t)v[i + 1] - (uint32_t)v[i] - umin), (unsigned)w);
-    ts2diff_bitw_finish(&bw);
-    return bw.o;
-}
+TS2DIFF_DEFINE_WRITE_BLOCK(i64, int64_t, uint64_t, 64, TS2DIFF_W_1_64)
+TS2DIFF_DEFINE_WRITE_BLOCK(i32, int32_t, uint32_t, 32, TS2DIFF_W_1_32)
 
 /*
  * Decide one block of m >= 1 values. `carried_min` is the min_delta of the last block that had
@@ -738,20 +731,17 @@ TSFILE_INLINE uint8_t *ts2diff_write_block_i32(const int32_t *v, const ts2diff_b
 TS2DIFF_DEFINE_BLOCKINFO(i64, int64_t)
 TS2DIFF_DEFINE_BLOCKINFO(i32, int32_t)
 
-/* One block (streaming encoder): decide and write. */
-static inline uint8_t *ts2diff_encode_block_i64(const int64_t *v, size_t m, uint8_t *o,
-                                                uint64_t *carried_min)
-{
-    const ts2diff_blockinfo b = ts2diff_blockinfo_i64(v, m, carried_min);
-    return ts2diff_write_block_i64(v, &b, o);
-}
-
-static inline uint8_t *ts2diff_encode_block_i32(const int32_t *v, size_t m, uint8_t *o,
-                                                uint64_t *carried_min)
-{
-    const ts2diff_blockinfo b = ts2diff_blockinfo_i32(v, m, carried_min);
-    return ts2diff_write_block_i32(v, &b, o);
-}
+/* Generates ts2diff_encode_block_SUF, one block (streaming encoder): decide and write. A macro
+ * because the two types differ only in T. */
+#define TS2DIFF_DEFINE_ENCODE_BLOCK(SUF, T)                                                        \
+    static inline uint8_t *ts2diff_encode_block_##SUF(const T *v, size_t m, uint8_t *o,           \
+                                                      uint64_t *carried_min)                      \
+    {                                                                                              \
+        const ts2diff_blockinfo b = ts2diff_blockinfo_##SUF(v, m, carried_min);                    \
+        return ts2diff_write_block_##SUF(v, &b, o);                                                \
+    }
+TS2DIFF_DEFINE_ENCODE_BLOCK(i64, int64_t)
+TS2DIFF_DEFINE_ENCODE_BLOCK(i32, int32_t)
 
 /* Number of blocks of `len` values with block size `bs`. */
 static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + bs) / (bs + 1); }
@@ -799,27 +789,20 @@ TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i32, int32_t, 16, ts2diff_stats_
 TS2DIFF_DEFINE_WRITE(i64, int64_t)
 TS2DIFF_DEFINE_WRITE(i32, int32_t)
 
-/* Single-pass convenience (tests, C callers): `out` holds ts2diff_encode_bound() bytes. */
-static inline size_t ts2diff_encode_i64(const int64_t *v, size_t len, size_t bs, uint8_t *out)
-{
-    uint8_t *o = out;
-    uint64_t carried_min = 0; /* a page that starts a chunk */
-    for (size_t s = 0; s < len; s += bs + 1) {
-        const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i64(v + s, m, o, &carried_min);
+/* Generates ts2diff_encode_SUF, the single-pass convenience (tests, C callers): `out` holds
+ * ts2diff_encode_bound() bytes. A macro because the two types differ only in T. */
+#define TS2DIFF_DEFINE_ENCODE(SUF, T)                                                              \
+    static inline size_t ts2diff_encode_##SUF(const T *v, size_t len, size_t bs, uint8_t *out)     \
+    {                                                                                              \
+        uint8_t *o = out;                                                                          \
+        uint64_t carried_min = 0; /* a page that starts a chunk */                                 \
+        for (size_t s = 0; s < len; s += bs + 1) {                                                 \
+            const size_t m = len - s < bs + 1 ? len - s : bs + 1;                                  \
+            o = ts2diff_encode_block_##SUF(v + s, m, o, &carried_min);                             \
+        }                                                                                          \
+        return (size_t)(o - out);                                                                  \
     }
-    return (size_t)(o - out);
-}
-
-static inline size_t ts2diff_encode_i32(const int32_t *v, size_t len, size_t bs, uint8_t *out)
-{
-    uint8_t *o = out;
-    uint64_t carried_min = 0; /* a page that starts a chunk */
-    for (size_t s = 0; s < len; s += bs + 1) {
-        const size_t m = len - s < bs + 1 ? len - s : bs + 1;
-        o = ts2diff_encode_block_i32(v + s, m, o, &carried_min);
-    }
-    return (size_t)(o - out);
-}
+TS2DIFF_DEFINE_ENCODE(i64, int64_t)
+TS2DIFF_DEFINE_ENCODE(i32, int32_t)
 
 #endif /* TS2DIFF_SCALAR_H */

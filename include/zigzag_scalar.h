@@ -172,30 +172,27 @@ TSFILE_INLINE size_t zigzag_encode_bound(size_t count, int is64)
     return 10 + count * (is64 ? 10 : 5);
 }
 
-static inline size_t zigzag_encode_i32_scalar(const int32_t *v, size_t count, uint8_t *dst)
-{
-    uint8_t *body = dst + 10;
-    size_t k = 0;
-    for (size_t i = 0; i < count; i++) k += tsc_write_uvarint32(body + k, tsc_zigzag_enc32(v[i]));
-    uint8_t head[10];
-    size_t hl = tsc_write_uvarint32(head, (uint32_t)k);
-    hl += tsc_write_uvarint32(head + hl, (uint32_t)count);
-    memmove(dst + hl, body, k);
-    memcpy(dst, head, hl);
-    return hl + k;
-}
+/*
+ * Generates zigzag_encode_SUF_scalar(v, count, dst): one block of count values (the body is
+ * written at dst + 10, past the longest header, then moved down behind the real header). A macro
+ * because the int32 and int64 encoders differ only in the zigzag and varint helpers (32 or 64
+ * bits); the header's two varints are 32-bit for both.
+ */
+#define ZIGZAG_DEFINE_ENCODE(NAME, T, WRITE_UVARINT, ZIGZAG_ENC)                                   \
+    static inline size_t NAME(const T *v, size_t count, uint8_t *dst)                              \
+    {                                                                                              \
+        uint8_t *body = dst + 10;                                                                  \
+        size_t k = 0;                                                                              \
+        for (size_t i = 0; i < count; i++) k += WRITE_UVARINT(body + k, ZIGZAG_ENC(v[i]));        \
+        uint8_t head[10];                                                                          \
+        size_t hl = tsc_write_uvarint32(head, (uint32_t)k);                                        \
+        hl += tsc_write_uvarint32(head + hl, (uint32_t)count);                                     \
+        memmove(dst + hl, body, k);                                                                \
+        memcpy(dst, head, hl);                                                                     \
+        return hl + k;                                                                             \
+    }
 
-static inline size_t zigzag_encode_i64_scalar(const int64_t *v, size_t count, uint8_t *dst)
-{
-    uint8_t *body = dst + 10;
-    size_t k = 0;
-    for (size_t i = 0; i < count; i++) k += tsc_write_uvarint64(body + k, tsc_zigzag_enc64(v[i]));
-    uint8_t head[10];
-    size_t hl = tsc_write_uvarint32(head, (uint32_t)k);
-    hl += tsc_write_uvarint32(head + hl, (uint32_t)count);
-    memmove(dst + hl, body, k);
-    memcpy(dst, head, hl);
-    return hl + k;
-}
+ZIGZAG_DEFINE_ENCODE(zigzag_encode_i32_scalar, int32_t, tsc_write_uvarint32, tsc_zigzag_enc32)
+ZIGZAG_DEFINE_ENCODE(zigzag_encode_i64_scalar, int64_t, tsc_write_uvarint64, tsc_zigzag_enc64)
 
 #endif /* TSFILE_ZIGZAG_SCALAR_H */

@@ -1,12 +1,16 @@
-"""One definition per kernel family (issue 8): the typed twins of the filter and RLE kernel headers
-are generated from one macro each, and every module with a per-ISA implementation table (the SIMD
-codecs and pushdown.pyx) builds it with the shared helper, tsfile/codecs/_impl_table.pyx.
+"""One definition per kernel family (issue 8): the typed twins of the kernel headers (filter, RLE,
+ALP, PLAIN, TS_2DIFF, ZIGZAG and the writer's statistics) are generated from one macro each; the
+modules that call the TS_2DIFF kernels declare them once (tsfile/codecs/ts2diff_kernels.pxd); the
+serial codecs' row-range decoders share one walk (_serial.serial_take_rows); and every module
+with a per-ISA implementation table (the SIMD codecs and pushdown.pyx) builds it with the shared
+helper, tsfile/codecs/_impl_table.pyx.
 
 A "typed twin" is a hand-written function definition whose name differs from another one in the
 same header only by its value type or lane layout (``_i32``/``_i64``/``_f32``/``_f64``/``_bool``,
-``_q64``/``_d32``): ``filter_avx2_in_i64`` beside ``filter_avx2_in_i32`` and so on. Definitions
-produced by a macro expansion are not hand-written and do not count; the few pairs whose bodies
-really differ by type (not just by intrinsic names) are listed in ``FORCED_BY_TYPE`` with why.
+``_q64``/``_d32``, ``_u32``/``_u64``): ``filter_avx2_in_i64`` beside ``filter_avx2_in_i32`` and so
+on. Definitions produced by a macro expansion are not hand-written and do not count; the few pairs
+whose bodies really differ by type (not just by intrinsic names) are listed in ``FORCED_BY_TYPE``
+with why.
 """
 
 import re
@@ -17,7 +21,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = ROOT / "include"
-FAMILY_HEADERS = sorted(INCLUDE.glob("filter_*.h")) + sorted(INCLUDE.glob("rle_*.h"))
+FAMILY_HEADERS = sorted(
+    path
+    for pattern in ("filter_*.h", "rle_*.h", "alp_*.h", "plain_*.h", "ts2diff_*.h")
+    for path in INCLUDE.glob(pattern)
+) + [INCLUDE / "zigzag_scalar.h", INCLUDE / "stats_encode.h"]
 
 # Pairs that stay hand-written because the algorithm differs with the value width, not just the
 # intrinsics: key (the name with its type token as {T}) -> why.
@@ -26,9 +34,35 @@ FORCED_BY_TYPE = {
     "64-bit lanes above; int64 output has the split (nine-byte) widths",
     "rle_unpack_groups_{T}_neon": "as for AVX2; int64 leaves the nine-byte widths to scalar code",
     "rle_avx512_{T}_groups": "d32 packs two groups per register (and an odd last one), q64 one",
+    # ALP: DOUBLE and FLOAT unpack and convert differently, not just in lane width
+    "alp_decode_{T}_avx2": "DOUBLE unpacks 64-bit lanes and converts by the magic number (exact "
+    "below 2^51); FLOAT unpacks 32-bit lanes, ORs in a fifth byte where a lane crosses 32 bits "
+    "and converts with vcvtdq2ps",
+    "alp_decode_{T}_neon": "as for AVX2 (FLOAT's fifth byte by a second table lookup)",
+    "alp_decode_{T}_avx512": "DOUBLE stores 8 values a group rotated to aligned addresses; "
+    "FLOAT decodes 16 a group in three block kinds (magic, narrow, fifth byte)",
+    "alp_avx512_plan_{T}": "FLOAT adds the fifth-byte indices, shifts and lane mask",
+    "alp_analyze_{T}_avx2": "DOUBLE rounds by the magic number, two registers a group, 64-bit "
+    "min / max by compare and blend; FLOAT rounds with vcvtps2dq in one register",
+    "alp_analyze_{T}_neon": "DOUBLE: four 2-lane registers a group and a lane-by-lane keep "
+    "mask; FLOAT: two 4-lane registers and a weighted sum for the mask",
+    # PLAIN stores each type its own way; the fixed-width big-endian kernels are generated
+    "plain_next_{T}": "BOOLEAN is one byte, INT32 a zigzag varint",
+    "plain_decode_{T}_scalar": "BOOLEAN is one byte, INT32 a zigzag varint",
+    "plain_encode_{T}_scalar": "BOOLEAN is one byte, INT32 a zigzag varint",
+    # TS_2DIFF decode: the widths an int64 delta can take change the unpack, not just the lanes
+    "ts2diff_run_{T}": "an int64 delta of more than 56 bits can span nine bytes (a ninth-byte "
+    "load and a wider safety margin); an int32 delta always fits one 8-byte window",
+    "ts2diff_decode_{T}_avx2": "int64 unpacks deltas of <= 28 bits in 32-bit lanes and widens, "
+    "wider ones in 64-bit lanes (split plans past 58 bits); int32 unpacks in 32-bit lanes, "
+    "widths 27 and 29..31 in 64-bit lanes narrowed",
+    "ts2diff_decode_{T}_neon": "as for AVX2",
+    "ts2diff_decode_{T}_avx512": "int32 decodes 16 deltas a group in four byte layouts; int64 "
+    "8 a group (16 in 32-bit lanes for narrow widths) with a ninth byte for split widths",
+    "ts2diff_avx512_{T}_groups": "the group loops of the two decoders above",
 }
 
-_TYPE_TOKEN = re.compile(r"(?<=_)(i32|i64|f32|f64|bool|q64|d32)(?=_|$)")
+_TYPE_TOKEN = re.compile(r"(?<=_)(i32|i64|f32|f64|bool|q64|d32|u32|u64)(?=_|$)")
 # A function definition: a name, a parameter list without parentheses or braces, then a body.
 _DEFINITION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*\)\s*\{")
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof"}
@@ -72,7 +106,11 @@ def test_the_detector_sees_a_hand_written_twin():
 @pytest.mark.parametrize("header", FAMILY_HEADERS, ids=lambda p: p.name)
 def test_no_hand_written_typed_twins(header):
     twins = typed_twins(header.read_text())
-    unexplained = {key: names for key, names in twins.items() if key not in FORCED_BY_TYPE}
+    # a forced family is one pair whose algorithms differ; a third member written by hand (as
+    # PLAIN's fixed-width INT64 / FLOAT kernels were beside BOOLEAN and INT32) is a twin
+    unexplained = {
+        key: names for key, names in twins.items() if key not in FORCED_BY_TYPE or len(names) != 2
+    }
     assert not unexplained, (
         f"{header.name}: typed twins written by hand; generate them from one macro "
         f"(or, if the algorithm differs by type, list them in FORCED_BY_TYPE): {unexplained}"
@@ -140,3 +178,41 @@ def test_pushdown_rows_follow_the_isa_level():
             assert pushdown.active_implementation() == row
         finally:
             tsfile.set_simd(previous)
+
+
+def test_one_bit_length_helper():
+    # TS_2DIFF, RLE and ALP each had their own copy of "64 - clz(x)"; bit_length.h has the one
+    defining = sorted(
+        header.name for header in FAMILY_HEADERS if "__builtin_clzll" in header.read_text()
+    )
+    assert defining == [], defining
+    assert "__builtin_clzll" in (INCLUDE / "bit_length.h").read_text()
+
+
+_TS2DIFF_DECLARATION = re.compile(
+    r"^\s+(ctypedef \w+ \(\*ts2diff_block_fn_i64\)|void ts2diff_decode_i64_scalar\(|"
+    r"const ts2diff_impl\* ts2diff_impls|int ts2diff_decode_rows_i64\()",
+    re.M,
+)
+
+
+def test_the_ts2diff_kernels_are_declared_once():
+    declaring = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tsfile").rglob("*.p[yx][xd]")
+        if _TS2DIFF_DECLARATION.search(path.read_text())
+    )
+    assert declaring == ["tsfile/codecs/ts2diff_kernels.pxd"]
+
+
+SERIAL_ROW_CODECS = ["camel", "chimp", "rlbe", "sprintz"]
+
+
+@pytest.mark.parametrize("codec", SERIAL_ROW_CODECS)
+def test_serial_row_ranges_share_one_walk(codec):
+    source = (ROOT / "tsfile" / "codecs" / f"{codec}.pyx").read_text()
+    rows = source[source.index("cdef Py_ssize_t _row_rows(") :]
+    rows = rows[: rows.index("\ncdef codec_row")]
+    assert "serial_take_rows(" in rows
+    # a copy of the helper: the walk past `start` and the take of the range written out again
+    assert not re.search(r"_take(32|64)\)?\(&st, start", rows)

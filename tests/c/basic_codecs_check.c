@@ -299,9 +299,33 @@ static void check_reads_stay_in_bounds(void)
     }
 }
 
+/* The PLAIN row plain_pick_impl chooses at `level` for a CPU with `features` (synthetic masks, so
+ * CPUs qemu-user cannot emulate are covered too). */
+static void check_plain_pick(int level, unsigned features, const char *want)
+{
+    const char *got = plain_impls[plain_pick_impl(level, features)].head.name;
+    cases++;
+    if (strcmp(got, want) != 0)
+        FAIL("plain pick(level %d, features %#x): got the %s row, want %s\n", level, features, got,
+             want);
+}
+
+static void check_plain_picks(void)
+{
+#if TSFILE_ISA_AVX512
+    /* the AVX-512 byte swaps use F and BW only: AVX-512 without VBMI (Skylake-Server) runs them */
+    check_plain_pick(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512, "avx512");
+#endif
+#if TSFILE_ISA_AVX2
+    check_plain_pick(TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX512_VBMI, "avx2");
+#endif
+    check_plain_pick(TSFILE_LEVEL_SCALAR, TSFILE_NEED_AVX512_VBMI, "scalar");
+}
+
 int main(void)
 {
     rle_init_impls();
+    check_plain_picks();
     check_reads_stay_in_bounds();
     check_rle_example();
     for (int w = 0; w <= 32; w++) check_rle(0, w);

@@ -95,8 +95,32 @@ static void check_i32(const stats_impl *row)
     }
 }
 
+/* The row stats_pick_impl chooses at `level` for a CPU with `features` (synthetic masks, so CPUs
+ * qemu-user cannot emulate are covered too). */
+static void check_pick(int level, unsigned features, const char *want)
+{
+    const char *got = stats_impls[stats_pick_impl(level, features)].head.name;
+    if (strcmp(got, want) != 0)
+        FAIL("pick(level %d, features %#x): got the %s row, want %s", level, features, got, want);
+}
+
+static void check_picks(void)
+{
+#if TSFILE_ISA_AVX512
+    /* the AVX-512 row uses F only: a CPU with AVX-512 F/BW/VL but no VBMI (Skylake-Server) runs it */
+    check_pick(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512, "avx512");
+    check_pick(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512_VBMI, "avx512");
+#endif
+#if TSFILE_ISA_AVX2
+    check_pick(TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX512_VBMI, "avx2");
+    check_pick(TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX2, "avx2");
+#endif
+    check_pick(TSFILE_LEVEL_SCALAR, TSFILE_NEED_AVX512_VBMI, "scalar");
+}
+
 int main(void)
 {
+    check_picks();
     const unsigned features = tsfile_cpu_features();
     char rows[128] = "";
     for (size_t k = 0; k < STATS_N_IMPLS; k++) {

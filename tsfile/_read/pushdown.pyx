@@ -33,6 +33,25 @@ from tsfile._format.codes cimport E_TS_2DIFF, T_DATE, T_INT32, T_INT64, T_TIMEST
 from tsfile.codecs._common cimport PATH_PER_VALUE, PATH_SIMD, as_byte_view, resolve_path
 from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
 from tsfile.codecs.ts2diff cimport ts2diff_count_values
+from tsfile.codecs.ts2diff_kernels cimport (
+    TS2DIFF_E_OUT_CAP,
+    TS2DIFF_E_ROWS,
+    TS2DIFF_E_STREAM,
+    TS2DIFF_MAX_BLOCK_DELTAS,
+    TS2DIFF_N_IMPLS,
+    ts2diff_block_fn_i32,
+    ts2diff_block_fn_i64,
+    ts2diff_decode_i32_scalar,
+    ts2diff_decode_i64_scalar,
+    ts2diff_decode_rows_i32,
+    ts2diff_decode_rows_i64,
+    ts2diff_error,
+    ts2diff_impl,
+    ts2diff_impls,
+    ts2diff_pick_impl,
+    ts2diff_rows_scratch,
+    ts2diff_rows_scratch_t,
+)
 
 from tsfile.errors import CorruptDataError, TypeMismatchError
 
@@ -72,38 +91,13 @@ cdef extern from "filter_impls.h" nogil:
     const filter_impl filter_per_value
     size_t filter_pick_impl(int level, unsigned features)
 
-cdef extern from "ts2diff_impls.h" nogil:
-    int TS2DIFF_MAX_BLOCK_DELTAS
-    ctypedef void (*ts2diff_block_fn_i64)(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
-                                          int64_t*, size_t)
-    ctypedef void (*ts2diff_block_fn_i32)(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
-                                          int32_t*, size_t)
-    ctypedef struct ts2diff_impl:
-        tsfile_impl_head head
-        void (*init)()
-        ts2diff_block_fn_i64 decode_i64
-        ts2diff_block_fn_i32 decode_i32
-    const ts2diff_impl* ts2diff_impls
-    size_t TS2DIFF_N_IMPLS
-    size_t ts2diff_pick_impl(int level, unsigned features)
-    void ts2diff_decode_i64_scalar(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
-                                   int64_t*, size_t)
-    void ts2diff_decode_i32_scalar(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
-                                   int32_t*, size_t)
-
+# The TS_2DIFF kernels (declared once, tsfile/codecs/ts2diff_kernels.pxd); the block-skipping
+# window scan is the reader's own.
 cdef extern from "ts2diff_blockskip.h" nogil:
     enum:
         TS2DIFF_SKIP_OFF
         TS2DIFF_SKIP_PLAN_A
         TS2DIFF_SKIP_PLAN_C
-        TS2DIFF_E_OUT_CAP
-        TS2DIFF_E_ROWS
-        TS2DIFF_E_STREAM
-    ctypedef struct ts2diff_error:
-        int code
-        int64_t offset
-        int64_t value
-        int64_t extra
     ctypedef struct ts2diff_skip_stats:
         int64_t blocks
         int64_t skipped
@@ -117,14 +111,6 @@ cdef extern from "ts2diff_blockskip.h" nogil:
                            filter_index_fn_i64 select, int64_t* scratch, int32_t* idx,
                            int64_t* out, int64_t* out_rows, size_t cap, ts2diff_skip_stats* st,
                            ts2diff_error* e)
-    int ts2diff_decode_rows_i64(const uint8_t* buf, size_t nbytes, tsfile_prefix* more,
-                                int64_t r0, int64_t r1, ts2diff_block_fn_i64 kernel,
-                                int64_t* scratch, int64_t* out, int64_t* skipped,
-                                ts2diff_error* e)
-    int ts2diff_decode_rows_i32(const uint8_t* buf, size_t nbytes, tsfile_prefix* more,
-                                int64_t r0, int64_t r1, ts2diff_block_fn_i32 kernel,
-                                int32_t* scratch, int32_t* out, int64_t* skipped,
-                                ts2diff_error* e)
 
 # Running totals of every window_into() call (the reader's included), for tests and benchmarks;
 # added atomically because the reader decodes pages on several threads.
@@ -491,22 +477,17 @@ cdef int value_rows(int data_type, const uint8_t* data, Py_ssize_t nbytes, tsfil
     ``more``: the page when it is decompressed as far as it is read, else NULL."""
     cdef ts2diff_error err
     cdef int64_t skipped
-    cdef void* scratch
+    cdef ts2diff_rows_scratch_t* scratch = ts2diff_rows_scratch()
     cdef int rc
     cdef bint is64 = data_type == T_INT64 or data_type == T_TIMESTAMP
     if stop <= start:
         return 0
-    scratch = malloc((TS2DIFF_MAX_BLOCK_DELTAS + 1) * 8)
-    if scratch == NULL:
-        with gil:
-            raise MemoryError()
     if is64:
         rc = ts2diff_decode_rows_i64(data, <size_t>nbytes, more, start, stop, _decoder_i64(path),
-                                     <int64_t*>scratch, <int64_t*>out, &skipped, &err)
+                                     scratch.i64, <int64_t*>out, &skipped, &err)
     else:
         rc = ts2diff_decode_rows_i32(data, <size_t>nbytes, more, start, stop, _decoder_i32(path),
-                                     <int32_t*>scratch, <int32_t*>out, &skipped, &err)
-    free(scratch)
+                                     scratch.i32, <int32_t*>out, &skipped, &err)
     if rc < 0:
         _raise_error(data, nbytes, is64, &err, more)
     pushdown_count_values(skipped)

@@ -1,6 +1,6 @@
 # Shared by the serial bit-stream codecs CHIMP, SPRINTZ, RLBE and CAMEL (and the FLOAT/DOUBLE
 # TS_2DIFF forms): the value kinds their C-level entry points take, and argument/error helpers.
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 from tsfile.codecs._kinds cimport KIND_F32, KIND_F64, KIND_I32, KIND_I64
 
@@ -32,6 +32,19 @@ cdef int serial_raise(int status, size_t at, size_t n, str what) except -1
 # Same, callable without the GIL (takes it to raise). `codec` is an ASCII C string.
 cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
                             int kind) except -1 nogil
+
+# ---- row ranges (the contract's decode_rows) ---------------------------------------------------
+# A serial codec's walk over its opened decoder state (include/serial_skip.h, SERIAL_DEFINE_TAKE:
+# chimp_take32, rlbe_take64, ...): the next k values into out (NULL: walked, not stored); returns
+# how many it took, or a negative status. Each codec passes its own, cast to this type.
+ctypedef int64_t (*serial_take_fn)(void *state, int64_t k, void *out) noexcept nogil
+
+# Values start .. stop-1 (start < stop) of the stream `state` was opened on: the first `start`
+# walked without being stored (nothing to decode them into), then stop - start stored at out;
+# nothing after value stop-1 is read. Returns stop - start, or a negative status for
+# serial_raise_nogil (-1: the stream ends before value stop-1).
+cdef Py_ssize_t serial_take_rows(void *state, serial_take_fn take, Py_ssize_t start,
+                                 Py_ssize_t stop, void *out) noexcept nogil
 
 # Values to encode as a contiguous array of the kind's dtype, and the kind: from `dtype` when
 # given, else from the values' numpy dtype. TypeError for float<->int or non-numeric conversions,

@@ -92,6 +92,16 @@ cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
     return -1
 
 
+cdef Py_ssize_t serial_take_rows(void *state, serial_take_fn take, Py_ssize_t start,
+                                 Py_ssize_t stop, void *out) noexcept nogil:
+    cdef int64_t r = take(state, start, NULL)
+    if r == start:
+        r = take(state, stop - start, out)
+        if r == stop - start:
+            return <Py_ssize_t>r
+    return <Py_ssize_t>r if r < 0 else -1
+
+
 cdef tuple serial_values(object values, object dtype, int allowed, str codec):
     from tsfile.errors import EncodeError
 

@@ -25,6 +25,8 @@ from tsfile.codecs._serial cimport (
     serial_codec,
     serial_kind,
     serial_raise,
+    serial_take_fn,
+    serial_take_rows,
     serial_values,
 )
 
@@ -188,22 +190,18 @@ cdef extern from "serial_skip.h" nogil:
 
 cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
                           Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
-    # The values before `start` walked on the decoder's state without being stored, then the
-    # range stored from the same state, nothing after value stop-1 (include/serial_skip.h). The
-    # body is decompressed whole: where a value lies is known only by walking the stream.
+    # The range from the opened decoder state (_serial.serial_take_rows). The body is
+    # decompressed whole: where a value lies is known only by walking the stream.
     cdef camel_state st
-    cdef int64_t r
+    cdef Py_ssize_t r
     if stop <= start:
         return 0
     rows_readable(more, src, n, n, b"CAMEL")
     camel_init(&st, src if n > 0 else _EMPTY, <size_t>n)
-    r = camel_take64(&st, start, NULL)
-    if r == start:
-        r = camel_take64(&st, stop - start, out)
-        if r == stop - start:
-            return r
-    _raise_nogil(<int>r if r < 0 else -1, st.pos, n)
-    return -1
+    r = serial_take_rows(&st, <serial_take_fn>camel_take64, start, stop, out)
+    if r < 0:
+        _raise_nogil(<int>r, st.pos, n)
+    return r
 
 
 cdef codec_row _ROWS[1]

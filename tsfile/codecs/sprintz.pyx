@@ -23,6 +23,8 @@ from tsfile.codecs._serial cimport (
     serial_codec,
     serial_kind,
     serial_raise_nogil,
+    serial_take_fn,
+    serial_take_rows,
     serial_values,
     serial_wide,
 )
@@ -198,23 +200,20 @@ cdef extern from "serial_skip.h" nogil:
 
 cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
                           Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
-    # The values before `start` walked on the decoder's state without being stored, then the
-    # range stored from the same state, nothing after value stop-1 (include/serial_skip.h). The
-    # body is decompressed whole: where a value lies is known only by walking the stream.
+    # The range from the opened decoder state (_serial.serial_take_rows). The body is
+    # decompressed whole: where a value lies is known only by walking the stream.
     cdef sprintz_state st
     cdef int sk = sk_of_kind(kind)
-    cdef int64_t r
+    cdef serial_take_fn take = <serial_take_fn>(sprintz_take64 if serial_wide(sk) else sprintz_take32)
+    cdef Py_ssize_t r
     if stop <= start:
         return 0
     rows_readable(more, src, n, n, b"SPRINTZ")
     sprintz_init(&st, src if n > 0 else _EMPTY, <size_t>n, sk)
-    r = (sprintz_take64 if serial_wide(sk) else sprintz_take32)(&st, start, NULL)
-    if r == start:
-        r = (sprintz_take64 if serial_wide(sk) else sprintz_take32)(&st, stop - start, out)
-        if r == stop - start:
-            return r
-    serial_raise_nogil(<int>r if r < 0 else -1, st.pos, n, "SPRINTZ", sk)
-    return -1
+    r = serial_take_rows(&st, take, start, stop, out)
+    if r < 0:
+        serial_raise_nogil(<int>r, st.pos, n, "SPRINTZ", sk)
+    return r
 
 
 cdef codec_row _ROWS[4]

@@ -23,7 +23,7 @@ from cpython.ref cimport Py_DECREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from tsfile.codecs._impl_table cimport ImplTable, impl_table, tsfile_impl_head
+from tsfile.codecs._impl_table cimport ImplTable, impl_table
 from tsfile.codecs._kinds cimport check_out_array
 from tsfile.codecs._common cimport (
     PATH_BATCH,
@@ -42,68 +42,44 @@ cdef extern from "Python.h":
     PyObject* PyBytes_FromStringAndSize(const char *v, Py_ssize_t len) except NULL
     char* PyBytes_AS_STRING(PyObject *o)
 
-cdef extern from "ts2diff_scalar.h" nogil:
-    int TS2DIFF_MAX_BLOCK_DELTAS
-    int TS2DIFF_E_HEADER_TRUNC, TS2DIFF_E_NEG_COUNT, TS2DIFF_E_COUNT_LIMIT, TS2DIFF_E_WIDTH
-    int TS2DIFF_E_DATA_TRUNC, TS2DIFF_E_SHORT
-
-    ctypedef struct ts2diff_error:
-        int code
-        int64_t offset
-        int64_t value
-        int64_t extra
-
-    ctypedef struct ts2diff_stream:
-        size_t pos
-        ts2diff_error err
-
-    ctypedef void (*ts2diff_block_fn_i64)(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
-                                          int64_t*, size_t)
-    ctypedef void (*ts2diff_block_fn_i32)(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
-                                          int32_t*, size_t)
-
-    ctypedef struct ts2diff_block:
-        int64_t n
-        int width
-        size_t data_off
-        size_t data_len
-
-    void ts2diff_set_error(ts2diff_error* e, int code, size_t offset, int64_t value, int64_t extra)
-    int ts2diff_parse_block(const uint8_t* buf, size_t nbytes, size_t pos, int is64,
-                            ts2diff_block* b, ts2diff_error* e)
-    int64_t ts2diff_count_values_c(const uint8_t* buf, size_t nbytes, int is64, ts2diff_error* e)
-    void ts2diff_decode_i64_scalar(const uint8_t*, const uint8_t*, int, uint64_t, uint64_t,
-                                   int64_t*, size_t)
-    void ts2diff_decode_i32_scalar(const uint8_t*, const uint8_t*, int, uint32_t, uint32_t,
-                                   int32_t*, size_t)
-    int64_t ts2diff_decode_buffer_i64(const uint8_t* buf, size_t nbytes, int64_t* out,
-                                      size_t count, ts2diff_block_fn_i64 kernel, ts2diff_error* e)
-    int64_t ts2diff_decode_buffer_i32(const uint8_t* buf, size_t nbytes, int32_t* out,
-                                      size_t count, ts2diff_block_fn_i32 kernel, ts2diff_error* e)
-
-    void ts2diff_stream_init(ts2diff_stream* d, const uint8_t* buf, size_t nbytes, int is64)
-    int ts2diff_stream_has_next(const ts2diff_stream* d)
-    int ts2diff_stream_next_i64(ts2diff_stream* d, int64_t* v)
-    int ts2diff_stream_next_i32(ts2diff_stream* d, int32_t* v)
-
-    ctypedef struct ts2diff_blockinfo:
-        uint64_t min_delta
-        int32_t n
-        int32_t width
-
-    size_t ts2diff_block_count(size_t length, size_t bs)
-    size_t ts2diff_plan_i64(const int64_t* v, size_t length, size_t bs, uint64_t carried_min,
-                            ts2diff_blockinfo* info)
-    size_t ts2diff_plan_i32(const int32_t* v, size_t length, size_t bs, uint64_t carried_min,
-                            ts2diff_blockinfo* info)
-    size_t ts2diff_write_i64(const int64_t* v, size_t length, size_t bs,
-                             const ts2diff_blockinfo* info, uint8_t* out)
-    size_t ts2diff_write_i32(const int32_t* v, size_t length, size_t bs,
-                             const ts2diff_blockinfo* info, uint8_t* out)
-    uint8_t* ts2diff_encode_block_i64(const int64_t* v, size_t m, uint8_t* o,
-                                      uint64_t* carried_min)
-    uint8_t* ts2diff_encode_block_i32(const int32_t* v, size_t m, uint8_t* o,
-                                      uint64_t* carried_min)
+from tsfile.codecs.ts2diff_kernels cimport (
+    TS2DIFF_E_COUNT_LIMIT,
+    TS2DIFF_E_DATA_TRUNC,
+    TS2DIFF_E_HEADER_TRUNC,
+    TS2DIFF_E_NEG_COUNT,
+    TS2DIFF_E_SHORT,
+    TS2DIFF_E_WIDTH,
+    TS2DIFF_MAX_BLOCK_DELTAS,
+    TS2DIFF_N_IMPLS,
+    ts2diff_block,
+    ts2diff_block_count,
+    ts2diff_block_fn_i32,
+    ts2diff_block_fn_i64,
+    ts2diff_blockinfo,
+    ts2diff_count_values_c,
+    ts2diff_decode_buffer_i32,
+    ts2diff_decode_buffer_i64,
+    ts2diff_decode_i32_scalar,
+    ts2diff_decode_i64_scalar,
+    ts2diff_encode_block_i32,
+    ts2diff_encode_block_i64,
+    ts2diff_encode_bound,
+    ts2diff_error,
+    ts2diff_impl,
+    ts2diff_impls,
+    ts2diff_parse_block,
+    ts2diff_pick_impl,
+    ts2diff_plan_i32,
+    ts2diff_plan_i64,
+    ts2diff_set_error,
+    ts2diff_stream,
+    ts2diff_stream_has_next,
+    ts2diff_stream_init,
+    ts2diff_stream_next_i32,
+    ts2diff_stream_next_i64,
+    ts2diff_write_i32,
+    ts2diff_write_i64,
+)
 
 # Named so that cythonize tracks them as dependencies (a changed kernel header rebuilds the module).
 cdef extern from "bitpack_msb_plan.h":
@@ -116,22 +92,6 @@ cdef extern from "ts2diff_neon.h":
     pass
 
 # ---- SIMD dispatch: the implementation table (include/ts2diff_impls.h, idiom of tsfile_isa.h) ---
-cdef extern from "ts2diff_impls.h" nogil:
-    ctypedef size_t (*ts2diff_plan_fn_i64)(const int64_t*, size_t, size_t, uint64_t,
-                                           ts2diff_blockinfo*)
-    ctypedef size_t (*ts2diff_plan_fn_i32)(const int32_t*, size_t, size_t, uint64_t,
-                                           ts2diff_blockinfo*)
-    ctypedef struct ts2diff_impl:
-        tsfile_impl_head head
-        void (*init)()
-        ts2diff_block_fn_i64 decode_i64
-        ts2diff_block_fn_i32 decode_i32
-        ts2diff_plan_fn_i64 plan_i64
-        ts2diff_plan_fn_i32 plan_i32
-    const ts2diff_impl* ts2diff_impls
-    size_t TS2DIFF_N_IMPLS
-    size_t ts2diff_pick_impl(int level, unsigned features)
-
 cdef void _init_rows():
     cdef size_t i
     for i in range(TS2DIFF_N_IMPLS):
@@ -656,9 +616,6 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
 
 
 # ---- whole-page encoding without the GIL (the writer's chunk encoder, the contract's encode_into) --
-
-cdef extern from "ts2diff_scalar.h" nogil:
-    size_t ts2diff_encode_bound(size_t len, size_t bs, int is64)
 
 cdef enum:
     _WRITER_BLOCK = 128  # DEFAULT_BLOCK_SIZE, the block size of the format's writers

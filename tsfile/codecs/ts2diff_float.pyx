@@ -17,7 +17,6 @@ import numpy as np
 
 from libc.math cimport pow
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
 
 from tsfile.codecs._common cimport as_byte_view
 from tsfile.codecs._serial cimport (
@@ -473,28 +472,19 @@ cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssiz
 
 # The integer blocks' row ranges: blocks before a range passed by their headers, the body asked
 # for each block's bytes (include/ts2diff_blockskip.h, as the reader's TS_2DIFF integer pages).
-cdef extern from "ts2diff_blockskip.h" nogil:
-    enum:
-        TS2DIFF_MAX_BLOCK_DELTAS
-        TS2DIFF_E_STREAM
-    ctypedef struct ts2diff_error:
-        int code
-        int64_t offset
-    ctypedef void (*ts2diff_block_fn_i64)(const uint8_t *, const uint8_t *, int, uint64_t,
-                                          uint64_t, int64_t *, size_t)
-    ctypedef void (*ts2diff_block_fn_i32)(const uint8_t *, const uint8_t *, int, uint32_t,
-                                          uint32_t, int32_t *, size_t)
-    void ts2diff_decode_i64_scalar(const uint8_t *, const uint8_t *, int, uint64_t, uint64_t,
-                                   int64_t *, size_t)
-    void ts2diff_decode_i32_scalar(const uint8_t *, const uint8_t *, int, uint32_t, uint32_t,
-                                   int32_t *, size_t)
-    # `more`: a tsfile_prefix * (include/page_prefix.h) or NULL
-    int ts2diff_decode_rows_i64(const uint8_t *buf, size_t nbytes, void *more, int64_t r0,
-                                int64_t r1, ts2diff_block_fn_i64 kernel, int64_t *scratch,
-                                int64_t *out, int64_t *skipped, ts2diff_error *e)
-    int ts2diff_decode_rows_i32(const uint8_t *buf, size_t nbytes, void *more, int64_t r0,
-                                int64_t r1, ts2diff_block_fn_i32 kernel, int32_t *scratch,
-                                int32_t *out, int64_t *skipped, ts2diff_error *e)
+from tsfile.codecs.ts2diff_kernels cimport (
+    TS2DIFF_E_STREAM,
+    TS2DIFF_MAX_BLOCK_DELTAS,
+    ts2diff_block_fn_i32,
+    ts2diff_block_fn_i64,
+    ts2diff_decode_i32_scalar,
+    ts2diff_decode_i64_scalar,
+    ts2diff_decode_rows_i32,
+    ts2diff_decode_rows_i64,
+    ts2diff_error,
+    ts2diff_rows_scratch,
+    ts2diff_rows_scratch_t,
+)
 
 
 cdef int _parse_readable(const uint8_t *src, Py_ssize_t n, void *more, _prefix *h,
@@ -522,7 +512,7 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
     cdef int64_t skipped = 0
     cdef int rc
     cdef int sk = sk_of_kind(kind)
-    cdef void *scratch
+    cdef ts2diff_rows_scratch_t *scratch
     if stop <= start:
         return 0
     if n <= 0:  # an empty page holds no value
@@ -530,19 +520,15 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
     _parse_readable(src, n, more, &h, sk)
     if h.form != 1 and stop > <Py_ssize_t>h.n:  # the bitmaps describe h.n values
         _raise(_E_MISMATCH, h.n, stop, 0, n, sk)
-    scratch = malloc((TS2DIFF_MAX_BLOCK_DELTAS + 1) * 8)
-    if scratch == NULL:
-        with gil:
-            raise MemoryError()
+    scratch = ts2diff_rows_scratch()
     if sk == SK_F64:
         rc = ts2diff_decode_rows_i64(src + h.blocks_at, <size_t>(n - h.blocks_at), more, start,
-                                     stop, ts2diff_decode_i64_scalar, <int64_t *>scratch,
+                                     stop, ts2diff_decode_i64_scalar, scratch.i64,
                                      <int64_t *>out, &skipped, &err)
     else:
         rc = ts2diff_decode_rows_i32(src + h.blocks_at, <size_t>(n - h.blocks_at), more, start,
-                                     stop, ts2diff_decode_i32_scalar, <int32_t *>scratch,
+                                     stop, ts2diff_decode_i32_scalar, scratch.i32,
                                      <int32_t *>out, &skipped, &err)
-    free(scratch)
     if rc < 0:
         if err.code == TS2DIFF_E_STREAM:
             raise_body_error(more, b"TS_2DIFF")
