@@ -438,3 +438,41 @@ def test_query_table_blocks_come_from_the_pool(files):
             assert blk is not None and len(blk) * 8 >= pool.MIN_POOLED
             assert _handler(blk.timestamps) == POOL_NAME
             del blk
+
+
+def test_bypassed_reads_use_numpy_and_keep_what_is_kept():
+    with pool.pooled():
+        a = np.ones(BIG, np.int64)
+    del a
+    with pool.bypassed(), pool.pooled():
+        b = np.ones(BIG, np.int64)
+    assert get_handler_name(b) != POOL_NAME
+    assert pool.memory_info()["retained_blocks"] == 1  # not given back, unlike retention 0
+    with pool.pooled():
+        c = np.ones(BIG, np.int64)
+    assert get_handler_name(c) == POOL_NAME  # bypassed() ended
+
+
+# -- the benchmarks print pool on and off ----------------------------------------------------------
+
+
+def test_read_bench_threads_times_pool_on_off_and_cold(capsys, tmp_path):
+    from tsfile.__main__ import main
+
+    args = ["bench", "read", "--threads", "--rows", "4000", "--repeat", "1"]
+    assert main([*args, "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for label in ("read_table, 1 thread", "2 files, 2 threads"):
+        assert f"{label} [pool on]" in out and f"{label} [pool off]" in out
+    assert "read_table, 1 thread [pool cold]" in out
+    assert "pool on vs off, read_table(threads=2)" in out
+    assert pool.memory_info()["decay_seconds"] == pool.DEFAULT_DECAY  # restored after the run
+
+
+def test_dataset_bench_times_pool_on_and_off(capsys):
+    from tsfile.__main__ import main
+
+    assert main(["bench", "dataset", "--small", "--parts", "threads", "--pool", "both"]) == 0
+    out = capsys.readouterr().out
+    assert "4 files, 2 threads [pool on]" in out and "4 files, 2 threads [pool off]" in out
+    assert "2 threads vs 1 [pool off]" in out and "pool on vs off, 4 files, 1 thread" in out

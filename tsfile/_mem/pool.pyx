@@ -83,6 +83,7 @@ _handler.allocator.free = tsf_pool_free
 _capsule = PyCapsule_New(&_handler, "mem_handler", NULL)
 
 cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
+cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
 
 
 def _physical_memory():
@@ -134,7 +135,7 @@ cdef class _Pooled:
     cdef object _previous
 
     def __enter__(self):
-        if _enabled:
+        if _enabled and _bypass_depth == 0:
             self._previous = PyDataMem_SetHandler(_capsule)
         return self
 
@@ -150,6 +151,25 @@ def pooled():
     JobPool jobs it starts) take their memory from the pool. Nests; a no-op when retention is
     off."""
     return _Pooled()
+
+
+cdef class _Bypassed:
+    def __enter__(self):
+        global _bypass_depth
+        _bypass_depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _bypass_depth
+        _bypass_depth -= 1
+        return False
+
+
+def bypassed():
+    """``with bypassed():`` reads use numpy's allocator, as with retention off, but what the
+    pool keeps stays kept (process-wide, for benchmarks that interleave the pool on and off:
+    set_memory_retention(0) would give the kept blocks back)."""
+    return _Bypassed()
 
 
 def set_memory_retention(max_bytes=None, decay=None):
