@@ -440,6 +440,25 @@ def test_query_table_blocks_come_from_the_pool(files):
             del blk
 
 
+def test_unpooled_inside_pooled_uses_numpys_allocator():
+    with pool.pooled():
+        with pool.unpooled():
+            a = np.zeros(BIG, np.int64)
+        b = np.zeros(BIG, np.int64)
+    assert get_handler_name(a) != POOL_NAME and get_handler_name(b) == POOL_NAME
+
+
+def test_null_masks_stay_lazily_zeroed(files):
+    """A read's null masks are numpy's calloc (untouched pages but where a null is): from the
+    pool a reused block would be zeroed whole for every mask, most of them dropped unread."""
+    with tsfile.TsFileReader(str(files[0])) as r:
+        _n, _t, ts, cols, nulls = r.read_columns("t", ["v", "x"])
+    assert _handler(ts) == POOL_NAME and _handler(cols["v"]) == POOL_NAME
+    assert "x" in nulls and _handler(nulls["x"]) != POOL_NAME
+    filtered = tsfile.read_table(files[0], "t", value_filter=tsfile.col("v") > 0)
+    assert _handler(filtered["x"].mask) != POOL_NAME
+
+
 def test_bypassed_reads_use_numpy_and_keep_what_is_kept():
     with pool.pooled():
         a = np.ones(BIG, np.int64)

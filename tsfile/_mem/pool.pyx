@@ -12,7 +12,7 @@ result reuses it without a page fault. The arrays are ordinary numpy arrays that
 Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty pages ~1 s):
 
 * **what**: blocks of freed results of 1 MiB and more (smaller ones go back to malloc at once);
-* **how much**: at most ``max_bytes`` kept (default: 1/8 of physical memory, at most 4 GiB;
+* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, at most 8 GiB;
   the oldest go first);
 * **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
   background thread that exists only while the pool keeps memory, so an idle program gives its
@@ -28,6 +28,7 @@ import os
 import warnings
 
 cimport numpy as cnp
+from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint64_t
 from libc.string cimport strncpy
@@ -44,6 +45,8 @@ cdef extern from "numpy/arrayobject.h":
         unsigned char version
         PyDataMemAllocator allocator
     object PyDataMem_SetHandler(object handler)
+    # the same function given NULL: numpy's default handler (None would be taken as a handler)
+    object PyDataMem_SetDefaultHandler "PyDataMem_SetHandler"(PyObject *handler)
 
 cdef extern from "mempool.h" nogil:
     ctypedef struct tsf_pool_stats:
@@ -94,10 +97,11 @@ def _physical_memory():
 
 
 def default_retention():
-    """The default bound on kept bytes: 1/8 of physical memory, at most 4 GiB (a whole-table
-    read of 20 M rows x 10 columns holds 1.6 GB of results; a smaller bound would keep only part
-    of what the next such read needs)."""
-    return min(4 << 30, _physical_memory() // 8) if AVAILABLE else 0
+    """The default bound on kept bytes: 1/4 of physical memory, at most 8 GiB (a whole-table
+    read of 20 M rows x 10 columns holds 1.7 GB of result blocks, two such reads at once twice
+    that; a smaller bound would keep only part of what the next reads need, and the decay gives
+    it all back within a second of the program going idle)."""
+    return min(8 << 30, _physical_memory() // 4) if AVAILABLE else 0
 
 
 def parse_size(text):
@@ -144,6 +148,30 @@ cdef class _Pooled:
             PyDataMem_SetHandler(self._previous)
             self._previous = None
         return False
+
+
+cdef class _Unpooled:
+    """The context of ``unpooled()``: numpy's default handler on entry, the previous one
+    restored on exit."""
+
+    cdef object _previous
+
+    def __enter__(self):
+        self._previous = PyDataMem_SetDefaultHandler(NULL)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            PyDataMem_SetHandler(self._previous)
+            self._previous = None
+        return False
+
+
+def unpooled():
+    """``with unpooled():`` numpy's own allocator inside a pooled() block (this thread's
+    context): for arrays that are best left lazily zeroed, such as null masks that only a
+    null ever touches (the pool would zero a reused block whole)."""
+    return _Unpooled()
 
 
 def pooled():

@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from tsfile._mem.pool import pooled
+from tsfile._mem.pool import pooled, unpooled
 from tsfile._read import engine, late, tagfill
 from tsfile.errors import TsFileError
 
@@ -131,6 +131,14 @@ def _tag_names(reads):
     return list(out)
 
 
+def null_masks(names, rows):
+    """{name: all-False bool mask of ``rows``}: calloc'ed by numpy's allocator, not the result
+    pool's (which would zero a reused block whole), so a mask's pages are only touched where a
+    null is written (most columns have none, and their masks are dropped unread)."""
+    with unpooled():
+        return {n: np.zeros(rows, np.bool_) for n in names}
+
+
 class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
@@ -143,8 +151,7 @@ class _Decode:
         self.ts = np.empty(cap, np.int64)
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
-        # calloc'ed: pages of the masks are only touched where a null is written
-        self.nulls = {n: np.zeros(cap, np.bool_) for n in [*fields, *tags]}
+        self.nulls = null_masks([*fields, *tags], cap)
         # NULL slots, memory untouched: the tag jobs first-touch and fill them (tagfill)
         self.values.update((n, tagfill.empty_column(cap)) for n in tags)
         self.fields = list(fields)
