@@ -6,6 +6,7 @@ worker threads) allocate their results from it."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
@@ -35,10 +36,20 @@ ROOT = os.path.dirname(HERE)
 pytestmark = pytest.mark.skipif(not pool.AVAILABLE, reason="no mmap: the pool keeps nothing")
 
 
+def in_use(key="in_use_blocks"):
+    """Pooled blocks (or bytes) held by live arrays, beyond those alive when the test began."""
+    return pool.memory_info()[key] - _START[key]
+
+
+_START = {}  # memory_info() when the running test began (fresh_pool)
+
+
 @pytest.fixture(autouse=True)
 def fresh_pool():
     """Each test starts from an empty pool with the default settings, and leaves it so."""
+    gc.collect()  # pooled arrays of earlier tests caught in cycles: freed now, not mid-test
     info = pool.memory_info()
+    _START.update(info)
     pool.release_memory()
     yield
     pool.set_memory_retention(info["max_retained_bytes"], info["decay_seconds"])
@@ -88,7 +99,7 @@ def test_ndarray_resize_reallocates_through_the_pool():
         b.resize(50, refcheck=False)  # and back
         assert np.array_equal(b, np.arange(50))
     del a, b
-    assert pool.memory_info()["in_use_blocks"] == 0
+    assert in_use() == 0
 
 
 def test_size_classes_fit_every_size_with_little_waste():
@@ -99,13 +110,13 @@ def test_size_classes_fit_every_size_with_little_waste():
         with pool.pooled():
             a = np.empty(size, np.uint8)
         a[0], a[-1] = 1, 2
-        mapped = pool.memory_info()["in_use_bytes"]
+        mapped = in_use("in_use_bytes")
         if size < pool.MIN_POOLED:
             assert mapped == 0
         else:
             assert size + 64 <= mapped <= max(size * 9 // 8 + 64, size + (2 << 20)), size
         del a
-    assert pool.memory_info()["in_use_bytes"] == 0
+    assert in_use("in_use_bytes") == 0
 
 
 def test_a_view_outlives_its_parent():
@@ -113,13 +124,13 @@ def test_a_view_outlives_its_parent():
         a = np.arange(BIG, dtype=np.int64)
     view = a[10:20]
     del a
-    assert pool.memory_info()["in_use_blocks"] == 1  # the view holds the block
+    assert in_use() == 1  # the view holds the block
     with pool.pooled():
         churn = [np.full(BIG, 7, np.int64) for _ in range(3)]  # must not take the view's block
     assert np.array_equal(view, np.arange(10, 20))
     del churn
     del view
-    assert pool.memory_info()["in_use_blocks"] == 0
+    assert in_use() == 0
 
 
 def test_freed_on_another_thread_returns_to_the_pool():
@@ -131,7 +142,7 @@ def test_freed_on_another_thread_returns_to_the_pool():
     t.start()
     t.join()
     info = pool.memory_info()
-    assert info["in_use_blocks"] == 0 and info["retained_blocks"] == 1
+    assert in_use() == 0 and info["retained_blocks"] == 1
 
 
 def test_reuse_is_a_hit_and_calloc_reuse_is_zeroed():
@@ -334,7 +345,7 @@ def test_concurrent_alloc_and_free_from_four_threads():
     assert all(a[0] == a[-1] for a in handoff)  # the last arrays still hold their values
     handoff.clear()
     info = pool.memory_info()
-    assert info["in_use_blocks"] == 0 and info["retained_bytes"] <= 64 << 20
+    assert in_use() == 0 and info["retained_bytes"] <= 64 << 20
     assert info["hits"] > 0
 
 
@@ -440,7 +451,7 @@ def test_arrow_and_dataframe_results_come_from_the_pool(files):
     pytest.importorskip("pyarrow")
     pd = pytest.importorskip("pandas")
     table = tsfile.read_arrow(files[0], "t")
-    assert pool.memory_info()["in_use_blocks"] >= 3
+    assert in_use() >= 3
     assert table.num_rows == ROWS
     del table
     df = tsfile.to_dataframe(files[0], "t")
