@@ -510,7 +510,7 @@ def test_read_bench_threads_times_pool_on_off_and_cold(capsys, tmp_path):
     assert main([*args, "--cache-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     for label in ("read_table, 1 thread", "2 files, 2 threads"):
-        assert f"{label} [pool on]" in out and f"{label} [pool off]" in out
+        assert f"\n{label} " in out and f"{label} [pool off]" in out  # no tag: pool on
     assert "read_table, 1 thread [pool cold]" in out
     assert "pool on vs off, read_table(threads=2)" in out
     assert pool.memory_info()["decay_seconds"] == pool.DEFAULT_DECAY  # restored after the run
@@ -521,5 +521,5 @@ def test_dataset_bench_times_pool_on_and_off(capsys):
 
     assert main(["bench", "dataset", "--small", "--parts", "threads", "--pool", "both"]) == 0
     out = capsys.readouterr().out
-    assert "4 files, 2 threads [pool on]" in out and "4 files, 2 threads [pool off]" in out
+    assert "4 files, 2 threads  " in out and "4 files, 2 threads [pool off]" in out
     assert "2 threads vs 1 [pool off]" in out and "pool on vs off, 4 files, 1 thread" in out

@@ -377,10 +377,11 @@ def bench_decay():
 
 
 def pool_labels(name, modes):
-    """[(label, mode)] of a variant: one per pool mode (just ``name`` with one mode)."""
+    """[(label, mode)] of a variant, one per pool mode: ``name`` for the default (pool on, or
+    the one mode timed), ``name [pool off]`` beside it."""
     if len(modes) == 1:
         return [(name, modes[0])]
-    return [(f"{name} [pool {m}]", m) for m in modes]
+    return [(name if m == "on" else f"{name} [pool {m}]", m) for m in modes]
 
 
 def _pool_rounds(variants, repeat):
@@ -421,8 +422,9 @@ def thread_comparison(path: Path, repeat: int, pool: str = "both") -> dict:
     print("(medians; the variants of each group interleaved, round after round)")
     if "on" in modes:
         print(
-            "(pool on: reads after the first, the pool holding the blocks the previous round's"
-            " results freed;\n pool cold: the first read, right after release_memory())"
+            "(no tag = pool on: reads after the first, the pool holding the blocks the previous"
+            " round's results freed;\n pool cold: the first read, right after release_memory();"
+            " pool off: numpy's allocator)"
         )
     print(f"{'':<40} {'wall ms':>9} {'cpu ms':>9} {'cpu/wall':>9} {'speed-up':>9}")
     with bench_decay():
@@ -451,7 +453,7 @@ def thread_comparison(path: Path, repeat: int, pool: str = "both") -> dict:
         pool_labels("2 files, 2 threads", modes),
         strict=True,
     ):
-        suffix = "" if len(modes) == 1 else f" [pool {m}]"
+        suffix = "" if len(modes) == 1 or m == "on" else f" [pool {m}]"
         print(
             f"{'2 files, 2 threads vs one file read twice, 1 thread' + suffix:<64} "
             f"{2 * res[one]['wall_s'] / res[two]['wall_s']:>8.2f}x",
