@@ -157,6 +157,38 @@ def test_reuse_is_a_hit_and_calloc_reuse_is_zeroed():
     assert not z.any()
 
 
+@pytest.mark.parametrize("zero_rows", [0, 1, 8, BIG // 2, BIG - 1, BIG])
+def test_calloc_reuse_clears_what_is_not_known_zero(zero_rows):
+    """A freed block's zero prefix is measured (numpy clears object arrays before freeing
+    them, so a tag column comes back zero and calloc need not clear it again); the rest of a
+    reused block must still be cleared."""
+    with pool.pooled():
+        a = np.arange(1, BIG + 1, dtype=np.int64)
+    a[:zero_rows] = 0
+    del a
+    with pool.pooled():
+        z = np.zeros(BIG, np.int64)
+    assert pool.memory_info()["hits"] - _START["hits"] == 1
+    assert not z.any()
+
+
+def test_a_freed_object_column_is_reused_as_null_slots():
+    from tsfile._read import tagfill
+
+    with pool.pooled():
+        col = tagfill.empty_column(BIG)
+        dirty = np.full(BIG, -1, np.int64)
+    tagfill.fill(col, 0, BIG, "tag")
+    del col, dirty  # both blocks kept: one zero (numpy cleared the slots), one not
+    with pool.pooled():
+        ints = np.empty(BIG, np.int64)  # takes the dirty one, leaving the zero one for calloc
+        again = tagfill.empty_column(BIG)
+    assert pool.memory_info()["hits"] - _START["hits"] == 2
+    assert all(v is None for v in again[:: BIG // 97])
+    tagfill.fill(again, 0, BIG, "x")  # refuses a slot that is not NULL: all were
+    assert again[0] == "x" and again[-1] == "x" and len(ints) == BIG
+
+
 # -- bound, decay, release, off -------------------------------------------------------------------
 
 

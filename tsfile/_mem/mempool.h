@@ -50,7 +50,8 @@
 
 /* The 16 bytes before every pointer handed out. */
 typedef struct {
-    uint64_t size;  /* bytes asked for (what realloc copies) */
+    uint64_t size;  /* in use: bytes asked for (what realloc copies); free (pooled blocks): the
+                       bytes from the data's start known to be zero (see tsf_zero_prefix) */
     uint32_t kind;  /* class index, TSF_KIND_SMALL or TSF_KIND_UNPOOLED */
     uint32_t magic; /* TSF_TAG_MAGIC */
 } tsf_tag;
@@ -143,6 +144,21 @@ static void *tsf_map(size_t len) {
     madvise(start, len, MADV_HUGEPAGE); /* a hint: THP may be off */
 #endif
     return start;
+}
+
+/* The bytes from ``p`` on that are zero, up to ``n``, in whole 64-byte lines (0 if the first
+   line is not). Run on a block as it is freed, so that calloc need not clear it again: numpy
+   clears an object array's slots to NULL before freeing it (a read's tag columns), while other
+   data usually ends the scan in its first line. */
+static size_t tsf_zero_prefix(const char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const uint64_t *w = (const uint64_t *)(p + i);
+        if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) != 0) return i;
+    }
+    for (; i < n; i++)
+        if (p[i]) return i / 64 * 64;
+    return n;
 }
 
 /* -- the free lists (lock held) -------------------------------------------------------------- */
@@ -275,6 +291,22 @@ static int tsf_ensure_decay_thread(void) {
 
 /* -- the handler's functions ------------------------------------------------------------------ */
 
+/* A free block for ``size`` bytes of class ``cls`` or one of the next classes (lock held), or
+   NULL: for calloc (``zero``) one already zero over ``size`` bytes if there is one, else one that
+   is not (zeroed blocks are kept for calloc). */
+static tsf_block *tsf_pick(uint32_t cls, size_t size, int zero) {
+    tsf_pool_state *P = &tsf_pool;
+    tsf_block *any = NULL;
+    for (uint32_t c = cls; c < TSF_CLASSES && c <= cls + TSF_NEAR_CLASSES; c++) {
+        for (tsf_block *b = P->cls_head[c]; b; b = b->cls_next) {
+            int zeroed = b->tag.size >= size;
+            if (zeroed == (zero != 0)) return b;
+            if (!any) any = b;
+        }
+    }
+    return any;
+}
+
 static void *tsf_large_alloc(size_t size, int zero) {
     tsf_pool_state *P = &tsf_pool;
     if (size > SIZE_MAX - TSF_HEADER - 2 * TSF_ALIGN) return NULL;
@@ -282,10 +314,7 @@ static void *tsf_large_alloc(size_t size, int zero) {
     size_t len = tsf_class_len(size + TSF_HEADER, &cls);
     tsf_block *b = NULL;
     pthread_mutex_lock(&P->lock);
-    if (cls != TSF_KIND_UNPOOLED) {
-        for (uint32_t c = cls; c < TSF_CLASSES && c <= cls + TSF_NEAR_CLASSES && !b; c++)
-            b = P->cls_head[c];
-    }
+    if (cls != TSF_KIND_UNPOOLED) b = tsf_pick(cls, size, zero);
     if (b) {
         tsf_unlink_free(b);
         P->s.hits += 1;
@@ -297,7 +326,8 @@ static void *tsf_large_alloc(size_t size, int zero) {
     P->s.in_use_blocks += 1;
     pthread_mutex_unlock(&P->lock);
     if (b) {
-        if (zero) memset((char *)b + TSF_HEADER, 0, size); /* reused: not zero */
+        size_t known = b->tag.size < size ? b->tag.size : size; /* zero since it was freed */
+        if (zero && known < size) memset((char *)b + TSF_HEADER + known, 0, size - known);
     } else {
         b = (tsf_block *)tsf_map(len); /* fresh pages read as zero: calloc is free */
         if (b == NULL) {
@@ -319,6 +349,14 @@ static void tsf_large_free(tsf_block *b) {
     tsf_pool_state *P = &tsf_pool;
     tsf_block *gone = NULL;
     int keep;
+    /* before it is shared: from here on tag.size counts the zero bytes (not worth a look when
+       the block will not be kept; the bound is read without the lock, a stale value only costs
+       or saves that look) */
+    if (b->tag.kind != TSF_KIND_UNPOOLED &&
+        b->map_len <= __atomic_load_n(&P->s.max_retain, __ATOMIC_RELAXED))
+        b->tag.size = tsf_zero_prefix((const char *)b + TSF_HEADER, b->tag.size);
+    else
+        b->tag.size = 0;
     pthread_mutex_lock(&P->lock);
     P->s.in_use_bytes -= b->map_len;
     P->s.in_use_blocks -= 1;
