@@ -77,10 +77,14 @@ _LAZY = {
     "get_file_read_backend": "tsfile.config",
     "set_file_read_backend": "tsfile.config",
     "ResultSetMetaData": "tsfile._read.resultset",
+    "set_memory_retention": "tsfile._mem.pool",
+    "release_memory": "tsfile._mem.pool",
+    "memory_info": "tsfile._mem.pool",
 }
 
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (module __getattr__ is Any)
+    from tsfile._mem.pool import memory_info, release_memory, set_memory_retention  # noqa: F401
     from tsfile._read.predicate import col  # noqa: F401
     from tsfile._read.resultset import ResultSetMetaData  # noqa: F401
     from tsfile.config import (  # noqa: F401

@@ -40,6 +40,7 @@ from tsfile._dataset.files import check_same_schema, expand_paths, read_file_inf
 from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
+from tsfile._mem.pool import pooled
 from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -822,7 +823,9 @@ class TsFileDataFrame:
             return sh.path, ts, vals
 
         workers = self._workers_for(sum(sh.count for sh in shards))
-        return _merge_parts(series.name, pool_map(one, shards, workers))
+        parts = pool_map(one, shards, workers)  # each file's read_columns is pooled itself
+        with pooled():  # the merged arrays: from the result pool (tsfile._mem.pool)
+            return _merge_parts(series.name, parts)
 
     def _workers_for(self, rows):
         """Threads for a read of about ``rows`` rows: one below query_parallel_min_rows."""
@@ -848,13 +851,16 @@ class TsFileDataFrame:
         for (path, _t, _tags), by_field in zip(keys, results, strict=True):
             for s in dict.fromkeys(groups[(path, _t, _tags)]):
                 parts[s.name].append((path, *by_field[s.field]))
-        merged = [_merge_parts(s.name, parts[s.name]) for s in chosen]
-        stamps = (
-            np.unique(np.concatenate([m[0] for m in merged])) if merged else np.empty(0, np.int64)
-        )
-        values = np.full((len(stamps), len(chosen)), np.nan)
-        for j, (ts, vals) in enumerate(merged):
-            values[np.searchsorted(stamps, ts), j] = vals
+        with pooled():  # the merged arrays: from the result pool (tsfile._mem.pool)
+            merged = [_merge_parts(s.name, parts[s.name]) for s in chosen]
+            stamps = (
+                np.unique(np.concatenate([m[0] for m in merged]))
+                if merged
+                else np.empty(0, np.int64)
+            )
+            values = np.full((len(stamps), len(chosen)), np.nan)
+            for j, (ts, vals) in enumerate(merged):
+                values[np.searchsorted(stamps, ts), j] = vals
         return AlignedTimeseries(stamps, values, [SeriesPath(s.name) for s in chosen])
 
     # -- display and lifecycle --------------------------------------------------------------

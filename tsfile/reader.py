@@ -34,6 +34,7 @@ from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
+from tsfile._mem.pool import pooled
 from tsfile._read import columns as columns_mod
 from tsfile._read import engine, late, predicate
 from tsfile._read import source as source_mod
@@ -277,7 +278,13 @@ def _skip_rows(tasks, offset, limit):
 
 
 def _collect_blocks(rs):
-    """A result set's blocks as one (names, types, timestamps, columns, nulls)."""
+    """A result set's blocks as one (names, types, timestamps, columns, nulls), its arrays
+    from the result pool (tsfile._mem.pool)."""
+    with pooled():
+        return _collect_pooled(rs)
+
+
+def _collect_pooled(rs):
     meta = rs.get_metadata()
     names, types = meta.get_column_list(), meta.get_data_type_list()
     blocks = []
@@ -374,6 +381,12 @@ class _BlockPool:
         self.lock = threading.Lock()
 
     def take(self, cap, dtypes, numeric):
+        # new block arrays come from the result pool (tsfile._mem.pool): the blocks a
+        # streaming consumer dropped beyond ``keep`` are reused without fresh page faults
+        with pooled():
+            return self._take(cap, dtypes, numeric)
+
+    def _take(self, cap, dtypes, numeric):
         with self.lock:
             for i, b in enumerate(self.free):
                 if (

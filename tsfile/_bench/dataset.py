@@ -4,7 +4,10 @@ process; the machine may be shared, so the ratios of one run are what to compare
 * threads: ``--files`` files of ``--rows`` rows each (the E5-2 shape: 10 devices, INT64 fields
   f0..f7 as random walks, TS_2DIFF + SNAPPY), split by time; ``read_table(directory)`` with 1
   and 2 threads, and one file holding the same rows (target: 2 threads >= 1.8x one thread; one
-  thread within 10 % of the one file).
+  thread within 10 % of the one file). ``--pool both`` (default; or ``on`` / ``off``): every
+  variant with the result memory pool on and off, interleaved (tsfile._bench.read: "pool on"
+  times reads after the first, the blocks of the previous round's results kept; the pool's
+  decay raised for the run; "pool cold": a read right after release_memory()).
 * index: ``--small-files`` small files opened as a ``TsFileDataFrame(use_index=True)``: cold
   (no index yet: every file's metadata read, the index written) against warm (the index read;
   target: under 10 % of cold).
@@ -29,7 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from tsfile._bench.read import _wall_and_cpu
+from tsfile._bench.read import (
+    POOL_MODES,
+    _pool_rounds,
+    _wall_and_cpu,
+    bench_decay,
+    pool_labels,
+    pool_mode,
+)
 
 DEVICES = 10
 FIELDS = 8
@@ -119,7 +129,7 @@ def _rows(result):
     return len(result["time"])
 
 
-def bench_threads(where, files, rows, repeat):
+def bench_threads(where, files, rows, repeat, pool="both"):
     import tsfile
 
     split = Path(where) / "split"
@@ -135,39 +145,64 @@ def bench_threads(where, files, rows, repeat):
     del a, b
     print(f"\n## read_table over {files} files x {rows:,} rows ({total:,} rows, E5-2 shape)")
     print("  (medians, variants interleaved; CPU = process CPU time of all threads)")
-    res = _interleaved(
-        {
-            "1t": lambda: tsfile.read_table(str(split), "bench", threads=1),
-            "2t": lambda: tsfile.read_table(str(split), "bench", threads=2),
-            "one": lambda: tsfile.read_table(str(one), "bench"),
-            "one2t": lambda: tsfile.read_table(str(one), "bench", threads=2),
-        },
-        repeat,
-    )
-    labels = {
-        "1t": f"{files} files, 1 thread",
-        "2t": f"{files} files, 2 threads",
-        "one": "one file, same rows",
-        "one2t": "one file, 2 threads",
+    names = {
+        "1t": (
+            f"{files} files, 1 thread",
+            lambda: tsfile.read_table(str(split), "bench", threads=1),
+        ),
+        "2t": (
+            f"{files} files, 2 threads",
+            lambda: tsfile.read_table(str(split), "bench", threads=2),
+        ),
+        "one": ("one file, same rows", lambda: tsfile.read_table(str(one), "bench")),
+        "one2t": ("one file, 2 threads", lambda: tsfile.read_table(str(one), "bench", threads=2)),
     }
-    for key, label in labels.items():
-        wall, cpu = res[key]
+    modes = POOL_MODES[pool]
+    variants = [
+        ((key, m), label, fn, m)
+        for key, (name, fn) in names.items()
+        for label, m in pool_labels(name, modes)
+    ]
+    if "on" in modes:  # the first read of a program
+        variants.append((("1t", "cold"), f"{names['1t'][0]} [pool cold]", names["1t"][1], "cold"))
+    with bench_decay():
+        for *_k, fn, m in variants:
+            with pool_mode(m):
+                fn()  # warm-up round
+        timed = _pool_rounds([(label, fn, m) for _k, label, fn, m in variants], repeat)
+    res = {k: timed[label] for k, label, _fn, _m in variants}
+    for _key, label, _fn, _mode in variants:
+        wall, cpu = timed[label]
         print(
-            f"  {label:<22} {wall * 1e3:10.1f} ms  {total / wall / 1e6:8.2f} M rows/s  "
+            f"  {label:<34} {wall * 1e3:10.1f} ms  {total / wall / 1e6:8.2f} M rows/s  "
             f"CPU {cpu * 1e3:8.1f} ms"
         )
-    t1, t2, t_one = res["1t"][0], res["2t"][0], res["one"][0]
-    print(f"  2 threads vs 1         {t1 / t2:10.2f}x (target >= 1.8x)")
+    for m in modes:
+        _print_targets({key: res[(key, m)] for key in names}, "" if len(modes) == 1 else m)
+    if "on" in modes:
+        print("  (no tag = pool on: the blocks of the previous round's results kept and reused)")
+    if len(modes) == 2:
+        for key, (name, _fn) in names.items():
+            on, off = res[(key, "on")], res[(key, "off")]
+            wall, cpu = off[0] / on[0], off[1] / on[1]
+            print(f"  pool on vs off, {name:<22} wall {wall:5.2f}x  cpu {cpu:5.2f}x")
+    return str(split)
+
+
+def _print_targets(r, mode):
+    """The issue's ratios from {"1t"|"2t"|"one"|"one2t": (wall, cpu)} of one pool mode."""
+    tag = f" [pool {mode}]" if mode and mode != "on" else ""
+    t1, t2, t_one = r["1t"][0], r["2t"][0], r["one"][0]
+    print(f"  2 threads vs 1{tag:<13} {t1 / t2:10.2f}x (target >= 1.8x)")
     # less noisy on a shared machine: the CPU the threads spend beyond one thread's (GIL
     # hand-overs, contention), and how many cores the 2-thread read kept busy
-    print(
-        f"    (CPU 2 threads / 1   {res['2t'][1] / res['1t'][1]:10.2f}; cores busy "
-        f"{res['2t'][1] / t2:.2f})"
-    )
-    print(f"  1 thread vs one file   {t_one / t1:10.2f} of the one file's speed (target >= 0.9)")
-    print(f"    (by CPU time         {res['one'][1] / res['1t'][1]:10.2f})")
-    print(f"  one file, 2 threads    {t_one / res['one2t'][0]:10.2f}x one thread (target >= 1.7x)")
-    return str(split)
+    busy = r["2t"][1] / t2
+    print(f"    (CPU 2 threads / 1   {r['2t'][1] / r['1t'][1]:10.2f}; cores busy {busy:.2f})")
+    speed = t_one / t1
+    print(f"  1 thread vs one file{tag:<7} {speed:10.2f} of the one file's speed (target >= 0.9)")
+    print(f"    (by CPU time         {r['one'][1] / r['1t'][1]:10.2f})")
+    scale = t_one / r["one2t"][0]
+    print(f"  one file, 2 threads{tag:<8} {scale:10.2f}x one thread (target >= 1.7x)")
 
 
 def bench_index(where, small_files, repeat):
@@ -265,6 +300,12 @@ def main(argv=None):
     ap.add_argument("--small-files", type=int, default=1000, help="files of the index benchmark")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--small", action="store_true", help="tiny sizes (smoke test)")
+    ap.add_argument(
+        "--pool",
+        choices=sorted(POOL_MODES),
+        default="both",
+        help="threads part: time with the result memory pool on, off or both (interleaved)",
+    )
     ap.add_argument("--dir", default=None, help="where the files go (default: a temp dir)")
     ap.add_argument(
         "--parts",
@@ -281,7 +322,9 @@ def main(argv=None):
         where = Path(args.dir or tmp)
         parts = set(args.parts.split(","))
         split = (
-            bench_threads(where, args.files, args.rows, args.repeat) if "threads" in parts else None
+            bench_threads(where, args.files, args.rows, args.repeat, args.pool)
+            if "threads" in parts
+            else None
         )
         if "index" in parts:
             bench_index(where, args.small_files, args.repeat)

@@ -25,11 +25,20 @@ the whole file on one thread against ``read_table(threads=2)``, and two files (t
 copy) read one after the other on one thread against the two read at once on two threads; wall
 time, process CPU time (all threads) and their ratio (near 2 when two threads really run at
 once on an otherwise idle 2-core machine), medians of ``--repeat`` runs in one run.
+
+``--pool both`` (the default with ``--threads``; or ``on`` / ``off``): every variant is timed with
+the result memory pool (tsfile._mem.pool) on and off, interleaved round after round. "pool on"
+times reads after the first (the pool holds the blocks the previous round's results freed: a
+program reading again and again); "pool cold" times a read right after release_memory() (the
+first read of a program: fresh memory, as with the pool off); "pool off" reads with numpy's own
+allocator. For the run the pool's decay is raised, so that the blocks kept do not expire during
+the "off" rounds between two "on" rounds (back-to-back reads do not wait a second).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -333,8 +342,66 @@ def _read_concurrently(paths):
         raise errors[0]
 
 
-def thread_comparison(path: Path, repeat: int) -> dict:
-    """The --threads measurements on ``path`` (and a copy of it beside it); prints a table."""
+POOL_MODES = {"both": ("on", "off"), "on": ("on",), "off": ("off",)}
+# seconds the pool keeps idle blocks during an interleaved run (see the module docstring)
+BENCH_DECAY = 120.0
+
+
+@contextlib.contextmanager
+def pool_mode(mode):
+    """Reads inside run with the result pool ``mode``: "on" (as it is), "cold" (released
+    first, outside the caller's timing if entered before it starts) or "off" (numpy's
+    allocator; what the pool keeps stays for the next "on" round)."""
+    from tsfile._mem import pool
+
+    if mode == "cold":
+        pool.release_memory()
+    if mode == "off":
+        with pool.bypassed():
+            yield
+    else:
+        yield
+
+
+@contextlib.contextmanager
+def bench_decay():
+    """The pool's decay raised to BENCH_DECAY for an interleaved run, restored after."""
+    from tsfile._mem import pool
+
+    before = pool.memory_info()["decay_seconds"]
+    pool.set_memory_retention(decay=BENCH_DECAY)
+    try:
+        yield
+    finally:
+        pool.set_memory_retention(decay=before)
+
+
+def pool_labels(name, modes):
+    """[(label, mode)] of a variant, one per pool mode: ``name`` for the default (pool on, or
+    the one mode timed), ``name [pool off]`` beside it."""
+    if len(modes) == 1:
+        return [(name, modes[0])]
+    return [(name if m == "on" else f"{name} [pool {m}]", m) for m in modes]
+
+
+def _pool_rounds(variants, repeat):
+    """{label: (median wall, median process CPU)} of ``variants`` [(label, fn, pool mode)],
+    run in turn round after round; a mode is set up before its timing starts."""
+    walls = {v[0]: [] for v in variants}
+    cpus = {v[0]: [] for v in variants}
+    for _ in range(repeat):
+        for label, fn, mode in variants:
+            with pool_mode(mode):
+                w0, c0 = time.perf_counter(), time.process_time()
+                fn()
+                walls[label].append(time.perf_counter() - w0)
+                cpus[label].append(time.process_time() - c0)
+    return {n: (statistics.median(walls[n]), statistics.median(cpus[n])) for n in walls}
+
+
+def thread_comparison(path: Path, repeat: int, pool: str = "both") -> dict:
+    """The --threads measurements on ``path`` (and a copy of it beside it), each with the
+    result pool on and/or off (``pool``: both, on or off); prints a table."""
     import shutil
 
     import tsfile
@@ -342,6 +409,7 @@ def thread_comparison(path: Path, repeat: int) -> dict:
     twin = path.with_name(path.stem + ".copy" + path.suffix)
     if not twin.exists() or twin.stat().st_size != path.stat().st_size:
         shutil.copyfile(path, twin)
+    modes = POOL_MODES[pool]
     one_file = [
         ("read_table, 1 thread", partial(tsfile.read_table, path, "bench", COLS, threads=1)),
         ("read_table(threads=2)", partial(tsfile.read_table, path, "bench", COLS, threads=2)),
@@ -351,29 +419,52 @@ def thread_comparison(path: Path, repeat: int) -> dict:
         ("2 files, 2 threads", partial(_read_concurrently, [path, twin])),
     ]
     res = {}
-    print("(medians; the variants of each pair interleaved, round after round)")
-    print(f"{'':<24} {'wall ms':>9} {'cpu ms':>9} {'cpu/wall':>9} {'speed-up':>9}")
-    for cases in (one_file, two_files):
-        for _name, fn in cases:
-            fn()  # warm: page cache, pools
-        timed = _wall_and_cpu(dict(cases), max(1, repeat))
-        base = timed[cases[0][0]][0]
-        for name, _fn in cases:
-            wall, cpu = timed[name]
-            print(
-                f"{name:<24} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f} {cpu / wall:>9.2f} "
-                f"{base / wall:>8.2f}x",
-                flush=True,
-            )
-            res[name] = {"wall_s": wall, "cpu_s": cpu}
+    print("(medians; the variants of each group interleaved, round after round)")
+    if "on" in modes:
+        print(
+            "(no tag = pool on: reads after the first, the pool holding the blocks the previous"
+            " round's results freed;\n pool cold: the first read, right after release_memory();"
+            " pool off: numpy's allocator)"
+        )
+    print(f"{'':<40} {'wall ms':>9} {'cpu ms':>9} {'cpu/wall':>9} {'speed-up':>9}")
+    with bench_decay():
+        for cases in (one_file, two_files):
+            variants = [(lbl, fn, m) for name, fn in cases for lbl, m in pool_labels(name, modes)]
+            if "on" in modes and cases is one_file:  # the first read of a program
+                variants.append((f"{cases[0][0]} [pool cold]", cases[0][1], "cold"))
+            for _label, fn, mode in variants:
+                with pool_mode(mode):
+                    fn()  # warm: page cache, pools
+            timed = _pool_rounds(variants, max(1, repeat))
+            base = {m: timed[lbl][0] for lbl, m in pool_labels(cases[0][0], modes)}
+            for label, _fn, mode in variants:
+                wall, cpu = timed[label]
+                ref = base.get(mode, base[modes[-1]])
+                print(
+                    f"{label:<40} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f} {cpu / wall:>9.2f} "
+                    f"{ref / wall:>8.2f}x",
+                    flush=True,
+                )
+                res[label] = {"wall_s": wall, "cpu_s": cpu}
     # the thread figure for two files: against reading one file twice on one thread (the
     # "2 files, 1 thread" row above is timed, but is not that baseline on every machine)
-    two_reads = 2 * res["read_table, 1 thread"]["wall_s"]
-    print(
-        f"{'2 files, 2 threads vs one file read twice, 1 thread':<52} "
-        f"{two_reads / res['2 files, 2 threads']['wall_s']:>8.2f}x",
-        flush=True,
-    )
+    for (one, m), (two, _m) in zip(
+        pool_labels("read_table, 1 thread", modes),
+        pool_labels("2 files, 2 threads", modes),
+        strict=True,
+    ):
+        suffix = "" if len(modes) == 1 or m == "on" else f" [pool {m}]"
+        print(
+            f"{'2 files, 2 threads vs one file read twice, 1 thread' + suffix:<64} "
+            f"{2 * res[one]['wall_s'] / res[two]['wall_s']:>8.2f}x",
+            flush=True,
+        )
+    if len(modes) == 2:
+        for name, _fn in one_file + two_files:
+            (on, _), (off, _) = pool_labels(name, modes)
+            wall = res[off]["wall_s"] / res[on]["wall_s"]
+            cpu = res[off]["cpu_s"] / res[on]["cpu_s"]
+            print(f"{'pool on vs off, ' + name:<64} wall {wall:5.2f}x  cpu {cpu:5.2f}x", flush=True)
     return res
 
 
@@ -405,6 +496,12 @@ def main(argv=None):
         "--threads",
         action="store_true",
         help="only the thread comparison (read_table threads=1 vs 2, two files on 1 vs 2 threads)",
+    )
+    ap.add_argument(
+        "--pool",
+        choices=sorted(POOL_MODES),
+        default="both",
+        help="--threads: time with the result memory pool on, off or both (interleaved)",
     )
     args = ap.parse_args(argv)
     if args.threads:
@@ -526,7 +623,7 @@ def _main_threads(args):
     print(f"# E5-2 read, threads: {args.rows:,} rows, {_cpu_model()}, {os.cpu_count()} CPUs")
     print(f"# SIMD: {tsfile.simd_info()}; medians of {args.repeat} runs")
     print(f"# load average at start: {os.getloadavg()} (other load makes wall times meaningless)")
-    res = thread_comparison(path, args.repeat)
+    res = thread_comparison(path, args.repeat, args.pool)
     print(f"# load average at the end: {os.getloadavg()}")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": args.rows, "threads": res}, indent=1))

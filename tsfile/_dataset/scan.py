@@ -40,6 +40,7 @@ from tsfile._dataset.files import (
     union_columns,
 )
 from tsfile._dataset.hook import MANY_ONLY
+from tsfile._mem.pool import pooled
 from tsfile._read.columns import Columns, JobPool, compact, read_into_one
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
@@ -627,6 +628,11 @@ def null_column(dtype, n):
 def concat_columns(parts, columns):
     """One ``{"time": ..., name: ...}`` from the files' results (MaskedArray where any part has
     nulls)."""
+    with pooled():  # the concatenated arrays: from the result pool (tsfile._mem.pool)
+        return _concat_pooled(parts, columns)
+
+
+def _concat_pooled(parts, columns):
     from tsfile._read import engine
 
     out = {"time": np.concatenate([p["time"] for p in parts]) if parts else np.empty(0, np.int64)}

@@ -27,10 +27,12 @@ is fixed by the plan, never by which thread ran it.
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
+from tsfile._mem.pool import pooled, unpooled
 from tsfile._read import engine, late, tagfill
 from tsfile.errors import TsFileError
 
@@ -41,7 +43,11 @@ class JobPool:
     exception of the first item that failed (in that order, as one thread would raise it) is
     raised, the items not started are cancelled and the running ones end first (as
     ThreadPoolExecutor's ``with`` block did for each map before). Use the pool in a ``with``
-    block: close() shuts its threads down."""
+    block: close() shuts its threads down.
+
+    Each job runs in a copy of the caller's context (contextvars), as asyncio.to_thread does:
+    numpy's allocator is a context variable, so a job allocates its arrays from the result pool
+    when the caller reads inside tsfile._mem.pool.pooled()."""
 
     def __init__(self, threads):
         self.threads = threads
@@ -52,7 +58,8 @@ class JobPool:
             return [fn(x) for x in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.threads)
-        futures = [self._pool.submit(fn, x) for x in items]
+        # one copy per job: a context can be entered by one thread at a time
+        futures = [self._pool.submit(contextvars.copy_context().run, fn, x) for x in items]
         try:
             return [f.result() for f in futures]
         finally:
@@ -124,6 +131,14 @@ def _tag_names(reads):
     return list(out)
 
 
+def null_masks(names, rows):
+    """{name: all-False bool mask of ``rows``}: calloc'ed by numpy's allocator, not the result
+    pool's (which would zero a reused block whole), so a mask's pages are only touched where a
+    null is written (most columns have none, and their masks are dropped unread)."""
+    with unpooled():
+        return {n: np.zeros(rows, np.bool_) for n in names}
+
+
 class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
@@ -136,8 +151,7 @@ class _Decode:
         self.ts = np.empty(cap, np.int64)
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
-        # calloc'ed: pages of the masks are only touched where a null is written
-        self.nulls = {n: np.zeros(cap, np.bool_) for n in [*fields, *tags]}
+        self.nulls = null_masks([*fields, *tags], cap)
         # NULL slots, memory untouched: the tag jobs first-touch and fill them (tagfill)
         self.values.update((n, tagfill.empty_column(cap)) for n in tags)
         self.fields = list(fields)
@@ -268,7 +282,15 @@ def read_into_one(reads, pool, on_error=None):
     """Decode the planned ``reads`` (ColumnRead, one per file) into one set of arrays on
     ``pool`` (a JobPool): a Columns, rows in the order of ``reads``. ``on_error(read,
     exc)``: called (on a worker thread) with a read's TsFileError; True drops that read's rows,
-    else the error is raised (as is every error when on_error is None)."""
+    else the error is raised (as is every error when on_error is None).
+
+    The result arrays come from the result pool (tsfile._mem.pool): memory of results the
+    program dropped is reused without the kernel clearing it again."""
+    with pooled():
+        return _read_into_one(reads, pool, on_error)
+
+
+def _read_into_one(reads, pool, on_error):
     fields = _field_types(reads)
     d = _Decode(reads, fields, _tag_names(reads), on_error)
     jobs = _time_jobs(reads)

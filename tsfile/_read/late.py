@@ -210,7 +210,7 @@ class _Gather:
     def __init__(self, d, fields, kept):
         self.d = d
         values = {n: np.empty(kept, d.values[n].dtype) for n in fields}
-        self.arrays = _Arrays(fields, values, {n: np.zeros(kept, np.bool_) for n in fields})
+        self.arrays = _Arrays(fields, values, columns.null_masks(fields, kept))
         self._local = threading.local()
 
     def buffers(self, dtype, rows):
@@ -381,9 +381,9 @@ def _selected_tags(d, jobs, rows, starts, keep, kept):
     """The tag columns over the ``kept`` selected rows, ({name: values}, {name: null mask} of
     those with a null): each chunk group's tag values written once per selected row of it
     (columns._Decode.fill_tag into arrays of the selected rows)."""
+    d.nulls.update(columns.null_masks(d.tags, kept))
     for name in d.tags:
         d.values[name] = tagfill.empty_column(kept)  # NULL slots: fill_tag writes each once
-        d.nulls[name] = np.zeros(kept, np.bool_)
     null_rows = dict.fromkeys(d.tags, 0)
     at = 0
     for (i, task, _g, _at, _cap), n, pos in zip(jobs, rows, starts, strict=True):

@@ -1,0 +1,1 @@
+"""Memory the library keeps for its results (tsfile._mem.pool)."""

@@ -1,0 +1,272 @@
+# cython: language_level=3
+"""A bounded, decaying reuse pool for the memory of read results (numpy's NEP 49 hook).
+
+A whole-table read returns fresh arrays, and the kernel clears every fresh page when it is first
+touched: on the reads measured, that clearing was 45-70 % of the CPU. So the read entry points
+(tsfile.read_table, to_dataframe, read_arrow, query_table, the multi-file reads) allocate their
+results inside ``pooled()``: numpy then takes large blocks (1 MiB and more) from this pool, and
+when the program drops such an array, from any thread, its block comes back here and the next
+result reuses it without a page fault. The arrays are ordinary numpy arrays that own their data
+(no odd ``.base``); a block in use is never unmapped by the pool, whatever is set or released.
+
+Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty pages ~1 s):
+
+* **what**: blocks of freed results of 1 MiB and more (smaller ones go back to malloc at once);
+* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, at most 8 GiB;
+  the oldest go first);
+* **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
+  background thread that exists only while the pool keeps memory, so an idle program gives its
+  memory back on its own;
+* **off**: ``TSFILE_MEMORY_RETAIN=0`` in the environment or ``set_memory_retention(0)``: nothing
+  is kept and numpy's own allocator serves the reads. ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix
+  K, M or G allowed) sets the bound.
+
+The C side is mempool.h (beside this file).
+"""
+
+import os
+import warnings
+
+cimport numpy as cnp
+from cpython.object cimport PyObject
+from cpython.pycapsule cimport PyCapsule_New
+from libc.stdint cimport uint64_t
+from libc.string cimport strncpy
+
+cdef extern from "numpy/arrayobject.h":
+    ctypedef struct PyDataMemAllocator:
+        void *ctx
+        void *(*malloc)(void *ctx, size_t size) noexcept nogil
+        void *(*calloc)(void *ctx, size_t nelem, size_t elsize) noexcept nogil
+        void *(*realloc)(void *ctx, void *ptr, size_t new_size) noexcept nogil
+        void (*free)(void *ctx, void *ptr, size_t size) noexcept nogil
+    ctypedef struct PyDataMem_Handler:
+        char name[127]
+        unsigned char version
+        PyDataMemAllocator allocator
+    object PyDataMem_SetHandler(object handler)
+    # the same function given NULL: numpy's default handler (None would be taken as a handler)
+    object PyDataMem_SetDefaultHandler "PyDataMem_SetHandler"(PyObject *handler)
+
+cdef extern from "mempool.h" nogil:
+    ctypedef struct tsf_pool_stats:
+        uint64_t max_retain, decay_ns
+        uint64_t retained_bytes, retained_blocks
+        uint64_t in_use_bytes, in_use_blocks
+        uint64_t hits, misses
+        uint64_t decayed_bytes, evicted_bytes, released_bytes
+        int decay_thread
+    int TSF_POOL_AVAILABLE
+    size_t TSF_POOL_MIN
+    void *tsf_pool_malloc(void *ctx, size_t size) noexcept
+    void *tsf_pool_calloc(void *ctx, size_t nelem, size_t elsize) noexcept
+    void *tsf_pool_realloc(void *ctx, void *ptr, size_t new_size) noexcept
+    void tsf_pool_free(void *ctx, void *ptr, size_t size) noexcept
+    void tsf_pool_configure(uint64_t max_retain, uint64_t decay_ns) noexcept
+    uint64_t tsf_pool_release() noexcept
+    tsf_pool_stats tsf_pool_get_stats() noexcept
+    int tsf_pool_init(uint64_t max_retain, uint64_t decay_ns) noexcept
+
+cnp.import_array()
+
+ENV = "TSFILE_MEMORY_RETAIN"
+DEFAULT_DECAY = 1.0  # seconds, as pyarrow's jemalloc (dirty_decay_ms and muzzy_decay_ms 1000)
+MIN_POOLED = TSF_POOL_MIN  # bytes: smaller requests are never kept
+AVAILABLE = bool(TSF_POOL_AVAILABLE)  # False where there is no mmap (Windows): never kept
+
+# The handler lives as long as the process: arrays made by it free through it, at any time.
+cdef PyDataMem_Handler _handler
+strncpy(_handler.name, b"tsfile_result_pool", 126)
+_handler.version = 1
+_handler.allocator.ctx = NULL
+_handler.allocator.malloc = tsf_pool_malloc
+_handler.allocator.calloc = tsf_pool_calloc
+_handler.allocator.realloc = tsf_pool_realloc
+_handler.allocator.free = tsf_pool_free
+_capsule = PyCapsule_New(&_handler, "mem_handler", NULL)
+
+cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
+cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_retention():
+    """The default bound on kept bytes: 1/4 of physical memory, at most 8 GiB (a whole-table
+    read of 20 M rows x 10 columns holds 1.7 GB of result blocks, two such reads at once twice
+    that; a smaller bound would keep only part of what the next reads need, and the decay gives
+    it all back within a second of the program going idle)."""
+    return min(8 << 30, _physical_memory() // 4) if AVAILABLE else 0
+
+
+def parse_size(text):
+    """Bytes from ``text``: an int, optionally with a K, M or G suffix (powers of 1024)."""
+    s = str(text).strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
+    if scale != 1:
+        s = s[:-1]
+    value = int(float(s) * scale) if "." in s else int(s) * scale
+    if value < 0:
+        raise ValueError(f"a byte count cannot be negative: {text!r}")
+    return value
+
+
+def _retention_from_env():
+    raw = os.environ.get(ENV)
+    if raw is None or not raw.strip():
+        return default_retention()
+    try:
+        return parse_size(raw)
+    except ValueError:
+        warnings.warn(
+            f"{ENV}={raw!r} is no byte count (e.g. 0, 536870912, 512M, 2G); "
+            f"using the default {default_retention()}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return default_retention()
+
+
+cdef class _Pooled:
+    """The context of ``pooled()``: numpy's handler set to the pool on entry (in this thread's
+    context), the previous one restored on exit."""
+
+    cdef object _previous
+
+    def __enter__(self):
+        if _enabled and _bypass_depth == 0:
+            self._previous = PyDataMem_SetHandler(_capsule)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            PyDataMem_SetHandler(self._previous)
+            self._previous = None
+        return False
+
+
+cdef class _Unpooled:
+    """The context of ``unpooled()``: numpy's default handler on entry, the previous one
+    restored on exit."""
+
+    cdef object _previous
+
+    def __enter__(self):
+        self._previous = PyDataMem_SetDefaultHandler(NULL)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            PyDataMem_SetHandler(self._previous)
+            self._previous = None
+        return False
+
+
+def unpooled():
+    """``with unpooled():`` numpy's own allocator inside a pooled() block (this thread's
+    context): for arrays that are best left lazily zeroed, such as null masks that only a
+    null ever touches (the pool would zero a reused block whole)."""
+    return _Unpooled()
+
+
+def pooled():
+    """``with pooled():`` numpy arrays allocated in this block (this thread's context, and the
+    JobPool jobs it starts) take their memory from the pool. Nests; a no-op when retention is
+    off."""
+    return _Pooled()
+
+
+cdef class _Bypassed:
+    def __enter__(self):
+        global _bypass_depth
+        _bypass_depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _bypass_depth
+        _bypass_depth -= 1
+        return False
+
+
+def bypassed():
+    """``with bypassed():`` reads use numpy's allocator, as with retention off, but what the
+    pool keeps stays kept (process-wide, for benchmarks that interleave the pool on and off:
+    set_memory_retention(0) would give the kept blocks back)."""
+    return _Bypassed()
+
+
+def set_memory_retention(max_bytes=None, decay=None):
+    """Set how much freed result memory tsfile keeps for its next reads, and for how long.
+
+    ``max_bytes``: the bound on kept bytes (an int >= 0, or a str such as ``"512M"``); 0 keeps
+    nothing (and reads use numpy's allocator), and what is kept beyond the new bound is returned
+    to the OS now. ``decay``: seconds a kept block may stay unused before it is returned to the
+    OS (> 0). None leaves a setting as it is. Arrays already handed out are not affected."""
+    global _enabled
+    info = memory_info()
+    limit = info["max_retained_bytes"] if max_bytes is None else _checked_bytes(max_bytes)
+    seconds = info["decay_seconds"] if decay is None else float(decay)
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise ValueError(f"decay must be a finite number of seconds > 0, not {decay!r}")
+    if not AVAILABLE:
+        limit = 0
+    tsf_pool_configure(limit, <uint64_t>(seconds * 1e9))
+    _enabled = limit > 0
+
+
+def _checked_bytes(value):
+    if isinstance(value, str):
+        return parse_size(value)
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"max_bytes must be an int or a size string, not {type(value).__name__}")
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"max_bytes must be >= 0, not {value}")
+    return value
+
+
+def release_memory():
+    """Return every kept block to the OS now; the bytes released. Arrays in use stay valid."""
+    return int(tsf_pool_release())
+
+
+def memory_info():
+    """The pool's settings and counters: ``max_retained_bytes``, ``decay_seconds``,
+    ``retained_bytes`` / ``retained_blocks`` (kept, free), ``in_use_bytes`` / ``in_use_blocks``
+    (pooled blocks held by live arrays), ``hits`` (requests served by a kept block) and
+    ``misses`` (requests that mapped fresh memory), and the bytes returned to the OS so far by
+    ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and ``released_bytes``
+    (release_memory); ``decay_thread``: whether the background thread is running."""
+    cdef tsf_pool_stats s = tsf_pool_get_stats()
+    return {
+        "enabled": bool(_enabled),
+        "max_retained_bytes": int(s.max_retain),
+        "decay_seconds": s.decay_ns / 1e9,
+        "retained_bytes": int(s.retained_bytes),
+        "retained_blocks": int(s.retained_blocks),
+        "in_use_bytes": int(s.in_use_bytes),
+        "in_use_blocks": int(s.in_use_blocks),
+        "hits": int(s.hits),
+        "misses": int(s.misses),
+        "decayed_bytes": int(s.decayed_bytes),
+        "evicted_bytes": int(s.evicted_bytes),
+        "released_bytes": int(s.released_bytes),
+        "decay_thread": bool(s.decay_thread),
+    }
+
+
+def _init():
+    global _enabled
+    limit = _retention_from_env()
+    if tsf_pool_init(limit, <uint64_t>(DEFAULT_DECAY * 1e9)) != 0:
+        limit = 0  # no condition variable on the monotonic clock or no fork handlers: keep none
+        tsf_pool_configure(0, <uint64_t>(DEFAULT_DECAY * 1e9))
+    _enabled = limit > 0
+
+
+_init()
