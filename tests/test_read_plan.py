@@ -387,3 +387,105 @@ def test_page_header_error_in_the_header_loop_names_the_page(files, tmp_path, th
         CorruptDataError, match=rf"impossible for \d+ stored bytes at file offset {header}$"
     ):
         tsfile.read_table(bad, "t", ["i64_2diff"], threads=threads)
+
+
+# -- one engine call per chunk group (engine.read_value_chunks) -------------------------------
+
+
+def _group_of_every_column(r):
+    names = list(COLUMNS)
+    _n, _t, _f, _tags, tasks = r._plan_table("t", names, INT64_MIN, INT64_MAX)
+    return names, tasks[0], tasks[0].groups[0]
+
+
+def _time_plan(r, g, t1):
+    """(rows, plan) of the group's time chunk from ``t1`` on (read_time_chunk completes it)."""
+    plan = engine.plan_pages(g.time_chunk, t1, INT64_MAX)
+    out_ts = np.zeros(g.rows, np.int64)
+    return engine.read_time_chunk(
+        r._fv, g.time_chunk, t1, INT64_MAX, 1, out_ts, 0, engine.new_scratch(), False, plan=plan
+    )
+
+
+def _outputs(names, rows):
+    vals = [np.empty(rows + 3, engine.numpy_dtype(int(COLUMNS[n][0]))) for n in names]
+    return vals, [np.zeros(rows + 3, np.bool_) for _ in names]
+
+
+@pytest.mark.parametrize("comp", COMPRESSIONS)
+@pytest.mark.parametrize("cut", [False, True])
+def test_read_value_chunks_equals_a_call_per_column(files, comp, cut):
+    """Every column of a chunk group (numeric and TEXT/STRING/BLOB, nulls, an all-null page)
+    decoded by one read_value_chunks call: the values, null masks and null counts of one
+    read_value_chunk call per column, at an output position inside the arrays."""
+    with tsfile.TsFileReader(files[comp]) as r:
+        names, task, g = _group_of_every_column(r)
+        t1 = g.time_chunk.page_info()[1][5] + 10 if cut else INT64_MIN
+        rows, plan = _time_plan(r, g, t1)
+        chunks = [r._chunk(off) for off in g.values]
+        types = [int(t) for t in task.types]
+        one_vals, one_nulls = _outputs(names, rows)
+        s = engine.new_scratch()
+        one_counts = [
+            engine.read_value_chunk(r._fv, ch, plan, t, 1, v, m, 3, s)
+            for ch, t, v, m in zip(chunks, types, one_vals, one_nulls, strict=True)
+        ]
+        vals, nulls = _outputs(names, rows)
+        counts = engine.read_value_chunks(
+            r._fv, g.time_chunk, plan, chunks, types, 1, vals, nulls, 3, s
+        )
+    assert counts == one_counts and sum(counts) > 0
+    for name, a, b, ma, mb in zip(names, vals, one_vals, nulls, one_nulls, strict=True):
+        np.testing.assert_array_equal(ma[3:], mb[3:], err_msg=name)
+        np.testing.assert_array_equal(a[3:][~ma[3:]], b[3:][~mb[3:]], err_msg=name)
+
+
+def test_read_value_chunks_checks_every_chunk_before_decoding(files):
+    """A chunk of another type than the series', a list of the wrong length, an output
+    position past the arrays: refused before anything is written."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        names, task, g = _group_of_every_column(r)
+        rows, plan = _time_plan(r, g, INT64_MIN)
+        chunks = [r._chunk(off) for off in g.values]
+        types = [int(t) for t in task.types]
+        s = engine.new_scratch()
+        vals, nulls = _outputs(names, rows)
+        bad = list(types)
+        bad[-1] = int(TSDataType.INT32)  # the last column is BLOB
+        with pytest.raises(CorruptDataError, match=rf"at file offset {chunks[-1].offset}$"):
+            engine.read_value_chunks(r._fv, g.time_chunk, plan, chunks, bad, 1, vals, nulls, 0, s)
+        assert not nulls[0].any()  # nothing decoded: the checks run first
+        with pytest.raises(ValueError, match="a type and two result arrays per chunk"):
+            engine.read_value_chunks(
+                r._fv, g.time_chunk, plan, chunks, types[:-1], 1, vals, nulls, 0, s
+            )
+        with pytest.raises(ValueError, match="output position"):
+            engine.read_value_chunks(
+                r._fv, g.time_chunk, plan, chunks, types, 1, vals, nulls, rows + 4, s
+            )
+
+
+def test_read_table_decodes_a_chunk_group_in_one_engine_call(files, monkeypatch):
+    """read_table over files (tsfile._read.columns) makes one engine call per chunk group for
+    its field columns, none per column: the per-column Python and GIL hand-overs were the
+    GIL-held work that kept two threads from scaling (issue 12)."""
+    calls = []
+    batched = engine.read_value_chunks
+
+    def count(*args):
+        calls.append(len(args[3]))
+        return batched(*args)
+
+    def per_column(*_args):
+        raise AssertionError("read_value_chunk called per column")
+
+    monkeypatch.setattr(engine, "read_value_chunks", count)
+    monkeypatch.setattr(engine, "read_value_chunk", per_column)
+    paths = [str(files["SNAPPY"]), str(files["LZ4"])]
+    got = tsfile.read_table(paths, "t", threads=2)
+    monkeypatch.undo()
+    want = tsfile.read_table(paths, "t", threads=1)
+    groups = len(paths) * len(DEVICES) * 2  # two chunk groups per device
+    assert calls == [len(COLUMNS)] * groups
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)

@@ -68,6 +68,18 @@ def read_value_chunk(
     pos: int,
     s: Scratch,
 ) -> int: ...
+def read_value_chunks(
+    fv: FileView,
+    tch: Chunk,
+    plan: np.ndarray,
+    chunks: list[Chunk],
+    types: list[int],
+    path: int,
+    out_vals: list[np.ndarray],
+    out_nulls: list[np.ndarray],
+    pos: int,
+    s: Scratch,
+) -> list[int]: ...
 def read_nonaligned_chunk(
     fv: FileView,
     ch: Chunk,
