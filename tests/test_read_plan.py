@@ -432,7 +432,7 @@ def test_read_value_chunks_equals_a_call_per_column(files, comp, cut):
         ]
         vals, nulls = _outputs(names, rows)
         counts = engine.read_value_chunks(
-            r._fv, g.time_chunk, plan, chunks, types, 1, vals, nulls, 3, s
+            r._fv, g.time_chunk, plan, list(g.values), types, 1, vals, nulls, 3, s
         )
     assert counts == one_counts and sum(counts) > 0
     for name, a, b, ma, mb in zip(names, vals, one_vals, nulls, one_nulls, strict=True):
@@ -441,27 +441,33 @@ def test_read_value_chunks_equals_a_call_per_column(files, comp, cut):
 
 
 def test_read_value_chunks_checks_every_chunk_before_decoding(files):
-    """A chunk of another type than the series', a list of the wrong length, an output
-    position past the arrays: refused before anything is written."""
+    """A chunk of another type than the series', an offset outside the data area, a list of
+    the wrong length, an output position past the arrays: refused before anything is
+    written."""
     with tsfile.TsFileReader(files["SNAPPY"]) as r:
         names, task, g = _group_of_every_column(r)
         rows, plan = _time_plan(r, g, INT64_MIN)
-        chunks = [r._chunk(off) for off in g.values]
+        offsets = list(g.values)
         types = [int(t) for t in task.types]
         s = engine.new_scratch()
         vals, nulls = _outputs(names, rows)
         bad = list(types)
         bad[-1] = int(TSDataType.INT32)  # the last column is BLOB
-        with pytest.raises(CorruptDataError, match=rf"at file offset {chunks[-1].offset}$"):
-            engine.read_value_chunks(r._fv, g.time_chunk, plan, chunks, bad, 1, vals, nulls, 0, s)
+        with pytest.raises(CorruptDataError, match=rf"at file offset {offsets[-1]}$"):
+            engine.read_value_chunks(r._fv, g.time_chunk, plan, offsets, bad, 1, vals, nulls, 0, s)
         assert not nulls[0].any()  # nothing decoded: the checks run first
         with pytest.raises(ValueError, match="a type and two result arrays per chunk"):
             engine.read_value_chunks(
-                r._fv, g.time_chunk, plan, chunks, types[:-1], 1, vals, nulls, 0, s
+                r._fv, g.time_chunk, plan, offsets, types[:-1], 1, vals, nulls, 0, s
             )
+        for off in (-5, r._fv.data_end, r._fv.size + 10**9):  # never touched, never read
+            with pytest.raises(CorruptDataError, match="chunk offset outside the data area"):
+                engine.read_value_chunks(
+                    r._fv, g.time_chunk, plan, [*offsets[:-1], off], types, 1, vals, nulls, 0, s
+                )
         with pytest.raises(ValueError, match="output position"):
             engine.read_value_chunks(
-                r._fv, g.time_chunk, plan, chunks, types, 1, vals, nulls, rows + 4, s
+                r._fv, g.time_chunk, plan, offsets, types, 1, vals, nulls, rows + 4, s
             )
 
 

@@ -1164,12 +1164,15 @@ class TsFileReader:
                 present.append(j)
         if not present:
             return counts
-        max_pages = -1 if g.time_chunk.complete else len(plan)
+        offsets = [g.values[j] for j in present]
+        if self._source is not None:  # a file-like or remote source: fetch the chunks' bytes
+            for off in offsets:
+                self._source.fetch_chunk(off, self._meta.meta_offset)
         got = engine.read_value_chunks(
             self._fv,
             g.time_chunk,
             plan,
-            [self._chunk(g.values[j], max_pages) for j in present],
+            offsets,
             [task.types[j] for j in present],
             pcode,
             [out_vals[j] for j in present],

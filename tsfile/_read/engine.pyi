@@ -72,7 +72,7 @@ def read_value_chunks(
     fv: FileView,
     tch: Chunk,
     plan: np.ndarray,
-    chunks: list[Chunk],
+    offsets: list[int],
     types: list[int],
     path: int,
     out_vals: list[np.ndarray],

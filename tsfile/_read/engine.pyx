@@ -115,6 +115,19 @@ cdef extern from *:
     """
     Py_ssize_t tsfile_bitmap_count(const uint8_t *bm, Py_ssize_t n) nogil
 
+cdef extern from *:
+    """
+    /* Read one byte of every 4 KiB page of p[0:n]: the page faults of a mapped file happen here
+     * (called without the GIL), not in the header parsing that follows with it. */
+    static void tsfile_touch_pages(const unsigned char *p, Py_ssize_t n) {
+        volatile unsigned char sink;
+        for (Py_ssize_t i = 0; i < n; i += 4096) sink = p[i];
+        if (n > 0) sink = p[n - 1];
+        (void)sink;
+    }
+    """
+    void tsfile_touch_pages(const uint8_t *p, Py_ssize_t n) nogil
+
 # decode paths (data type, encoding and compression codes: tsfile/_format/codes.pxd; codecs:
 # tsfile.codecs._registry)
 cdef enum:
@@ -340,6 +353,7 @@ cdef int check_encoding(FileView fv, int enc, int t, Py_ssize_t at) except -1:
 # Chunks with more data than this have their page headers parsed without the GIL (read_chunk).
 cdef enum:
     PARSE_NOGIL_BYTES = 1 << 16
+    TOUCH_GAP = 1 << 18  # touch_chunks: a longer gap before a chunk is not touched
 
 
 cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
@@ -1462,15 +1476,17 @@ cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_
     return nulls
 
 
-def read_value_chunks(FileView fv, Chunk tch, plan, list chunks, list types, int path,
+def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
                       list out_vals, list out_nulls, Py_ssize_t pos, Scratch s):
-    """read_value_chunk over the value chunks of one chunk group (``chunks``, each with its
-    expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at ``pos``), every
-    chunk first checked against the time chunk ``tch``'s pages (check_aligned_pages) and the
-    numeric ones decoded in ONE nogil region: one call, one GIL hand-over per chunk group
-    instead of one per column (TEXT/STRING/BLOB chunks run as read_value_chunk runs them).
-    Returns the null rows of each chunk."""
-    cdef Py_ssize_t k, n = len(chunks), n_plan
+    """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
+    with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
+    ``pos``): the chunks' file pages mapped without the GIL (touch_chunks), their headers parsed
+    (read_chunk: as many pages as the plan has when the time chunk ``tch`` was parsed in part),
+    each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
+    ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
+    (TEXT/STRING/BLOB chunks run as read_value_chunk runs them). Returns the null rows of each
+    chunk."""
+    cdef Py_ssize_t k, n = len(offsets), n_plan
     cdef const int64_t *rows_of_plan
     cdef LoopState st
     cdef Chunk ch
@@ -1479,6 +1495,8 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list chunks, list types, int
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     n_plan = plan.shape[0]
+    touch_chunks(fv, tch.data_end, offsets)
+    chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
         check_value_chunk(fv, ch, n_plan, types[k])
@@ -1501,6 +1519,34 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list chunks, list types, int
     finally:
         flush_hits(&st)
     return nulls
+
+
+cdef int touch_chunks(FileView fv, Py_ssize_t start, list offsets) except -1:
+    """Map the file pages of a chunk group's value chunks without the GIL: a first read of a
+    mapped file faults on each page, and read_chunk would take those faults with the GIL held.
+    From ``start`` (the end of the time chunk) on, the pages up to each chunk's header are
+    touched when the gap before it is short (the chunks of a group follow each other; a long
+    gap holds columns not read: only the header's page then). Offsets outside the data area
+    are left to read_chunk to refuse."""
+    cdef Py_ssize_t off, k, n = len(offsets), m = 0
+    cdef Py_ssize_t *spans = <Py_ssize_t *>malloc(2 * n * sizeof(Py_ssize_t) + 1)
+    if spans == NULL:
+        raise MemoryError()
+    try:
+        for k in range(n):
+            off = offsets[k]
+            if off < start or off >= fv.data_end:
+                continue
+            spans[2 * m] = start if off - start <= TOUCH_GAP else off
+            spans[2 * m + 1] = off + 1
+            start = off + 1
+            m += 1
+        with nogil:
+            for k in range(m):
+                tsfile_touch_pages(fv.ptr + spans[2 * k], spans[2 * k + 1] - spans[2 * k])
+    finally:
+        free(spans)
+    return 0
 
 
 cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
