@@ -189,8 +189,9 @@ def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
 
 def read_series_range(buf, start: int, end: int, path: str) -> list:
     """Every TimeseriesMeta record of ``buf[start:end]`` (a leaf range of a measurement index),
-    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, which
-    the reader uses) is tested against, record for record and error for error."""
+    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, and
+    read_leaf_series, which the reader uses) is tested against, record for record and error for
+    error."""
     cur = Cursor(buf, start, end, path)
     out = []
     while cur.remaining() > 0:
