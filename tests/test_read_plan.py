@@ -495,3 +495,17 @@ def test_read_table_decodes_a_chunk_group_in_one_engine_call(files, monkeypatch)
     assert calls == [len(COLUMNS)] * groups
     for k in want:
         np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def test_touch_offsets_reads_only_inside_the_data_area(files):
+    """engine.touch_offsets (the planner maps a chunk group's pages without the GIL before it
+    parses the headers): None, negative offsets and offsets at or past the data area are left
+    alone, never read; a closed reader's view is refused."""
+    r = tsfile.TsFileReader(files["SNAPPY"])
+    fv = r._fv
+    _task, g = _first_group(r)
+    engine.touch_offsets(fv, [g.time_chunk.offset, None, -1, fv.data_end, 2**62, *g.values])
+    engine.touch_offsets(fv, [])
+    r.close()
+    with pytest.raises(tsfile.errors.ClosedError):
+        engine.touch_offsets(fv, [g.time_chunk.offset])

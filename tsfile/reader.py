@@ -1053,12 +1053,21 @@ class TsFileReader:
             s = tc.statistics
             if s.count == 0 or s.end_time < t1 or s.start_time > t2:
                 continue
+            self._touch_group(tc.offset, vals)
             chunk = self._chunk(tc.offset, -1, t2)
             inside = t1 <= s.start_time and s.end_time <= t2
             task.groups.append(
                 _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
             )
         return task
+
+    def _touch_group(self, time_offset, value_offsets):
+        """Map the file pages of a chunk group's chunk headers without the GIL
+        (engine.touch_offsets): the headers parsed next, under the GIL, would otherwise take the
+        page faults of a first read of the mapped file while the other threads of a many-file
+        read wait. Not for a file-like source: its buffer holds only the ranges fetched."""
+        if self._source is None:
+            engine.touch_offsets(self._fv, [time_offset, *value_offsets])
 
     def _plan_table(self, table_name, column_names, t1, t2, keep_device=None, prune=None):
         """Plan a table query. ``keep_device(tag values) -> bool`` (a tag filter) is decided

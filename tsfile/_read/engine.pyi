@@ -68,6 +68,7 @@ def read_value_chunk(
     pos: int,
     s: Scratch,
 ) -> int: ...
+def touch_offsets(fv: FileView, offsets: list[int | None]) -> None: ...
 def read_value_chunks(
     fv: FileView,
     tch: Chunk,

@@ -353,7 +353,6 @@ cdef int check_encoding(FileView fv, int enc, int t, Py_ssize_t at) except -1:
 # Chunks with more data than this have their page headers parsed without the GIL (read_chunk).
 cdef enum:
     PARSE_NOGIL_BYTES = 1 << 16
-    TOUCH_GAP = 1 << 18  # touch_chunks: a longer gap before a chunk is not touched
 
 
 cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
@@ -1480,7 +1479,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
                       list out_vals, list out_nulls, Py_ssize_t pos, Scratch s):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
-    ``pos``): the chunks' file pages mapped without the GIL (touch_chunks), their headers parsed
+    ``pos``): the chunks' file pages mapped without the GIL (touch_offsets), their headers parsed
     (read_chunk: as many pages as the plan has when the time chunk ``tch`` was parsed in part),
     each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
     ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
@@ -1495,7 +1494,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     n_plan = plan.shape[0]
-    touch_chunks(fv, tch.data_end, offsets)
+    touch_offsets(fv, offsets)
     chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
@@ -1521,32 +1520,31 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     return nulls
 
 
-cdef int touch_chunks(FileView fv, Py_ssize_t start, list offsets) except -1:
-    """Map the file pages of a chunk group's value chunks without the GIL: a first read of a
-    mapped file faults on each page, and read_chunk would take those faults with the GIL held.
-    From ``start`` (the end of the time chunk) on, the pages up to each chunk's header are
-    touched when the gap before it is short (the chunks of a group follow each other; a long
-    gap holds columns not read: only the header's page then). Offsets outside the data area
-    are left to read_chunk to refuse."""
-    cdef Py_ssize_t off, k, n = len(offsets), m = 0
-    cdef Py_ssize_t *spans = <Py_ssize_t *>malloc(2 * n * sizeof(Py_ssize_t) + 1)
-    if spans == NULL:
+def touch_offsets(FileView fv, list offsets):
+    """Map the file pages at ``offsets`` (chunk headers; None and those outside the data area
+    are left alone) without the GIL, so that the headers parsed there next, with the GIL, take no page
+    fault: a first read of a mapped file faults on each page (the kernel maps the cached pages
+    around a fault with it), and the other threads of a many-file read would wait for those
+    faults. Returns nothing; reading is all it does."""
+    cdef Py_ssize_t k, m = 0, n = len(offsets), off
+    cdef Py_ssize_t *at = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    if at == NULL:
         raise MemoryError()
+    check_open(fv)
     try:
         for k in range(n):
-            off = offsets[k]
-            if off < start or off >= fv.data_end:
+            o = offsets[k]
+            if o is None:  # a column without a chunk in the group
                 continue
-            spans[2 * m] = start if off - start <= TOUCH_GAP else off
-            spans[2 * m + 1] = off + 1
-            start = off + 1
-            m += 1
+            off = o
+            if 0 <= off < fv.data_end:
+                at[m] = off
+                m += 1
         with nogil:
             for k in range(m):
-                tsfile_touch_pages(fv.ptr + spans[2 * k], spans[2 * k + 1] - spans[2 * k])
+                tsfile_touch_pages(fv.ptr + at[k], 1)
     finally:
-        free(spans)
-    return 0
+        free(at)
 
 
 cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
