@@ -164,10 +164,44 @@ def bench_threads(where, files, rows, repeat):
         f"    (CPU 2 threads / 1   {res['2t'][1] / res['1t'][1]:10.2f}; cores busy "
         f"{res['2t'][1] / t2:.2f})"
     )
+    _print_user_sys(
+        {
+            "1t": lambda: tsfile.read_table(str(split), "bench", threads=1),
+            "2t": lambda: tsfile.read_table(str(split), "bench", threads=2),
+        },
+        repeat,
+    )
     print(f"  1 thread vs one file   {t_one / t1:10.2f} of the one file's speed (target >= 0.9)")
     print(f"    (by CPU time         {res['one'][1] / res['1t'][1]:10.2f})")
     print(f"  one file, 2 threads    {t_one / res['one2t'][0]:10.2f}x one thread (target >= 1.7x)")
     return str(split)
+
+
+def _user_sys(variants, repeat):
+    """{name: (median user CPU s, median system CPU s)} of the process over each call of the
+    ``variants`` {name: fn}, run in turn in every round."""
+    import resource
+
+    got = {name: ([], []) for name in variants}
+    for _ in range(repeat):
+        for name, fn in variants.items():
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
+            fn()
+            r1 = resource.getrusage(resource.RUSAGE_SELF)
+            got[name][0].append(r1.ru_utime - r0.ru_utime)
+            got[name][1].append(r1.ru_stime - r0.ru_stime)
+    return {n: (statistics.median(u), statistics.median(k)) for n, (u, k) in got.items()}
+
+
+def _print_user_sys(variants, repeat):
+    """Where the CPU of the 1- and 2-thread reads goes: user (decoding, and the Python that
+    holds the GIL) and system time (mostly the kernel clearing the result's fresh pages), from
+    a second interleaved run: a 2-thread read costing more of either than the 1-thread one is
+    contention (the GIL in user time; page faults and memory bandwidth in system time)."""
+    split = _user_sys(variants, repeat)
+    for key, label in (("1t", "1 thread"), ("2t", "2 threads")):
+        user, system = split[key]
+        print(f"    ({label:<9} user {user * 1e3:8.1f} ms, system {system * 1e3:8.1f} ms)")
 
 
 def bench_index(where, small_files, repeat):
