@@ -509,3 +509,34 @@ def test_touch_offsets_reads_only_inside_the_data_area(files):
     r.close()
     with pytest.raises(tsfile.errors.ClosedError):
         engine.touch_offsets(fv, [g.time_chunk.offset])
+
+
+def test_result_arrays_of_another_item_size_are_refused(files):
+    """The page loops write through raw pointers at the chunk type's item size: an int32 array
+    for INT64 values (the values would have been written as 8-byte items into 4-byte slots), a
+    non-contiguous or read-only array, a non-bool null mask are refused, never written."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        task, g = _first_group(r)
+        rows, plan = _time_plan(r, g, INT64_MIN)
+        off, t = g.values[0], int(task.types[0])  # i64_2diff
+        vch = r._chunk(off)
+        s = engine.new_scratch()
+        nulls = np.zeros(2 * rows, np.bool_)
+        wide = np.zeros(4 * rows, np.int64)
+        bad = [
+            (np.zeros(2 * rows, np.int32), nulls),  # room for the bytes, not the items
+            (wide[::2], nulls),  # not contiguous
+            (np.zeros(2 * rows, np.int64), np.zeros(2 * rows, np.uint8)),
+            (np.zeros((2, rows), np.int64), nulls),
+        ]
+        ro = np.zeros(2 * rows, np.int64)
+        ro.flags.writeable = False
+        bad.append((ro, nulls))
+        for vals, mask in bad:
+            with pytest.raises(TypeError, match="result arrays of a value chunk"):
+                engine.read_value_chunk(r._fv, vch, plan, t, 1, vals, mask, 0, s)
+            with pytest.raises(TypeError, match="result arrays of a value chunk"):
+                engine.read_value_chunks(
+                    r._fv, g.time_chunk, plan, [off], [t], 1, [vals], [mask], 0, s
+                )
+            assert not vals.any() and not mask.any()

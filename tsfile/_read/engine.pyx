@@ -1425,7 +1425,7 @@ def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     check_value_chunk(fv, ch, plan.shape[0], expect_type)
-    check_output(out_vals, out_null, pos)
+    check_output(out_vals, out_null, pos, ch.data_type)
     memset(&st, 0, sizeof(LoopState))
     try:
         return value_chunk_into(fv, ch, rows_of_plan, plan.shape[0], path, out_vals, out_null,
@@ -1452,9 +1452,25 @@ cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_
     return 0
 
 
-cdef int check_output(out_vals, out_null, Py_ssize_t pos) except -1:
-    cdef Py_ssize_t cap = len(out_vals)
-    if len(out_null) != cap or pos < 0 or pos > cap:
+cdef int check_output(out_vals, out_null, Py_ssize_t pos, int t) except -1:
+    """The result arrays of a value chunk of type ``t``: writable C-contiguous numpy arrays of
+    one row per value (of the type's item size, or objects for TEXT/STRING/BLOB) and one bool
+    per row, with room from ``pos`` on (the page loops write through their raw pointers)."""
+    if not (isinstance(out_vals, cnp.ndarray) and isinstance(out_null, cnp.ndarray)):
+        raise TypeError("the result arrays of a value chunk are numpy arrays")
+    cdef cnp.ndarray vals = out_vals, nulls = out_null
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(vals) and cnp.PyArray_ISWRITEABLE(vals)
+            and cnp.PyArray_IS_C_CONTIGUOUS(nulls) and cnp.PyArray_ISWRITEABLE(nulls)
+            and cnp.PyArray_NDIM(vals) == 1 and cnp.PyArray_NDIM(nulls) == 1
+            and cnp.PyArray_TYPE(nulls) == cnp.NPY_BOOL
+            and (cnp.PyArray_TYPE(vals) == cnp.NPY_OBJECT if is_binary(t)
+                 else cnp.PyArray_ITEMSIZE(vals) == itemsize_of(t)
+                 and cnp.PyArray_TYPE(vals) != cnp.NPY_OBJECT)):
+        raise TypeError(f"the result arrays of a value chunk of type {_TYPE_NAMES.get(t, t)} "
+                        f"are one-dimensional writable C-contiguous {numpy_dtype(t)} and bool "
+                        f"arrays, not {out_vals.dtype} and {out_null.dtype}")
+    cdef Py_ssize_t cap = cnp.PyArray_DIM(vals, 0)
+    if cnp.PyArray_DIM(nulls, 0) != cap or pos < 0 or pos > cap:
         raise ValueError(f"output position {pos} outside the {cap} rows of the result")
     return 0
 
@@ -1500,7 +1516,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
         ch = chunks[k]
         check_value_chunk(fv, ch, n_plan, types[k])
         aligned_pages(fv, tch, ch)
-        check_output(out_vals[k], out_nulls[k], pos)
+        check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
     nulls = [0] * n
     memset(&st, 0, sizeof(LoopState))
     try:
