@@ -6,6 +6,7 @@ here would be a difference in what it reads or reports."""
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import struct
@@ -252,10 +253,10 @@ def test_the_walker_uses_the_compiled_parser(monkeypatch):
     calls = []
 
     def spy(*args):
-        calls.append(args[1:3])
-        return cparse.read_series_range(*args)
+        calls.append(args[1])
+        return cparse.read_leaf_series(*args)
 
-    monkeypatch.setattr(index, "read_series_range", spy)
+    monkeypatch.setattr(index, "read_leaf_series", spy)
     with tsfile.TsFileReader(str(FIXTURES[0])) as r:
         r.get_timeseries_metadata()
     assert calls
@@ -388,3 +389,91 @@ def test_hostile_index_nodes_fail_the_same(raw):
     want = _node_outcome(_py_node, buf, 5, len(buf), "n")
     assert want[0] == "error" and "at file offset" in want[1]
     assert _node_outcome(cparse.read_measurement_node, buf, 5, len(buf), "n") == want
+
+
+# -- a leaf node's series in one call (cparse.read_leaf_series, the index walker's leaf step) --
+
+
+def _leaf_series_reference(buf, node, lo, hi, path):
+    """The walker's leaf step in Python (as IndexWalker._series ran it before it was compiled):
+    per entry, the range check, metadata.read_series_range, the entry naming the first."""
+    out = []
+    for i, e in enumerate(node.entries):
+        start, end = node.child_range(i)
+        if not (lo <= start < end <= hi):
+            raise Cursor(buf, node.at, node.at, path).error(
+                f"index child range [{start}, {end}) outside the metadata area", node.at
+            )
+        first = len(out)
+        out += read_series_range(buf, start, end, path)
+        if len(out) == first or out[first].measurement != e.key:
+            raise Cursor(buf, e.at, e.at, path).error(
+                f"index entry {e.key!r} does not name the first series of its range", e.at
+            )
+    return out
+
+
+def _compiled_leaf(buf, node, lo, hi, path):
+    out = []
+    cparse.read_leaf_series(buf, node, lo, hi, path, out)
+    return out
+
+
+def _leaf_nodes(path):
+    """(file bytes, metadata area (lo, hi), [leaf measurement nodes]) of a fixture."""
+    data = path.read_bytes()
+    meta = read_file_metadata(data, len(data), str(path))
+    _nodes, _leaves = _index_ranges(data, meta, str(path))
+    leaves = []
+    for start, end in _nodes:
+        node = read_index_node(Cursor(data, start, end, str(path)), device_level=False)
+        if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
+            leaves.append(node)
+    return data, (meta.meta_offset, meta.meta_start), leaves
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_leaf_series_in_one_call_are_the_walkers(path):
+    data, (lo, hi), leaves = _leaf_nodes(path)
+    for node in leaves:
+        want = _outcome(_leaf_series_reference, data, node, lo, hi, str(path))
+        assert want[0] == "ok" and want[1]
+        assert _outcome(_compiled_leaf, data, node, lo, hi, str(path)) == want
+
+
+def _leaf_samples(limit=8):
+    out = []
+    for path in FIXTURES[:: max(1, len(FIXTURES) // limit)]:
+        data, area, leaves = _leaf_nodes(path)
+        if leaves:
+            out.append(pytest.param(data, area, leaves[0], id=path.stem))
+    return out
+
+
+@pytest.mark.parametrize(("data", "area", "node"), _leaf_samples())
+def test_leaf_series_fail_as_the_walker_on_damaged_bytes(data, area, node):
+    """Bytes of a leaf node's records damaged, entries moved outside the metadata area or onto
+    another record, the area cut short: the same records or the same error, message and file
+    offset included."""
+    lo, hi = area
+    buf = bytearray(data)
+    start, end = node.entries[0].offset, node.end_offset
+    rng = random.Random(start)
+    for pos in rng.sample(range(start, end), min(150, end - start)):
+        old = buf[pos]
+        for b in {0x00, 0xFF, 0x80, old ^ 0x01}:
+            buf[pos] = b
+            want = _outcome(_leaf_series_reference, buf, node, lo, hi, "dmg")
+            assert _outcome(_compiled_leaf, buf, node, lo, hi, "dmg") == want, (pos, b)
+        buf[pos] = old
+    for e in node.entries:
+        for offset in (lo - 1, hi, e.offset + 1, end):
+            moved = copy.deepcopy(node)
+            moved.entries[node.entries.index(e)].offset = offset
+            want = _outcome(_leaf_series_reference, data, moved, lo, hi, "mv")
+            assert want[0] == "error"
+            assert _outcome(_compiled_leaf, data, moved, lo, hi, "mv") == want
+    for cut in (end - 1, start + 1):
+        want = _outcome(_leaf_series_reference, data, node, lo, cut, "cut")
+        assert want[0] == "error"
+        assert _outcome(_compiled_leaf, data, node, lo, cut, "cut") == want

@@ -387,3 +387,156 @@ def test_page_header_error_in_the_header_loop_names_the_page(files, tmp_path, th
         CorruptDataError, match=rf"impossible for \d+ stored bytes at file offset {header}$"
     ):
         tsfile.read_table(bad, "t", ["i64_2diff"], threads=threads)
+
+
+# -- one engine call per chunk group (engine.read_value_chunks) -------------------------------
+
+
+def _group_of_every_column(r):
+    names = list(COLUMNS)
+    _n, _t, _f, _tags, tasks = r._plan_table("t", names, INT64_MIN, INT64_MAX)
+    return names, tasks[0], tasks[0].groups[0]
+
+
+def _time_plan(r, g, t1):
+    """(rows, plan) of the group's time chunk from ``t1`` on (read_time_chunk completes it)."""
+    plan = engine.plan_pages(g.time_chunk, t1, INT64_MAX)
+    out_ts = np.zeros(g.rows, np.int64)
+    return engine.read_time_chunk(
+        r._fv, g.time_chunk, t1, INT64_MAX, 1, out_ts, 0, engine.new_scratch(), False, plan=plan
+    )
+
+
+def _outputs(names, rows):
+    vals = [np.empty(rows + 3, engine.numpy_dtype(int(COLUMNS[n][0]))) for n in names]
+    return vals, [np.zeros(rows + 3, np.bool_) for _ in names]
+
+
+@pytest.mark.parametrize("comp", COMPRESSIONS)
+@pytest.mark.parametrize("cut", [False, True])
+def test_read_value_chunks_equals_a_call_per_column(files, comp, cut):
+    """Every column of a chunk group (numeric and TEXT/STRING/BLOB, nulls, an all-null page)
+    decoded by one read_value_chunks call: the values, null masks and null counts of one
+    read_value_chunk call per column, at an output position inside the arrays."""
+    with tsfile.TsFileReader(files[comp]) as r:
+        names, task, g = _group_of_every_column(r)
+        t1 = g.time_chunk.page_info()[1][5] + 10 if cut else INT64_MIN
+        rows, plan = _time_plan(r, g, t1)
+        chunks = [r._chunk(off) for off in g.values]
+        types = [int(t) for t in task.types]
+        one_vals, one_nulls = _outputs(names, rows)
+        s = engine.new_scratch()
+        one_counts = [
+            engine.read_value_chunk(r._fv, ch, plan, t, 1, v, m, 3, s)
+            for ch, t, v, m in zip(chunks, types, one_vals, one_nulls, strict=True)
+        ]
+        vals, nulls = _outputs(names, rows)
+        counts = engine.read_value_chunks(
+            r._fv, g.time_chunk, plan, list(g.values), types, 1, vals, nulls, 3, s
+        )
+    assert counts == one_counts and sum(counts) > 0
+    for name, a, b, ma, mb in zip(names, vals, one_vals, nulls, one_nulls, strict=True):
+        np.testing.assert_array_equal(ma[3:], mb[3:], err_msg=name)
+        np.testing.assert_array_equal(a[3:][~ma[3:]], b[3:][~mb[3:]], err_msg=name)
+
+
+def test_read_value_chunks_checks_every_chunk_before_decoding(files):
+    """A chunk of another type than the series', an offset outside the data area, a list of
+    the wrong length, an output position past the arrays: refused before anything is
+    written."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        names, task, g = _group_of_every_column(r)
+        rows, plan = _time_plan(r, g, INT64_MIN)
+        offsets = list(g.values)
+        types = [int(t) for t in task.types]
+        s = engine.new_scratch()
+        vals, nulls = _outputs(names, rows)
+        bad = list(types)
+        bad[-1] = int(TSDataType.INT32)  # the last column is BLOB
+        with pytest.raises(CorruptDataError, match=rf"at file offset {offsets[-1]}$"):
+            engine.read_value_chunks(r._fv, g.time_chunk, plan, offsets, bad, 1, vals, nulls, 0, s)
+        assert not nulls[0].any()  # nothing decoded: the checks run first
+        with pytest.raises(ValueError, match="a type and two result arrays per chunk"):
+            engine.read_value_chunks(
+                r._fv, g.time_chunk, plan, offsets, types[:-1], 1, vals, nulls, 0, s
+            )
+        for off in (-5, r._fv.data_end, r._fv.size + 10**9):  # never touched, never read
+            with pytest.raises(CorruptDataError, match="chunk offset outside the data area"):
+                engine.read_value_chunks(
+                    r._fv, g.time_chunk, plan, [*offsets[:-1], off], types, 1, vals, nulls, 0, s
+                )
+        with pytest.raises(ValueError, match="output position"):
+            engine.read_value_chunks(
+                r._fv, g.time_chunk, plan, offsets, types, 1, vals, nulls, rows + 4, s
+            )
+
+
+def test_read_table_decodes_a_chunk_group_in_one_engine_call(files, monkeypatch):
+    """read_table over files (tsfile._read.columns) makes one engine call per chunk group for
+    its field columns, none per column: the per-column Python and GIL hand-overs were the
+    GIL-held work that kept two threads from scaling (issue 12)."""
+    calls = []
+    batched = engine.read_value_chunks
+
+    def count(*args):
+        calls.append(len(args[3]))
+        return batched(*args)
+
+    def per_column(*_args):
+        raise AssertionError("read_value_chunk called per column")
+
+    monkeypatch.setattr(engine, "read_value_chunks", count)
+    monkeypatch.setattr(engine, "read_value_chunk", per_column)
+    paths = [str(files["SNAPPY"]), str(files["LZ4"])]
+    got = tsfile.read_table(paths, "t", threads=2)
+    monkeypatch.undo()
+    want = tsfile.read_table(paths, "t", threads=1)
+    groups = len(paths) * len(DEVICES) * 2  # two chunk groups per device
+    assert calls == [len(COLUMNS)] * groups
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def test_touch_offsets_reads_only_inside_the_data_area(files):
+    """engine.touch_offsets (the planner maps a chunk group's pages without the GIL before it
+    parses the headers): None, negative offsets and offsets at or past the data area are left
+    alone, never read; a closed reader's view is refused."""
+    r = tsfile.TsFileReader(files["SNAPPY"])
+    fv = r._fv
+    _task, g = _first_group(r)
+    engine.touch_offsets(fv, [g.time_chunk.offset, None, -1, fv.data_end, 2**62, *g.values])
+    engine.touch_offsets(fv, [])
+    r.close()
+    with pytest.raises(tsfile.errors.ClosedError):
+        engine.touch_offsets(fv, [g.time_chunk.offset])
+
+
+def test_result_arrays_of_another_item_size_are_refused(files):
+    """The page loops write through raw pointers at the chunk type's item size: an int32 array
+    for INT64 values (the values would have been written as 8-byte items into 4-byte slots), a
+    non-contiguous or read-only array, a non-bool null mask are refused, never written."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        task, g = _first_group(r)
+        rows, plan = _time_plan(r, g, INT64_MIN)
+        off, t = g.values[0], int(task.types[0])  # i64_2diff
+        vch = r._chunk(off)
+        s = engine.new_scratch()
+        nulls = np.zeros(2 * rows, np.bool_)
+        wide = np.zeros(4 * rows, np.int64)
+        bad = [
+            (np.zeros(2 * rows, np.int32), nulls),  # room for the bytes, not the items
+            (wide[::2], nulls),  # not contiguous
+            (np.zeros(2 * rows, np.int64), np.zeros(2 * rows, np.uint8)),
+            (np.zeros((2, rows), np.int64), nulls),
+        ]
+        ro = np.zeros(2 * rows, np.int64)
+        ro.flags.writeable = False
+        bad.append((ro, nulls))
+        for vals, mask in bad:
+            with pytest.raises(TypeError, match="result arrays of a value chunk"):
+                engine.read_value_chunk(r._fv, vch, plan, t, 1, vals, mask, 0, s)
+            with pytest.raises(TypeError, match="result arrays of a value chunk"):
+                engine.read_value_chunks(
+                    r._fv, g.time_chunk, plan, [off], [t], 1, [vals], [mask], 0, s
+                )
+            assert not vals.any() and not mask.any()

@@ -310,14 +310,14 @@ def test_close_in_the_middle_of_a_decode_of_the_same_thread(table_file):
     r = tsfile.TsFileReader(table_file)
     rs = r.query_table("t", ["i64", "f64"], batch_size=1000)
     first = rs.get_next_tsblock()
-    chunk = r._chunk
+    decode_fields = r._decode_fields
 
-    def chunk_then_close(*args, **kwargs):  # runs inside the decode of a chunk group
+    def close_then_decode(*args, **kwargs):  # runs inside the decode of a chunk group
         r.close()
         assert r._fv is not None  # not yet: the decode still runs on it
-        return chunk(*args, **kwargs)
+        return decode_fields(*args, **kwargs)
 
-    r._chunk = chunk_then_close
+    r._decode_fields = close_then_decode
     box = []
 
     def consume():

@@ -185,6 +185,14 @@ def _rows_of(values, n, picked, whole):
     return values[:n] if whole else values.take(picked)
 
 
+def _null_rows(vals, nulls, pos, rows):
+    """A field column without a chunk in a chunk group: its ``rows`` rows at ``pos`` are null
+    (values zero, or None in an object column); returns them."""
+    nulls[pos : pos + rows] = True
+    vals[pos : pos + rows] = None if vals.dtype == object else 0
+    return rows
+
+
 def _row_window(offset, limit):
     """The official offset/limit rules: a negative offset is 0, a negative limit is no limit
     (None here)."""
@@ -1058,12 +1066,21 @@ class TsFileReader:
             s = tc.statistics
             if s.count == 0 or s.end_time < t1 or s.start_time > t2:
                 continue
+            self._touch_group(tc.offset, vals)
             chunk = self._chunk(tc.offset, -1, t2)
             inside = t1 <= s.start_time and s.end_time <= t2
             task.groups.append(
                 _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
             )
         return task
+
+    def _touch_group(self, time_offset, value_offsets):
+        """Map the file pages of a chunk group's chunk headers without the GIL
+        (engine.touch_offsets): the headers parsed next, under the GIL, would otherwise take the
+        page faults of a first read of the mapped file while the other threads of a many-file
+        read wait. Not for a file-like source: its buffer holds only the ranges fetched."""
+        if self._source is None:
+            engine.touch_offsets(self._fv, [time_offset, *value_offsets])
 
     def _plan_table(self, table_name, column_names, t1, t2, keep_device=None, prune=None):
         """Plan a table query. ``keep_device(tag values) -> bool`` (a tag filter) is decided
@@ -1141,11 +1158,9 @@ class TsFileReader:
     ):
         """Decode one chunk group at ``pos`` with scratch ``s``; returns its rows."""
         rows, plan = self._decode_times(g, out_ts, pos, t1, t2, pcode, s)
-        for j in range(len(fields)):
-            nn = self._decode_field(
-                task, g, j, plan, rows, out_vals[j], out_nulls[j], pos, pcode, s
-            )
-            if counts is not None:
+        got = self._decode_fields(task, g, plan, rows, out_vals, out_nulls, pos, pcode, s)
+        if counts is not None:
+            for j, nn in enumerate(got):
                 counts[j] += nn
         return rows
 
@@ -1157,15 +1172,47 @@ class TsFileReader:
             self._fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, plan=plan
         )
 
+    def _decode_fields(self, task, g, plan, rows, out_vals, out_nulls, pos, pcode, s):
+        """Every field column of group ``g`` into its arrays ``out_vals[j]`` / ``out_nulls[j]``
+        at ``pos``, following the time chunk's ``plan`` (``rows`` rows), in one engine call
+        (engine.read_value_chunks: the GIL handed over once per chunk group, not per column);
+        returns each column's null rows."""
+        counts = [0] * len(g.values)
+        present = []
+        for j, off in enumerate(g.values):
+            if off is None:
+                counts[j] = _null_rows(out_vals[j], out_nulls[j], pos, rows)
+            else:
+                present.append(j)
+        if not present:
+            return counts
+        offsets = [g.values[j] for j in present]
+        if self._source is not None:  # a file-like or remote source: fetch the chunks' bytes
+            for off in offsets:
+                self._source.fetch_chunk(off, self._meta.meta_offset)
+        got = engine.read_value_chunks(
+            self._fv,
+            g.time_chunk,
+            plan,
+            offsets,
+            [task.types[j] for j in present],
+            pcode,
+            [out_vals[j] for j in present],
+            [out_nulls[j] for j in present],
+            pos,
+            s,
+        )
+        for j, nn in zip(present, got, strict=True):
+            counts[j] = nn
+        return counts
+
     def _decode_field(self, task, g, j, plan, rows, vals, nulls, pos, pcode, s):
         """Field column ``j`` of group ``g`` into ``vals`` / ``nulls`` (that column's arrays) at
         ``pos``, following the time chunk's ``plan`` (``rows`` rows); returns its null rows."""
         fv = self._fv
         off = g.values[j]
         if off is None:
-            nulls[pos : pos + rows] = True
-            vals[pos : pos + rows] = None if vals.dtype == object else 0
-            return rows
+            return _null_rows(vals, nulls, pos, rows)
         vch = self._chunk(off, -1 if g.time_chunk.complete else len(plan))
         key = (g.time_chunk.offset, off, vch.n_pages, g.time_chunk.n_pages)
         if key not in self._pages_checked:

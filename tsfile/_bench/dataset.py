@@ -179,6 +179,7 @@ def bench_threads(where, files, rows, repeat, pool="both"):
         )
     for m in modes:
         _print_targets({key: res[(key, m)] for key in names}, "" if len(modes) == 1 else m)
+    _print_user_sys({key: names[key][1] for key in ("1t", "2t")}, repeat)
     if "on" in modes:
         print("  (no tag = pool on: the blocks of the previous round's results kept and reused)")
     if len(modes) == 2:
@@ -203,6 +204,33 @@ def _print_targets(r, mode):
     print(f"    (by CPU time         {r['one'][1] / r['1t'][1]:10.2f})")
     scale = t_one / r["one2t"][0]
     print(f"  one file, 2 threads{tag:<8} {scale:10.2f}x one thread (target >= 1.7x)")
+
+
+def _user_sys(variants, repeat):
+    """{name: (median user CPU s, median system CPU s)} of the process over each call of the
+    ``variants`` {name: fn}, run in turn in every round."""
+    import resource
+
+    got = {name: ([], []) for name in variants}
+    for _ in range(repeat):
+        for name, fn in variants.items():
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
+            fn()
+            r1 = resource.getrusage(resource.RUSAGE_SELF)
+            got[name][0].append(r1.ru_utime - r0.ru_utime)
+            got[name][1].append(r1.ru_stime - r0.ru_stime)
+    return {n: (statistics.median(u), statistics.median(k)) for n, (u, k) in got.items()}
+
+
+def _print_user_sys(variants, repeat):
+    """Where the CPU of the 1- and 2-thread reads goes: user (decoding, and the Python that
+    holds the GIL) and system time (mostly the kernel clearing the result's fresh pages), from
+    a second interleaved run: a 2-thread read costing more of either than the 1-thread one is
+    contention (the GIL in user time; page faults and memory bandwidth in system time)."""
+    split = _user_sys(variants, repeat)
+    for key, label in (("1t", "1 thread"), ("2t", "2 threads")):
+        user, system = split[key]
+        print(f"    ({label:<9} user {user * 1e3:8.1f} ms, system {system * 1e3:8.1f} ms)")
 
 
 def bench_index(where, small_files, repeat):

@@ -324,3 +324,34 @@ def read_measurement_node(buf, Py_ssize_t start, Py_ssize_t end, str path):
     cdef Cur c
     cdef _Reader r = _reader(buf, start, end, path, &c)
     return r.measurement_node(&c)
+
+
+def read_leaf_series(buf, node, Py_ssize_t lo, Py_ssize_t hi, str path, list out):
+    """tsfile._format.index.IndexWalker._series over one LEAF_MEASUREMENT ``node`` in one call
+    (a call per leaf entry, each acquiring the buffer, was most of a device's series read):
+    for each entry in order, its child range checked to lie in the metadata area [lo, hi), the
+    TimeseriesMeta records of that range appended to ``out`` (as read_series_range reads them),
+    and the first of them checked to be the one the entry names. The walker's errors, message
+    for message, in the walker's order."""
+    entries = node.entries
+    cdef Py_ssize_t i, n = len(entries), start, end, first
+    cdef Py_ssize_t size = len(buf)
+    cdef Cur c
+    cdef _Reader r = _reader(buf, 0, 0, path, &c)
+    for i in range(n):
+        e = entries[i]
+        start = e.offset
+        end = entries[i + 1].offset if i + 1 < n else node.end_offset
+        if not (lo <= start < end <= hi):
+            raise r.error(f"index child range [{start}, {end}) outside the metadata area",
+                          node.at)
+        if end > size:  # as _reader refuses it: [lo, hi) lies in the buffer for a reader
+            raise ValueError(f"range [{start}, {end}) outside a buffer of {size} bytes")
+        c.pos = start
+        c.end = end
+        first = len(out)
+        while c.pos < c.end:
+            out.append(r.series(&c))
+        if len(out) == first or out[first].measurement != e.key:
+            raise r.error(f"index entry {e.key!r} does not name the first series of its range",
+                          e.at)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import IndexNodeType
-from tsfile._format.cparse import read_measurement_node, read_series_range
+from tsfile._format.cparse import read_leaf_series, read_measurement_node
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
@@ -126,20 +126,16 @@ class IndexWalker:
     def _series(self, node: IndexNode, out: list, depth: int, seen: set):
         if depth > MAX_INDEX_DEPTH:
             raise self._error("index too deep", node.at)
+        if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
+            # compiled, one call per leaf node (the records are most of a file's index); the
+            # same walk in Python over metadata.read_series_range is the reference it is tested
+            # against (tests/test_cparse.py)
+            read_leaf_series(self.buf, node, self.lo, self.hi, self.path, out)
+            return
         for i in range(len(node.entries)):
             start, end = node.child_range(i)
             cur = self._range_cursor(start, end, node)
-            if node.node_type == IndexNodeType.LEAF_MEASUREMENT:
-                first = len(out)
-                # compiled: the records are most of a file's index (metadata.read_series_range
-                # is the same parse in Python, the reference it is tested against)
-                out += read_series_range(self.buf, start, end, self.path)
-                e = node.entries[i]
-                if len(out) == first or out[first].measurement != e.key:
-                    raise self._error(
-                        f"index entry {e.key!r} does not name the first series of its range", e.at
-                    )
-            elif node.node_type == IndexNodeType.INTERNAL_MEASUREMENT:
+            if node.node_type == IndexNodeType.INTERNAL_MEASUREMENT:
                 child = self._child(cur, seen, False)
                 self._check_child_key(node, i, child)
                 self._series(child, out, depth + 1, seen)

@@ -8,6 +8,7 @@ walks are bounded so that a cyclic or hostile index cannot loop.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 from tsfile._format.bytes import Cursor
@@ -70,11 +71,23 @@ class KeyOrder:
 def first_unordered(keys: list) -> int | None:
     """The index of the first of ``keys`` that does not follow the one before it in the order
     all the pairs before it followed (KeyOrder), or None when they strictly increase."""
-    if all(type(k) is str and k.isascii() for k in keys):
-        # ASCII names: both writers' orders are str order (the common case, checked in one pass)
-        return next((i for i in range(1, len(keys)) if not keys[i - 1] < keys[i]), None)
+    if _all_ascii_str(keys):
+        # ASCII names: both writers' orders are str order (the common case: checked by C loops,
+        # the index of the first pair out of order looked for only when there is one)
+        if all(map(operator.lt, keys, keys[1:])):
+            return None
+        return next(i for i in range(1, len(keys)) if not keys[i - 1] < keys[i])
     order = KeyOrder()
     return next((i for i in range(1, len(keys)) if not order.increases(keys[i - 1], keys[i])), None)
+
+
+def _all_ascii_str(keys: list) -> bool:
+    """Whether every key is an ASCII str (joined in C: str.isascii() is O(1), and the join of
+    ASCII strs is ASCII; a key of another type makes the join fail)."""
+    try:
+        return "".join(keys).isascii()
+    except TypeError:
+        return False
 
 
 def _ascii(key) -> bool:
@@ -189,8 +202,9 @@ def read_timeseries_metadata(cur: Cursor) -> TimeseriesMeta:
 
 def read_series_range(buf, start: int, end: int, path: str) -> list:
     """Every TimeseriesMeta record of ``buf[start:end]`` (a leaf range of a measurement index),
-    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, which
-    the reader uses) is tested against, record for record and error for error."""
+    in order. The reference the compiled parser (tsfile._format.cparse.read_series_range, and
+    read_leaf_series, which the reader uses) is tested against, record for record and error for
+    error."""
     cur = Cursor(buf, start, end, path)
     out = []
     while cur.remaining() > 0:

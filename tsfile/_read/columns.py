@@ -10,13 +10,15 @@ A read runs in two steps:
    touched here), then every file's chunk groups are decoded straight into slices of them on
    one pool of threads: first the time chunks (job = chunk group), each at a fixed start (the
    sum of the capacities before it); then the timestamps close up the gaps a time range leaves
-   (only the time array moves); then every (chunk group, field column) pair at the group's
-   final rows. No two jobs write the same rows, each job first-touches the memory of its own
-   slice (so the page faults of a large result are spread over the threads), and nothing is
-   copied afterwards, but the rows of a file dropped by ``on_error`` (one compaction, on that
-   error path only). A read with a value filter takes another field phase
-   (tsfile._read.late): the filter's columns first, then the others decoded only where a row
-   is selected and copied straight to the selected rows' places.
+   (only the time array moves); then every chunk group's field columns at the group's final
+   rows, one engine call per chunk group (engine.read_value_chunks: the GIL is handed over once
+   per group, not once per column, and no Python runs per column). No two jobs write the
+   same rows, each job first-touches the memory of its own slice (so the page faults of a
+   large result are spread over the threads), and nothing is copied afterwards, but the rows
+   of a file dropped by ``on_error`` (one compaction, on that error path only). A read with a
+   value filter takes another field phase (tsfile._read.late): the filter's columns first,
+   then the others decoded only where a row is selected and copied straight to the selected
+   rows' places.
 
 Tag columns (object arrays, one value per device) are filled by jobs of their own, batches of
 chunk groups between the field jobs: each takes the GIL only to count the references, and writes
@@ -187,14 +189,17 @@ class _Decode:
         return self._guard(i, run)
 
     def field_job(self, job):
-        """Decode a batch of (chunk group, field column) pairs of one read, or fill a batch of
-        its tag columns' rows; the null rows of each."""
+        """Decode a batch of (chunk group, field column) pairs of one read, or of its chunk
+        groups' every field column (items of ALL_FIELDS: a list of null rows each), or fill a
+        batch of its tag columns' rows; the null rows of each."""
         i, items = job
         r = self.reads[i]
         if items[0][4] is None:  # tag items: (.., tag name, None, rows, start)
             return [
                 self.fill_tag(r, task, name, n, pos) for _i, task, _g, name, _p, n, pos in items
             ]
+        if items[0][3] == ALL_FIELDS:
+            return self._guard(i, self._groups, r, items)
 
         def run():
             out = []
@@ -209,6 +214,17 @@ class _Decode:
             return out
 
         return self._guard(i, run)
+
+    def _groups(self, r, items):
+        """Every field column of each item's chunk group, one engine call per group
+        (TsFileReader._decode_fields); per item, the null rows of each field."""
+        values = [self.values[name] for name in r.query.fields]
+        nulls = [self.nulls[name] for name in r.query.fields]
+        with r.reader._op() as s:
+            return [
+                r.reader._decode_fields(task, g, plan, n, values, nulls, pos, r.pcode, s)
+                for _i, task, g, _j, plan, n, pos in items
+            ]
 
     def fill_tag(self, r, task, name, rows, pos):
         """Tag column ``name`` over one chunk group's rows (the pointers written without the
@@ -227,17 +243,22 @@ class _Decode:
 # decoding (without it), while a read still splits into enough jobs to share between threads.
 JOB_VALUES = 1 << 18
 
+# The field index of a field-phase item that stands for every field column of its chunk group
+# (decoded in one engine call: TsFileReader._decode_fields).
+ALL_FIELDS = -1
 
-def _batches(items, rows_at):
-    """Runs of consecutive ``items`` of one read (item[0]) holding at least JOB_VALUES rows
-    (``rows_at``: the index of an item's rows), each run as (read index, [items])."""
+
+def _batches(items, rows_at, width=None):
+    """Runs of consecutive ``items`` of one read (item[0]) holding at least JOB_VALUES values
+    (``rows_at``: the index of an item's rows; ``width(item)``: the columns it decodes, 1 if
+    not given), each run as (read index, [items])."""
     out, run, acc = [], [], 0
     for item in items:
         if run and (item[0] != run[0][0] or acc >= JOB_VALUES):
             out.append((run[0][0], run))
             run, acc = [], 0
         run.append(item)
-        acc += item[rows_at]
+        acc += item[rows_at] * (1 if width is None else width(item))
     if run:
         out.append((run[0][0], run))
     return out
@@ -309,25 +330,31 @@ def _read_into_one(reads, pool, on_error):
     spans = _read_spans(reads, jobs, rows, starts)
     counts = dict.fromkeys(d.nulls, 0)
     for job, nn in zip(field_jobs, null_counts, strict=True):
-        name = job[3] if job[4] is None else reads[job[0]].query.fields[job[3]]
-        counts[name] += nn or 0
+        if job[4] is None:  # a tag item
+            counts[job[3]] += nn or 0
+        elif nn is not None:  # a chunk group's every field (None: its read was dropped)
+            for name, n in zip(reads[job[0]].query.fields, nn, strict=True):
+                counts[name] += n
     _fill_missing_fields(d, reads, spans, counts)
     return _finish(d, reads, spans, total, counts)
 
 
 def _field_jobs(d, jobs, timed, rows, starts):
-    """The items of the field phase: (read index, task, group, field index, page plan, rows,
-    final start) of every chunk group's field columns, then (..., tag name, None, rows, start)
-    of its tag columns; and their batches, the tag batches spread evenly among the decode
-    batches (so that a thread filling tags, under the GIL, runs beside threads decoding)."""
+    """The items of the field phase: (read index, task, group, ALL_FIELDS, page plan, rows,
+    final start) of every chunk group with field columns, then (..., tag name, None, rows,
+    start) of its tag columns; and their batches, the tag batches spread evenly among the
+    decode batches (so that a thread filling tags, under the GIL, runs beside threads
+    decoding)."""
     decode, tags = [], []
     for (i, task, g, _at, _cap), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
         if i in d.failed:
             continue
-        decode += [(i, task, g, j, t[1], n, pos) for j in range(len(d.reads[i].query.fields))]
+        if d.reads[i].query.fields:
+            decode.append((i, task, g, ALL_FIELDS, t[1], n, pos))
         if n:
             tags += [(i, task, g, name, None, n, pos) for name in d.tags]
-    decode_batches, tag_batches = _batches(decode, rows_at=5), _batches(tags, rows_at=5)
+    decode_batches = _batches(decode, rows_at=5, width=lambda it: len(d.reads[it[0]].query.fields))
+    tag_batches = _batches(tags, rows_at=5)
     batches = []
     every = max(1, len(decode_batches) // max(1, len(tag_batches)))
     for k, b in enumerate(decode_batches):

@@ -68,6 +68,19 @@ def read_value_chunk(
     pos: int,
     s: Scratch,
 ) -> int: ...
+def touch_offsets(fv: FileView, offsets: list[int | None]) -> None: ...
+def read_value_chunks(
+    fv: FileView,
+    tch: Chunk,
+    plan: np.ndarray,
+    offsets: list[int],
+    types: list[int],
+    path: int,
+    out_vals: list[np.ndarray],
+    out_nulls: list[np.ndarray],
+    pos: int,
+    s: Scratch,
+) -> list[int]: ...
 def read_nonaligned_chunk(
     fv: FileView,
     ch: Chunk,

@@ -41,6 +41,7 @@ may run concurrently, without the GIL where they decode.
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
+from cpython.ref cimport PyObject
 
 import numpy as np
 
@@ -113,6 +114,19 @@ cdef extern from *:
     }
     """
     Py_ssize_t tsfile_bitmap_count(const uint8_t *bm, Py_ssize_t n) nogil
+
+cdef extern from *:
+    """
+    /* Read one byte of every 4 KiB page of p[0:n]: the page faults of a mapped file happen here
+     * (called without the GIL), not in the header parsing that follows with it. */
+    static void tsfile_touch_pages(const unsigned char *p, Py_ssize_t n) {
+        volatile unsigned char sink;
+        for (Py_ssize_t i = 0; i < n; i += 4096) sink = p[i];
+        if (n > 0) sink = p[n - 1];
+        (void)sink;
+    }
+    """
+    void tsfile_touch_pages(const uint8_t *p, Py_ssize_t n) nogil
 
 # decode paths (data type, encoding and compression codes: tsfile/_format/codes.pxd; codecs:
 # tsfile.codecs._registry)
@@ -1212,6 +1226,11 @@ def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
     the time page's range, does not (e.g. the official writer leaves the rows of a tablet that
     lacked the column out of its pages): an error naming the value page, never values paired
     with other rows' times. The row counts in the page bodies are checked as they are decoded."""
+    aligned_pages(fv, tch, vch)
+
+
+cdef int aligned_pages(FileView fv, Chunk tch, Chunk vch) except -1:
+    """check_aligned_pages (also run by read_value_chunks for each of its chunks)."""
     cdef Py_ssize_t i, n = min(tch.n_pages, vch.n_pages)
     cdef Page *tp
     cdef Page *vp
@@ -1226,6 +1245,7 @@ def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
                 f"values at times {vp.start}..{vp.end}, not within the {tp.count} rows at "
                 f"times {tp.start}..{tp.end} of its time page (the value page does not cover "
                 "the time page's rows)", vp.body)
+    return 0
 
 
 cdef Py_ssize_t scatter(uint8_t *dst, const uint8_t *dense, const uint8_t *bitmap,
@@ -1400,31 +1420,112 @@ def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out
     chunk into out_vals[pos:], flagging nulls in out_null[pos:] (bool), in one call without the
     GIL (but for TEXT/STRING/BLOB values and the compressions without a C decoder). Returns the
     number of null rows."""
-    cdef Py_ssize_t cap = len(out_vals), nulls = 0, n_plan
-    cdef int t = ch.data_type
-    cdef uint8_t *out = NULL if is_binary(t) else <uint8_t *>cnp.PyArray_DATA(out_vals)
-    cdef uint8_t *nm = <uint8_t *>cnp.PyArray_DATA(out_null)
     cdef const int64_t *rows_of_plan
     cdef LoopState st
     check_open(fv)
+    rows_of_plan = plan_rows(plan)
+    check_value_chunk(fv, ch, plan.shape[0], expect_type)
+    check_output(out_vals, out_null, pos, ch.data_type)
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        return value_chunk_into(fv, ch, rows_of_plan, plan.shape[0], path, out_vals, out_null,
+                                pos, s, &st)
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
+
+
+cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_type) except -1:
+    """A value chunk of the expected type, with the pages of the time chunk's plan."""
     if not (ch.marker & 0x40):
         raise corrupt(fv, "expected a value chunk", ch.offset)
-    if t != expect_type:
-        raise corrupt(fv, f"value chunk of type {t} where the series has type {expect_type}",
-                      ch.offset)
-    rows_of_plan = plan_rows(plan)
-    n_plan = plan.shape[0]
+    if ch.data_type != expect_type:
+        raise corrupt(fv, f"value chunk of type {ch.data_type} where the series has type "
+                          f"{expect_type}", ch.offset)
     if ch.n_pages < n_plan or (ch.complete and ch.n_pages != n_plan):
         raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk {n_plan}",
                       ch.offset)
-    if len(out_null) != cap or pos < 0 or pos > cap:
+    return 0
+
+
+cdef int check_output(out_vals, out_null, Py_ssize_t pos, int t) except -1:
+    """The result arrays of a value chunk of type ``t``: writable C-contiguous numpy arrays of
+    one row per value (of the type's item size, or objects for TEXT/STRING/BLOB) and one bool
+    per row, with room from ``pos`` on (the page loops write through their raw pointers)."""
+    if not (isinstance(out_vals, cnp.ndarray) and isinstance(out_null, cnp.ndarray)):
+        raise TypeError("the result arrays of a value chunk are numpy arrays")
+    cdef cnp.ndarray vals = out_vals, nulls = out_null
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(vals) and cnp.PyArray_ISWRITEABLE(vals)
+            and cnp.PyArray_IS_C_CONTIGUOUS(nulls) and cnp.PyArray_ISWRITEABLE(nulls)
+            and cnp.PyArray_NDIM(vals) == 1 and cnp.PyArray_NDIM(nulls) == 1
+            and cnp.PyArray_TYPE(nulls) == cnp.NPY_BOOL
+            and (cnp.PyArray_TYPE(vals) == cnp.NPY_OBJECT if is_binary(t)
+                 else cnp.PyArray_ITEMSIZE(vals) == itemsize_of(t)
+                 and cnp.PyArray_TYPE(vals) != cnp.NPY_OBJECT)):
+        raise TypeError(f"the result arrays of a value chunk of type {_TYPE_NAMES.get(t, t)} "
+                        f"are one-dimensional writable C-contiguous {numpy_dtype(t)} and bool "
+                        f"arrays, not {out_vals.dtype} and {out_null.dtype}")
+    cdef Py_ssize_t cap = cnp.PyArray_DIM(vals, 0)
+    if cnp.PyArray_DIM(nulls, 0) != cap or pos < 0 or pos > cap:
         raise ValueError(f"output position {pos} outside the {cap} rows of the result")
+    return 0
+
+
+cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_ssize_t n_plan,
+                                 int path, out_vals, out_null, Py_ssize_t pos, Scratch s,
+                                 LoopState *st) except -1:
+    """One checked value chunk's page loop (value_pages) into out_vals[pos:] / out_null[pos:],
+    the GIL released across it; returns its null rows."""
+    cdef Py_ssize_t cap = len(out_vals), nulls
+    cdef int t = ch.data_type
+    cdef uint8_t *out = NULL if is_binary(t) else <uint8_t *>cnp.PyArray_DATA(out_vals)
+    cdef uint8_t *nm = <uint8_t *>cnp.PyArray_DATA(out_null)
+    with nogil:
+        nulls = value_pages(fv, ch, plan, n_plan, path,
+                            NULL if out == NULL else out + pos * itemsize_of(t), out_vals,
+                            pos, nm + pos, cap - pos, s, st)
+    return nulls
+
+
+def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
+                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s):
+    """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
+    with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
+    ``pos``): the chunks' file pages mapped without the GIL (touch_offsets), their headers parsed
+    (read_chunk: as many pages as the plan has when the time chunk ``tch`` was parsed in part),
+    each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
+    ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
+    (TEXT/STRING/BLOB chunks run as read_value_chunk runs them). Returns the null rows of each
+    chunk."""
+    cdef Py_ssize_t k, n = len(offsets), n_plan
+    cdef const int64_t *rows_of_plan
+    cdef LoopState st
+    cdef Chunk ch
+    if not (len(types) == len(out_vals) == len(out_nulls) == n):
+        raise ValueError("read_value_chunks takes a type and two result arrays per chunk")
+    check_open(fv)
+    rows_of_plan = plan_rows(plan)
+    n_plan = plan.shape[0]
+    touch_offsets(fv, offsets)
+    chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
+    for k in range(n):
+        ch = chunks[k]
+        check_value_chunk(fv, ch, n_plan, types[k])
+        aligned_pages(fv, tch, ch)
+        check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
+    nulls = [0] * n
     memset(&st, 0, sizeof(LoopState))
     try:
-        with nogil:
-            nulls = value_pages(fv, ch, rows_of_plan, n_plan, path,
-                                NULL if out == NULL else out + pos * itemsize_of(t), out_vals,
-                                pos, nm + pos, cap - pos, s, &st)
+        numeric_chunks_into(fv, chunks, rows_of_plan, n_plan, path, out_vals, out_nulls, pos, s,
+                            &st, nulls)
+        for k in range(n):  # the object columns, with the GIL (their values are objects)
+            if is_binary((<Chunk>chunks[k]).data_type):
+                nulls[k] = value_chunk_into(fv, chunks[k], rows_of_plan, n_plan, path,
+                                            out_vals[k], out_nulls[k], pos, s, &st)
     except Exception as exc:
         err = loop_error(fv, &st, exc)
         if err is exc:
@@ -1433,6 +1534,82 @@ def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out
     finally:
         flush_hits(&st)
     return nulls
+
+
+def touch_offsets(FileView fv, list offsets):
+    """Map the file pages at ``offsets`` (chunk headers; None and those outside the data area
+    are left alone) without the GIL, so that the headers parsed there next, with the GIL, take no page
+    fault: a first read of a mapped file faults on each page (the kernel maps the cached pages
+    around a fault with it), and the other threads of a many-file read would wait for those
+    faults. Returns nothing; reading is all it does."""
+    cdef Py_ssize_t k, m = 0, n = len(offsets), off
+    cdef Py_ssize_t *at = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    if at == NULL:
+        raise MemoryError()
+    check_open(fv)
+    try:
+        for k in range(n):
+            o = offsets[k]
+            if o is None:  # a column without a chunk in the group
+                continue
+            off = o
+            if 0 <= off < fv.data_end:
+                at[m] = off
+                m += 1
+        with nogil:
+            for k in range(m):
+                tsfile_touch_pages(fv.ptr + at[k], 1)
+    finally:
+        free(at)
+
+
+cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
+                             int path, list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
+                             LoopState *st, list nulls) except -1:
+    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order (the
+    lists stay referenced by the caller, so the borrowed pointers stay valid)."""
+    cdef Py_ssize_t i, k, m = 0, n = len(chunks)
+    cdef Py_ssize_t cap
+    cdef Chunk ch
+    cdef PyObject **chs = <PyObject **>malloc(n * sizeof(PyObject *) + 1)
+    cdef uint8_t **outs = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
+    cdef uint8_t **nms = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
+    cdef Py_ssize_t *caps = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    cdef Py_ssize_t *which = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    cdef Py_ssize_t *counts = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    try:
+        if chs == NULL or outs == NULL or nms == NULL or caps == NULL or which == NULL \
+                or counts == NULL:
+            raise MemoryError()
+        for k in range(n):
+            ch = chunks[k]
+            if is_binary(ch.data_type):
+                continue
+            cap = len(out_vals[k])
+            chs[m] = <PyObject *>ch
+            outs[m] = <uint8_t *>cnp.PyArray_DATA(out_vals[k]) + pos * itemsize_of(ch.data_type)
+            nms[m] = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
+            caps[m] = cap - pos
+            which[m] = k
+            m += 1
+        k = 0
+        try:
+            with nogil:
+                while k < m:
+                    counts[k] = value_pages(fv, <Chunk>chs[k], plan, n_plan, path, outs[k], None,
+                                            0, nms[k], caps[k], s, st)
+                    k += 1
+        finally:
+            for i in range(k):  # the chunks done before an error keep their counts
+                nulls[which[i]] = counts[i]
+    finally:
+        free(chs)
+        free(outs)
+        free(nms)
+        free(caps)
+        free(which)
+        free(counts)
+    return 0
 
 
 cdef Py_ssize_t nonaligned_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path,
