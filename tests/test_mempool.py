@@ -268,6 +268,13 @@ def test_sizes_parse():
     assert pool.memory_info()["max_retained_bytes"] == 64 << 20
 
 
+def test_a_bound_beyond_64_bits_means_no_bound_and_a_huge_decimal_is_no_size():
+    pool.set_memory_retention(1 << 70)
+    assert pool.memory_info()["max_retained_bytes"] == (1 << 64) - 1
+    with pytest.raises(ValueError):
+        pool.parse_size("1" * 400 + ".0")
+
+
 def _run(code, env_value):
     env = dict(os.environ, PYTHONPATH=ROOT)
     env.pop(pool.ENV, None)
@@ -314,6 +321,11 @@ def test_env_sets_the_bound_and_a_bad_value_warns():
     )
     assert "RuntimeWarning" in out.stderr and "TSFILE_MEMORY_RETAIN" in out.stderr
     assert int(out.stdout) == pool.default_retention()
+    out = _run(  # larger than the C side's 64-bit bound: the import must not fail
+        "from tsfile._mem import pool; print(pool.memory_info()['max_retained_bytes'])",
+        "99999999999999999999999G",
+    )
+    assert int(out.stdout) == (1 << 64) - 1
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")

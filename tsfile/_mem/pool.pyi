@@ -6,6 +6,7 @@ from typing import Any
 ENV: str
 DEFAULT_DECAY: float
 MIN_POOLED: int
+MAX_BOUND: int
 AVAILABLE: bool
 
 def default_retention() -> int: ...

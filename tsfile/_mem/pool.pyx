@@ -110,10 +110,16 @@ def parse_size(text):
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
     if scale != 1:
         s = s[:-1]
-    value = int(float(s) * scale) if "." in s else int(s) * scale
+    try:
+        value = int(float(s) * scale) if "." in s else int(s) * scale
+    except OverflowError:  # a decimal too large for a float ("1" * 400 + ".0")
+        raise ValueError(f"not a byte count: {text!r}") from None
     if value < 0:
         raise ValueError(f"a byte count cannot be negative: {text!r}")
     return value
+
+
+MAX_BOUND = (1 << 64) - 1  # the C side's bound is 64-bit: a larger one means the same, no bound
 
 
 def _retention_from_env():
@@ -215,6 +221,7 @@ def set_memory_retention(max_bytes=None, decay=None):
         raise ValueError(f"decay must be a finite number of seconds > 0, not {decay!r}")
     if not AVAILABLE:
         limit = 0
+    limit = min(limit, MAX_BOUND)
     tsf_pool_configure(limit, <uint64_t>(seconds * 1e9))
     _enabled = limit > 0
 
@@ -262,7 +269,7 @@ def memory_info():
 
 def _init():
     global _enabled
-    limit = _retention_from_env()
+    limit = min(_retention_from_env(), MAX_BOUND) if AVAILABLE else 0
     if tsf_pool_init(limit, <uint64_t>(DEFAULT_DECAY * 1e9)) != 0:
         limit = 0  # no condition variable on the monotonic clock or no fork handlers: keep none
         tsf_pool_configure(0, <uint64_t>(DEFAULT_DECAY * 1e9))
