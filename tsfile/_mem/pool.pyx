@@ -21,7 +21,7 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
   is kept and numpy's own allocator serves the reads. ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix
   K, M or G allowed) sets the bound.
 
-The C side is mempool.h (beside this file).
+The C side is include/mempool.h.
 """
 
 import os
