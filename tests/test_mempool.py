@@ -275,6 +275,19 @@ def test_a_bound_beyond_64_bits_means_no_bound_and_a_huge_decimal_is_no_size():
         pool.parse_size("1" * 400 + ".0")
 
 
+@pytest.mark.parametrize("decay", [1e11, 1e300])
+def test_a_decay_beyond_146_years_means_never(decay):
+    """Its nanoseconds beyond 64 bits raised OverflowError; just below, a block's expiry (free
+    time + decay) could wrap around and expire it at once."""
+    pool.set_memory_retention(decay=decay)
+    assert pool.memory_info()["decay_seconds"] == pytest.approx(pool.MAX_DECAY)
+    with pool.pooled():
+        a = np.ones(BIG, np.int64)
+    del a
+    time.sleep(0.05)
+    assert pool.memory_info()["retained_blocks"] == 1
+
+
 def _run(code, env_value):
     env = dict(os.environ, PYTHONPATH=ROOT)
     env.pop(pool.ENV, None)

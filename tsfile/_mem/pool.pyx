@@ -120,6 +120,9 @@ def parse_size(text):
 
 
 MAX_BOUND = (1 << 64) - 1  # the C side's bound is 64-bit: a larger one means the same, no bound
+# seconds (about 146 years): a longer decay means the same, never, and keeps a block's expiry
+# (its monotonic free time + the decay, in ns) within 64 bits
+MAX_DECAY = (1 << 62) / 1e9
 
 
 def _retention_from_env():
@@ -211,8 +214,9 @@ def set_memory_retention(max_bytes=None, decay=None):
 
     ``max_bytes``: the bound on kept bytes (an int >= 0, or a str such as ``"512M"``); 0 keeps
     nothing (and reads use numpy's allocator), and what is kept beyond the new bound is returned
-    to the OS now. ``decay``: seconds a kept block may stay unused before it is returned to the
-    OS (> 0). None leaves a setting as it is. Arrays already handed out are not affected."""
+    to the OS now (a bound beyond 2**64-1 bytes is that). ``decay``: seconds a kept block may
+    stay unused before it is returned to the OS (> 0; MAX_DECAY, about 146 years, and more mean
+    never). None leaves a setting as it is. Arrays already handed out are not affected."""
     global _enabled
     info = memory_info()
     limit = info["max_retained_bytes"] if max_bytes is None else _checked_bytes(max_bytes)
@@ -222,7 +226,7 @@ def set_memory_retention(max_bytes=None, decay=None):
     if not AVAILABLE:
         limit = 0
     limit = min(limit, MAX_BOUND)
-    tsf_pool_configure(limit, <uint64_t>(seconds * 1e9))
+    tsf_pool_configure(limit, <uint64_t>(min(seconds, MAX_DECAY) * 1e9))
     _enabled = limit > 0
 
 
