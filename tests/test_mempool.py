@@ -406,6 +406,53 @@ def test_concurrent_alloc_and_free_from_four_threads():
     assert info["hits"] > 0
 
 
+def test_calloc_is_zero_after_partly_zero_frees_resizes_and_handoffs():
+    """calloc trusts the zero prefix measured as a block is freed: blocks freed with zero
+    prefixes of every length and dirty tails, resized in place and moved across the 1 MiB
+    boundary, freed on other threads, must still come back all zero from np.zeros."""
+    pool.set_memory_retention(96 << 20)
+    errors = []
+    handoff = []
+    lock = threading.Lock()
+    mib = 1 << 20
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            with pool.pooled():
+                for i in range(80):
+                    n = int(rng.integers(mib - 4096, 20 * mib))
+                    if i % 3 == 0:
+                        a = np.zeros(n, np.uint8)
+                        if a.any():
+                            errors.append(f"np.zeros({n}) not zero at {np.flatnonzero(a)[0]}")
+                    else:
+                        a = np.empty(n, np.uint8)
+                        a[:] = 0xA5
+                    # a zero prefix of any length, or all but the last byte, or all
+                    a[: (int(rng.integers(0, n + 1)), n - 1, n)[i // 3 % 3]] = 0
+                    if i % 4 == 1:  # realloc: in place or moved, across 1 MiB either way
+                        a.resize(int(rng.integers(mib // 2, 20 * mib)), refcheck=False)
+                        a[-1] = 0x5A
+                    with lock:
+                        handoff.append(a)  # freed later by whichever thread pops it
+                        if len(handoff) > 5:
+                            handoff.pop(int(rng.integers(0, len(handoff))))
+                    del a
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    handoff.clear()
+    assert not errors, errors[:5]
+    assert pool.memory_info()["hits"] - _START["hits"] > 0
+    assert in_use() == 0
+
+
 def test_jobpool_workers_allocate_from_the_pool():
     def make(_):
         return get_handler_name(np.empty(BIG, np.int64))
