@@ -192,41 +192,15 @@ static void tsf_unlink_free(tsf_block *b) {
     P->s.retained_blocks -= 1;
 }
 
-/* The tsf_take_* functions unlink free blocks, oldest first, and chain them on ``*out``
-   (through cls_next) for tsf_unmap_chain once the lock is dropped; they return their bytes.
-   This one: while more than max_retain bytes are kept. */
-static uint64_t tsf_take_over_bound(tsf_block **out) {
+/* Unlink free blocks, oldest first, while more than ``keep`` bytes are kept or the oldest has
+   been idle for decay_ns at ``now`` (0: no expiry), and chain them on ``*out`` (through cls_next)
+   for tsf_unmap_chain once the lock is dropped; their bytes. keep = max_retain: the bound;
+   keep = UINT64_MAX: the expired; keep = 0: all. */
+static uint64_t tsf_take_oldest(tsf_block **out, uint64_t keep, uint64_t now) {
     tsf_pool_state *P = &tsf_pool;
     uint64_t bytes = 0;
-    while (P->age_tail && P->s.retained_bytes > P->s.max_retain) {
-        tsf_block *b = P->age_tail;
-        tsf_unlink_free(b);
-        b->cls_next = *out;
-        *out = b;
-        bytes += b->map_len;
-    }
-    return bytes;
-}
-
-/* Those idle for decay_ns or longer at ``now``. */
-static uint64_t tsf_take_expired(tsf_block **out, uint64_t now) {
-    tsf_pool_state *P = &tsf_pool;
-    uint64_t bytes = 0;
-    while (P->age_tail && P->age_tail->freed_ns + P->s.decay_ns <= now) {
-        tsf_block *b = P->age_tail;
-        tsf_unlink_free(b);
-        b->cls_next = *out;
-        *out = b;
-        bytes += b->map_len;
-    }
-    return bytes;
-}
-
-/* All of them. */
-static uint64_t tsf_take_all(tsf_block **out) {
-    tsf_pool_state *P = &tsf_pool;
-    uint64_t bytes = 0;
-    while (P->age_tail) {
+    while (P->age_tail &&
+           (P->s.retained_bytes > keep || (now && P->age_tail->freed_ns + P->s.decay_ns <= now))) {
         tsf_block *b = P->age_tail;
         tsf_unlink_free(b);
         b->cls_next = *out;
@@ -257,7 +231,7 @@ static void *tsf_decay_main(void *arg) {
         uint64_t due = P->age_tail->freed_ns + P->s.decay_ns;
         if (due <= now) {
             tsf_block *gone = NULL;
-            P->s.decayed_bytes += tsf_take_expired(&gone, now);
+            P->s.decayed_bytes += tsf_take_oldest(&gone, UINT64_MAX, now);
             pthread_mutex_unlock(&P->lock);
             tsf_unmap_chain(gone);
             pthread_mutex_lock(&P->lock);
@@ -364,7 +338,7 @@ static void tsf_large_free(tsf_block *b) {
            tsf_ensure_decay_thread();
     if (keep) {
         tsf_push_free(b, tsf_now_ns());
-        P->s.evicted_bytes += tsf_take_over_bound(&gone);
+        P->s.evicted_bytes += tsf_take_oldest(&gone, P->s.max_retain, 0);
     }
     pthread_mutex_unlock(&P->lock);
     if (!keep) munmap(b, b->map_len);
@@ -425,7 +399,7 @@ static void tsf_pool_configure(uint64_t max_retain, uint64_t decay_ns) {
     pthread_mutex_lock(&P->lock);
     P->s.max_retain = max_retain;
     P->s.decay_ns = decay_ns;
-    P->s.evicted_bytes += tsf_take_over_bound(&gone);
+    P->s.evicted_bytes += tsf_take_oldest(&gone, P->s.max_retain, 0);
     pthread_cond_signal(&P->wake); /* the decay thread recomputes its deadline */
     pthread_mutex_unlock(&P->lock);
     tsf_unmap_chain(gone);
@@ -435,7 +409,7 @@ static uint64_t tsf_pool_release(void) {
     tsf_pool_state *P = &tsf_pool;
     tsf_block *gone = NULL;
     pthread_mutex_lock(&P->lock);
-    uint64_t bytes = tsf_take_all(&gone);
+    uint64_t bytes = tsf_take_oldest(&gone, 0, 0);
     P->s.released_bytes += bytes;
     pthread_cond_signal(&P->wake);
     pthread_mutex_unlock(&P->lock);
@@ -460,7 +434,7 @@ static void tsf_atfork_child(void) {
     tsf_block *gone = NULL;
     pthread_mutex_init(&P->lock, NULL);
     P->s.decay_thread = 0;
-    P->s.released_bytes += tsf_take_all(&gone);
+    P->s.released_bytes += tsf_take_oldest(&gone, 0, 0);
     tsf_unmap_chain(gone);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
