@@ -397,7 +397,8 @@ static void tsf_pool_configure(uint64_t max_retain, uint64_t decay_ns) {
     tsf_pool_state *P = &tsf_pool;
     tsf_block *gone = NULL;
     pthread_mutex_lock(&P->lock);
-    P->s.max_retain = max_retain;
+    /* atomic: tsf_large_free reads it without the lock */
+    __atomic_store_n(&P->s.max_retain, max_retain, __ATOMIC_RELAXED);
     P->s.decay_ns = decay_ns;
     P->s.evicted_bytes += tsf_take_oldest(&gone, P->s.max_retain, 0);
     pthread_cond_signal(&P->wake); /* the decay thread recomputes its deadline */
