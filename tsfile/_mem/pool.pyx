@@ -141,32 +141,22 @@ def _retention_from_env():
         return default_retention()
 
 
-cdef class _Pooled:
-    """The context of ``pooled()``: numpy's handler set to the pool on entry (in this thread's
-    context), the previous one restored on exit."""
+cdef class _Handler:
+    """The context of ``pooled()`` (``pool`` true) and ``unpooled()``: numpy's handler set on
+    entry, the pool's or numpy's default (in this thread's context), the previous one restored
+    on exit."""
 
     cdef object _previous
+    cdef bint _pool
+
+    def __cinit__(self, bint pool):
+        self._pool = pool
 
     def __enter__(self):
-        if _enabled and _bypass_depth == 0:
+        if not self._pool:
+            self._previous = PyDataMem_SetDefaultHandler(NULL)
+        elif _enabled and _bypass_depth == 0:
             self._previous = PyDataMem_SetHandler(_capsule)
-        return self
-
-    def __exit__(self, *exc):
-        if self._previous is not None:
-            PyDataMem_SetHandler(self._previous)
-            self._previous = None
-        return False
-
-
-cdef class _Unpooled:
-    """The context of ``unpooled()``: numpy's default handler on entry, the previous one
-    restored on exit."""
-
-    cdef object _previous
-
-    def __enter__(self):
-        self._previous = PyDataMem_SetDefaultHandler(NULL)
         return self
 
     def __exit__(self, *exc):
@@ -180,14 +170,14 @@ def unpooled():
     """``with unpooled():`` numpy's own allocator inside a pooled() block (this thread's
     context): for arrays that are best left lazily zeroed, such as null masks that only a
     null ever touches (the pool would zero a reused block whole)."""
-    return _Unpooled()
+    return _Handler(False)
 
 
 def pooled():
     """``with pooled():`` numpy arrays allocated in this block (this thread's context, and the
     JobPool jobs it starts) take their memory from the pool. Nests; a no-op when retention is
     off."""
-    return _Pooled()
+    return _Handler(True)
 
 
 cdef class _Bypassed:
