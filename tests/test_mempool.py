@@ -288,6 +288,21 @@ def test_a_decay_beyond_146_years_means_never(decay):
     assert pool.memory_info()["retained_blocks"] == 1
 
 
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [("1073741824\n", 256 << 20), ("max\n", None), ("9223372036854771712", None)],
+)
+def test_default_retention_follows_a_container_memory_limit(tmp_path, monkeypatch, limit, expected):
+    """Kept memory counts against a container's limit: the default is a quarter of that limit
+    when it is below the machine's memory ("max" and v1's huge number: no limit)."""
+    monkeypatch.setattr(pool, "_CGROUP_LIMITS", (str(tmp_path / "absent"),))
+    unlimited = pool.default_retention()  # the machine's (this machine may be in a container)
+    cgroup = tmp_path / "memory.max"
+    cgroup.write_text(limit)
+    monkeypatch.setattr(pool, "_CGROUP_LIMITS", (str(tmp_path / "absent"), str(cgroup)))
+    assert pool.default_retention() == (unlimited if expected is None else expected)
+
+
 def _run(code, env_value):
     env = dict(os.environ, PYTHONPATH=ROOT)
     env.pop(pool.ENV, None)

@@ -12,8 +12,8 @@ result reuses it without a page fault. The arrays are ordinary numpy arrays that
 Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty pages ~1 s):
 
 * **what**: blocks of freed results of 1 MiB and more (smaller ones go back to malloc at once);
-* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, at most 8 GiB;
-  the oldest go first);
+* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, or of the
+  container's memory limit (cgroup) when lower, at most 8 GiB; the oldest go first);
 * **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
   background thread that exists only while the pool keeps memory, so an idle program gives its
   memory back on its own;
@@ -89,15 +89,31 @@ cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
 cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
 
 
+# The memory limit of this process's container (cgroup v2, then v1), where one is set.
+_CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
 def _physical_memory():
+    """The machine's memory, or the container's limit when that is lower (memory kept for
+    reuse counts against it: sized by the host, the pool could outgrow the container)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 8 << 30
+        total = 8 << 30
+    for path in _CGROUP_LIMITS:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < total:  # "max" or a huge number: no limit
+            total = int(text)
+    return total
 
 
 def default_retention():
-    """The default bound on kept bytes: 1/4 of physical memory, at most 8 GiB (a whole-table
+    """The default bound on kept bytes: 1/4 of physical memory (or of the container's memory
+    limit, when lower), at most 8 GiB (a whole-table
     read of 20 M rows x 10 columns holds 1.7 GB of result blocks, two such reads at once twice
     that; a smaller bound would keep only part of what the next reads need, and the decay gives
     it all back within a second of the program going idle)."""
