@@ -356,6 +356,33 @@ def test_env_sets_the_bound_and_a_bad_value_warns():
     assert int(out.stdout) == (1 << 64) - 1
 
 
+def test_the_interpreter_exits_with_memory_kept_and_threads_freeing():
+    """Exit while the decay thread waits and a daemon thread allocates and frees pooled blocks
+    (arrays are freed through the pool during finalization): no crash, no hang."""
+    out = _run(
+        """
+        import threading
+        import numpy as np
+        from tsfile._mem import pool
+
+        def churn():
+            with pool.pooled():
+                while True:
+                    a = np.ones(3 << 20)
+                    del a
+
+        threading.Thread(target=churn, daemon=True).start()
+        with pool.pooled():
+            kept = [np.ones(2 << 20) for _ in range(4)]
+            held = np.ones(2 << 20)  # freed at exit
+        del kept
+        print(pool.memory_info()["decay_thread"])
+        """,
+        None,
+    )
+    assert out.stdout.strip() == "True"
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
 def test_a_forked_child_starts_with_an_empty_pool():
     with pool.pooled():
