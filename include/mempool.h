@@ -9,7 +9,8 @@
  * What is kept: only blocks of at least TSF_POOL_MIN bytes (smaller requests go to malloc), each
  * its own 2 MiB-aligned mapping with MADV_HUGEPAGE (as numpy's allocator asks for large arrays),
  * sized by class (2 MiB steps up to 16 MiB, then 8 classes per doubling); a request takes a free
- * block of its class or of the next two (at most ~25 % larger). Bounds:
+ * block of its class or of the next two (above 16 MiB at most ~25 % larger; below, up to 4 MiB
+ * larger: a 1 MiB array may take a 6 MiB block). Bounds:
  *   - max_retain: the bytes of free blocks kept at most (the oldest go first); 0 keeps none;
  *   - decay: a free block unused for longer is unmapped by a background thread, which exists
  *     only while the pool keeps memory (so an idle program gives its memory back).
