@@ -24,6 +24,7 @@
 #ifndef TSFILE_MEMPOOL_H
 #define TSFILE_MEMPOOL_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ typedef struct {
     uint64_t size;  /* in use: bytes asked for (what realloc copies); free (pooled blocks): the
                        bytes from the data's start known to be zero (see tsf_zero_prefix) */
     uint32_t kind;  /* class index, TSF_KIND_SMALL or TSF_KIND_UNPOOLED */
-    uint32_t magic; /* TSF_TAG_MAGIC */
+    uint32_t magic; /* TSF_TAG_MAGIC: checked by free and realloc in debug builds */
 } tsf_tag;
 
 /* The header of a pooled block (at the start of its mapping). */
@@ -363,6 +364,7 @@ static void tsf_pool_free(void *ctx, void *ptr, size_t size) {
     (void)size; /* the tag knows; numpy's size is the array's at the time, not the request */
     if (ptr == NULL) return;
     tsf_tag *t = tsf_tag_of(ptr);
+    assert(t->magic == TSF_TAG_MAGIC); /* ours (TSFILE_DEBUG=1 builds check) */
     if (t->kind == TSF_KIND_SMALL) free(t);
     else tsf_large_free((tsf_block *)((char *)ptr - TSF_HEADER));
 }
@@ -370,6 +372,7 @@ static void tsf_pool_free(void *ctx, void *ptr, size_t size) {
 static void *tsf_pool_realloc(void *ctx, void *ptr, size_t new_size) {
     if (ptr == NULL) return tsf_pool_malloc(ctx, new_size);
     tsf_tag *t = tsf_tag_of(ptr);
+    assert(t->magic == TSF_TAG_MAGIC);
     if (t->kind == TSF_KIND_SMALL && new_size < TSF_POOL_MIN) {
         tsf_tag *moved = (tsf_tag *)realloc(t, new_size + sizeof(tsf_tag));
         if (moved == NULL) return NULL;
