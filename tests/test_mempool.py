@@ -133,6 +133,22 @@ def test_a_view_outlives_its_parent():
     assert in_use() == 0
 
 
+def test_an_array_of_numpys_allocator_resized_and_freed_inside_pooled_stays_numpys():
+    """numpy keeps each array's handler: realloc and free of an array made outside pooled()
+    go to numpy's allocator even inside it (the pool's free given numpy's pointer would read
+    a tag that is not there)."""
+    a = np.arange(BIG, dtype=np.int64)
+    expected = a.copy()
+    assert get_handler_name(a) != POOL_NAME
+    with pool.pooled():
+        a.resize(BIG * 2, refcheck=False)
+        same = get_handler_name(a) != POOL_NAME and np.array_equal(a[:BIG], expected)
+        del a  # (no pooled temporaries in this block: they would be kept when freed)
+    assert same
+    info = pool.memory_info()
+    assert in_use() == 0 and info["retained_blocks"] == 0 and info["hits"] == _START["hits"]
+
+
 def test_freed_on_another_thread_returns_to_the_pool():
     with pool.pooled():
         a = np.ones(BIG, np.int64)
