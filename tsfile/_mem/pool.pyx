@@ -113,10 +113,10 @@ def _physical_memory():
 
 def default_retention():
     """The default bound on kept bytes: 1/4 of physical memory (or of the container's memory
-    limit, when lower), at most 8 GiB (a whole-table
-    read of 20 M rows x 10 columns holds 1.7 GB of result blocks, two such reads at once twice
-    that; a smaller bound would keep only part of what the next reads need, and the decay gives
-    it all back within a second of the program going idle)."""
+    limit, when lower), at most 8 GiB (a whole-table read of 20 M rows x 10 columns holds 1.7 GB
+    of result blocks, two such reads at once twice that; a smaller bound would keep only part of
+    what the next reads need, and the decay gives it all back within a second of the program
+    going idle)."""
     return min(8 << 30, _physical_memory() // 4) if AVAILABLE else 0
 
 
