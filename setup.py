@@ -63,9 +63,8 @@ def _extensions():
                 include_dirs=[str(ROOT / "include"), numpy.get_include()],
                 define_macros=macros,
                 extra_compile_args=cflags,
-                # the kernels are header-only: any header change rebuilds every module (and a
-                # header beside a module's .pyx, such as tsfile/_mem/mempool.h, rebuilds it)
-                depends=headers + sorted(str(h) for h in Path(source).parent.glob("*.h")),
+                # the kernels are header-only: any header change rebuilds every module
+                depends=headers,
             )
         )
     return exts

@@ -133,6 +133,22 @@ def test_a_view_outlives_its_parent():
     assert in_use() == 0
 
 
+def test_an_array_of_numpys_allocator_resized_and_freed_inside_pooled_stays_numpys():
+    """numpy keeps each array's handler: realloc and free of an array made outside pooled()
+    go to numpy's allocator even inside it (the pool's free given numpy's pointer would read
+    a tag that is not there)."""
+    a = np.arange(BIG, dtype=np.int64)
+    expected = a.copy()
+    assert get_handler_name(a) != POOL_NAME
+    with pool.pooled():
+        a.resize(BIG * 2, refcheck=False)
+        same = get_handler_name(a) != POOL_NAME and np.array_equal(a[:BIG], expected)
+        del a  # (no pooled temporaries in this block: they would be kept when freed)
+    assert same
+    info = pool.memory_info()
+    assert in_use() == 0 and info["retained_blocks"] == 0 and info["hits"] == _START["hits"]
+
+
 def test_freed_on_another_thread_returns_to_the_pool():
     with pool.pooled():
         a = np.ones(BIG, np.int64)
@@ -268,6 +284,41 @@ def test_sizes_parse():
     assert pool.memory_info()["max_retained_bytes"] == 64 << 20
 
 
+def test_a_bound_beyond_64_bits_means_no_bound_and_a_huge_decimal_is_no_size():
+    pool.set_memory_retention(1 << 70)
+    assert pool.memory_info()["max_retained_bytes"] == (1 << 64) - 1
+    with pytest.raises(ValueError):
+        pool.parse_size("1" * 400 + ".0")
+
+
+@pytest.mark.parametrize("decay", [1e11, 1e300])
+def test_a_decay_beyond_146_years_means_never(decay):
+    """Its nanoseconds beyond 64 bits raised OverflowError; just below, a block's expiry (free
+    time + decay) could wrap around and expire it at once."""
+    pool.set_memory_retention(decay=decay)
+    assert pool.memory_info()["decay_seconds"] == pytest.approx(pool.MAX_DECAY)
+    with pool.pooled():
+        a = np.ones(BIG, np.int64)
+    del a
+    time.sleep(0.05)
+    assert pool.memory_info()["retained_blocks"] == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [("1073741824\n", 256 << 20), ("max\n", None), ("9223372036854771712", None)],
+)
+def test_default_retention_follows_a_container_memory_limit(tmp_path, monkeypatch, limit, expected):
+    """Kept memory counts against a container's limit: the default is a quarter of that limit
+    when it is below the machine's memory ("max" and v1's huge number: no limit)."""
+    monkeypatch.setattr(pool, "_CGROUP_LIMITS", (str(tmp_path / "absent"),))
+    unlimited = pool.default_retention()  # the machine's (this machine may be in a container)
+    cgroup = tmp_path / "memory.max"
+    cgroup.write_text(limit)
+    monkeypatch.setattr(pool, "_CGROUP_LIMITS", (str(tmp_path / "absent"), str(cgroup)))
+    assert pool.default_retention() == (unlimited if expected is None else expected)
+
+
 def _run(code, env_value):
     env = dict(os.environ, PYTHONPATH=ROOT)
     env.pop(pool.ENV, None)
@@ -314,6 +365,38 @@ def test_env_sets_the_bound_and_a_bad_value_warns():
     )
     assert "RuntimeWarning" in out.stderr and "TSFILE_MEMORY_RETAIN" in out.stderr
     assert int(out.stdout) == pool.default_retention()
+    out = _run(  # larger than the C side's 64-bit bound: the import must not fail
+        "from tsfile._mem import pool; print(pool.memory_info()['max_retained_bytes'])",
+        "99999999999999999999999G",
+    )
+    assert int(out.stdout) == (1 << 64) - 1
+
+
+def test_the_interpreter_exits_with_memory_kept_and_threads_freeing():
+    """Exit while the decay thread waits and a daemon thread allocates and frees pooled blocks
+    (arrays are freed through the pool during finalization): no crash, no hang."""
+    out = _run(
+        """
+        import threading
+        import numpy as np
+        from tsfile._mem import pool
+
+        def churn():
+            with pool.pooled():
+                while True:
+                    a = np.ones(3 << 20)
+                    del a
+
+        threading.Thread(target=churn, daemon=True).start()
+        with pool.pooled():
+            kept = [np.ones(2 << 20) for _ in range(4)]
+            held = np.ones(2 << 20)  # freed at exit
+        del kept
+        print(pool.memory_info()["decay_thread"])
+        """,
+        None,
+    )
+    assert out.stdout.strip() == "True"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
@@ -379,6 +462,53 @@ def test_concurrent_alloc_and_free_from_four_threads():
     info = pool.memory_info()
     assert in_use() == 0 and info["retained_bytes"] <= 64 << 20
     assert info["hits"] > 0
+
+
+def test_calloc_is_zero_after_partly_zero_frees_resizes_and_handoffs():
+    """calloc trusts the zero prefix measured as a block is freed: blocks freed with zero
+    prefixes of every length and dirty tails, resized in place and moved across the 1 MiB
+    boundary, freed on other threads, must still come back all zero from np.zeros."""
+    pool.set_memory_retention(96 << 20)
+    errors = []
+    handoff = []
+    lock = threading.Lock()
+    mib = 1 << 20
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            with pool.pooled():
+                for i in range(80):
+                    n = int(rng.integers(mib - 4096, 20 * mib))
+                    if i % 3 == 0:
+                        a = np.zeros(n, np.uint8)
+                        if a.any():
+                            errors.append(f"np.zeros({n}) not zero at {np.flatnonzero(a)[0]}")
+                    else:
+                        a = np.empty(n, np.uint8)
+                        a[:] = 0xA5
+                    # a zero prefix of any length, or all but the last byte, or all
+                    a[: (int(rng.integers(0, n + 1)), n - 1, n)[i // 3 % 3]] = 0
+                    if i % 4 == 1:  # realloc: in place or moved, across 1 MiB either way
+                        a.resize(int(rng.integers(mib // 2, 20 * mib)), refcheck=False)
+                        a[-1] = 0x5A
+                    with lock:
+                        handoff.append(a)  # freed later by whichever thread pops it
+                        if len(handoff) > 5:
+                            handoff.pop(int(rng.integers(0, len(handoff))))
+                    del a
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    handoff.clear()
+    assert not errors, errors[:5]
+    assert pool.memory_info()["hits"] - _START["hits"] > 0
+    assert in_use() == 0
 
 
 def test_jobpool_workers_allocate_from_the_pool():

@@ -308,15 +308,7 @@ def _wall_and_cpu(variants, repeat):
     """{name: (median wall time, median process CPU time of every thread)} of each ``variants``
     {name: fn} over ``repeat`` rounds, the variants run in turn in every round (a change of the
     machine's load during the run hits them alike)."""
-    walls = {name: [] for name in variants}
-    cpus = {name: [] for name in variants}
-    for _ in range(repeat):
-        for name, fn in variants.items():
-            w0, c0 = time.perf_counter(), time.process_time()
-            fn()
-            walls[name].append(time.perf_counter() - w0)
-            cpus[name].append(time.process_time() - c0)
-    return {n: (statistics.median(walls[n]), statistics.median(cpus[n])) for n in variants}
+    return _pool_rounds([(name, fn, "on") for name, fn in variants.items()], repeat)
 
 
 def _read_concurrently(paths):

@@ -6,6 +6,8 @@ from typing import Any
 ENV: str
 DEFAULT_DECAY: float
 MIN_POOLED: int
+MAX_BOUND: int
+MAX_DECAY: float
 AVAILABLE: bool
 
 def default_retention() -> int: ...

@@ -12,8 +12,8 @@ result reuses it without a page fault. The arrays are ordinary numpy arrays that
 Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty pages ~1 s):
 
 * **what**: blocks of freed results of 1 MiB and more (smaller ones go back to malloc at once);
-* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, at most 8 GiB;
-  the oldest go first);
+* **how much**: at most ``max_bytes`` kept (default: 1/4 of physical memory, or of the
+  container's memory limit (cgroup) when lower, at most 8 GiB; the oldest go first);
 * **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
   background thread that exists only while the pool keeps memory, so an idle program gives its
   memory back on its own;
@@ -21,7 +21,7 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
   is kept and numpy's own allocator serves the reads. ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix
   K, M or G allowed) sets the bound.
 
-The C side is mempool.h (beside this file).
+The C side is include/mempool.h.
 """
 
 import os
@@ -89,18 +89,34 @@ cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
 cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
 
 
+# The memory limit of this process's container (cgroup v2, then v1), where one is set.
+_CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
 def _physical_memory():
+    """The machine's memory, or the container's limit when that is lower (memory kept for
+    reuse counts against it: sized by the host, the pool could outgrow the container)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 8 << 30
+        total = 8 << 30
+    for path in _CGROUP_LIMITS:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < total:  # "max" or a huge number: no limit
+            total = int(text)
+    return total
 
 
 def default_retention():
-    """The default bound on kept bytes: 1/4 of physical memory, at most 8 GiB (a whole-table
-    read of 20 M rows x 10 columns holds 1.7 GB of result blocks, two such reads at once twice
-    that; a smaller bound would keep only part of what the next reads need, and the decay gives
-    it all back within a second of the program going idle)."""
+    """The default bound on kept bytes: 1/4 of physical memory (or of the container's memory
+    limit, when lower), at most 8 GiB (a whole-table read of 20 M rows x 10 columns holds 1.7 GB
+    of result blocks, two such reads at once twice that; a smaller bound would keep only part of
+    what the next reads need, and the decay gives it all back within a second of the program
+    going idle)."""
     return min(8 << 30, _physical_memory() // 4) if AVAILABLE else 0
 
 
@@ -110,10 +126,19 @@ def parse_size(text):
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
     if scale != 1:
         s = s[:-1]
-    value = int(float(s) * scale) if "." in s else int(s) * scale
+    try:
+        value = int(float(s) * scale) if "." in s else int(s) * scale
+    except OverflowError:  # a decimal too large for a float ("1" * 400 + ".0")
+        raise ValueError(f"not a byte count: {text!r}") from None
     if value < 0:
         raise ValueError(f"a byte count cannot be negative: {text!r}")
     return value
+
+
+MAX_BOUND = (1 << 64) - 1  # the C side's bound is 64-bit: a larger one means the same, no bound
+# seconds (about 146 years): a longer decay means the same, never, and keeps a block's expiry
+# (its monotonic free time + the decay, in ns) within 64 bits
+MAX_DECAY = (1 << 62) / 1e9
 
 
 def _retention_from_env():
@@ -132,32 +157,22 @@ def _retention_from_env():
         return default_retention()
 
 
-cdef class _Pooled:
-    """The context of ``pooled()``: numpy's handler set to the pool on entry (in this thread's
-    context), the previous one restored on exit."""
+cdef class _Handler:
+    """The context of ``pooled()`` (``pool`` true) and ``unpooled()``: numpy's handler set on
+    entry, the pool's or numpy's default (in this thread's context), the previous one restored
+    on exit."""
 
     cdef object _previous
+    cdef bint _pool
+
+    def __cinit__(self, bint pool):
+        self._pool = pool
 
     def __enter__(self):
-        if _enabled and _bypass_depth == 0:
+        if not self._pool:
+            self._previous = PyDataMem_SetDefaultHandler(NULL)
+        elif _enabled and _bypass_depth == 0:
             self._previous = PyDataMem_SetHandler(_capsule)
-        return self
-
-    def __exit__(self, *exc):
-        if self._previous is not None:
-            PyDataMem_SetHandler(self._previous)
-            self._previous = None
-        return False
-
-
-cdef class _Unpooled:
-    """The context of ``unpooled()``: numpy's default handler on entry, the previous one
-    restored on exit."""
-
-    cdef object _previous
-
-    def __enter__(self):
-        self._previous = PyDataMem_SetDefaultHandler(NULL)
         return self
 
     def __exit__(self, *exc):
@@ -171,14 +186,14 @@ def unpooled():
     """``with unpooled():`` numpy's own allocator inside a pooled() block (this thread's
     context): for arrays that are best left lazily zeroed, such as null masks that only a
     null ever touches (the pool would zero a reused block whole)."""
-    return _Unpooled()
+    return _Handler(False)
 
 
 def pooled():
     """``with pooled():`` numpy arrays allocated in this block (this thread's context, and the
     JobPool jobs it starts) take their memory from the pool. Nests; a no-op when retention is
     off."""
-    return _Pooled()
+    return _Handler(True)
 
 
 cdef class _Bypassed:
@@ -205,8 +220,9 @@ def set_memory_retention(max_bytes=None, decay=None):
 
     ``max_bytes``: the bound on kept bytes (an int >= 0, or a str such as ``"512M"``); 0 keeps
     nothing (and reads use numpy's allocator), and what is kept beyond the new bound is returned
-    to the OS now. ``decay``: seconds a kept block may stay unused before it is returned to the
-    OS (> 0). None leaves a setting as it is. Arrays already handed out are not affected."""
+    to the OS now (a bound beyond 2**64-1 bytes is that). ``decay``: seconds a kept block may
+    stay unused before it is returned to the OS (> 0; MAX_DECAY, about 146 years, and more mean
+    never). None leaves a setting as it is. Arrays already handed out are not affected."""
     global _enabled
     info = memory_info()
     limit = info["max_retained_bytes"] if max_bytes is None else _checked_bytes(max_bytes)
@@ -215,7 +231,8 @@ def set_memory_retention(max_bytes=None, decay=None):
         raise ValueError(f"decay must be a finite number of seconds > 0, not {decay!r}")
     if not AVAILABLE:
         limit = 0
-    tsf_pool_configure(limit, <uint64_t>(seconds * 1e9))
+    limit = min(limit, MAX_BOUND)
+    tsf_pool_configure(limit, <uint64_t>(min(seconds, MAX_DECAY) * 1e9))
     _enabled = limit > 0
 
 
@@ -262,7 +279,7 @@ def memory_info():
 
 def _init():
     global _enabled
-    limit = _retention_from_env()
+    limit = min(_retention_from_env(), MAX_BOUND) if AVAILABLE else 0
     if tsf_pool_init(limit, <uint64_t>(DEFAULT_DECAY * 1e9)) != 0:
         limit = 0  # no condition variable on the monotonic clock or no fork handlers: keep none
         tsf_pool_configure(0, <uint64_t>(DEFAULT_DECAY * 1e9))

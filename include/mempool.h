@@ -9,7 +9,8 @@
  * What is kept: only blocks of at least TSF_POOL_MIN bytes (smaller requests go to malloc), each
  * its own 2 MiB-aligned mapping with MADV_HUGEPAGE (as numpy's allocator asks for large arrays),
  * sized by class (2 MiB steps up to 16 MiB, then 8 classes per doubling); a request takes a free
- * block of its class or of the next two (at most ~25 % larger). Bounds:
+ * block of its class or of the next two (above 16 MiB at most ~25 % larger; below, up to 4 MiB
+ * larger: a 1 MiB array may take a 6 MiB block). Bounds:
  *   - max_retain: the bytes of free blocks kept at most (the oldest go first); 0 keeps none;
  *   - decay: a free block unused for longer is unmapped by a background thread, which exists
  *     only while the pool keeps memory (so an idle program gives its memory back).
@@ -23,6 +24,7 @@
 #ifndef TSFILE_MEMPOOL_H
 #define TSFILE_MEMPOOL_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,7 +55,7 @@ typedef struct {
     uint64_t size;  /* in use: bytes asked for (what realloc copies); free (pooled blocks): the
                        bytes from the data's start known to be zero (see tsf_zero_prefix) */
     uint32_t kind;  /* class index, TSF_KIND_SMALL or TSF_KIND_UNPOOLED */
-    uint32_t magic; /* TSF_TAG_MAGIC */
+    uint32_t magic; /* TSF_TAG_MAGIC: checked by free and realloc in debug builds */
 } tsf_tag;
 
 /* The header of a pooled block (at the start of its mapping). */
@@ -192,41 +194,15 @@ static void tsf_unlink_free(tsf_block *b) {
     P->s.retained_blocks -= 1;
 }
 
-/* The tsf_take_* functions unlink free blocks, oldest first, and chain them on ``*out``
-   (through cls_next) for tsf_unmap_chain once the lock is dropped; they return their bytes.
-   This one: while more than max_retain bytes are kept. */
-static uint64_t tsf_take_over_bound(tsf_block **out) {
+/* Unlink free blocks, oldest first, while more than ``keep`` bytes are kept or the oldest has
+   been idle for decay_ns at ``now`` (0: no expiry), and chain them on ``*out`` (through cls_next)
+   for tsf_unmap_chain once the lock is dropped; their bytes. keep = max_retain: the bound;
+   keep = UINT64_MAX: the expired; keep = 0: all. */
+static uint64_t tsf_take_oldest(tsf_block **out, uint64_t keep, uint64_t now) {
     tsf_pool_state *P = &tsf_pool;
     uint64_t bytes = 0;
-    while (P->age_tail && P->s.retained_bytes > P->s.max_retain) {
-        tsf_block *b = P->age_tail;
-        tsf_unlink_free(b);
-        b->cls_next = *out;
-        *out = b;
-        bytes += b->map_len;
-    }
-    return bytes;
-}
-
-/* Those idle for decay_ns or longer at ``now``. */
-static uint64_t tsf_take_expired(tsf_block **out, uint64_t now) {
-    tsf_pool_state *P = &tsf_pool;
-    uint64_t bytes = 0;
-    while (P->age_tail && P->age_tail->freed_ns + P->s.decay_ns <= now) {
-        tsf_block *b = P->age_tail;
-        tsf_unlink_free(b);
-        b->cls_next = *out;
-        *out = b;
-        bytes += b->map_len;
-    }
-    return bytes;
-}
-
-/* All of them. */
-static uint64_t tsf_take_all(tsf_block **out) {
-    tsf_pool_state *P = &tsf_pool;
-    uint64_t bytes = 0;
-    while (P->age_tail) {
+    while (P->age_tail &&
+           (P->s.retained_bytes > keep || (now && P->age_tail->freed_ns + P->s.decay_ns <= now))) {
         tsf_block *b = P->age_tail;
         tsf_unlink_free(b);
         b->cls_next = *out;
@@ -257,7 +233,7 @@ static void *tsf_decay_main(void *arg) {
         uint64_t due = P->age_tail->freed_ns + P->s.decay_ns;
         if (due <= now) {
             tsf_block *gone = NULL;
-            P->s.decayed_bytes += tsf_take_expired(&gone, now);
+            P->s.decayed_bytes += tsf_take_oldest(&gone, UINT64_MAX, now);
             pthread_mutex_unlock(&P->lock);
             tsf_unmap_chain(gone);
             pthread_mutex_lock(&P->lock);
@@ -364,7 +340,7 @@ static void tsf_large_free(tsf_block *b) {
            tsf_ensure_decay_thread();
     if (keep) {
         tsf_push_free(b, tsf_now_ns());
-        P->s.evicted_bytes += tsf_take_over_bound(&gone);
+        P->s.evicted_bytes += tsf_take_oldest(&gone, P->s.max_retain, 0);
     }
     pthread_mutex_unlock(&P->lock);
     if (!keep) munmap(b, b->map_len);
@@ -388,6 +364,7 @@ static void tsf_pool_free(void *ctx, void *ptr, size_t size) {
     (void)size; /* the tag knows; numpy's size is the array's at the time, not the request */
     if (ptr == NULL) return;
     tsf_tag *t = tsf_tag_of(ptr);
+    assert(t->magic == TSF_TAG_MAGIC); /* ours (TSFILE_DEBUG=1 builds check) */
     if (t->kind == TSF_KIND_SMALL) free(t);
     else tsf_large_free((tsf_block *)((char *)ptr - TSF_HEADER));
 }
@@ -395,6 +372,7 @@ static void tsf_pool_free(void *ctx, void *ptr, size_t size) {
 static void *tsf_pool_realloc(void *ctx, void *ptr, size_t new_size) {
     if (ptr == NULL) return tsf_pool_malloc(ctx, new_size);
     tsf_tag *t = tsf_tag_of(ptr);
+    assert(t->magic == TSF_TAG_MAGIC);
     if (t->kind == TSF_KIND_SMALL && new_size < TSF_POOL_MIN) {
         tsf_tag *moved = (tsf_tag *)realloc(t, new_size + sizeof(tsf_tag));
         if (moved == NULL) return NULL;
@@ -423,9 +401,10 @@ static void tsf_pool_configure(uint64_t max_retain, uint64_t decay_ns) {
     tsf_pool_state *P = &tsf_pool;
     tsf_block *gone = NULL;
     pthread_mutex_lock(&P->lock);
-    P->s.max_retain = max_retain;
+    /* atomic: tsf_large_free reads it without the lock */
+    __atomic_store_n(&P->s.max_retain, max_retain, __ATOMIC_RELAXED);
     P->s.decay_ns = decay_ns;
-    P->s.evicted_bytes += tsf_take_over_bound(&gone);
+    P->s.evicted_bytes += tsf_take_oldest(&gone, P->s.max_retain, 0);
     pthread_cond_signal(&P->wake); /* the decay thread recomputes its deadline */
     pthread_mutex_unlock(&P->lock);
     tsf_unmap_chain(gone);
@@ -435,7 +414,7 @@ static uint64_t tsf_pool_release(void) {
     tsf_pool_state *P = &tsf_pool;
     tsf_block *gone = NULL;
     pthread_mutex_lock(&P->lock);
-    uint64_t bytes = tsf_take_all(&gone);
+    uint64_t bytes = tsf_take_oldest(&gone, 0, 0);
     P->s.released_bytes += bytes;
     pthread_cond_signal(&P->wake);
     pthread_mutex_unlock(&P->lock);
@@ -460,7 +439,7 @@ static void tsf_atfork_child(void) {
     tsf_block *gone = NULL;
     pthread_mutex_init(&P->lock, NULL);
     P->s.decay_thread = 0;
-    P->s.released_bytes += tsf_take_all(&gone);
+    P->s.released_bytes += tsf_take_oldest(&gone, 0, 0);
     tsf_unmap_chain(gone);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
