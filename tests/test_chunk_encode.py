@@ -627,6 +627,24 @@ def test_a_range_is_encoded_once_and_the_result_needs_every_range():
         enc.result()
 
 
+def test_an_encoder_is_initialized_once():
+    """__init__ again (Python allows the call) would point the job at other arrays and drop the
+    ones a range being encoded on another thread reads without the GIL, and leak the range
+    tables: refused, the encoder keeps its chunk."""
+    values = np.arange(5000, dtype=np.int64)
+    bounds = chunk.page_bounds(5000, 1000)
+    args = (int(E.TS_2DIFF), int(T.INT64), 0)
+    enc = chunk_encode.ChunkEncoder(values, bounds, *args, ranges=2)
+    enc.encode(0)
+    with pytest.raises(TypeError, match="once"):
+        enc.__init__(values[:10], [0, 10], *args, ranges=1)
+    assert enc.ranges == 2
+    enc.encode(1)
+    data, _ = enc.result()
+    one, _ = chunk_encode.encode_pages(values, bounds, *args)
+    assert b"".join(bytes(d) for d in data) == bytes(one)
+
+
 def test_written_chunk_data_goes_back_to_the_pool_while_its_group_is_built():
     """The encoder hands its data over (result()): once the writer drops a written chunk's
     parts, their memory is pooled for the next chunk, even while the build (jobs, encoder)
