@@ -569,6 +569,10 @@ cdef class ChunkEncoder:
     def __init__(self, values, offsets, int encoding, int data_type, int compressor, *,
                  bounds=None, present=None, times=None, value_times=None, segments=None,
                  Py_ssize_t ranges=1):
+        if self._keep is not None:
+            # a second __init__ would re-point j while a range may be encoded from it without
+            # the GIL (and drop the arrays it reads), and leak the range tables
+            raise TypeError("ChunkEncoder: initialized once")
         self._keep = _prepare_job(&self.j, values, offsets, encoding, data_type, compressor,
                                   bounds, present, times, value_times, segments)
         cdef Py_ssize_t r, npages = self.j.npages
