@@ -1492,7 +1492,8 @@ cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_
 
 
 def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
-                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s):
+                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
+                      list checked=None):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
     ``pos``): the chunks' file pages mapped without the GIL (touch_offsets), their headers parsed
@@ -1500,7 +1501,13 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
     ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
     (TEXT/STRING/BLOB chunks run as read_value_chunk runs them). Returns the null rows of each
-    chunk."""
+    chunk.
+
+    ``checked``: None, or an empty list that gets the parsed and checked chunks (in the order
+    of ``offsets``), or such a list from an earlier call with the same ``tch`` and ``offsets``
+    (the blocks of a chunk group split into runs of pages): then nothing is parsed again, and
+    only what this call's arguments can change is checked (each chunk's offset, type and page
+    count against the plan)."""
     cdef Py_ssize_t k, n = len(offsets), n_plan
     cdef const int64_t *rows_of_plan
     cdef LoopState st
@@ -1510,13 +1517,25 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     n_plan = plan.shape[0]
-    touch_offsets(fv, offsets)
-    chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
+    reuse = bool(checked)
+    if reuse:
+        if len(checked) != n:
+            raise ValueError("checked: the chunks an earlier call parsed at these offsets")
+        for k in range(n):
+            if not (isinstance(checked[k], Chunk) and (<Chunk>checked[k]).offset == offsets[k]):
+                raise ValueError("checked: the chunks an earlier call parsed at these offsets")
+        chunks = checked
+    else:
+        touch_offsets(fv, offsets)
+        chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
         check_value_chunk(fv, ch, n_plan, types[k])
-        aligned_pages(fv, tch, ch)
+        if not reuse:
+            aligned_pages(fv, tch, ch)
         check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
+    if checked is not None and not reuse:
+        checked += chunks
     nulls = [0] * n
     memset(&st, 0, sizeof(LoopState))
     try:
