@@ -1496,8 +1496,9 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
                       list checked=None):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
-    ``pos``): the chunks' file pages mapped without the GIL (touch_offsets), their headers parsed
-    (read_chunk: as many pages as the plan has when the time chunk ``tch`` was parsed in part),
+    ``pos``): their headers parsed (read_chunk: as many pages as the plan has when the time
+    chunk ``tch`` was parsed in part; the reader's planner mapped their file pages without the
+    GIL, TsFileReader._touch_group),
     each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
     ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
     (TEXT/STRING/BLOB chunks run as read_value_chunk runs them). Returns the null rows of each
@@ -1526,7 +1527,6 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
                 raise ValueError("checked: the chunks an earlier call parsed at these offsets")
         chunks = checked
     else:
-        touch_offsets(fv, offsets)
         chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
