@@ -117,16 +117,14 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* Read one byte of every 4 KiB page of p[0:n]: the page faults of a mapped file happen here
-     * (called without the GIL), not in the header parsing that follows with it. */
-    static void tsfile_touch_pages(const unsigned char *p, Py_ssize_t n) {
-        volatile unsigned char sink;
-        for (Py_ssize_t i = 0; i < n; i += 4096) sink = p[i];
-        if (n > 0) sink = p[n - 1];
+    /* Read the byte at p: the page fault of a mapped file happens here (called without the
+     * GIL), not in the header parsing that follows with it. */
+    static void tsfile_touch_byte(const unsigned char *p) {
+        volatile unsigned char sink = *p;
         (void)sink;
     }
     """
-    void tsfile_touch_pages(const uint8_t *p, Py_ssize_t n) nogil
+    void tsfile_touch_byte(const uint8_t *p) nogil
 
 # decode paths (data type, encoding and compression codes: tsfile/_format/codes.pxd; codecs:
 # tsfile.codecs._registry)
@@ -1577,7 +1575,7 @@ def touch_offsets(FileView fv, list offsets):
                 m += 1
         with nogil:
             for k in range(m):
-                tsfile_touch_pages(fv.ptr + at[k], 1)
+                tsfile_touch_byte(fv.ptr + at[k])
     finally:
         free(at)
 
