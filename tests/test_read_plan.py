@@ -451,11 +451,17 @@ def test_read_value_chunks_checks_every_chunk_before_decoding(files):
         types = [int(t) for t in task.types]
         s = engine.new_scratch()
         vals, nulls = _outputs(names, rows)
+        for v in vals:
+            v[:] = None if v.dtype == object else 0
         bad = list(types)
         bad[-1] = int(TSDataType.INT32)  # the last column is BLOB
         with pytest.raises(CorruptDataError, match=rf"at file offset {offsets[-1]}$"):
             engine.read_value_chunks(r._fv, g.time_chunk, plan, offsets, bad, 1, vals, nulls, 0, s)
-        assert not nulls[0].any()  # nothing decoded: the checks run first
+        # nothing decoded, no column before the last one either: the checks run first (the
+        # first column, i64_2diff, has no null: its mask alone would stay clear regardless)
+        for name, v, m in zip(names, vals, nulls, strict=True):
+            assert not m.any(), name
+            assert all(x is None for x in v) if v.dtype == object else not v.any(), name
         with pytest.raises(ValueError, match="a type and two result arrays per chunk"):
             engine.read_value_chunks(
                 r._fv, g.time_chunk, plan, offsets, types[:-1], 1, vals, nulls, 0, s
