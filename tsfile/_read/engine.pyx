@@ -1580,52 +1580,46 @@ def touch_offsets(FileView fv, list offsets):
         free(at)
 
 
+cdef struct NumericChunk:
+    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    uint8_t *out        # its values' result at the output position
+    uint8_t *nm         # its null mask there
+    Py_ssize_t cap      # rows of room from there on
+    Py_ssize_t at       # its index in the chunk group's lists
+    Py_ssize_t nulls    # null rows written
+
+
 cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
                              int path, list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
                              LoopState *st, list nulls) except -1:
-    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order (the
-    lists stay referenced by the caller, so the borrowed pointers stay valid)."""
+    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order, their
+    null rows into ``nulls`` (the lists stay referenced by the caller, so the borrowed pointers
+    stay valid)."""
     cdef Py_ssize_t i, k, m = 0, n = len(chunks)
-    cdef Py_ssize_t cap
     cdef Chunk ch
-    cdef PyObject **chs = <PyObject **>malloc(n * sizeof(PyObject *) + 1)
-    cdef uint8_t **outs = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
-    cdef uint8_t **nms = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
-    cdef Py_ssize_t *caps = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
-    cdef Py_ssize_t *which = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
-    cdef Py_ssize_t *counts = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    cdef NumericChunk *todo = <NumericChunk *>malloc(n * sizeof(NumericChunk) + 1)
+    if todo == NULL:
+        raise MemoryError()
     try:
-        if chs == NULL or outs == NULL or nms == NULL or caps == NULL or which == NULL \
-                or counts == NULL:
-            raise MemoryError()
         for k in range(n):
             ch = chunks[k]
             if is_binary(ch.data_type):
                 continue
-            cap = len(out_vals[k])
-            chs[m] = <PyObject *>ch
-            outs[m] = <uint8_t *>cnp.PyArray_DATA(out_vals[k]) + pos * itemsize_of(ch.data_type)
-            nms[m] = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
-            caps[m] = cap - pos
-            which[m] = k
+            todo[m].ch = <PyObject *>ch
+            todo[m].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
+                           + pos * itemsize_of(ch.data_type))
+            todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
+            todo[m].cap = len(out_vals[k]) - pos
+            todo[m].at = k
             m += 1
-        k = 0
-        try:
-            with nogil:
-                while k < m:
-                    counts[k] = value_pages(fv, <Chunk>chs[k], plan, n_plan, path, outs[k], None,
-                                            0, nms[k], caps[k], s, st)
-                    k += 1
-        finally:
-            for i in range(k):  # the chunks done before an error keep their counts
-                nulls[which[i]] = counts[i]
+        with nogil:
+            for i in range(m):
+                todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, plan, n_plan, path,
+                                            todo[i].out, None, 0, todo[i].nm, todo[i].cap, s, st)
+        for i in range(m):
+            nulls[todo[i].at] = todo[i].nulls
     finally:
-        free(chs)
-        free(outs)
-        free(nms)
-        free(caps)
-        free(which)
-        free(counts)
+        free(todo)
     return 0
 
 
