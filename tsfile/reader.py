@@ -731,6 +731,7 @@ class TsFileReader:
         self._series_cache = {}
         self._chunks = {}
         self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
+        self._value_chunks = {}  # (time chunk, its pages, value chunks) -> checked Chunks
         self._life.closed = False
 
     def _open_path(self, path):
@@ -1187,9 +1188,18 @@ class TsFileReader:
         if not present:
             return counts
         offsets = [g.values[j] for j in present]
-        if self._source is not None:  # a file-like or remote source: fetch the chunks' bytes
-            for off in offsets:
-                self._source.fetch_chunk(off, self._meta.meta_offset)
+        tch = g.time_chunk
+        # a group split into blocks (runs of pages, _split_group) is decoded once per block:
+        # its value chunks are parsed and checked at the first block only (reparsing every
+        # page header of every column per block made a batched read quadratic in pages)
+        key = (tch.offset, tch.n_pages, tch.complete, *offsets) if g.page_hi >= 0 else None
+        checked = None if key is None else self._value_chunks.get(key)
+        fresh = checked is None
+        if fresh:
+            checked = []
+            if self._source is not None:  # a file-like or remote source: fetch the bytes
+                for off in offsets:
+                    self._source.fetch_chunk(off, self._meta.meta_offset)
         got = engine.read_value_chunks(
             self._fv,
             g.time_chunk,
@@ -1201,7 +1211,12 @@ class TsFileReader:
             [out_nulls[j] for j in present],
             pos,
             s,
+            checked,
         )
+        if fresh and key is not None:  # stored filled (never changed afterwards)
+            if len(self._value_chunks) >= 64:
+                self._value_chunks.clear()
+            self._value_chunks[key] = checked
         for j, nn in zip(present, got, strict=True):
             counts[j] = nn
         return counts

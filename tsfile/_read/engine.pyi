@@ -80,6 +80,7 @@ def read_value_chunks(
     out_nulls: list[np.ndarray],
     pos: int,
     s: Scratch,
+    checked: list[Chunk] | None = None,
 ) -> list[int]: ...
 def read_nonaligned_chunk(
     fv: FileView,

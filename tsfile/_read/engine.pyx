@@ -117,16 +117,14 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* Read one byte of every 4 KiB page of p[0:n]: the page faults of a mapped file happen here
-     * (called without the GIL), not in the header parsing that follows with it. */
-    static void tsfile_touch_pages(const unsigned char *p, Py_ssize_t n) {
-        volatile unsigned char sink;
-        for (Py_ssize_t i = 0; i < n; i += 4096) sink = p[i];
-        if (n > 0) sink = p[n - 1];
+    /* Read the byte at p: the page fault of a mapped file happens here (called without the
+     * GIL), not in the header parsing that follows with it. */
+    static void tsfile_touch_byte(const unsigned char *p) {
+        volatile unsigned char sink = *p;
         (void)sink;
     }
     """
-    void tsfile_touch_pages(const uint8_t *p, Py_ssize_t n) nogil
+    void tsfile_touch_byte(const uint8_t *p) nogil
 
 # decode paths (data type, encoding and compression codes: tsfile/_format/codes.pxd; codecs:
 # tsfile.codecs._registry)
@@ -1492,15 +1490,23 @@ cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_
 
 
 def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
-                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s):
+                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
+                      list checked=None):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
-    ``pos``): the chunks' file pages mapped without the GIL (touch_offsets), their headers parsed
-    (read_chunk: as many pages as the plan has when the time chunk ``tch`` was parsed in part),
+    ``pos``): their headers parsed (read_chunk: as many pages as the plan has when the time
+    chunk ``tch`` was parsed in part; the reader's planner mapped their file pages without the
+    GIL, TsFileReader._touch_group),
     each checked against ``tch``'s pages (check_aligned_pages), then the numeric ones decoded in
     ONE nogil region: one call, one GIL hand-over per chunk group instead of one per column
     (TEXT/STRING/BLOB chunks run as read_value_chunk runs them). Returns the null rows of each
-    chunk."""
+    chunk.
+
+    ``checked``: None, or an empty list that gets the parsed and checked chunks (in the order
+    of ``offsets``), or such a list from an earlier call with the same ``tch`` and ``offsets``
+    (the blocks of a chunk group split into runs of pages): then nothing is parsed again, and
+    only what this call's arguments can change is checked (each chunk's offset, type and page
+    count against the plan)."""
     cdef Py_ssize_t k, n = len(offsets), n_plan
     cdef const int64_t *rows_of_plan
     cdef LoopState st
@@ -1510,13 +1516,24 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     n_plan = plan.shape[0]
-    touch_offsets(fv, offsets)
-    chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
+    reuse = bool(checked)
+    if reuse:
+        if len(checked) != n:
+            raise ValueError("checked: the chunks an earlier call parsed at these offsets")
+        for k in range(n):
+            if not (isinstance(checked[k], Chunk) and (<Chunk>checked[k]).offset == offsets[k]):
+                raise ValueError("checked: the chunks an earlier call parsed at these offsets")
+        chunks = checked
+    else:
+        chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
         check_value_chunk(fv, ch, n_plan, types[k])
-        aligned_pages(fv, tch, ch)
+        if not reuse:
+            aligned_pages(fv, tch, ch)
         check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
+    if checked is not None and not reuse:
+        checked += chunks
     nulls = [0] * n
     memset(&st, 0, sizeof(LoopState))
     try:
@@ -1558,57 +1575,51 @@ def touch_offsets(FileView fv, list offsets):
                 m += 1
         with nogil:
             for k in range(m):
-                tsfile_touch_pages(fv.ptr + at[k], 1)
+                tsfile_touch_byte(fv.ptr + at[k])
     finally:
         free(at)
+
+
+cdef struct NumericChunk:
+    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    uint8_t *out        # its values' result at the output position
+    uint8_t *nm         # its null mask there
+    Py_ssize_t cap      # rows of room from there on
+    Py_ssize_t at       # its index in the chunk group's lists
+    Py_ssize_t nulls    # null rows written
 
 
 cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
                              int path, list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
                              LoopState *st, list nulls) except -1:
-    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order (the
-    lists stay referenced by the caller, so the borrowed pointers stay valid)."""
+    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order, their
+    null rows into ``nulls`` (the lists stay referenced by the caller, so the borrowed pointers
+    stay valid)."""
     cdef Py_ssize_t i, k, m = 0, n = len(chunks)
-    cdef Py_ssize_t cap
     cdef Chunk ch
-    cdef PyObject **chs = <PyObject **>malloc(n * sizeof(PyObject *) + 1)
-    cdef uint8_t **outs = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
-    cdef uint8_t **nms = <uint8_t **>malloc(n * sizeof(uint8_t *) + 1)
-    cdef Py_ssize_t *caps = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
-    cdef Py_ssize_t *which = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
-    cdef Py_ssize_t *counts = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t) + 1)
+    cdef NumericChunk *todo = <NumericChunk *>malloc(n * sizeof(NumericChunk) + 1)
+    if todo == NULL:
+        raise MemoryError()
     try:
-        if chs == NULL or outs == NULL or nms == NULL or caps == NULL or which == NULL \
-                or counts == NULL:
-            raise MemoryError()
         for k in range(n):
             ch = chunks[k]
             if is_binary(ch.data_type):
                 continue
-            cap = len(out_vals[k])
-            chs[m] = <PyObject *>ch
-            outs[m] = <uint8_t *>cnp.PyArray_DATA(out_vals[k]) + pos * itemsize_of(ch.data_type)
-            nms[m] = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
-            caps[m] = cap - pos
-            which[m] = k
+            todo[m].ch = <PyObject *>ch
+            todo[m].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
+                           + pos * itemsize_of(ch.data_type))
+            todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
+            todo[m].cap = len(out_vals[k]) - pos
+            todo[m].at = k
             m += 1
-        k = 0
-        try:
-            with nogil:
-                while k < m:
-                    counts[k] = value_pages(fv, <Chunk>chs[k], plan, n_plan, path, outs[k], None,
-                                            0, nms[k], caps[k], s, st)
-                    k += 1
-        finally:
-            for i in range(k):  # the chunks done before an error keep their counts
-                nulls[which[i]] = counts[i]
+        with nogil:
+            for i in range(m):
+                todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, plan, n_plan, path,
+                                            todo[i].out, None, 0, todo[i].nm, todo[i].cap, s, st)
+        for i in range(m):
+            nulls[todo[i].at] = todo[i].nulls
     finally:
-        free(chs)
-        free(outs)
-        free(nms)
-        free(caps)
-        free(which)
-        free(counts)
+        free(todo)
     return 0
 
 
