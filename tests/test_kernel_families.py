@@ -187,6 +187,14 @@ def test_one_bit_length_helper():
     )
     assert defining == [], defining
     assert "__builtin_clzll" in (INCLUDE / "bit_length.h").read_text()
+    # nor may any other header define the helper again (SPRINTZ's encoder had a fourth copy)
+    copies = sorted(
+        header.name
+        for header in INCLUDE.glob("*.h")
+        if header.name != "bit_length.h"
+        and re.search(r"\?\s*64\s*-\s*__builtin_clzll\(\w+\)\s*:\s*0\b", header.read_text())
+    )
+    assert copies == [], copies
 
 
 _TS2DIFF_DECLARATION = re.compile(
