@@ -163,15 +163,16 @@ STATS_DEFINE_SIMD(avx2, TSFILE_TARGET_AVX2, __m256i, 4, _mm256_set1_epi64x, _mm2
 
 #if TSFILE_ISA_AVX512
 /* AVX-512 F only (min / max epi64, vpmovsxdq, vextracti64x4): the row needs no BW, VL or VBMI
- * instruction, but requires TSFILE_NEED_AVX512 like every AVX-512 row (the level's set). */
+ * instruction, but requires TSFILE_NEED_AVX512 like every AVX-512 row (the level's set); compiled
+ * without VBMI (TSFILE_TARGET_AVX512_NOVBMI) so the compiler cannot use it either. */
 #define STATS_AVX512_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define STATS_AVX512_STORE(p, x) _mm512_storeu_si512((void *)(p), (x))
 #define STATS_AVX512_WIDEN_LO(a) _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a))
 #define STATS_AVX512_WIDEN_HI(a) _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64((a), 1))
-STATS_DEFINE_SIMD(avx512, TSFILE_TARGET_AVX512, __m512i, 8, _mm512_set1_epi64, _mm512_set1_epi32,
-                  _mm512_setzero_si512, STATS_AVX512_LOAD, STATS_AVX512_STORE, _mm512_min_epi64,
-                  _mm512_max_epi64, _mm512_min_epi32, _mm512_max_epi32, _mm512_add_epi64,
-                  STATS_AVX512_WIDEN_LO, STATS_AVX512_WIDEN_HI)
+STATS_DEFINE_SIMD(avx512, TSFILE_TARGET_AVX512_NOVBMI, __m512i, 8, _mm512_set1_epi64,
+                  _mm512_set1_epi32, _mm512_setzero_si512, STATS_AVX512_LOAD, STATS_AVX512_STORE,
+                  _mm512_min_epi64, _mm512_max_epi64, _mm512_min_epi32, _mm512_max_epi32,
+                  _mm512_add_epi64, STATS_AVX512_WIDEN_LO, STATS_AVX512_WIDEN_HI)
 #endif
 
 /* NEON: the scalar row (the compiler vectorises the lanes above); no NEON row yet. */

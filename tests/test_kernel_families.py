@@ -227,3 +227,20 @@ def test_serial_row_ranges_share_one_walk(codec):
     # the take reaches the helper with serial_take_fn's own signature: a call through a function
     # pointer cast to it is undefined behaviour in C
     assert "<serial_take_fn>" not in source
+
+
+# Rows whose table admits AVX-512 CPUs without VBMI (TSFILE_NEED_AVX512, as Skylake-Server): the
+# header with their kernels, and the table.
+ROWS_WITHOUT_VBMI = [("plain_avx512.h", "plain_impls.h"), ("stats_encode.h", "stats_encode.h")]
+
+
+@pytest.mark.parametrize("header, table", ROWS_WITHOUT_VBMI, ids=lambda p: p)
+def test_rows_admitted_without_vbmi_are_compiled_without_it(header, table):
+    assert re.search(
+        r'"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512\}', (INCLUDE / table).read_text()
+    )
+    # the target attribute is what the compiler may emit (its own vectorisation included), not
+    # only what the intrinsics use: TSFILE_TARGET_AVX512 allows VBMI
+    code = _hand_written((INCLUDE / header).read_text())
+    assert "TSFILE_TARGET_AVX512_NOVBMI" in code
+    assert not re.search(r"\bTSFILE_TARGET_AVX512\b", code)
