@@ -32,6 +32,7 @@ typedef struct {
         alp_decode_##SUF##_scalar(body, count, width, base, P, Ie, out);                            \
     }
 
+/* alp_decode_f64_scalar_row, alp_decode_f32_scalar_row */
 ALP_DEFINE_SCALAR_ROW(f64, double, int64_t)
 ALP_DEFINE_SCALAR_ROW(f32, float, int32_t)
 
