@@ -23,18 +23,6 @@ typedef struct {
     alp_analyze_f32_fn analyze_f32;
 } alp_impl;
 
-/* Generates alp_decode_SUF_scalar_row: the scalar kernels are `static inline`, the row takes the
- * address of this plain function. A macro because the two types differ only in T and IT. */
-#define ALP_DEFINE_SCALAR_ROW(SUF, T, IT)                                                           \
-    static void alp_decode_##SUF##_scalar_row(const uint8_t *body, size_t count, int width,         \
-                                              IT base, T P, T Ie, T *out)                           \
-    {                                                                                               \
-        alp_decode_##SUF##_scalar(body, count, width, base, P, Ie, out);                            \
-    }
-
-ALP_DEFINE_SCALAR_ROW(f64, double, int64_t)
-ALP_DEFINE_SCALAR_ROW(f32, float, int32_t)
-
 static const alp_impl alp_impls[] = {
 #if TSFILE_ISA_AVX512
     /* AVX-512 decode; the encoder's value loop is AVX2's (no AVX-512 version yet) */
@@ -49,7 +37,7 @@ static const alp_impl alp_impls[] = {
     {{"neon", TSFILE_LEVEL_NEON, 0}, alp_decode_f64_neon, alp_decode_f32_neon,
      alp_analyze_f64_neon, alp_analyze_f32_neon},
 #endif
-    {{"scalar", TSFILE_LEVEL_SCALAR, 0}, alp_decode_f64_scalar_row, alp_decode_f32_scalar_row,
+    {{"scalar", TSFILE_LEVEL_SCALAR, 0}, alp_decode_f64_scalar, alp_decode_f32_scalar,
      alp_analyze_f64_scalar, alp_analyze_f32_scalar},
 };
 

@@ -131,6 +131,7 @@ TSFILE_INLINE size_t alp_body_bytes(size_t count, int width)
         return BITS(d) == BITS(v);                                                                  \
     }
 
+/* alp_classify_f64, alp_classify_f32 */
 ALP_DEFINE_CLASSIFY(f64, double, int64_t, ALP_LIMIT_F64, alp_dbits)
 ALP_DEFINE_CLASSIFY(f32, float, int32_t, ALP_LIMIT_F32, alp_fbits)
 
@@ -172,6 +173,7 @@ typedef size_t (*alp_analyze_f32_fn)(const float *v, size_t count, float E, floa
         return exc;                                                                                 \
     }
 
+/* alp_analyze_f64_scalar, alp_analyze_f32_scalar */
 ALP_DEFINE_ANALYZE_SCALAR(f64, double, int64_t, INT64_MIN, INT64_MAX)
 ALP_DEFINE_ANALYZE_SCALAR(f32, float, int32_t, INT32_MIN, INT32_MAX)
 
@@ -207,6 +209,7 @@ ALP_DEFINE_ANALYZE_SCALAR(f32, float, int32_t, INT32_MIN, INT32_MAX)
         return exc;                                                                                 \
     }
 
+/* alp_analyze_f64_finish, alp_analyze_f32_finish */
 ALP_DEFINE_ANALYZE_FINISH(f64, double, int64_t)
 ALP_DEFINE_ANALYZE_FINISH(f32, float, int32_t)
 
@@ -238,6 +241,7 @@ ALP_DEFINE_ANALYZE_FINISH(f32, float, int32_t)
         for (size_t b = 0; b < rest; b++) out[o + b] = (uint8_t)(acc >> (8 * b));                   \
     }
 
+/* alp_pack_u64, alp_pack_u32 */
 ALP_DEFINE_PACK(64)
 ALP_DEFINE_PACK(32)
 
@@ -280,6 +284,7 @@ typedef void (*alp_decode_f32_fn)(const uint8_t *body, size_t count, int width, 
         }                                                                                           \
     }
 
+/* alp_decode_f64_scalar, alp_decode_f32_scalar */
 ALP_DEFINE_DECODE_SCALAR(f64, double, int64_t, uint64_t)
 ALP_DEFINE_DECODE_SCALAR(f32, float, int32_t, uint32_t)
 
@@ -499,6 +504,7 @@ TSFILE_INLINE uint64_t alp_bitmap_word(const uint8_t *bm, size_t nb, size_t w)
         }                                                                                           \
     }
 
+/* alp_patch_f64, alp_patch_f32 */
 ALP_DEFINE_PATCH(f64, double, 8)
 ALP_DEFINE_PATCH(f32, float, 4)
 
@@ -534,6 +540,7 @@ ALP_DEFINE_PATCH(f32, float, 4)
     }
 
 #define ALP_F32_SIMD_SAFE(width, base) 1
+/* alp_block_decode_f64, alp_block_decode_f32 */
 ALP_DEFINE_BLOCK_DECODE(f64, double, int64_t, 8, ALP_POW10_F64, ALP_INV10_F64, alp_f64_simd_safe)
 ALP_DEFINE_BLOCK_DECODE(f32, float, int32_t, 4, ALP_POW10_F32, ALP_INV10_F32, ALP_F32_SIMD_SAFE)
 
@@ -596,6 +603,7 @@ static inline int alp_parse_page_header(const uint8_t *d, size_t nbytes, int is6
         return (ptrdiff_t)off;                                                                      \
     }
 
+/* alp_decode_page_f64, alp_decode_page_f32 */
 ALP_DEFINE_PAGE_DECODER(f64, double, 1)
 ALP_DEFINE_PAGE_DECODER(f32, float, 0)
 
@@ -699,6 +707,7 @@ TSFILE_INLINE uint64_t alp_extract_bounded(const alp_block_t *b, uint32_t i)
         return 1;                                                                                   \
     }
 
+/* alp_stream_next_f64, alp_stream_next_f32 */
 ALP_DEFINE_STREAM_NEXT(f64, double, int64_t, uint64_t, 8, 64)
 ALP_DEFINE_STREAM_NEXT(f32, float, int32_t, uint32_t, 4, 32)
 
@@ -720,6 +729,7 @@ typedef struct { uint8_t e, f; } alp_pair_t;
         return (uint64_t)w * m + (uint64_t)exc * (NBITS + 16);                                      \
     }
 
+/* alp_score_f64, alp_score_f32 */
 ALP_DEFINE_SCORE(f64, double, int64_t, 64, ALP_MAX_E64, ALP_POW10_F64, ALP_INV10_F64)
 ALP_DEFINE_SCORE(f32, float, int32_t, 32, ALP_MAX_E32, ALP_POW10_F32, ALP_INV10_F32)
 
@@ -757,6 +767,7 @@ ALP_DEFINE_SCORE(f32, float, int32_t, 32, ALP_MAX_E32, ALP_POW10_F32, ALP_INV10_
         return any ? kept : 0;                                                                      \
     }
 
+/* alp_page_search_f64, alp_page_search_f32 */
 ALP_DEFINE_PAGE_SEARCH(f64, double, ALP_MAX_E64)
 ALP_DEFINE_PAGE_SEARCH(f32, float, ALP_MAX_E32)
 
@@ -782,6 +793,7 @@ ALP_DEFINE_PAGE_SEARCH(f32, float, ALP_MAX_E32)
         return best;                                                                                \
     }
 
+/* alp_block_pick_f64, alp_block_pick_f32 */
 ALP_DEFINE_BLOCK_PICK(f64, double)
 ALP_DEFINE_BLOCK_PICK(f32, float)
 
@@ -859,6 +871,7 @@ static inline size_t alp_write_plain(const void *v, size_t n, size_t vsize, uint
         return size;                                                                                \
     }
 
+/* alp_encode_block_f64, alp_encode_block_f32 */
 ALP_DEFINE_BLOCK_ENCODER(f64, double, int64_t, uint64_t, 8, ALP_POW10_F64, ALP_INV10_F64, alp_pack_u64)
 ALP_DEFINE_BLOCK_ENCODER(f32, float, int32_t, uint32_t, 4, ALP_POW10_F32, ALP_INV10_F32, alp_pack_u32)
 
@@ -893,6 +906,7 @@ ALP_DEFINE_BLOCK_ENCODER(f32, float, int32_t, uint32_t, 4, ALP_POW10_F32, ALP_IN
         return o;                                                                                   \
     }
 
+/* alp_encode_page_f64, alp_encode_page_f32 */
 ALP_DEFINE_PAGE_ENCODER(f64, double, 1, 8)
 ALP_DEFINE_PAGE_ENCODER(f32, float, 0, 4)
 

@@ -88,6 +88,7 @@ TSFILE_INLINE size_t alp_rows_ready(tsfile_prefix *more, const uint8_t *d, size_
         return err->code = ALP_OK;                                                                 \
     }
 
+/* alp_decode_rows_f64, alp_decode_rows_f32 */
 ALP_DEFINE_ROWS_DECODER(f64, double, 1)
 ALP_DEFINE_ROWS_DECODER(f32, float, 0)
 

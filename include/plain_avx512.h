@@ -3,9 +3,9 @@
  * native order: `vpshufb` on 512 bits, 8 INT64/DOUBLE or 16 FLOAT values a register, two
  * registers an iteration. The tail (fewer values than a register holds) is one byte-masked load
  * of exactly its bytes and a masked store, so nothing past the `count` values is read or written.
- * The avx512 row of plain_impls.h (TSFILE_TARGET_AVX512 on every function; the row needs only
- * TSFILE_NEED_AVX512: nothing here uses VBMI). The caller has checked that src holds `count`
- * values.
+ * The avx512 row of plain_impls.h (TSFILE_TARGET_AVX512_NOVBMI on every function, so the row
+ * needs only TSFILE_NEED_AVX512: neither the intrinsics nor the compiler may use VBMI). The caller
+ * has checked that src holds `count` values.
  */
 #ifndef TSFILE_PLAIN_AVX512_H
 #define TSFILE_PLAIN_AVX512_H
@@ -34,10 +34,12 @@
         _mm512_mask_storeu_epi##BITS(out + i, (1u << left) - 1u, PLAIN_AVX512_SWAP##BITS(a));      \
     }
 
-PLAIN_DEFINE_BSWAP(plain_bswap64_avx512, TSFILE_TARGET_AVX512, 64, 64, __m512i, PLAIN_AVX512_LOAD,
-                   PLAIN_AVX512_STORE, PLAIN_AVX512_SWAP64, PLAIN_AVX512_MASKED_TAIL)
-PLAIN_DEFINE_BSWAP(plain_bswap32_avx512, TSFILE_TARGET_AVX512, 32, 64, __m512i, PLAIN_AVX512_LOAD,
-                   PLAIN_AVX512_STORE, PLAIN_AVX512_SWAP32, PLAIN_AVX512_MASKED_TAIL)
+PLAIN_DEFINE_BSWAP(plain_bswap64_avx512, TSFILE_TARGET_AVX512_NOVBMI, 64, 64, __m512i,
+                   PLAIN_AVX512_LOAD, PLAIN_AVX512_STORE, PLAIN_AVX512_SWAP64,
+                   PLAIN_AVX512_MASKED_TAIL)
+PLAIN_DEFINE_BSWAP(plain_bswap32_avx512, TSFILE_TARGET_AVX512_NOVBMI, 32, 64, __m512i,
+                   PLAIN_AVX512_LOAD, PLAIN_AVX512_STORE, PLAIN_AVX512_SWAP32,
+                   PLAIN_AVX512_MASKED_TAIL)
 
 #endif /* TSFILE_ISA_AVX512 */
 #endif /* TSFILE_PLAIN_AVX512_H */

@@ -73,6 +73,7 @@ TSFILE_INLINE int plain_next_binary(const uint8_t *p, size_t n, size_t *pos, siz
         for (size_t i = 0; i < count; i++) out[i] = tsc_load_be##BITS(src + (BITS) / 8 * i);       \
     }
 
+/* plain_bswap64_scalar, plain_bswap32_scalar */
 PLAIN_DEFINE_BSWAP_SCALAR(64)
 PLAIN_DEFINE_BSWAP_SCALAR(32)
 

@@ -393,13 +393,12 @@ static int64_t sprintz_count(const uint8_t *src, size_t len, int kind, size_t *p
 
 /* ------------------------------------------------------------------ encoder */
 
+#include "bit_length.h"
 #include "bitwriter_msb.h"
 
 /* Bytes enough for n values: a full block takes at most 1 + 9 + 64 bytes for 9 values, a tail at
  * most 1 + 6 + 2 + 64 (RLE) or 1 + 8 * 10 + 12 (GORILLA) bytes. */
 static inline size_t sprintz_encode_bound(size_t n) { return (n / 9) * 74 + 128; }
-
-TSFILE_INLINE int sprintz_bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
 /* The residuals of a full block (v[0..8] words) into r[0..7]: Fire prediction, zigzag-like map. */
 TSFILE_INLINE void sprintz_residuals(const uint64_t *v, int W, uint64_t *r)
@@ -451,7 +450,7 @@ static size_t sprintz_put_tail(uint8_t *out, int kind, const uint64_t *v, int n)
     if (kind == SPRINTZ_I32 || kind == SPRINTZ_I64) {
         int w = 1;
         for (int i = 0; i < n; i++) {
-            int b = sprintz_bitlen(v[i]);
+            int b = tsfile_bit_length64(v[i]);
             if (b > w) w = b;
         }
         uint8_t body[80];
@@ -518,7 +517,7 @@ static size_t sprintz_encode(const void *values, size_t n, int kind, uint8_t *ou
         sprintz_residuals(v, W, r);
         int w = 1;
         for (int j = 0; j < 8; j++) {
-            int b = sprintz_bitlen(r[j]);
+            int b = tsfile_bit_length64(r[j]);
             if (b > w) w = b;
         }
         out[p++] = (uint8_t)w;

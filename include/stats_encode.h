@@ -92,6 +92,7 @@ typedef void (*stats_i32_fn)(const int32_t *v, size_t n, int32_t *lo, int32_t *h
         *sum = s;                                                                                  \
     }
 
+/* stats_i64_scalar, stats_i64_fold, stats_i32_scalar, stats_i32_fold */
 STATS_DEFINE_SCALAR(i64, int64_t, uint64_t, 4)
 STATS_DEFINE_SCALAR(i32, int32_t, int64_t, 1)
 
@@ -155,6 +156,7 @@ STATS_DEFINE_SCALAR(i32, int32_t, int64_t, 1)
 #define STATS_AVX2_STORE(p, x) _mm256_storeu_si256((__m256i *)(p), (x))
 #define STATS_AVX2_WIDEN_LO(a) _mm256_cvtepi32_epi64(_mm256_castsi256_si128(a))
 #define STATS_AVX2_WIDEN_HI(a) _mm256_cvtepi32_epi64(_mm256_extracti128_si256((a), 1))
+/* stats_i64_avx2, stats_i32_avx2 */
 STATS_DEFINE_SIMD(avx2, TSFILE_TARGET_AVX2, __m256i, 4, _mm256_set1_epi64x, _mm256_set1_epi32,
                   _mm256_setzero_si256, STATS_AVX2_LOAD, STATS_AVX2_STORE, TSFILE_AVX2_MIN_EPI64,
                   TSFILE_AVX2_MAX_EPI64, _mm256_min_epi32, _mm256_max_epi32, _mm256_add_epi64,
@@ -163,15 +165,17 @@ STATS_DEFINE_SIMD(avx2, TSFILE_TARGET_AVX2, __m256i, 4, _mm256_set1_epi64x, _mm2
 
 #if TSFILE_ISA_AVX512
 /* AVX-512 F only (min / max epi64, vpmovsxdq, vextracti64x4): the row needs no BW, VL or VBMI
- * instruction, but requires TSFILE_NEED_AVX512 like every AVX-512 row (the level's set). */
+ * instruction, but requires TSFILE_NEED_AVX512 like every AVX-512 row (the level's set); compiled
+ * without VBMI (TSFILE_TARGET_AVX512_NOVBMI) so the compiler cannot use it either. */
 #define STATS_AVX512_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define STATS_AVX512_STORE(p, x) _mm512_storeu_si512((void *)(p), (x))
 #define STATS_AVX512_WIDEN_LO(a) _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a))
 #define STATS_AVX512_WIDEN_HI(a) _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64((a), 1))
-STATS_DEFINE_SIMD(avx512, TSFILE_TARGET_AVX512, __m512i, 8, _mm512_set1_epi64, _mm512_set1_epi32,
-                  _mm512_setzero_si512, STATS_AVX512_LOAD, STATS_AVX512_STORE, _mm512_min_epi64,
-                  _mm512_max_epi64, _mm512_min_epi32, _mm512_max_epi32, _mm512_add_epi64,
-                  STATS_AVX512_WIDEN_LO, STATS_AVX512_WIDEN_HI)
+/* stats_i64_avx512, stats_i32_avx512 */
+STATS_DEFINE_SIMD(avx512, TSFILE_TARGET_AVX512_NOVBMI, __m512i, 8, _mm512_set1_epi64,
+                  _mm512_set1_epi32, _mm512_setzero_si512, STATS_AVX512_LOAD, STATS_AVX512_STORE,
+                  _mm512_min_epi64, _mm512_max_epi64, _mm512_min_epi32, _mm512_max_epi32,
+                  _mm512_add_epi64, STATS_AVX512_WIDEN_LO, STATS_AVX512_WIDEN_HI)
 #endif
 
 /* NEON: the scalar row (the compiler vectorises the lanes above); no NEON row yet. */

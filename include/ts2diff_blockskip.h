@@ -329,6 +329,7 @@ static inline ts2diff_rows_scratch_t *ts2diff_rows_scratch(void)
         return 0;                                                                                  \
     }
 
+/* ts2diff_decode_rows_i64, ts2diff_decode_rows_i32 */
 TS2DIFF_DEFINE_DECODE_ROWS(i64, int64_t, 1, ts2diff_block_fn_i64, (uint64_t))
 TS2DIFF_DEFINE_DECODE_ROWS(i32, int32_t, 0, ts2diff_block_fn_i32, (uint32_t))
 

@@ -386,6 +386,7 @@ TSFILE_INLINE size_t ts2diff_whole_groups(const uint8_t *packed, const uint8_t *
     }
 
 #define TS2DIFF_CASES_1_64(G) TS2DIFF_CASES_1_32(G) TS2DIFF_CASES_33_64(G)
+/* ts2diff_decode_i64_scalar, ts2diff_decode_i32_scalar */
 TS2DIFF_DEFINE_DECODE_SCALAR(i64, int64_t, uint64_t, TS2DIFF_G64, TS2DIFF_CASES_1_64,
                              ts2diff_run_u64)
 TS2DIFF_DEFINE_DECODE_SCALAR(i32, int32_t, uint32_t, TS2DIFF_G32, TS2DIFF_CASES_1_32,
@@ -420,6 +421,7 @@ TS2DIFF_DEFINE_DECODE_SCALAR(i32, int32_t, uint32_t, TS2DIFF_G32, TS2DIFF_CASES_
 
 #define TS2DIFF_CAST_U64(x) ((uint64_t)(x))
 #define TS2DIFF_CAST_U32(x) ((uint32_t)(x))
+/* ts2diff_decode_buffer_i64, ts2diff_decode_buffer_i32 */
 TS2DIFF_DEFINE_DECODE_BUFFER(i64, int64_t, 1, ts2diff_block_fn_i64, TS2DIFF_CAST_U64)
 TS2DIFF_DEFINE_DECODE_BUFFER(i32, int32_t, 0, ts2diff_block_fn_i32, TS2DIFF_CAST_U32)
 
@@ -515,6 +517,7 @@ TSFILE_INLINE int ts2diff_stream_next_u64(ts2diff_stream *d, uint64_t *v)
         return rc;                                                                                 \
     }
 
+/* ts2diff_stream_next_i64, ts2diff_stream_next_i32 */
 TS2DIFF_DEFINE_STREAM_NEXT(i64, int64_t, uint64_t)
 TS2DIFF_DEFINE_STREAM_NEXT(i32, int32_t, uint32_t)
 
@@ -610,6 +613,7 @@ typedef struct {
         TS2DIFF_STATS_TAIL(T, UT, v, i, n, dmin, dmax, w, min);                                    \
     }
 
+/* ts2diff_stats_i64, ts2diff_stats_i32 */
 TS2DIFF_DEFINE_STATS_SCALAR(i64, int64_t, uint64_t)
 TS2DIFF_DEFINE_STATS_SCALAR(i32, int32_t, uint32_t)
 
@@ -703,6 +707,7 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
         return bw.o;                                                                               \
     }
 
+/* ts2diff_write_block_i64, ts2diff_write_block_i32 */
 TS2DIFF_DEFINE_WRITE_BLOCK(i64, int64_t, uint64_t, 64, TS2DIFF_W_1_64)
 TS2DIFF_DEFINE_WRITE_BLOCK(i32, int32_t, uint32_t, 32, TS2DIFF_W_1_32)
 
@@ -728,6 +733,7 @@ TS2DIFF_DEFINE_WRITE_BLOCK(i32, int32_t, uint32_t, 32, TS2DIFF_W_1_32)
         }                                                                                          \
         return b;                                                                                  \
     }
+/* ts2diff_blockinfo_i64, ts2diff_blockinfo_i32 */
 TS2DIFF_DEFINE_BLOCKINFO(i64, int64_t)
 TS2DIFF_DEFINE_BLOCKINFO(i32, int32_t)
 
@@ -740,6 +746,7 @@ TS2DIFF_DEFINE_BLOCKINFO(i32, int32_t)
         const ts2diff_blockinfo b = ts2diff_blockinfo_##SUF(v, m, carried_min);                    \
         return ts2diff_write_block_##SUF(v, &b, o);                                                \
     }
+/* ts2diff_encode_block_i64, ts2diff_encode_block_i32 */
 TS2DIFF_DEFINE_ENCODE_BLOCK(i64, int64_t)
 TS2DIFF_DEFINE_ENCODE_BLOCK(i32, int32_t)
 
@@ -786,6 +793,7 @@ static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + 
     }
 TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i64, int64_t, 24, ts2diff_stats_i64)
 TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i32, int32_t, 16, ts2diff_stats_i32)
+/* ts2diff_write_i64, ts2diff_write_i32 */
 TS2DIFF_DEFINE_WRITE(i64, int64_t)
 TS2DIFF_DEFINE_WRITE(i32, int32_t)
 
@@ -802,6 +810,7 @@ TS2DIFF_DEFINE_WRITE(i32, int32_t)
         }                                                                                          \
         return (size_t)(o - out);                                                                  \
     }
+/* ts2diff_encode_i64, ts2diff_encode_i32 */
 TS2DIFF_DEFINE_ENCODE(i64, int64_t)
 TS2DIFF_DEFINE_ENCODE(i32, int32_t)
 

@@ -36,10 +36,14 @@
 #  include <immintrin.h>
    /* Functions carrying this attribute may use AVX2, BMI1/2, LZCNT and POPCNT intrinsics. */
 #  define TSFILE_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt")))
-   /* ... and these AVX-512 F/BW/VL/VBMI as well: a row needs TSFILE_NEED_AVX512, and
-    * TSFILE_NEED_AVX512_VBMI only where its kernels use VBMI (vpermb, vpmultishiftqb). */
+   /* ... and these AVX-512 F/BW/VL/VBMI as well: their rows need TSFILE_NEED_AVX512_VBMI. The
+    * attribute is what the compiler may emit (its own vectorisation may pick vpermb), not just what
+    * the intrinsics use, so a row that admits CPUs without VBMI (TSFILE_NEED_AVX512) must carry
+    * TSFILE_TARGET_AVX512_NOVBMI instead. */
 #  define TSFILE_TARGET_AVX512 \
        __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi")))
+#  define TSFILE_TARGET_AVX512_NOVBMI \
+       __attribute__((target("avx2,bmi,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl")))
    /* AVX2 has no 64-bit min / max (AVX-512 F's vpminsq): compare and blend. */
 #  define TSFILE_AVX2_MIN_EPI64(a, b) _mm256_blendv_epi8((a), (b), _mm256_cmpgt_epi64((a), (b)))
 #  define TSFILE_AVX2_MAX_EPI64(a, b) _mm256_blendv_epi8((a), (b), _mm256_cmpgt_epi64((b), (a)))

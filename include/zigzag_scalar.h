@@ -173,10 +173,10 @@ TSFILE_INLINE size_t zigzag_encode_bound(size_t count, int is64)
 }
 
 /*
- * Generates zigzag_encode_SUF_scalar(v, count, dst): one block of count values (the body is
- * written at dst + 10, past the longest header, then moved down behind the real header). A macro
- * because the int32 and int64 encoders differ only in the zigzag and varint helpers (32 or 64
- * bits); the header's two varints are 32-bit for both.
+ * Generates NAME(v, count, dst) (zigzag_encode_i32_scalar, zigzag_encode_i64_scalar): one block
+ * of count values (the body is written at dst + 10, past the longest header, then moved down
+ * behind the real header). A macro because the int32 and int64 encoders differ only in the
+ * zigzag and varint helpers (32 or 64 bits); the header's two varints are 32-bit for both.
  */
 #define ZIGZAG_DEFINE_ENCODE(NAME, T, WRITE_UVARINT, ZIGZAG_ENC)                                   \
     static inline size_t NAME(const T *v, size_t count, uint8_t *dst)                              \

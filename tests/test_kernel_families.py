@@ -187,6 +187,14 @@ def test_one_bit_length_helper():
     )
     assert defining == [], defining
     assert "__builtin_clzll" in (INCLUDE / "bit_length.h").read_text()
+    # nor may any other header define the helper again (SPRINTZ's encoder had a fourth copy)
+    copies = sorted(
+        header.name
+        for header in INCLUDE.glob("*.h")
+        if header.name != "bit_length.h"
+        and re.search(r"\?\s*64\s*-\s*__builtin_clzll\(\w+\)\s*:\s*0\b", header.read_text())
+    )
+    assert copies == [], copies
 
 
 _TS2DIFF_DECLARATION = re.compile(
@@ -216,3 +224,102 @@ def test_serial_row_ranges_share_one_walk(codec):
     assert "serial_take_rows(" in rows
     # a copy of the helper: the walk past `start` and the take of the range written out again
     assert not re.search(r"_take(32|64)\)?\(&st, start", rows)
+    # the take reaches the helper with serial_take_fn's own signature: a call through a function
+    # pointer cast to it is undefined behaviour in C
+    assert "<serial_take_fn>" not in source
+
+
+# Rows whose table admits AVX-512 CPUs without VBMI (TSFILE_NEED_AVX512, as Skylake-Server): the
+# header with their kernels, and the table.
+ROWS_WITHOUT_VBMI = [("plain_avx512.h", "plain_impls.h"), ("stats_encode.h", "stats_encode.h")]
+
+
+@pytest.mark.parametrize("header, table", ROWS_WITHOUT_VBMI, ids=lambda p: p)
+def test_rows_admitted_without_vbmi_are_compiled_without_it(header, table):
+    assert re.search(
+        r'"avx512", TSFILE_LEVEL_AVX512, TSFILE_NEED_AVX512\}', (INCLUDE / table).read_text()
+    )
+    # the target attribute is what the compiler may emit (its own vectorisation included), not
+    # only what the intrinsics use: TSFILE_TARGET_AVX512 allows VBMI
+    code = _hand_written((INCLUDE / header).read_text())
+    assert "TSFILE_TARGET_AVX512_NOVBMI" in code
+    assert not re.search(r"\bTSFILE_TARGET_AVX512\b", code)
+
+
+# A kernel generated from a macro by token pasting (``ts2diff_decode_##SUF##_scalar``) is not
+# found by grepping its name unless the name is written out: each such invocation carries a
+# comment listing what it generates, right above it (a comment may serve a run of invocations).
+_MACRO = re.compile(r"^#\s*define\s+(\w+)\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+_PASTED_DEFINITION = re.compile(r"(?:\w|\*)\s+\**\s*(\w+(?:##\w+)+)\s*\(")
+_NOT_A_TYPE = {"return", "case", "else", "do"}
+
+
+def pasted_definitions(text: str) -> list[tuple[int, str]]:
+    """(line, name) of every function a macro invocation in `text` generates by token pasting."""
+    macros = {}
+    for match in _MACRO.finditer(text):
+        params = [p.strip() for p in match.group(2).split(",")]
+        names = []
+        for line in match.group(3).splitlines():
+            for d in _PASTED_DEFINITION.finditer(line):
+                before = line[: d.start(1)].split()
+                if before and before[-1] not in _NOT_A_TYPE and before[-1][-1] not in "=+-(,":
+                    names.append(d.group(1))
+        if names:
+            macros[match.group(1)] = (params, names)
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        call = re.match(r"(\w+)\(", line)
+        if not call or call.group(1) not in macros:
+            continue
+        j, args = i, line
+        while args.count("(") > args.count(")"):
+            j += 1
+            args += lines[j]
+        values = [a.strip() for a in args[args.index("(") + 1 : args.rindex(")")].split(",")]
+        params, names = macros[call.group(1)]
+        given = dict(zip(params, values, strict=False))
+        for name in names:
+            found.append((i, "".join(given.get(part, part) for part in name.split("##"))))
+    return found
+
+
+def _comment_above(lines: list[str], i: int) -> str:
+    """The comment block right above line i (over a run of invocations of the same macro)."""
+    macro = lines[i].split("(")[0]
+    k = i - 1
+    while k >= 0 and (lines[k].startswith(macro + "(") or lines[k].startswith(" ")):
+        k -= 1
+    block = []
+    while k >= 0 and re.match(r"\s*(/\*|\*|//)", lines[k]):
+        block.append(lines[k])
+        k -= 1
+    return "\n".join(block)
+
+
+def test_the_detector_finds_a_pasted_name():
+    text = """
+#define GEN(SUF, T) static int gen_##SUF(T x) { return helper_##SUF(x); }
+GEN(i32, int)
+"""
+    assert pasted_definitions(text) == [(2, "gen_i32")]
+
+
+# the typed-twin macros of ALP, PLAIN, TS_2DIFF, ZIGZAG and the statistics (the filter and RLE
+# headers' generated names are not written out yet)
+NAMED_HEADERS = [h for h in FAMILY_HEADERS if not h.name.startswith(("filter_", "rle_"))]
+
+
+@pytest.mark.parametrize("header", NAMED_HEADERS, ids=lambda p: p.name)
+def test_generated_kernels_are_named_where_generated(header):
+    lines = header.read_text().splitlines()
+    unnamed = [
+        name
+        for i, name in pasted_definitions(header.read_text())
+        if not re.search(rf"\b{name}\b", _comment_above(lines, i) + lines[i])
+    ]
+    assert not unnamed, (
+        f"{header.name}: write the generated names in a comment above the macro invocation, so "
+        f"that grep finds them: {unnamed}"
+    )

@@ -36,7 +36,8 @@ cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
 # ---- row ranges (the contract's decode_rows) ---------------------------------------------------
 # A serial codec's walk over its opened decoder state (include/serial_skip.h, SERIAL_DEFINE_TAKE:
 # chimp_take32, rlbe_take64, ...): the next k values into out (NULL: walked, not stored); returns
-# how many it took, or a negative status. Each codec passes its own, cast to this type.
+# how many it took, or a negative status. Each codec passes a wrapper of exactly this type over its
+# typed take (never the take cast to it: a call through a cast function pointer is undefined).
 ctypedef int64_t (*serial_take_fn)(void *state, int64_t k, void *out) noexcept nogil
 
 # Values start .. stop-1 (start < stop) of the stream `state` was opened on: the first `start`

@@ -25,7 +25,6 @@ from tsfile.codecs._serial cimport (
     serial_codec,
     serial_kind,
     serial_raise,
-    serial_take_fn,
     serial_take_rows,
     serial_values,
 )
@@ -188,6 +187,12 @@ cdef extern from "serial_skip.h" nogil:
     int64_t camel_take64(camel_state *s, int64_t k, void *out)
 
 
+# serial_take_fn's exact signature over the typed take function: calling them through a cast
+# function pointer would be undefined behaviour in C.
+cdef int64_t _take64(void *s, int64_t k, void *out) noexcept nogil:
+    return camel_take64(<camel_state *>s, k, out)
+
+
 cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
                           Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
     # The range from the opened decoder state (_serial.serial_take_rows). The body is
@@ -198,7 +203,7 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
         return 0
     rows_readable(more, src, n, n, b"CAMEL")
     camel_init(&st, src if n > 0 else _EMPTY, <size_t>n)
-    r = serial_take_rows(&st, <serial_take_fn>camel_take64, start, stop, out)
+    r = serial_take_rows(&st, _take64, start, stop, out)
     if r < 0:
         _raise_nogil(<int>r, st.pos, n)
     return r

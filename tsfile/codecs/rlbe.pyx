@@ -195,13 +195,23 @@ cdef extern from "serial_skip.h" nogil:
     int64_t rlbe_take64(rlbe_state *s, int64_t k, void *out)
 
 
+# serial_take_fn's exact signature over the typed take functions: calling them through a cast
+# function pointer would be undefined behaviour in C.
+cdef int64_t _take32(void *s, int64_t k, void *out) noexcept nogil:
+    return rlbe_take32(<rlbe_state *>s, k, out)
+
+
+cdef int64_t _take64(void *s, int64_t k, void *out) noexcept nogil:
+    return rlbe_take64(<rlbe_state *>s, k, out)
+
+
 cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize_t start,
                           Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
     # The range from the opened decoder state (_serial.serial_take_rows). The body is
     # decompressed whole: where a value lies is known only by walking the stream.
     cdef rlbe_state st
     cdef int sk = sk_of_kind(kind)
-    cdef serial_take_fn take = <serial_take_fn>(rlbe_take64 if serial_wide(sk) else rlbe_take32)
+    cdef serial_take_fn take = _take64 if serial_wide(sk) else _take32
     cdef Py_ssize_t r
     if stop <= start:
         return 0
