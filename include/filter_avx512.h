@@ -1,7 +1,7 @@
 /*
  * filter_avx512.h: AVX-512 (F/BW/VL) predicate kernels (x86-64; compiled per function with
- * TSFILE_TARGET_AVX512, used only through their row of filter_impls.h). Semantics and selection
- * forms: filter_scalar.h.
+ * TSFILE_TARGET_AVX512_NOVBMI, since their row admits CPUs without VBMI; used only through their
+ * row of filter_impls.h). Semantics and selection forms: filter_scalar.h.
  *
  * Per vector: one compare into a mask register and a second compare under that mask (int:
  * vpcmpq/vpcmpd >= lo then <= hi; float: ordered _CMP_GE_OQ / _CMP_LE_OQ, so NaN fails), XOR
@@ -17,7 +17,7 @@
 
 #if TSFILE_ISA_AVX512
 
-#define FILTER_AVX512_INLINE TSFILE_TARGET_AVX512 TSFILE_INLINE
+#define FILTER_AVX512_INLINE TSFILE_TARGET_AVX512_NOVBMI TSFILE_INLINE
 
 /*
  * Generate filter_avx512_in_SUF(p, m, lo, hi): the lane mask of "x in [lo, hi]" for the first
@@ -75,7 +75,7 @@ FILTER_AVX512_INLINE size_t filter_avx512_emit16(unsigned m, int32_t pos, int32_
  * partial vector is read with a masked load, so nothing past v[n - 1] is touched.
  */
 #define FILTER_AVX512_DEFINE(SUF, T, VT, MT, SET1, LANES)                                          \
-    TSFILE_TARGET_AVX512 static size_t filter_bitmap_##SUF##_avx512(                               \
+    TSFILE_TARGET_AVX512_NOVBMI static size_t filter_bitmap_##SUF##_avx512(                        \
         const T *v, size_t n, T lo, T hi, int negate, uint8_t *bits)                               \
     {                                                                                              \
         const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
@@ -99,7 +99,7 @@ FILTER_AVX512_INLINE size_t filter_avx512_emit16(unsigned m, int32_t pos, int32_
         }                                                                                          \
         return count;                                                                              \
     }                                                                                              \
-    TSFILE_TARGET_AVX512 static size_t filter_index_##SUF##_avx512(                                \
+    TSFILE_TARGET_AVX512_NOVBMI static size_t filter_index_##SUF##_avx512(                         \
         const T *v, size_t n, T lo, T hi, int negate, int32_t *idx, int32_t base)                  \
     {                                                                                              \
         const VT vlo = SET1(lo), vhi = SET1(hi);                                                   \
