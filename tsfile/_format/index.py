@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import IndexNodeType
-from tsfile._format.cparse import read_leaf_series, read_measurement_node
+from tsfile._format.cparse import read_device_node, read_leaf_series, read_measurement_node
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
     KeyOrder,
     first_unordered,
     key_text,
-    read_index_node,
 )
 
 
@@ -49,9 +48,10 @@ class IndexWalker:
         if cur.pos in seen:
             raise self._error("index node reached twice (a cycle or a shared child)", cur.pos)
         seen.add(cur.pos)
-        if not device_level:  # compiled (read_index_node is the reference it is tested against)
+        # compiled (read_index_node is the reference they are tested against)
+        if not device_level:
             return read_measurement_node(self.buf, cur.pos, cur.end, self.path)
-        return read_index_node(cur, device_level=device_level)
+        return read_device_node(self.buf, cur.pos, cur.end, self.path)[0]
 
     def _check_child_key(self, node: IndexNode, i: int, child: IndexNode) -> None:
         """An internal entry is named after its child's first entry (format notes 9.4)."""

@@ -325,6 +325,10 @@ def read_tail(buf, size: int, path: str) -> int:
 
 
 def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
+    # compiled device-level nodes (read_index_node is the reference tests/test_cparse.py checks
+    # them against); imported here: cparse builds this module's classes
+    from tsfile._format.cparse import read_device_node
+
     meta_start = read_tail(buf, size, path)
     cur = Cursor(buf, meta_start, size - TAIL_SIZE, path)
     at = cur.pos
@@ -341,7 +345,7 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
         if prev is not None and not order.increases(prev, name):
             what = "duplicate" if name == prev else "out of order"
             raise cur.error(f"table index root {name!r} {what} (after {prev!r})", name_at)
-        roots[name] = read_index_node(cur, device_level=True)
+        roots[name], cur.pos = read_device_node(buf, cur.pos, cur.end, path)
         prev = name
     at = cur.pos
     n_schemas = cur.uvarint("table schema count")
