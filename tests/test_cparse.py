@@ -662,3 +662,45 @@ def _has_internal_device_node(path):
     data = path.read_bytes()
     meta = read_file_metadata(data, len(data), str(path))
     return any(n.node_type == IndexNodeType.INTERNAL_DEVICE for n in meta.table_roots.values())
+
+
+# -- the device order of an index walk (IndexWalker.devices: C compares for ASCII devices) --
+
+_SEGMENT = st.one_of(
+    st.none(),
+    st.text(alphabet=st.sampled_from(["a", "b", "Z", "\U0001f600", "\ue000"]), max_size=2),
+)
+_DEVICE = st.lists(_SEGMENT, min_size=1, max_size=3).map(tuple)
+
+
+def _first_not_following(devices, follows):
+    from tsfile._format.device import DeviceID
+
+    order = KeyOrder()
+    ids = [DeviceID(d) for d in devices]
+    for i in range(1, len(ids)):
+        if not follows(order, ids[i - 1], ids[i]):
+            return i
+    return None
+
+
+@given(st.lists(_DEVICE, max_size=8))
+@settings(max_examples=400, deadline=None)
+def test_the_walks_device_order_is_key_order(devices):
+    from tsfile._format.index import _follows
+
+    want = _first_not_following(devices, lambda order, a, b: order.increases(a, b))
+    assert _first_not_following(devices, _follows) == want
+
+
+@given(_DEVICE, _DEVICE)
+@settings(max_examples=400, deadline=None)
+def test_ascii_device_order_is_the_sort_key_order(a, b):
+    from tsfile._format.device import sort_key
+
+    got = cparse.ascii_device_order(a, b)
+    if not all(s is None or s.isascii() for s in a + b):
+        assert got is None
+    else:
+        ka, kb = sort_key(a), sort_key(b)
+        assert got == (ka > kb) - (ka < kb)

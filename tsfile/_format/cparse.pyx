@@ -317,6 +317,15 @@ cdef int compare_ascii_segments(tuple a, tuple b) except -2:
     return (na > nb) - (na < nb)
 
 
+def ascii_device_order(tuple a, tuple b):
+    """-1, 0 or 1 as the device order puts the segments ``a`` before, equal to or after ``b``
+    when every segment of both is None or ASCII text (then both writers' orders agree, see
+    compare_ascii_segments), else None (KeyOrder must tell the orders apart)."""
+    if not (ascii_segments(a) and ascii_segments(b)):
+        return None
+    return compare_ascii_segments(a, b)
+
+
 cdef Py_ssize_t first_unordered_device(list entries) except -2:
     """metadata.first_unordered over the entries' DeviceIDs (-1: they strictly increase). Keys
     of ASCII (and null) segments, the common case, are compared here: for them the two writers'
