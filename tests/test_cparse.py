@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tsfile import CorruptDataError
 from tsfile._format import cparse
 from tsfile._format.bytes import Cursor, binstr, i64, svarint, uvarint
-from tsfile._format.constants import IndexNodeType
+from tsfile._format.constants import TAIL_SIZE, IndexNodeType
 from tsfile._format.metadata import (
     KeyOrder,
     first_unordered,
@@ -477,3 +477,230 @@ def test_leaf_series_fail_as_the_walker_on_damaged_bytes(data, area, node):
         want = _outcome(_leaf_series_reference, data, node, lo, cut, "cut")
         assert want[0] == "error"
         assert _outcome(_compiled_leaf, data, node, lo, cut, "cut") == want
+
+
+# -- device-level index nodes (cparse.read_device_node: a file's table roots and their internal
+# device nodes, read when the file is opened and its devices walked) --
+
+
+def _py_device_node(buf, start, end, path):
+    cur = Cursor(buf, start, end, path)
+    return read_index_node(cur, device_level=True), cur.pos
+
+
+def _device_outcome(fn, *args):
+    """(the node, the offset after it) fn returns, or the error it raises."""
+    try:
+        node, pos = fn(*args)
+        key_types = [type(e.key).__name__ for e in node.entries]
+        segments = [e.key.segments for e in node.entries]
+        return ("ok", _node(node), key_types, segments, pos)
+    except CorruptDataError as exc:
+        return ("error", str(exc))
+
+
+def _device_ranges(path):
+    """(file bytes, [(start, end)] of every device-level node of the file's index): the table
+    roots (up to the end of the metadata, as read_file_metadata reads them) and the nodes under
+    an internal device node."""
+    data = path.read_bytes()
+    meta = read_file_metadata(data, len(data), str(path))
+    ranges = []
+
+    def walk(node, start, end):
+        ranges.append((start, end))
+        if node.node_type == IndexNodeType.INTERNAL_DEVICE:
+            for i in range(len(node.entries)):
+                a, b = node.child_range(i)
+                walk(read_index_node(Cursor(data, a, b, str(path)), device_level=True), a, b)
+
+    for root in meta.table_roots.values():
+        walk(root, root.at, len(data) - TAIL_SIZE)
+    return data, ranges
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_every_fixture_device_node_parses_the_same(path):
+    data, ranges = _device_ranges(path)
+    for start, end in ranges:
+        want = _device_outcome(_py_device_node, data, start, end, str(path))
+        assert want[0] == "ok"
+        assert _device_outcome(cparse.read_device_node, data, start, end, str(path)) == want
+
+
+def test_fixtures_have_device_nodes_of_both_kinds():
+    """The fixture test above saw internal and leaf device nodes and null tag segments."""
+    kinds, null_segment = set(), False
+    for path in FIXTURES:
+        data, ranges = _device_ranges(path)
+        for start, end in ranges:
+            node, _pos = cparse.read_device_node(data, start, end, "f")
+            kinds.add(node.node_type)
+            null_segment |= any(None in e.key.segments for e in node.entries)
+    assert kinds == {IndexNodeType.INTERNAL_DEVICE, IndexNodeType.LEAF_DEVICE}
+    assert null_segment
+
+
+def _sample_device_nodes(limit=8):
+    out = []
+    for path in FIXTURES[:: max(1, len(FIXTURES) // limit)]:
+        data, ranges = _device_ranges(path)
+        start, end = ranges[0]
+        _node_, pos = _py_device_node(data, start, end, str(path))
+        out.append(pytest.param(data[:pos], start, pos, id=path.stem))
+    return out
+
+
+@pytest.mark.parametrize(("data", "start", "end"), _sample_device_nodes())
+def test_device_node_cuts_and_damage_fail_the_same(data, start, end):
+    for cut in range(start, end):
+        want = _device_outcome(_py_device_node, data, start, cut, "cut")
+        assert want[0] == "error"
+        assert _device_outcome(cparse.read_device_node, data, start, cut, "cut") == want
+    buf = bytearray(data)
+    rng = random.Random(end)
+    positions = range(start, end)
+    if len(positions) > 300:
+        positions = sorted(rng.sample(positions, 300))
+    for pos in positions:
+        old = buf[pos]
+        for b in {0x00, 0xFF, 0x80, 0x02, 0x41, old ^ 0x01, rng.randrange(256)}:
+            buf[pos] = b
+            want = _device_outcome(_py_device_node, buf, start, end, "dmg")
+            got = _device_outcome(cparse.read_device_node, buf, start, end, "dmg")
+            assert got == want, (pos, b)
+        buf[pos] = old
+
+
+def _device_bytes(segments):
+    return uvarint(len(segments)) + b"".join(
+        b"\x01" if s is None else svarint(len(s)) + s for s in segments
+    )
+
+
+def _device_node_bytes(devices, node_type=1, end_offset=1000):
+    body = b"".join(
+        (d if isinstance(d, bytes) else _device_bytes(d)) + i64(100 + 10 * i)
+        for i, d in enumerate(devices)
+    )
+    return uvarint(len(devices)) + body + i64(end_offset) + bytes([node_type])
+
+
+_SMILE, _E000 = "\U0001f600".encode(), "\ue000".encode()
+HOSTILE_DEVICE_NODES = {
+    "child count past the bytes": uvarint(1000) + b"\x00" * 20,
+    "measurement-level node type": _device_node_bytes([[b"t", b"a"]], 3),
+    "unknown node type": _device_node_bytes([[b"t", b"a"]], 9),
+    "duplicate device": _device_node_bytes([[b"t", b"a"], [b"t", b"a"]]),
+    "devices out of order": _device_node_bytes([[b"t", b"b"], [b"t", b"a"]]),
+    "a prefix after its extension": _device_node_bytes([[b"t", b"a"], [b"t"]]),
+    "a null segment after text": _device_node_bytes([[b"t", b""], [b"t", None]]),
+    "duplicate null segments": _device_node_bytes([[b"t", None], [b"t", None]]),
+    "mixed writer orders": _device_node_bytes([[b"t", _SMILE], [b"t", _E000], [b"t", _SMILE]]),
+    "Java order then ASCII out of order": _device_node_bytes(
+        [[b"t", _SMILE], [b"t", _E000], [b"t", b"b"], [b"t", b"a"]]
+    ),
+    "bad UTF-8 segment": _device_node_bytes([[b"t", b"\xc3("]]),
+    "segment count past the bytes": _device_node_bytes([uvarint(200) + b"\x01"]),
+    "segment count over the bound": _device_node_bytes([uvarint((1 << 16) + 1)]),
+    "negative segment length": _device_node_bytes([uvarint(1) + svarint(-4)]),
+    "segment past the end": _device_node_bytes([uvarint(1) + svarint(1 << 20)]),
+    "cut before the type": _device_node_bytes([[b"t", b"a"]])[:-1],
+}
+GOOD_DEVICE_NODES = {
+    "nulls before text, prefixes first": _device_node_bytes(
+        [[b"t"], [b"t", None], [b"t", None, b"x"], [b"t", b""], [b"t", b"a"], [b"t", b"a", b"b"]]
+    ),
+    "an empty device ID": _device_node_bytes([uvarint(0)], 0),
+    "C++ order": _device_node_bytes([[b"t", _E000], [b"t", _SMILE]]),
+    "Java order": _device_node_bytes([[b"t", _SMILE], [b"t", _E000], [b"u"]]),
+    "no entry": _device_node_bytes([]),
+}
+
+
+@pytest.mark.parametrize("raw", HOSTILE_DEVICE_NODES.values(), ids=HOSTILE_DEVICE_NODES.keys())
+def test_hostile_device_nodes_fail_the_same(raw):
+    buf = b"\x00" * 5 + raw
+    want = _device_outcome(_py_device_node, buf, 5, len(buf), "n")
+    assert want[0] == "error" and "at file offset" in want[1]
+    assert _device_outcome(cparse.read_device_node, buf, 5, len(buf), "n") == want
+
+
+@pytest.mark.parametrize("raw", GOOD_DEVICE_NODES.values(), ids=GOOD_DEVICE_NODES.keys())
+def test_valid_device_nodes_parse_the_same(raw):
+    buf = b"\x00" * 3 + raw + b"tail"
+    want = _device_outcome(_py_device_node, buf, 3, len(buf), "v")
+    assert want[0] == "ok"
+    assert _device_outcome(cparse.read_device_node, buf, 3, len(buf), "v") == want
+
+
+def test_opening_a_file_reads_its_roots_with_the_compiled_parser(monkeypatch):
+    """read_file_metadata and the walker's internal device nodes go through cparse (so the
+    tests above cover what the reader reads)."""
+    import tsfile
+
+    calls = []
+
+    def spy(*args):
+        calls.append(args[1])
+        return real(*args)
+
+    real = cparse.read_device_node
+    monkeypatch.setattr(cparse, "read_device_node", spy)
+    from tsfile._format import index
+
+    monkeypatch.setattr(index, "read_device_node", spy)
+    deep = next(p for p in FIXTURES if _has_internal_device_node(p))
+    with tsfile.TsFileReader(str(deep)) as r:
+        r.get_all_devices()
+    meta = read_file_metadata(deep.read_bytes(), deep.stat().st_size, str(deep))
+    roots = {n.at for n in meta.table_roots.values()}
+    assert roots <= set(calls) and len(calls) > len(roots)
+
+
+def _has_internal_device_node(path):
+    data = path.read_bytes()
+    meta = read_file_metadata(data, len(data), str(path))
+    return any(n.node_type == IndexNodeType.INTERNAL_DEVICE for n in meta.table_roots.values())
+
+
+# -- the device order of an index walk (IndexWalker.devices: C compares for ASCII devices) --
+
+_SEGMENT = st.one_of(
+    st.none(),
+    st.text(alphabet=st.sampled_from(["a", "b", "Z", "\U0001f600", "\ue000"]), max_size=2),
+)
+_DEVICE = st.lists(_SEGMENT, min_size=1, max_size=3).map(tuple)
+
+
+def _first_not_following(devices, follows):
+    from tsfile._format.device import DeviceID
+
+    order = KeyOrder()
+    ids = [DeviceID(d) for d in devices]
+    for i in range(1, len(ids)):
+        if not follows(order, ids[i - 1], ids[i]):
+            return i
+    return None
+
+
+@given(st.lists(_DEVICE, max_size=8))
+@settings(max_examples=400, deadline=None)
+def test_the_walks_device_order_is_key_order(devices):
+    from tsfile._format.index import _follows
+
+    want = _first_not_following(devices, lambda order, a, b: order.increases(a, b))
+    assert _first_not_following(devices, _follows) == want
+
+
+@given(_DEVICE, _DEVICE)
+@settings(max_examples=400, deadline=None)
+def test_ascii_device_order_is_the_sort_key_order(a, b):
+    from tsfile._format.device import sort_key
+
+    got = cparse.ascii_device_order(a, b)
+    if not all(s is None or s.isascii() for s in a + b):
+        assert got is None
+    else:
+        ka, kb = sort_key(a), sort_key(b)
+        assert got == (ka > kb) - (ka < kb)

@@ -64,3 +64,73 @@ def test_fill_checks_its_arguments(column, lo, hi, error):
 def test_negative_length_is_refused():
     with pytest.raises(ValueError):
         tagfill.empty_column(-1)
+
+
+# -- freeing: the column's slots belong to its base, which gives their references back a run of
+# equal pointers at a time (numpy would decref slot by slot, with the GIL held) --
+
+
+def test_freeing_gives_back_every_reference_once():
+    v, w = _fresh("v"), _fresh("w")
+    bv, bw = sys.getrefcount(v), sys.getrefcount(w)
+    col = tagfill.empty_column(12)
+    assert not col.flags.owndata  # numpy leaves the slots to the base
+    tagfill.fill(col, 0, 4, v)
+    tagfill.fill(col, 4, 5, w)
+    tagfill.fill(col, 5, 9, v)  # a second run of v
+    tagfill.fill(col, 9, 10, None)
+    # rows 10 and 11 are never filled (NULL): nothing to give back for them
+    assert sys.getrefcount(v) == bv + 8 and sys.getrefcount(w) == bw + 1
+    del col
+    assert sys.getrefcount(v) == bv and sys.getrefcount(w) == bw
+
+
+def test_slots_the_user_replaced_are_given_back_as_what_they_hold():
+    v, w, x = _fresh("v"), _fresh("w"), _fresh("x")
+    bv, bw, bx = sys.getrefcount(v), sys.getrefcount(w), sys.getrefcount(x)
+    col = tagfill.empty_column(8)
+    tagfill.fill(col, 0, 8, v)
+    col[2] = w  # numpy: w increfed, v decrefed
+    col[5:7] = x
+    col[7] = None
+    assert sys.getrefcount(v) == bv + 4
+    del col
+    assert (sys.getrefcount(v), sys.getrefcount(w), sys.getrefcount(x)) == (bv, bw, bx)
+
+
+def test_a_view_keeps_the_slots_and_their_references():
+    v = _fresh("v")
+    before = sys.getrefcount(v)
+    col = tagfill.empty_column(6)
+    tagfill.fill(col, 0, 6, v)
+    tail = col[3:]
+    del col
+    assert sys.getrefcount(v) == before + 6
+    assert tail.tolist() == [v] * 3
+    copied = tail.copy()  # a copy holds references of its own
+    del tail
+    assert sys.getrefcount(v) == before + 3
+    del copied
+    assert sys.getrefcount(v) == before
+
+
+def test_the_last_reference_of_a_run_frees_its_object():
+    import weakref
+
+    class Tag(str):
+        pass
+
+    v = Tag("only in the column")
+    gone = weakref.ref(v)
+    col = tagfill.empty_column(1000)
+    tagfill.fill(col, 0, 1000, v)
+    del v
+    assert gone() is not None
+    del col
+    assert gone() is None
+
+
+def test_an_empty_column_frees_cleanly():
+    col = tagfill.empty_column(0)
+    assert col.shape == (0,) and col.dtype == object
+    del col

@@ -1007,36 +1007,22 @@ class TsFileReader:
                 f"{self._path}: device {dev_id.path} has no time column (its series metadata "
                 f"at file offset {at})"
             )
-        task.types = []
-        for name in fields:
-            v = series.get(name)
-            task.types.append(None if v is None else v.data_type)
-            task.type_at.append(None if v is None else v.at)
+        found = [series.get(name) for name in fields]  # the fields' series (None: no series)
+        task.types = [None if v is None else v.data_type for v in found]
+        task.type_at = [None if v is None else v.at for v in found]
         st = tsm.statistics
         if st.count == 0 or st.end_time < t1 or st.start_time > t2:
             return task
-        counted = sum(c.statistics.count for c in tsm.chunks)
-        if len(tsm.chunks) > 1 and counted != st.count:
-            # query_table_by_row skips chunk groups by these counts without decoding them: a
-            # count that disagrees would shift every row after it
-            raise CorruptDataError(
-                f"{self._path}: the time chunks of {dev_id.path} count {counted} timestamps, "
-                f"their series statistics {st.count} (time series metadata at file offset "
-                f"{tsm.at})"
-            )
-        tchunks = sorted(tsm.chunks, key=lambda c: c.offset)
+        tchunks = tsm.chunks
+        if len(tchunks) > 1:  # (one time chunk, the common case: nothing to sum, sort or pair)
+            tchunks = self._ordered_time_chunks(dev_id, tsm)
         offsets = [c.offset for c in tchunks]
-        for a, b in zip(offsets, offsets[1:], strict=False):
-            if a == b:
-                raise CorruptDataError(
-                    f"{self._path}: two time chunks at file offset {a} for {dev_id.path}"
-                )
         # value chunk -> the last time chunk before it in the file (format notes 5.4)
         owner = [[None] * len(fields) for _ in tchunks]
-        for j, name in enumerate(fields):
-            v = series.get(name)
+        for j, v in enumerate(found):
             if v is None:
                 continue
+            name = fields[j]
             for cm in v.chunks:
                 i = bisect.bisect_left(offsets, cm.offset) - 1
                 if i < 0 or offsets[i] == cm.offset:
@@ -1074,6 +1060,27 @@ class TsFileReader:
                 _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
             )
         return task
+
+    def _ordered_time_chunks(self, dev_id, tsm):
+        """The time chunks of a device with several, in file order, checked: their counts add
+        up to the series statistics' and no two share an offset."""
+        st = tsm.statistics
+        counted = sum(c.statistics.count for c in tsm.chunks)
+        if counted != st.count:
+            # query_table_by_row skips chunk groups by these counts without decoding them: a
+            # count that disagrees would shift every row after it
+            raise CorruptDataError(
+                f"{self._path}: the time chunks of {dev_id.path} count {counted} timestamps, "
+                f"their series statistics {st.count} (time series metadata at file offset "
+                f"{tsm.at})"
+            )
+        tchunks = sorted(tsm.chunks, key=lambda c: c.offset)
+        for a, b in zip(tchunks, tchunks[1:], strict=False):
+            if a.offset == b.offset:
+                raise CorruptDataError(
+                    f"{self._path}: two time chunks at file offset {a.offset} for {dev_id.path}"
+                )
+        return tchunks
 
     def _touch_group(self, time_offset, value_offsets):
         """Map the file pages of a chunk group's chunk headers without the GIL

@@ -39,6 +39,7 @@ from tsfile._dataset.files import (
     read_file_info,
     union_columns,
 )
+from tsfile._dataset.gcpause import collector_paused
 from tsfile._dataset.hook import MANY_ONLY
 from tsfile._mem.pool import pooled
 from tsfile._read.columns import Columns, JobPool, compact, read_into_one
@@ -371,7 +372,8 @@ class Scanner:
         planning = self.columns is None  # plan=False: each file planned as it is opened
         paths = self.paths if planning else self.files
         batches = []
-        with JobPool(self._thread_count(len(paths))) as pool:
+        # the collector would walk the planned files' index objects again and again (gcpause)
+        with collector_paused(), JobPool(self._thread_count(len(paths))) as pool:
             for k in range(0, len(paths), MAX_OPEN_READS):
                 batch = paths[k : k + MAX_OPEN_READS]
                 batches.append(self._read_batch(batch, pool, planning))

@@ -4,7 +4,8 @@ nodes of a device's series (the same IndexNode as tsfile._format.metadata.read_i
 device_level=False) and the TimeseriesMetadata records (the same objects as
 read_timeseries_metadata: TimeseriesMeta, ChunkMeta, Statistics), with the same CorruptDataError,
 message for message (tests/test_cparse.py checks both on every fixture and on damaged and
-truncated bytes). The device level (DeviceID keys, a few nodes per file) stays in Python.
+truncated bytes). The device level too: its index nodes (DeviceID keys: the same IndexNode as
+read_index_node with device_level=True), read once per file when it is opened and walked.
 
 Reading a file's index is most of what opening and planning it costs: about 6 us per series in
 Python, all of it holding the GIL, while the threads of a many-file read wait. The bytes are
@@ -18,6 +19,9 @@ the absolute file offset as the Python cursor (tsfile._format.bytes.Cursor) does
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from cpython.unicode cimport PyUnicode_Compare
+
+from tsfile._format.device import MAX_SEGMENTS, DeviceID
 from tsfile._format.metadata import (
     ChunkMeta,
     IndexEntry,
@@ -241,6 +245,105 @@ cdef class _Reader:
         return IndexNode(node_type, entries, end_offset, at)
 
 
+    cdef object device_id(self, Cur *c):
+        """read_device_id at the cursor: a DeviceID of the segments' text (None: a null one)."""
+        cdef Py_ssize_t start = c.pos, k
+        cdef int64_t n = self.uvarint(c, "device id segment count")
+        if n > MAX_SEGMENTS or n > c.end - c.pos:  # each segment takes at least one byte
+            raise self.error(f"device id segment count {n} exceeds the bytes present", start)
+        if n == 0:
+            return DeviceID(("",))  # Java reads an empty ID as the single segment ""
+        segments = [None] * n
+        for k in range(n):
+            segments[k] = self.varstr(c, "device id segment", "device id segment length")
+        return DeviceID(segments)
+
+    cdef object device_node(self, Cur *c):
+        """read_index_node(device_level=True) at the cursor."""
+        cdef Py_ssize_t at = c.pos, entry_at
+        cdef int64_t n = self.uvarint(c, "index node child count"), k, off
+        if n * 9 > c.end - c.pos:  # each entry takes at least 1 + 8 bytes
+            raise self.error(f"index node child count {n} exceeds the bytes present", at)
+        entries = []
+        for k in range(n):
+            entry_at = c.pos
+            key = self.device_id(c)
+            off = self.i64(c, "index entry offset")
+            entries.append(IndexEntry(key, off, entry_at))
+        cdef int64_t end_offset = self.i64(c, "index node end offset")
+        cdef int node_type = self.u8(c, "index node type")
+        if node_type > NODE_LEAF_MEASUREMENT:
+            raise self.error(f"unknown index node type {node_type}", c.pos - 1)
+        if node_type > NODE_LEAF_DEVICE:
+            raise self.error(
+                f"index node type {node_type} where a device level node was expected", c.pos - 1)
+        cdef Py_ssize_t i = first_unordered_device(entries)
+        if i >= 0:
+            prev, e = entries[i - 1], entries[i]
+            what = "duplicate" if prev.key == e.key else "out of order"
+            raise self.error(
+                f"index entry {key_text(e.key)} {what} (after {key_text(prev.key)})", e.at)
+        return IndexNode(node_type, entries, end_offset, at)
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object) noexcept
+
+
+cdef bint ascii_segments(tuple segments) noexcept:
+    """Whether every segment is None or ASCII text (O(1) per str)."""
+    for s in segments:
+        if s is not None and not PyUnicode_IS_ASCII(s):
+            return False
+    return True
+
+
+cdef int compare_ascii_segments(tuple a, tuple b) except -2:
+    """-1, 0 or 1 as the device order (tsfile._format.device.sort_key) puts ``a`` before, equal
+    to or after ``b``, for segments that are None or ASCII text: segment by segment, None first,
+    text by code points (for ASCII, by its UTF-8 bytes and by its UTF-16 units alike: both
+    writers' orders), a prefix first."""
+    cdef Py_ssize_t i, na = len(a), nb = len(b)
+    cdef int c
+    for i in range(min(na, nb)):
+        x, y = a[i], b[i]
+        if x is None or y is None:
+            if x is None and y is None:
+                continue
+            return -1 if x is None else 1
+        c = PyUnicode_Compare(x, y)
+        if c != 0:
+            return -1 if c < 0 else 1
+    return (na > nb) - (na < nb)
+
+
+def ascii_device_order(tuple a, tuple b):
+    """-1, 0 or 1 as the device order puts the segments ``a`` before, equal to or after ``b``
+    when every segment of both is None or ASCII text (then both writers' orders agree, see
+    compare_ascii_segments), else None (KeyOrder must tell the orders apart)."""
+    if not (ascii_segments(a) and ascii_segments(b)):
+        return None
+    return compare_ascii_segments(a, b)
+
+
+cdef Py_ssize_t first_unordered_device(list entries) except -2:
+    """metadata.first_unordered over the entries' DeviceIDs (-1: they strictly increase). Keys
+    of ASCII (and null) segments, the common case, are compared here: for them the two writers'
+    orders agree, so KeyOrder's choice between them cannot matter; any other key is left to
+    first_unordered (its KeyOrder tells the orders apart)."""
+    cdef Py_ssize_t i, n = len(entries)
+    segments = [(<object>entries[i]).key.segments for i in range(n)]
+    for i in range(n):
+        if not ascii_segments(segments[i]):
+            keys = [(<object>e).key for e in entries]
+            found = first_unordered(keys)
+            return -1 if found is None else found
+    for i in range(1, n):
+        if compare_ascii_segments(segments[i - 1], segments[i]) >= 0:
+            return i
+    return -1
+
+
 cdef inline uint64_t be64(const uint8_t *p) noexcept nogil:
     cdef uint64_t v
     memcpy(&v, p, 8)
@@ -324,6 +427,16 @@ def read_measurement_node(buf, Py_ssize_t start, Py_ssize_t end, str path):
     cdef Cur c
     cdef _Reader r = _reader(buf, start, end, path, &c)
     return r.measurement_node(&c)
+
+
+def read_device_node(buf, Py_ssize_t start, Py_ssize_t end, str path):
+    """The device-level index node at ``start`` (not past ``end``): what
+    read_index_node(cur := Cursor(buf, start, end, path), device_level=True) returns, and the
+    offset after it (cur.pos then)."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, path, &c)
+    node = r.device_node(&c)
+    return node, c.pos
 
 
 def read_leaf_series(buf, node, Py_ssize_t lo, Py_ssize_t hi, str path, list out):

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.constants import IndexNodeType
-from tsfile._format.cparse import read_leaf_series, read_measurement_node
+from tsfile._format.cparse import (
+    ascii_device_order,
+    read_device_node,
+    read_leaf_series,
+    read_measurement_node,
+)
 from tsfile._format.metadata import (
     MAX_INDEX_DEPTH,
     IndexNode,
     KeyOrder,
     first_unordered,
     key_text,
-    read_index_node,
 )
 
 
@@ -49,9 +53,10 @@ class IndexWalker:
         if cur.pos in seen:
             raise self._error("index node reached twice (a cycle or a shared child)", cur.pos)
         seen.add(cur.pos)
-        if not device_level:  # compiled (read_index_node is the reference it is tested against)
+        # compiled (read_index_node is the reference they are tested against)
+        if not device_level:
             return read_measurement_node(self.buf, cur.pos, cur.end, self.path)
-        return read_index_node(cur, device_level=device_level)
+        return read_device_node(self.buf, cur.pos, cur.end, self.path)[0]
 
     def _check_child_key(self, node: IndexNode, i: int, child: IndexNode) -> None:
         """An internal entry is named after its child's first entry (format notes 9.4)."""
@@ -72,7 +77,7 @@ class IndexWalker:
         order = KeyOrder()
         series_indexes = set()
         for key, rng, at in self._devices(root, 0, {root.at}):
-            if prev is not None and not order.increases(prev, key):
+            if prev is not None and not _follows(order, prev, key):
                 what = "duplicate" if prev == key else "out of order"
                 raise self._error(
                     f"device {key_text(key)} {what} in the index (after {key_text(prev)})", at
@@ -141,3 +146,13 @@ class IndexWalker:
                 self._series(child, out, depth + 1, seen)
             else:
                 raise cur.error(f"device-level node type {node.node_type} in a measurement index")
+
+
+def _follows(order: KeyOrder, prev, key) -> bool:
+    """order.increases(prev, key) for two DeviceIDs, in C when every segment of both is ASCII
+    or null: for such a pair both writers' orders agree, so ``order`` would keep its state when
+    the pair increases (and the walk ends when it does not)."""
+    c = ascii_device_order(prev.segments, key.segments)
+    if c is None:
+        return order.increases(prev, key)
+    return c < 0

@@ -19,11 +19,14 @@ from tsfile.errors import CorruptDataError, UnsupportedError
 from tsfile.schema import ColumnSchema, TableSchema
 from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
 
-_ENCODINGS = {int(e) for e in TSEncoding}
-_COMPRESSORS = {int(c) for c in Compressor}
+# code -> enum member: a dict lookup, where calling the enum (TSEncoding(code)) costs about a
+# microsecond, four times per column of every file opened
+_ENCODINGS = {int(e): e for e in TSEncoding}
+_COMPRESSORS = {int(c): c for c in Compressor}
+_CATEGORIES = {int(c): c for c in ColumnCategory}
 # Data types a table column can have: VECTOR (6) is only the type of an aligned device's time
 # series, never a column's, and UNKNOWN (7) is never written.
-_COLUMN_TYPES = {int(t) for t in TSDataType} - {TSDataType.VECTOR, TSDataType.UNKNOWN}
+_COLUMN_TYPES = {int(t): t for t in TSDataType if t not in (TSDataType.VECTOR, TSDataType.UNKNOWN)}
 
 # An index deeper than this cannot come from a real writer (degree >= 2 and < 2^40 series).
 MAX_INDEX_DEPTH = 40
@@ -237,10 +240,9 @@ def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
             cur.binstr_bytes("column property value")
         cat_at = cur.pos
         category = cur.i32("column category")
-        try:
-            cat = ColumnCategory(category)
-        except ValueError:
-            raise cur.error(f"unknown column category {category}", cat_at) from None
+        cat = _CATEGORIES.get(category)
+        if cat is None:
+            raise cur.error(f"unknown column category {category}", cat_at)
         if data_type not in _COLUMN_TYPES:
             raise cur.error(f"unknown column data type {data_type}", dt_at)
         # the recorded encoding/compression are informational (chunk headers rule), but a code
@@ -250,11 +252,11 @@ def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
         if compression not in _COMPRESSORS:
             raise cur.error(f"unknown column compression {compression}", dt_at + 2)
         try:
-            col = ColumnSchema(name or f"col{len(columns)}", TSDataType(data_type), cat)
+            col = ColumnSchema(name or f"col{len(columns)}", _COLUMN_TYPES[data_type], cat)
         except (TypeError, ValueError) as exc:
             raise cur.error(f"bad column {name!r}: {exc}", name_at) from None
-        col.encoding = TSEncoding(encoding)
-        col.compression = Compressor(compression)
+        col.encoding = _ENCODINGS[encoding]
+        col.compression = _COMPRESSORS[compression]
         columns.append(col)
     try:
         return TableSchema(table_name, columns)
@@ -325,6 +327,10 @@ def read_tail(buf, size: int, path: str) -> int:
 
 
 def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
+    # compiled device-level nodes (read_index_node is the reference tests/test_cparse.py checks
+    # them against); imported here: cparse builds this module's classes
+    from tsfile._format.cparse import read_device_node
+
     meta_start = read_tail(buf, size, path)
     cur = Cursor(buf, meta_start, size - TAIL_SIZE, path)
     at = cur.pos
@@ -341,7 +347,7 @@ def read_file_metadata(buf, size: int, path: str) -> FileMetadata:
         if prev is not None and not order.increases(prev, name):
             what = "duplicate" if name == prev else "out of order"
             raise cur.error(f"table index root {name!r} {what} (after {prev!r})", name_at)
-        roots[name] = read_index_node(cur, device_level=True)
+        roots[name], cur.pos = read_device_node(buf, cur.pos, cur.end, path)
         prev = name
     at = cur.pos
     n_schemas = cur.uvarint("table schema count")
