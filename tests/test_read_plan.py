@@ -557,9 +557,9 @@ def test_a_chunk_group_split_into_blocks_parses_its_value_chunks_once(files, mon
     calls = []
     real = engine.read_value_chunks
 
-    def spy(fv, tch, plan, offsets, types, path, vals, nulls, pos, s, checked=None):
+    def spy(fv, tch, plan, offsets, types, path, vals, nulls, pos, s, checked=None, names=None):
         calls.append((tch.offset, checked is not None and len(checked) > 0))
-        return real(fv, tch, plan, offsets, types, path, vals, nulls, pos, s, checked)
+        return real(fv, tch, plan, offsets, types, path, vals, nulls, pos, s, checked, names)
 
     def blocks(batch_size):
         with (

@@ -91,6 +91,7 @@ class _DeviceTask:
     tags: tuple = ()
     types: list = field(default_factory=list)  # per requested field column: series data type
     type_at: list = field(default_factory=list)  # ... and the offset of its TimeseriesMetadata
+    names: list = field(default_factory=list)  # ... and its series' name (each value chunk's)
 
 
 @dataclass
@@ -1010,6 +1011,7 @@ class TsFileReader:
         found = [series.get(name) for name in fields]  # the fields' series (None: no series)
         task.types = [None if v is None else v.data_type for v in found]
         task.type_at = [None if v is None else v.at for v in found]
+        task.names = [None if v is None else v.measurement for v in found]
         st = tsm.statistics
         if st.count == 0 or st.end_time < t1 or st.start_time > t2:
             return task
@@ -1219,6 +1221,7 @@ class TsFileReader:
             pos,
             s,
             checked,
+            [task.names[j] for j in present] if task.names else None,
         )
         if fresh and key is not None:  # stored filled (never changed afterwards)
             if len(self._value_chunks) >= 64:
@@ -1243,7 +1246,10 @@ class TsFileReader:
             if len(self._pages_checked) >= 4096:
                 self._pages_checked.clear()
             self._pages_checked.add(key)
-        return engine.read_value_chunk(fv, vch, plan, task.types[j], pcode, vals, nulls, pos, s)
+        name = task.names[j] if task.names else None
+        return engine.read_value_chunk(
+            fv, vch, plan, task.types[j], pcode, vals, nulls, pos, s, name
+        )
 
     @staticmethod
     def _split_group(g, t1, t2, block_rows):
@@ -1296,7 +1302,7 @@ class TsFileReader:
             bufs = pool.take(cap, dtypes, numeric)
             ts, vals, nulls, dirty = bufs.ts, bufs.vals, bufs.nulls, bufs.dirty
             counts = [0] * len(fields)
-            sub = _DeviceTask(task.device, [g], task.tags, task.types)
+            sub = _DeviceTask(task.device, [g], task.tags, task.types, names=task.names)
             n = self._decode_device(sub, fields, ts, vals, nulls, 0, t1, t2, pcode, counts)
             if n == 0:
                 pool.give(bufs)
@@ -1920,6 +1926,11 @@ class TsFileReader:
             if st.count == 0 or st.end_time < t1 or st.start_time > t2:
                 continue
             ch = self._chunk(cm.offset)
+            if ch.measurement != tsm.measurement:  # as engine.check_value_chunk, for aligned ones
+                raise CorruptDataError(
+                    f"{self._path}: chunk of series {ch.measurement!r} where the index places "
+                    f"series {tsm.measurement!r}, at file offset {cm.offset}"
+                )
             usize = sum(p[1] for p in ch.page_info())
             csize = sum(p[2] for p in ch.page_info())
             if st.count > usize * 8 + 8 or st.count > csize * _ROWS_PER_STORED_BYTE + 8:
@@ -1952,7 +1963,7 @@ class TsFileReader:
                 ts = np.empty(g.rows, np.int64)
                 vals = [np.empty(g.rows, engine.numpy_dtype(t)) for t in types[1:]]
                 nulls = [np.zeros(g.rows, np.bool_) for _ in sensors]
-                sub = _DeviceTask(dev_id, [g], (), task.types)
+                sub = _DeviceTask(dev_id, [g], (), task.types, names=task.names)
                 n = self._decode_device(sub, sensors, ts, vals, nulls, 0, t1, t2, pcode)
                 cols = dict(zip(names[1:], [v[:n] for v in vals], strict=False))
                 nm = {nm_: m[:n] for nm_, m in zip(names[1:], nulls, strict=False) if m[:n].any()}

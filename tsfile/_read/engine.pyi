@@ -67,6 +67,7 @@ def read_value_chunk(
     out_null: np.ndarray,
     pos: int,
     s: Scratch,
+    expect_name: str | None = None,
 ) -> int: ...
 def touch_offsets(fv: FileView, offsets: list[int | None]) -> None: ...
 def read_value_chunks(
@@ -81,6 +82,7 @@ def read_value_chunks(
     pos: int,
     s: Scratch,
     checked: list[Chunk] | None = None,
+    names: list[str | None] | None = None,
 ) -> list[int]: ...
 def read_nonaligned_chunk(
     fv: FileView,

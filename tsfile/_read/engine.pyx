@@ -1413,16 +1413,16 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
 
 
 def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out_vals,
-                     out_null, Py_ssize_t pos, Scratch s):
+                     out_null, Py_ssize_t pos, Scratch s, expect_name=None):
     """Decode the rows selected by ``plan`` (completed by read_time_chunk) of an aligned value
     chunk into out_vals[pos:], flagging nulls in out_null[pos:] (bool), in one call without the
     GIL (but for TEXT/STRING/BLOB values and the compressions without a C decoder). Returns the
-    number of null rows."""
+    number of null rows. ``expect_name``: the column's name in the index (None: not checked)."""
     cdef const int64_t *rows_of_plan
     cdef LoopState st
     check_open(fv)
     rows_of_plan = plan_rows(plan)
-    check_value_chunk(fv, ch, plan.shape[0], expect_type)
+    check_value_chunk(fv, ch, plan.shape[0], expect_type, expect_name)
     check_output(out_vals, out_null, pos, ch.data_type)
     memset(&st, 0, sizeof(LoopState))
     try:
@@ -1437,10 +1437,17 @@ def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out
         flush_hits(&st)
 
 
-cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_type) except -1:
-    """A value chunk of the expected type, with the pages of the time chunk's plan."""
+cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_type,
+                           expect_name) except -1:
+    """A value chunk of the expected type (and of the column ``expect_name``, unless None), with
+    the pages of the time chunk's plan."""
     if not (ch.marker & 0x40):
         raise corrupt(fv, "expected a value chunk", ch.offset)
+    # the header names its column: an index damaged to point one column at another column's
+    # chunk (of the same type) would otherwise return that column's values, without an error
+    if expect_name is not None and ch.measurement != expect_name:
+        raise corrupt(fv, f"value chunk of column {ch.measurement!r} where the index places "
+                          f"column {expect_name!r}", ch.offset)
     if ch.data_type != expect_type:
         raise corrupt(fv, f"value chunk of type {ch.data_type} where the series has type "
                           f"{expect_type}", ch.offset)
@@ -1491,7 +1498,7 @@ cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_
 
 def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
                       list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
-                      list checked=None):
+                      list checked=None, list names=None):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
     ``pos``): their headers parsed (read_chunk: as many pages as the plan has when the time
@@ -1506,13 +1513,16 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     of ``offsets``), or such a list from an earlier call with the same ``tch`` and ``offsets``
     (the blocks of a chunk group split into runs of pages): then nothing is parsed again, and
     only what this call's arguments can change is checked (each chunk's offset, type and page
-    count against the plan)."""
+    count against the plan). ``names``: None, or each chunk's column name in the index, checked
+    against the name its header holds."""
     cdef Py_ssize_t k, n = len(offsets), n_plan
     cdef const int64_t *rows_of_plan
     cdef LoopState st
     cdef Chunk ch
     if not (len(types) == len(out_vals) == len(out_nulls) == n):
         raise ValueError("read_value_chunks takes a type and two result arrays per chunk")
+    if names is not None and len(names) != n:
+        raise ValueError("read_value_chunks takes a column name per chunk")
     check_open(fv)
     rows_of_plan = plan_rows(plan)
     n_plan = plan.shape[0]
@@ -1528,7 +1538,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
         chunks = [read_chunk(fv, off, -1 if tch.complete else n_plan) for off in offsets]
     for k in range(n):
         ch = chunks[k]
-        check_value_chunk(fv, ch, n_plan, types[k])
+        check_value_chunk(fv, ch, n_plan, types[k], None if names is None else names[k])
         if not reuse:
             aligned_pages(fv, tch, ch)
         check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
