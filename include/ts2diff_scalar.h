@@ -664,29 +664,34 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
         break;
 
 /*
- * Generates ts2diff_write_block_SUF: the header and packed deltas of one block of m = b->n + 1
- * values; returns the end of the bytes. T / UT the value type and its unsigned twin, BITS their
- * width (the header's min_delta and first value are BITS-bit words), CASES the width cases of the
- * whole-group packer (TS2DIFF_W_1_32, or TS2DIFF_W_1_64 for int64). The rest after the whole
- * groups goes bit by bit, 32 bits a put (an int64 delta of more than 32 bits in two). A macro
- * because the two types differ only in these names.
+ * Generates, per value type (T / UT the type and its unsigned twin, BITS their width: the header's
+ * min_delta and first value are BITS-bit words; CASES the width cases of the whole-group packer,
+ * TS2DIFF_W_1_32, or TS2DIFF_W_1_64 for int64):
+ *   ts2diff_write_header_SUF: the header of one block; returns the end of its bytes;
+ *   ts2diff_pack_from_SUF:    the packed deltas i .. n-1 of a block (n deltas, width w >= 1,
+ *                             delta i starting on a byte boundary at o): whole groups of 8 first
+ *                             (each ends on a byte boundary), the rest bit by bit, 32 bits a put
+ *                             (an int64 delta of more than 32 bits in two); returns the end. The
+ *                             SIMD block writers (ts2diff_encode_avx512.h) pack their whole
+ *                             groups and leave the rest to it;
+ *   ts2diff_write_block_SUF:  one block of m = b->n + 1 values, header and deltas.
+ * A macro because the two types differ only in these names.
  */
 #define TS2DIFF_W_1_64(X) TS2DIFF_W_1_32(X) TS2DIFF_W_33_64(X)
 #define TS2DIFF_DEFINE_WRITE_BLOCK(SUF, T, UT, BITS, CASES)                                        \
-    TSFILE_INLINE uint8_t *ts2diff_write_block_##SUF(const T *v, const ts2diff_blockinfo *b,       \
-                                                     uint8_t *o)                                   \
+    TSFILE_INLINE uint8_t *ts2diff_write_header_##SUF(const T *v, const ts2diff_blockinfo *b,      \
+                                                      uint8_t *o)                                  \
     {                                                                                              \
-        const size_t n = (size_t)b->n;                                                             \
-        const int w = b->width;                                                                    \
-        typedef UT ut_; /* the type deltas wrap in (TS2DIFF_RDELTA) */                             \
-        const UT umin = (UT)b->min_delta;                                                          \
-        ts2diff_store_be32(o, (uint32_t)n);                                                        \
-        ts2diff_store_be32(o + 4, (uint32_t)w);                                                    \
-        ts2diff_store_be##BITS(o + 8, umin);                                                       \
+        ts2diff_store_be32(o, (uint32_t)b->n);                                                     \
+        ts2diff_store_be32(o + 4, (uint32_t)b->width);                                             \
+        ts2diff_store_be##BITS(o + 8, (UT)b->min_delta);                                           \
         ts2diff_store_be##BITS(o + 8 + (BITS) / 8, (UT)v[0]);                                      \
-        o += 8 + 2 * ((BITS) / 8);                                                                 \
-        if (n == 0 || w == 0) return o;                                                            \
-        size_t i = 0; /* whole groups first (each ends on a byte boundary), the rest bit by bit */ \
+        return o + 8 + 2 * ((BITS) / 8);                                                           \
+    }                                                                                              \
+    TSFILE_INLINE uint8_t *ts2diff_pack_from_##SUF(const T *v, size_t n, int w, UT umin, size_t i, \
+                                                   uint8_t *o)                                     \
+    {                                                                                              \
+        typedef UT ut_; /* the type deltas wrap in (TS2DIFF_RDELTA) */                             \
         switch (w) {                                                                               \
             CASES(TS2DIFF_PACK_CASE)                                                               \
         default:                                                                                   \
@@ -705,9 +710,17 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
         }                                                                                          \
         ts2diff_bitw_finish(&bw);                                                                  \
         return bw.o;                                                                               \
+    }                                                                                              \
+    TSFILE_INLINE uint8_t *ts2diff_write_block_##SUF(const T *v, const ts2diff_blockinfo *b,       \
+                                                     uint8_t *o)                                   \
+    {                                                                                              \
+        o = ts2diff_write_header_##SUF(v, b, o);                                                   \
+        if (b->n == 0 || b->width == 0) return o;                                                  \
+        return ts2diff_pack_from_##SUF(v, (size_t)b->n, b->width, (UT)b->min_delta, 0, o);         \
     }
 
-/* ts2diff_write_block_i64, ts2diff_write_block_i32 */
+/* ts2diff_write_header_i64, ts2diff_pack_from_i64, ts2diff_write_block_i64 */
+/* ts2diff_write_header_i32, ts2diff_pack_from_i32, ts2diff_write_block_i32 */
 TS2DIFF_DEFINE_WRITE_BLOCK(i64, int64_t, uint64_t, 64, TS2DIFF_W_1_64)
 TS2DIFF_DEFINE_WRITE_BLOCK(i32, int32_t, uint32_t, 32, TS2DIFF_W_1_32)
 
@@ -781,21 +794,22 @@ static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + 
         }                                                                                          \
         return total;                                                                              \
     }
-#define TS2DIFF_DEFINE_WRITE(SUFFIX, T)                                                            \
-    static inline size_t ts2diff_write_##SUFFIX(const T *v, size_t len, size_t bs,                \
-                                                const ts2diff_blockinfo *info, uint8_t *out)      \
+/* The writing pass, parameterised by the block writer (ts2diff_encode_avx512.h instantiates it
+ * again with its SIMD one). */
+#define TS2DIFF_DEFINE_WRITE(ATTR, NAME, T, WRITE_BLOCK)                                           \
+    ATTR size_t NAME(const T *v, size_t len, size_t bs, const ts2diff_blockinfo *info,            \
+                     uint8_t *out)                                                                 \
     {                                                                                              \
         uint8_t *o = out;                                                                          \
         size_t k = 0;                                                                              \
-        for (size_t s = 0; s < len; s += bs + 1, k++)                                              \
-            o = ts2diff_write_block_##SUFFIX(v + s, &info[k], o);                                  \
+        for (size_t s = 0; s < len; s += bs + 1, k++) o = WRITE_BLOCK(v + s, &info[k], o);         \
         return (size_t)(o - out);                                                                  \
     }
 TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i64, int64_t, 24, ts2diff_stats_i64)
 TS2DIFF_DEFINE_PLAN(static inline, ts2diff_plan_i32, int32_t, 16, ts2diff_stats_i32)
 /* ts2diff_write_i64, ts2diff_write_i32 */
-TS2DIFF_DEFINE_WRITE(i64, int64_t)
-TS2DIFF_DEFINE_WRITE(i32, int32_t)
+TS2DIFF_DEFINE_WRITE(static inline, ts2diff_write_i64, int64_t, ts2diff_write_block_i64)
+TS2DIFF_DEFINE_WRITE(static inline, ts2diff_write_i32, int32_t, ts2diff_write_block_i32)
 
 /* Generates ts2diff_encode_SUF, the single-pass convenience (tests, C callers): `out` holds
  * ts2diff_encode_bound() bytes. A macro because the two types differ only in T. */

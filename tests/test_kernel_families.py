@@ -60,6 +60,8 @@ FORCED_BY_TYPE = {
     "ts2diff_decode_{T}_avx512": "int32 decodes 16 deltas a group in four byte layouts; int64 "
     "8 a group (16 in 32-bit lanes for narrow widths) with a ninth byte for split widths",
     "ts2diff_avx512_{T}_groups": "the group loops of the two decoders above",
+    "ts2diff_enc512_residuals16_{T}": "int64 subtracts in two 8-lane vectors and pairs each; "
+    "int32 subtracts and pairs in one 16-lane vector, then widens its halves",
 }
 
 _TYPE_TOKEN = re.compile(r"(?<=_)(i32|i64|f32|f64|bool|q64|d32|u32|u64)(?=_|$)")

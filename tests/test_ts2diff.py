@@ -408,6 +408,51 @@ def test_every_row_matches_scalar_at_every_width_and_alignment(dtype):
         tsfile.set_simd(previous)
 
 
+def values_with_every_block_at(dtype, width, length, min_delta, rng):
+    """`length` values whose deltas are min_delta + residuals of `width` bits, the residuals 0 and
+    2^width - 1 every third delta: every block of 3 or more deltas, at any block size, has exactly
+    this width and min_delta."""
+    bits = bits_of(dtype)
+    top = np.uint64(2**width - 1)
+    u = rng.integers(0, 2**63, length - 1, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    u &= top
+    u[::3], u[1::3] = 0, top
+    deltas = (u + np.uint64(min_delta % 2**64)) & np.uint64(2**bits - 1)
+    steps = np.concatenate([[np.uint64(987654321)], deltas])
+    vals = np.cumsum(steps, dtype=np.uint64) & np.uint64(2**bits - 1)
+    return vals.astype(np.uint32 if bits == 32 else np.uint64).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_every_row_writes_the_scalar_bytes_at_every_width_and_block_size(dtype):
+    # The vector bit-packing writers (AVX-512: 16-delta groups for widths <= 32, 8-delta groups
+    # with a ninth byte above, narrow widths paired first; the rest of a block by the scalar
+    # packer) against the scalar writer, each row forced in turn: every width, block sizes that
+    # end a block at every position in a group and blocks cut short at the end, min_deltas at the
+    # type's ends (the residuals wrap).
+    bits = bits_of(dtype)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(bits)
+    previous = tsfile.set_simd("scalar")
+    try:
+        for width in range(bits + 1):
+            min_delta = (int(info.min), -1, 5, int(info.max) - 2**width + 1)[width % 4]
+            vals = values_with_every_block_at(dtype, width, 260 + width, min_delta, rng)
+            for block_size in list(range(1, 50)) + [63, 64, 65, 96, 127, 128]:
+                for length in (len(vals), block_size + 2, 2 * block_size + 19):
+                    part = vals[:length]
+                    tsfile.set_simd("scalar")
+                    want = ts2diff.encode(part, block_size=block_size, path="batch")
+                    for row in IMPLEMENTATIONS:
+                        tsfile.set_simd(row)
+                        path = "batch" if row == "scalar" else "simd"
+                        got = ts2diff.encode(part, block_size=block_size, path=path)
+                        assert got == want, (row, width, block_size, length)
+            assert ts2diff.encode(vals, path="batch") == ref_encode(vals, bits), width
+    finally:
+        tsfile.set_simd(previous)
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("width", [1, 2, 3, 5, 7, 8, 9, 16, 24])
 def test_every_row_matches_at_extreme_min_deltas(dtype, width):

@@ -88,6 +88,8 @@ cdef extern from "ts2diff_avx2.h":
     pass
 cdef extern from "ts2diff_avx512.h":
     pass
+cdef extern from "ts2diff_encode_avx512.h":
+    pass
 cdef extern from "ts2diff_neon.h":
     pass
 
@@ -345,8 +347,9 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
     """Encode a 1-D int32 or int64 array as TS_2DIFF blocks of up to ``block_size`` deltas.
 
     The bytes are what Apache TsFile writes for the same values (block size 128 there).
-    ``path``: "batch" (scalar), "simd" (the pass that finds each block's minimum and maximum
-    delta runs on AVX2 / NEON; the packing is the same) or "auto"; every path writes the same
+    ``path``: "batch" (scalar), "simd" (the active implementation row: the pass that finds each
+    block's minimum and maximum delta runs on AVX2 / AVX-512 / NEON, and the bit packing on
+    AVX-512; the other rows pack with the scalar code) or "auto"; every path writes the same
     bytes. The one-value-at-a-time encoder is :class:`Ts2DiffEncoder`.
 
     A block holding a single value (no deltas) is written with width 0 and the min_delta of the
@@ -396,7 +399,12 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
         Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us
         dst = <uint8_t*>PyBytes_AS_STRING(res)
         with nogil:
-            if is64:
+            if p == PATH_SIMD:
+                if is64:
+                    written = _active_impl().write_i64(<const int64_t*>src, length, bs, info, dst)
+                else:
+                    written = _active_impl().write_i32(<const int32_t*>src, length, bs, info, dst)
+            elif is64:
                 written = ts2diff_write_i64(<const int64_t*>src, length, bs, info, dst)
             else:
                 written = ts2diff_write_i32(<const int32_t*>src, length, bs, info, dst)
@@ -627,8 +635,9 @@ cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil:
 
 cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
                                     uint64_t *carried_min, uint8_t *dst) noexcept nogil:
-    # Block by block, each planned by the active implementation row (its SIMD min/max pass) and
-    # written at once: the same decisions and bytes as encode(), without its size pass or buffer.
+    # Block by block, each planned (its SIMD min/max pass) and written (its SIMD bit packing) by
+    # the active implementation row: the same decisions and bytes as encode(), without its size
+    # pass or buffer.
     cdef ts2diff_blockinfo info
     cdef const ts2diff_impl *impl = _active_impl()
     cdef size_t bs = _WRITER_BLOCK
@@ -640,10 +649,10 @@ cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint i
         m = n - s if n - s < bs + 1 else bs + 1
         if is64:
             impl.plan_i64(<const int64_t *>values + s, m, bs, carried_min[0], &info)
-            o += ts2diff_write_i64(<const int64_t *>values + s, m, bs, &info, o)
+            o += impl.write_i64(<const int64_t *>values + s, m, bs, &info, o)
         else:
             impl.plan_i32(<const int32_t *>values + s, m, bs, carried_min[0], &info)
-            o += ts2diff_write_i32(<const int32_t *>values + s, m, bs, &info, o)
+            o += impl.write_i32(<const int32_t *>values + s, m, bs, &info, o)
         carried_min[0] = info.min_delta  # a block without deltas carried it unchanged
         s += m
     return o - dst

@@ -82,6 +82,10 @@ cdef extern from "ts2diff_impls.h" nogil:
                                            ts2diff_blockinfo*)
     ctypedef size_t (*ts2diff_plan_fn_i32)(const int32_t*, size_t, size_t, uint64_t,
                                            ts2diff_blockinfo*)
+    ctypedef size_t (*ts2diff_write_fn_i64)(const int64_t*, size_t, size_t,
+                                            const ts2diff_blockinfo*, uint8_t*)
+    ctypedef size_t (*ts2diff_write_fn_i32)(const int32_t*, size_t, size_t,
+                                            const ts2diff_blockinfo*, uint8_t*)
     ctypedef struct ts2diff_impl:
         tsfile_impl_head head
         void (*init)()
@@ -89,6 +93,8 @@ cdef extern from "ts2diff_impls.h" nogil:
         ts2diff_block_fn_i32 decode_i32
         ts2diff_plan_fn_i64 plan_i64
         ts2diff_plan_fn_i32 plan_i32
+        ts2diff_write_fn_i64 write_i64
+        ts2diff_write_fn_i32 write_i32
     const ts2diff_impl* ts2diff_impls
     size_t TS2DIFF_N_IMPLS
     size_t ts2diff_pick_impl(int level, unsigned features)
