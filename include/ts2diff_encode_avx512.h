@@ -93,12 +93,13 @@ static void ts2diff_enc512_init(void)
 #define TS2DIFF_ENC512_INLINE TSFILE_TARGET_AVX512 TSFILE_INLINE
 
 /* The output bytes of a group from its shifted lanes (x: the first table, y: the second): the OR
- * of the two passes (indices i0, i1 in registers). */
-TS2DIFF_ENC512_INLINE __m512i ts2diff_enc512_gather(const ts2diff_enc512_plan *pl, __m512i x,
-                                                    __m512i y, __m512i i0, __m512i i1)
+ * of the two passes (indices i0, i1 and byte masks k0, k1 in registers: the loops copy them out
+ * of the plan, which the compiler would otherwise reload after every store to the output). */
+TS2DIFF_ENC512_INLINE __m512i ts2diff_enc512_gather(__m512i x, __m512i y, __m512i i0, __m512i i1,
+                                                    __mmask64 k0, __mmask64 k1)
 {
-    return _mm512_or_si512(_mm512_maskz_permutex2var_epi8(pl->keep[0], x, i0, y),
-                           _mm512_maskz_permutex2var_epi8(pl->keep[1], x, i1, y));
+    return _mm512_or_si512(_mm512_maskz_permutex2var_epi8(k0, x, i0, y),
+                           _mm512_maskz_permutex2var_epi8(k1, x, i1, y));
 }
 
 /* Pair the residuals of a vector `combines` times (widths 1..7): lane L becomes
@@ -160,6 +161,7 @@ TS2DIFF_ENC512_INLINE void ts2diff_enc512_residuals16_i32(const int32_t *v, __m5
         const __m512i l1 = _mm512_load_si512((const void *)(pl->lshift + 8));                      \
         const __m512i i0 = _mm512_load_si512((const void *)pl->idx[0]);                            \
         const __m512i i1 = _mm512_load_si512((const void *)pl->idx[1]);                            \
+        const __mmask64 k0 = pl->keep[0], k1 = pl->keep[1], store = pl->store;                     \
         const size_t stride = 2 * (size_t)w;                                                       \
         const int combines = pl->combines;                                                         \
         uint8_t *out = *o;                                                                         \
@@ -168,7 +170,7 @@ TS2DIFF_ENC512_INLINE void ts2diff_enc512_residuals16_i32(const int32_t *v, __m5
             __m512i r0, r1;                                                                        \
             ts2diff_enc512_residuals16_##SUF(v + i, vmin, w, combines, &r0, &r1);                  \
             const __m512i x0 = _mm512_sllv_epi64(r0, l0), x1 = _mm512_sllv_epi64(r1, l1);          \
-            _mm512_mask_storeu_epi8(out, pl->store, ts2diff_enc512_gather(pl, x0, x1, i0, i1));    \
+            _mm512_mask_storeu_epi8(out, store, ts2diff_enc512_gather(x0, x1, i0, i1, k0, k1));    \
         }                                                                                          \
         *o = out;                                                                                  \
         return i;                                                                                  \
@@ -188,6 +190,7 @@ TS2DIFF_ENC512_INLINE size_t ts2diff_enc512_groups8_wide(const int64_t *v, size_
     const __m512i ys = _mm512_load_si512((const void *)pl->yshift);
     const __m512i i0 = _mm512_load_si512((const void *)pl->idx[0]);
     const __m512i i1 = _mm512_load_si512((const void *)pl->idx[1]);
+    const __mmask64 k0 = pl->keep[0], k1 = pl->keep[1], store = pl->store;
     uint8_t *out = *o;
     size_t i = 0;
     for (; i + 8 <= n; i += 8, out += w) {
@@ -196,7 +199,7 @@ TS2DIFF_ENC512_INLINE size_t ts2diff_enc512_groups8_wide(const int64_t *v, size_
         const __m512i r = _mm512_sub_epi64(_mm512_sub_epi64(b, a), vmin);
         const __m512i x = _mm512_srlv_epi64(_mm512_sllv_epi64(r, ls), rs);
         const __m512i y = _mm512_sllv_epi64(r, ys); /* shift counts of 64 give 0 */
-        _mm512_mask_storeu_epi8(out, pl->store, ts2diff_enc512_gather(pl, x, y, i0, i1));
+        _mm512_mask_storeu_epi8(out, store, ts2diff_enc512_gather(x, y, i0, i1, k0, k1));
     }
     *o = out;
     return i;

@@ -6,6 +6,7 @@ would otherwise go unnoticed until someone runs the benchmark. The official pack
 """
 
 import re
+from pathlib import Path
 
 from tsfile.__main__ import main
 
@@ -51,6 +52,17 @@ def test_write_section_with_another_compression(capsys):
     )
     assert "TS_2DIFF + LZ4" in out
     assert "ours write_arrays (numpy)" in out
+
+
+def test_write_section_against_another_tree(capsys):
+    # --against times another build's writes in a child process (here this tree's own build)
+    tree = str(Path(__file__).resolve().parent.parent)
+    out = _run(
+        capsys, "write", "--rows", "2000", "--repeat", "2", "--no-official", "--against", tree
+    )
+    name = Path(tree).name
+    for label in (f"{name}: one writer, one thread", f"{name}: one writer, threads=2"):
+        assert re.search(rf"^  {re.escape(label)}\s+\d+\.\d+", out, re.M), out
 
 
 def test_read_section(capsys, tmp_path):

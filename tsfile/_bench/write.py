@@ -28,6 +28,11 @@ stops; medians of ``--repeat`` runs):
   interleaved): ``write_arrays`` in one thread, two writers in two threads (half the devices
   each, two files), and one writer with ``threads=2``. CPU time equal to wall time means one
   core was busy. The load average when they ran is printed with them (a shared machine).
+* ``--against TREE``: the same one-thread and ``threads=2`` writes by the build in another source
+  tree (e.g. main's, built in place), in a child process importing tsfile from TREE, on the same
+  data, its rounds interleaved with ours (a round of ours, then one of its), so that a build can
+  be compared with another in one run on a machine whose load comes and goes. Its CPU time is the
+  child's process CPU time.
 """
 
 from __future__ import annotations
@@ -132,6 +137,74 @@ print(json.dumps(result))
 )
 
 
+# The child of --against: the thread variants of run_threads with another tree's tsfile, one
+# round per "go" line on stdin, a JSON line of (wall, process CPU) seconds per variant back.
+_AGAINST_SCRIPT = (
+    _DATA_CODE
+    + r"""
+import json, os, sys, time
+from tsfile.schema import ColumnSchema, TableSchema
+from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
+from tsfile.writer import TsFileTableWriter
+rows, out_dir, comp = int(sys.argv[1]), sys.argv[2], Compressor[sys.argv[3]]
+data = e52_data(rows)
+cols = [ColumnSchema("device", TSDataType.STRING, ColumnCategory.TAG)]
+cols += [ColumnSchema(f"f{i}", TSDataType.INT64, ColumnCategory.FIELD, TSEncoding.TS_2DIFF)
+         for i in range(8)]
+schema = TableSchema("bench", cols)
+path = os.path.join(out_dir, "against.tsfile")
+def write(**options):
+    if os.path.exists(path):
+        os.remove(path)
+    with TsFileTableWriter(path, schema, compression=comp, **options) as w:
+        for dev, ts, vals in data:
+            w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    if line.strip() != "go":
+        break
+    out = {}
+    for name, options in (("one", {}), ("threads2", {"threads": 2})):
+        t0, c0 = time.perf_counter(), time.process_time()
+        write(**options)
+        out[name] = (time.perf_counter() - t0, time.process_time() - c0)
+    print(json.dumps(out), flush=True)
+"""
+)
+
+
+class _Against:
+    """The --against child: a process writing with another tree's tsfile (see _AGAINST_SCRIPT)."""
+
+    def __init__(self, tree, rows, out_dir):
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _AGAINST_SCRIPT, str(rows), out_dir, COMPRESSION],
+            cwd=tree,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._reply()  # its data are made before any round is timed
+
+    def _reply(self):
+        line = self._proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bench write --against: the child exited ({self._proc.wait()})")
+        return json.loads(line)
+
+    def round(self):
+        """One round of its variants: {name: (wall, cpu)}."""
+        self._proc.stdin.write("go\n")
+        self._proc.stdin.flush()
+        return self._reply()
+
+    def close(self):
+        self._proc.stdin.close()
+        self._proc.wait()
+
+
 def official_python():
     env = os.environ.get("TSFILE_OFFICIAL_PYTHON")
     if env and os.path.exists(env):
@@ -233,7 +306,7 @@ def run_ours(data, out_dir, repeat, row_api_rows):
     return res
 
 
-def run_threads(data, out_dir, repeat):
+def run_threads(data, out_dir, repeat, against=None):
     """Write speed with two threads against one (issue 8 item 4), write_arrays of the same data:
 
     * ``one``: one writer, one thread (the whole data);
@@ -241,7 +314,8 @@ def run_threads(data, out_dir, repeat):
     * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads).
 
     The variants run interleaved, `repeat` rounds; each is (median wall seconds, median process
-    CPU seconds)."""
+    CPU seconds). `against`: an _Against child, whose round follows each of ours (its variants
+    as "against_one", "against_threads2")."""
     import threading
 
     from tsfile.writer import TsFileTableWriter
@@ -279,6 +353,9 @@ def run_threads(data, out_dir, repeat):
             t0, c0 = time.perf_counter(), time.process_time()
             fn()
             runs[name].append((time.perf_counter() - t0, time.process_time() - c0))
+        if against is not None:
+            for name, timing in against.round().items():
+                runs.setdefault(f"against_{name}", []).append(tuple(timing))
     return {
         name: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
         for name, r in runs.items()
@@ -331,6 +408,13 @@ def main(argv=None):
         choices=["UNCOMPRESSED", "SNAPPY", "GZIP", "LZ4", "ZSTD"],
         help="page compression of both writers (default SNAPPY, the E5-2 shape)",
     )
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="TREE",
+        help="also time the one-thread and threads=2 writes of the tsfile built in source tree "
+        "TREE (a child process, rounds interleaved with ours)",
+    )
     args = parser.parse_args(argv)
     global COMPRESSION
     COMPRESSION = args.compression
@@ -345,7 +429,12 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="tsfile-bench-write-", dir=args.dir) as out_dir:
         data = ns["e52_data"](rows)
         ours = run_ours(data, out_dir, args.repeat, args.row_api_rows)
-        threaded = run_threads(data, out_dir, args.repeat)
+        against = None if args.against is None else _Against(args.against, rows, out_dir)
+        try:
+            threaded = run_threads(data, out_dir, args.repeat, against)
+        finally:
+            if against is not None:
+                against.close()
         threaded["load"] = os.getloadavg()
         del data
         official = None
@@ -382,13 +471,13 @@ def main(argv=None):
     if official:
         line(f"official Tablet row API ({on:,} rows)", osec, on)
         print(f"  file size ours / official: {ours['size'] / official['size']:.4f}")
-    _print_threads(threaded, rows)
+    _print_threads(threaded, rows, args.against)
     return 0
 
 
-def _print_threads(threaded, rows):
-    """One thread against two (issue 8 target: two threads at least 1.7x one)."""
-    base = threaded["one"][0]
+def _print_threads(threaded, rows, against=None):
+    """One thread against two (issue 8 target: two threads at least 1.7x one); with --against,
+    the other tree's build beside them (its threads=2 against its own one thread)."""
     head = ("median s", "M rows/s", "CPU s", "vs one")
     load = " ".join(f"{x:.2f}" for x in threaded["load"])
     print(f"  (threads: variants interleaved, medians; load average after them: {load})")
@@ -398,8 +487,13 @@ def _print_threads(threaded, rows):
         "two_writers": "two writers in two threads (two files)",
         "threads2": "one writer, threads=2",
     }
+    if against is not None:
+        tree = os.path.basename(os.path.abspath(against)) or against
+        labels["against_one"] = f"{tree}: one writer, one thread"
+        labels["against_threads2"] = f"{tree}: one writer, threads=2"
     for name, label in labels.items():
         wall, cpu = threaded[name]
+        base = threaded["against_one" if name.startswith("against_") else "one"][0]
         print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f} {base / wall:8.2f}x")
 
 
