@@ -102,6 +102,17 @@ TS2DIFF_ENC512_INLINE __m512i ts2diff_enc512_gather(__m512i x, __m512i y, __m512
                            _mm512_maskz_permutex2var_epi8(k1, x, i1, y));
 }
 
+/* Store a group's bytes (the `store` mask, its low bytes): groups of up to 32 bytes (16 deltas of
+ * width <= 16, the common case) by a 256-bit masked store, which crosses a cache line less often
+ * than a 512-bit one at the same address (the masked-off bytes count for the split). */
+TS2DIFF_ENC512_INLINE void ts2diff_enc512_store(uint8_t *out, __mmask64 store, __m512i bytes)
+{
+    if (store >> 32)
+        _mm512_mask_storeu_epi8(out, store, bytes);
+    else
+        _mm256_mask_storeu_epi8(out, (__mmask32)store, _mm512_castsi512_si256(bytes));
+}
+
 /* Pair the residuals of a vector `combines` times (widths 1..7): lane L becomes
  * (lane L << w) | lane L + 1, then the same at twice the width with lane L + 2, then L + 4. The
  * units are in every second, fourth or eighth lane; the others hold what the plan never reads.
@@ -170,7 +181,7 @@ TS2DIFF_ENC512_INLINE void ts2diff_enc512_residuals16_i32(const int32_t *v, __m5
             __m512i r0, r1;                                                                        \
             ts2diff_enc512_residuals16_##SUF(v + i, vmin, w, combines, &r0, &r1);                  \
             const __m512i x0 = _mm512_sllv_epi64(r0, l0), x1 = _mm512_sllv_epi64(r1, l1);          \
-            _mm512_mask_storeu_epi8(out, store, ts2diff_enc512_gather(x0, x1, i0, i1, k0, k1));    \
+            ts2diff_enc512_store(out, store, ts2diff_enc512_gather(x0, x1, i0, i1, k0, k1));       \
         }                                                                                          \
         *o = out;                                                                                  \
         return i;                                                                                  \
