@@ -25,7 +25,8 @@
  * block (fewer than a group), go through the scalar kernel.
  *
  * Encode: the planning pass (each block's min and max delta) in 16 x int32 / 8 x int64 lanes
- * (AVX-512 has a 64-bit min/max, AVX2 had to compare and blend); the packing is shared scalar code.
+ * (AVX-512 has a 64-bit min/max, AVX2 had to compare and blend); the packing is in
+ * ts2diff_encode_avx512.h.
  *
  * ts2diff_avx512_init() must run once before the kernels (ts2diff_impls.h's init does it).
  */
