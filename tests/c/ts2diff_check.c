@@ -4,8 +4,8 @@
  * qemu-user. For every width (0..32 int32, 0..64 int64), several delta counts and every buffer
  * alignment 0..15, blocks are encoded by the scalar encoder and decoded by the scalar kernel, each
  * SIMD row of the implementation table (ts2diff_impls.h) this CPU can run, and the streaming
- * decoder; all must reproduce the original values, and every row's encode plan must equal the
- * scalar one. The
+ * decoder; all must reproduce the original values, and every row's encode plan and packed
+ * bytes must equal the scalar ones. The
  * packed bytes sit at the very end of an exactly sized heap buffer, so an over-read past the end
  * shows up under valgrind / ASan. Exit status 0 = all passed.
  */
@@ -34,6 +34,8 @@ static ts2diff_block_fn_i64 simd64 = NULL;
 static ts2diff_block_fn_i32 simd32 = NULL;
 static size_t (*simd_plan64)(const int64_t *, size_t, size_t, uint64_t, ts2diff_blockinfo *) = NULL;
 static size_t (*simd_plan32)(const int32_t *, size_t, size_t, uint64_t, ts2diff_blockinfo *) = NULL;
+static ts2diff_write_fn_i64 simd_write64 = NULL; /* the row's bit packing */
+static ts2diff_write_fn_i32 simd_write32 = NULL;
 
 /* Values whose block (all deltas) has exactly width w: deltas base + r, r in [0, 2^w), with the
  * base chosen so that no delta crosses the signed boundary (the encoder's minimum is signed). */
@@ -92,6 +94,14 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
                 memcmp(info, info2, sizeof *info * ts2diff_block_count(m, 64)) != 0)
                 FAIL("is64 %d w %d m %zu: SIMD plan differs\n", is64, w, m);
             free(info2);
+        }
+        if (simd_write64) { /* the row's packing: the scalar bytes, nothing past them (ASan) */
+            uint8_t *exact2 = malloc(planned ? planned : 1);
+            size_t written2 = is64 ? simd_write64(v64, m, 64, info, exact2)
+                                   : simd_write32(v32, m, 64, info, exact2);
+            if (written2 != planned || memcmp(exact, exact2, planned) != 0)
+                FAIL("is64 %d w %d m %zu: SIMD packing differs\n", is64, w, m);
+            free(exact2);
         }
         free(exact);
         free(one);
@@ -281,6 +291,8 @@ int main(void)
         simd32 = row->decode_i32;
         simd_plan64 = row->plan_i64;
         simd_plan32 = row->plan_i32;
+        simd_write64 = row->write_i64;
+        simd_write32 = row->write_i32;
         checks += run_all_checks();
         snprintf(ran + strlen(ran), sizeof ran - strlen(ran), "%s%s", simd_rows ? "+" : "",
                  row->head.name);
