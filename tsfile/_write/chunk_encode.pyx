@@ -421,12 +421,17 @@ cdef Py_ssize_t _encode_body(const job *j, Py_ssize_t p, uint8_t *body,
     cdef uint8_t *o = body
     cdef Py_ssize_t a = j.offsets[p], count = j.offsets[p + 1] - a, rows, used
     cdef const uint8_t *vals = j.values + a * j.width
+    cdef const uint8_t *ahead = NULL  # the chunk's next page: read next, by its statistics
+    cdef Py_ssize_t ahead_len = 0
     if j.bounds != NULL:
         rows = j.bounds[p + 1] - j.bounds[p]
         o = _put_be32(o, <uint32_t>rows)
         o = _put_bitmap(o, NULL if j.present == NULL else j.present + j.bounds[p], rows)
+    if p + 1 < j.npages:
+        ahead = j.values + j.offsets[p + 1] * j.width
+        ahead_len = (j.offsets[p + 2] - j.offsets[p + 1]) * j.width
     if j.ts2diff:
-        used = ts2diff_encode_page(vals, count, j.kind == KIND_I64, carried, o)
+        used = ts2diff_encode_page(vals, count, j.kind == KIND_I64, carried, o, ahead, ahead_len)
     else:
         used = j.row.encode_into(vals, count, j.kind, o, j.row.encode_bound(count, j.kind))
     return (o - body) + used

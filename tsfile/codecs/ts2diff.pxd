@@ -41,14 +41,17 @@ cdef Py_ssize_t ts2diff_count_values(const uint8_t* data, Py_ssize_t nbytes,
 cdef Py_ssize_t ts2diff_skip_values(const uint8_t* data, Py_ssize_t nbytes, Py_ssize_t k,
                                     bint is_int64) except -1 nogil
 
-# ts2diff_encode_page(values, count, is64, carried_min, dst)
+# ts2diff_encode_page(values, count, is64, carried_min, dst, ahead, ahead_len)
 #     Encode `count` int64 (is64) or int32 values as one page, exactly the bytes of
 #     encode(values, prev_min_delta=carried_min[0]), into `dst`, which has room for
 #     ts2diff_page_bound(count, is64) bytes. Returns the bytes written and leaves in carried_min
 #     the min_delta for the chunk's next page (last_min_delta()). Never fails; no GIL needed.
+#     `ahead` (NULL: none): ahead_len bytes the caller reads next (the chunk's next page), fetched
+#     into the cache a slice per block meanwhile (prefetch hints only: never read, never fault).
 cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil
 cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
-                                    uint64_t *carried_min, uint8_t *dst) noexcept nogil
+                                    uint64_t *carried_min, uint8_t *dst, const uint8_t *ahead,
+                                    Py_ssize_t ahead_len) noexcept nogil
 
 # ts2diff_page_carry(values, count, is64, carried_in)
 #     What ts2diff_encode_page leaves in carried_min for the same page (whose own carried_min

@@ -633,11 +633,24 @@ cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil:
     return <Py_ssize_t>ts2diff_encode_bound(<size_t>count, _WRITER_BLOCK, is64)
 
 
+cdef extern from *:
+    """
+    /* A hint that the line at p is read soon: fetched into L2 and up (prefetcht1), never a
+     * fault. */
+    #define TS2DIFF_PREFETCH_L2(p) __builtin_prefetch((const void *)(p), 0, 2)
+    """
+    void TS2DIFF_PREFETCH_L2(const void *p) noexcept nogil
+
+
 cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint is64,
-                                    uint64_t *carried_min, uint8_t *dst) noexcept nogil:
+                                    uint64_t *carried_min, uint8_t *dst, const uint8_t *ahead,
+                                    Py_ssize_t ahead_len) noexcept nogil:
     # Block by block, each planned (its SIMD min/max pass) and written (its SIMD bit packing) by
     # the active implementation row: the same decisions and bytes as encode(), without its size
-    # pass or buffer.
+    # pass or buffer. Each block also asks for a slice of `ahead` (the chunk's next page, which
+    # the writer reads next for its statistics): the first read of a page from memory was its
+    # statistics pass's wait (memory-bound: the hardware prefetchers stop at every 4 KiB page);
+    # spread over the blocks, the lines arrive while this page is encoded and compressed.
     cdef ts2diff_blockinfo info
     cdef const ts2diff_impl *impl = _active_impl()
     cdef size_t bs = _WRITER_BLOCK
@@ -645,8 +658,22 @@ cdef Py_ssize_t ts2diff_encode_page(const void *values, Py_ssize_t count, bint i
     cdef size_t s = 0
     cdef size_t m
     cdef uint8_t *o = dst
+    cdef Py_ssize_t nblocks = <Py_ssize_t>ts2diff_block_count(n, bs)
+    # bytes of `ahead` per block: whole 64-byte lines, all of them by the page's last block
+    cdef Py_ssize_t per_block = 0, line
+    if ahead != NULL and ahead_len > 0 and nblocks > 0:
+        per_block = ((ahead_len + nblocks - 1) // nblocks + 63) & ~(<Py_ssize_t>63)
     while s < n:
         m = n - s if n - s < bs + 1 else bs + 1
+        if per_block:
+            line = 0
+            while line < per_block and line < ahead_len:
+                TS2DIFF_PREFETCH_L2(ahead + line)
+                line += 64
+            ahead += line
+            ahead_len -= line
+            if ahead_len <= 0:
+                per_block = 0
         if is64:
             impl.plan_i64(<const int64_t *>values + s, m, bs, carried_min[0], &info)
             o += impl.write_i64(<const int64_t *>values + s, m, bs, &info, o)
@@ -688,7 +715,7 @@ cdef Py_ssize_t _row_encode(const void *values, Py_ssize_t count, int kind, uint
     if cap < ts2diff_page_bound(count, kind == KIND_I64):
         with gil:
             raise ValueError(f"TS_2DIFF encode_into: {cap} bytes of room for {count} values")
-    return ts2diff_encode_page(values, count, kind == KIND_I64, &carried, dst)
+    return ts2diff_encode_page(values, count, kind == KIND_I64, &carried, dst, NULL, 0)
 
 
 cdef codec_row _ROWS[2]
