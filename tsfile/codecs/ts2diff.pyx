@@ -636,8 +636,12 @@ cdef Py_ssize_t ts2diff_page_bound(Py_ssize_t count, bint is64) noexcept nogil:
 cdef extern from *:
     """
     /* A hint that the line at p is read soon: fetched into L2 and up (prefetcht1), never a
-     * fault. */
+     * fault (a no-op for compilers without the builtin). */
+    #if defined(__GNUC__) || defined(__clang__)
     #define TS2DIFF_PREFETCH_L2(p) __builtin_prefetch((const void *)(p), 0, 2)
+    #else
+    #define TS2DIFF_PREFETCH_L2(p) ((void)(p))
+    #endif
     """
     void TS2DIFF_PREFETCH_L2(const void *p) noexcept nogil
 
