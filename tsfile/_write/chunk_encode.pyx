@@ -415,22 +415,24 @@ cdef Py_ssize_t _out_bound(const job *j, Py_ssize_t p0, Py_ssize_t p1,
     return total
 
 
-cdef Py_ssize_t _encode_body(const job *j, Py_ssize_t p, uint8_t *body,
+cdef Py_ssize_t _encode_body(const job *j, Py_ssize_t p, bint next_is_ours, uint8_t *body,
                              uint64_t *carried) except -1 nogil:
-    """Page p's uncompressed body into `body`; its length."""
+    """Page p's uncompressed body into `body`; its length. `next_is_ours`: page p + 1 is this
+    range's next page (a TS_2DIFF encode fetches it into the cache meanwhile); a range's last
+    page leaves the page after it alone (another range's, maybe another thread's)."""
     cdef uint8_t *o = body
     cdef Py_ssize_t a = j.offsets[p], count = j.offsets[p + 1] - a, rows, used
     cdef const uint8_t *vals = j.values + a * j.width
-    cdef const uint8_t *ahead = NULL  # the chunk's next page: read next, by its statistics
+    cdef const uint8_t *ahead = NULL  # the range's next page: read next, by its statistics
     cdef Py_ssize_t ahead_len = 0
     if j.bounds != NULL:
         rows = j.bounds[p + 1] - j.bounds[p]
         o = _put_be32(o, <uint32_t>rows)
         o = _put_bitmap(o, NULL if j.present == NULL else j.present + j.bounds[p], rows)
-    if p + 1 < j.npages:
-        ahead = j.values + j.offsets[p + 1] * j.width
-        ahead_len = (j.offsets[p + 2] - j.offsets[p + 1]) * j.width
     if j.ts2diff:
+        if next_is_ours:
+            ahead = j.values + j.offsets[p + 1] * j.width
+            ahead_len = (j.offsets[p + 2] - j.offsets[p + 1]) * j.width
         used = ts2diff_encode_page(vals, count, j.kind == KIND_I64, carried, o, ahead, ahead_len)
     else:
         used = j.row.encode_into(vals, count, j.kind, o, j.row.encode_bound(count, j.kind))
@@ -502,7 +504,7 @@ cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_
             seg = page_acc[p].k
         elif j.npages > 1 and j.times != NULL:
             nstats = _put_time_page_stats(j, p, stats_buf) - stats_buf
-        body_len = _encode_body(j, p, body, &carried)
+        body_len = _encode_body(j, p, p + 1 < p1, body, &carried)
         # The stored body goes right after the header as it will be if the stored size takes as
         # many uvarint bytes as body_len (compression rarely changes that); otherwise it moves
         # against the real header below.
