@@ -69,16 +69,12 @@ from tsfile.codecs.ts2diff_kernels cimport (
     ts2diff_impls,
     ts2diff_parse_block,
     ts2diff_pick_impl,
-    ts2diff_plan_i32,
-    ts2diff_plan_i64,
     ts2diff_set_error,
     ts2diff_stream,
     ts2diff_stream_has_next,
     ts2diff_stream_init,
     ts2diff_stream_next_i32,
     ts2diff_stream_next_i64,
-    ts2diff_write_i32,
-    ts2diff_write_i64,
 )
 
 # Named so that cythonize tracks them as dependencies (a changed kernel header rebuilds the module).
@@ -115,6 +111,11 @@ HAS_SIMD = _impls.has_simd
 cdef inline const ts2diff_impl *_active_impl() noexcept nogil:
     """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
     return <const ts2diff_impl *>_impls.row()
+
+
+cdef inline const ts2diff_impl *_scalar_impl() noexcept nogil:
+    """The scalar row (the one every CPU runs at level scalar): path="batch"."""
+    return <const ts2diff_impl *>_impls.at_level[0]
 
 
 #: Largest delta count accepted in one block (writers use 128).
@@ -373,6 +374,8 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
     cdef size_t bs = <size_t>block_size
     cdef const void* src = cnp.PyArray_DATA(arr)
     cdef size_t nblocks = ts2diff_block_count(length, bs)
+    # the row that plans and writes (both passes the same one, whatever set_simd does meanwhile)
+    cdef const ts2diff_impl *impl = _active_impl() if p == PATH_SIMD else _scalar_impl()
     cdef ts2diff_blockinfo* info = <ts2diff_blockinfo*>malloc(
         (nblocks if nblocks else 1) * sizeof(ts2diff_blockinfo))
     if info == NULL:
@@ -383,31 +386,19 @@ def encode(values, block_size=DEFAULT_BLOCK_SIZE, path="auto", prev_min_delta=0)
     try:
         # pass 1 decides every block and gives the exact size: the result is allocated once
         with nogil:
-            if p == PATH_SIMD:
-                if is64:
-                    total = _active_impl().plan_i64(<const int64_t*>src, length, bs, carried_min,
-                                                  info)
-                else:
-                    total = _active_impl().plan_i32(<const int32_t*>src, length, bs, carried_min,
-                                                  info)
-            elif is64:
-                total = ts2diff_plan_i64(<const int64_t*>src, length, bs, carried_min, info)
+            if is64:
+                total = impl.plan_i64(<const int64_t*>src, length, bs, carried_min, info)
             else:
-                total = ts2diff_plan_i32(<const int32_t*>src, length, bs, carried_min, info)
+                total = impl.plan_i32(<const int32_t*>src, length, bs, carried_min, info)
         res = PyBytes_FromStringAndSize(NULL, <Py_ssize_t>total)
         result = <object>res
         Py_DECREF(result)  # drop the reference PyBytes_FromStringAndSize gave us
         dst = <uint8_t*>PyBytes_AS_STRING(res)
         with nogil:
-            if p == PATH_SIMD:
-                if is64:
-                    written = _active_impl().write_i64(<const int64_t*>src, length, bs, info, dst)
-                else:
-                    written = _active_impl().write_i32(<const int32_t*>src, length, bs, info, dst)
-            elif is64:
-                written = ts2diff_write_i64(<const int64_t*>src, length, bs, info, dst)
+            if is64:
+                written = impl.write_i64(<const int64_t*>src, length, bs, info, dst)
             else:
-                written = ts2diff_write_i32(<const int32_t*>src, length, bs, info, dst)
+                written = impl.write_i32(<const int32_t*>src, length, bs, info, dst)
     finally:
         free(info)
     if written != total:  # cannot happen: both passes use the same block decisions
