@@ -8,6 +8,8 @@ would otherwise go unnoticed until someone runs the benchmark. The official pack
 import re
 from pathlib import Path
 
+import pytest
+
 from tsfile.__main__ import main
 
 
@@ -63,6 +65,18 @@ def test_write_section_against_another_tree(capsys):
     name = Path(tree).name
     for label in (f"{name}: one writer, one thread", f"{name}: one writer, threads=2"):
         assert re.search(rf"^  {re.escape(label)}\s+\d+\.\d+", out, re.M), out
+
+
+def test_write_against_a_tree_without_tsfile_is_refused(tmp_path):
+    # a tree whose tsfile is not importable there: the child would time another tsfile (here the
+    # one this tree's root holds, put on its path as an installed copy would be) under TREE's name
+    tree = tmp_path / "no-tsfile-here"
+    tree.mkdir()
+    root = str(Path(__file__).resolve().parent.parent)
+    (tree / "sitecustomize.py").write_text(f"import sys\nsys.path.append({root!r})\n")
+    argv = "bench write --rows 2000 --repeat 1 --no-official --against".split() + [str(tree)]
+    with pytest.raises(RuntimeError, match="not from that tree"):
+        main(argv)
 
 
 def test_read_section(capsys, tmp_path):

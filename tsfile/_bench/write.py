@@ -143,6 +143,7 @@ _AGAINST_SCRIPT = (
     _DATA_CODE
     + r"""
 import json, os, sys, time
+import tsfile
 from tsfile.schema import ColumnSchema, TableSchema
 from tsfile.types import ColumnCategory, Compressor, TSDataType, TSEncoding
 from tsfile.writer import TsFileTableWriter
@@ -159,7 +160,7 @@ def write(**options):
     with TsFileTableWriter(path, schema, compression=comp, **options) as w:
         for dev, ts, vals in data:
             w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
-print(json.dumps({"ready": True}), flush=True)
+print(json.dumps({"tsfile": os.path.abspath(tsfile.__file__)}), flush=True)
 for line in sys.stdin:
     if line.strip() != "go":
         break
@@ -186,7 +187,16 @@ class _Against:
             stdout=subprocess.PIPE,
             text=True,
         )
-        self._reply()  # its data are made before any round is timed
+        # its data are made before any round is timed; the tsfile it imported must be TREE's
+        # (a tree without one would silently time whichever tsfile is installed)
+        imported = self._reply()["tsfile"]
+        root = os.path.realpath(tree)
+        if os.path.commonpath([os.path.realpath(imported), root]) != root:
+            self.close()
+            raise RuntimeError(
+                f"bench write --against {tree}: the child imported tsfile from {imported}, "
+                "not from that tree"
+            )
 
     def _reply(self):
         line = self._proc.stdout.readline()
