@@ -186,12 +186,13 @@ cdef class SerialDecoder:
 
 # Streaming encoder base: encode(value) buffers a value; flush() encodes the buffered values as
 # one page with `encode_page(np.asarray(values, dtype=value_dtype), dtype)` and starts again.
+# A subclass's __init__ calls _bind() with its module's serial_ops and encode().
 cdef class SerialEncoder:
     cdef object _dtype
     cdef object _value_dtype
     cdef object _encode_page
     cdef list _values
-    cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1
+    cdef int _bind(self, const serial_ops *ops, object dtype, object encode_page) except -1
 
 # SK_* of a _kinds KIND_* (the one value-kind enum; SK_* number its word kinds from 0).
 cdef inline int sk_of_kind(int kind) noexcept nogil:

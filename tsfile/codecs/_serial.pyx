@@ -290,9 +290,12 @@ cdef class SerialEncoder:
     """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
     starts a new page."""
 
-    cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1:
+    cdef int _bind(self, const serial_ops *ops, object dtype, object encode_page) except -1:
+        cdef int kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
         self._dtype = dtype
-        self._value_dtype = value_dtype
+        # a codec of one kind (CAMEL) takes the values as that dtype; the others take the values'
+        # own dtype, so that encode() range-checks them (EncodeError, not a numpy overflow)
+        self._value_dtype = _DTYPES[kind] if ops.allowed == 1 << kind else None
         self._encode_page = encode_page
         self._values = []
         return 0

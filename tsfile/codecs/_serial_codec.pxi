@@ -1,8 +1,12 @@
-# The body every serial bit-stream codec module shares (CHIMP, SPRINTZ, RLBE, CAMEL), included
-# after the module has described its kernels as `cdef serial_ops _OPS` (_serial.make_serial_ops).
-# It gives the module decode()/decode_into()'s codec object `_CODEC` and its contract rows
-# (CODEC_ROWS, one per kind in _OPS.allowed), all running the shared code of _serial.pyx. The
+# The body every serial bit-stream codec module shares (CHIMP, SPRINTZ, RLBE, CAMEL), included at
+# the top of the module. The module describes its kernels in `cdef serial_ops _kernels() except *`
+# (_serial.make_serial_ops over its adapters); this gives it the cimports they need, HAS_SIMD,
+# decode_into() and the codec object `_CODEC` its decode() calls, and its contract rows
+# (CODEC_ROWS, one per kind the codec holds), all running the shared code of _serial.pyx. The
 # functions here only bind _OPS: the contract's row functions take no context pointer.
+from libc.stddef cimport ptrdiff_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
 from tsfile.codecs._contract cimport (
     ROW_BATCH,
     ROW_PER_VALUE,
@@ -16,14 +20,33 @@ from tsfile.codecs._contract cimport (
 )
 from tsfile.codecs._serial cimport (
     COUNT_EXACT,
+    SERIAL_COUNT_BOUND,
+    SERIAL_END_MARKER,
+    SERIAL_SHORT_IS_TRUNCATED,
+    SK_F32,
+    SK_F64,
+    SK_I32,
+    SK_I64,
     SerialCodec,
+    SerialDecoder,
+    SerialEncoder,
+    make_serial_ops,
     serial_codec,
     serial_decode,
+    serial_encode,
+    serial_ops,
     serial_rows,
     serial_size,
     serial_skip,
+    serial_wide,
     sk_of_kind,
 )
+
+# a serial bit stream: every value's position depends on the ones before it, so no SIMD path
+# ("simd" raises SimdUnavailableError)
+HAS_SIMD = False
+
+cdef serial_ops _OPS = _kernels()
 
 
 cdef Py_ssize_t _page_size(const uint8_t *data, Py_ssize_t nbytes, int sk) except -1 nogil:
@@ -85,3 +108,12 @@ for _sk in range(4):
             _row_rows)
         _n_rows += 1
 CODEC_ROWS = publish_rows(&_TABLE, _ROWS, _n_rows)
+
+
+def decode_into(data, out, path="auto"):
+    """Decode exactly ``len(out)`` values into ``out``; return the bytes consumed.
+
+    The type follows ``out``'s dtype (one the codec holds, see :func:`decode`): int32 (INT32/DATE),
+    int64 (INT64/TIMESTAMP), float32 (FLOAT), float64 (DOUBLE).
+    """
+    return _CODEC.decode_into(data, out, path)

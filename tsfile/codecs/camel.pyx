@@ -12,29 +12,13 @@ writer, so it reads back as 0.0 — the format's loss, not the decoder's.
 """
 import numpy as np
 
-cimport numpy as cnp
-from libc.stddef cimport ptrdiff_t
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
-
-from tsfile.codecs._serial cimport (
-    SK_F64,
-    SerialDecoder,
-    SERIAL_COUNT_BOUND,
-    SerialEncoder,
-    make_serial_ops,
-    serial_encode,
-    serial_kind,
-    serial_ops,
-)
-
-cnp.import_array()
-
-HAS_SIMD = False
-
+include "_serial_codec.pxi"
 
 
 # ---- the kernels (include/camel_scalar.h) as the shared serial code calls them ------------------
+
+from libc.stdlib cimport free, malloc
+
 
 cdef extern from "serial_skip.h" nogil:
     int64_t camel_take64(camel_state *s, int64_t k, void *out)
@@ -100,11 +84,11 @@ cdef ptrdiff_t _encode(const void *values, size_t n, int sk, uint8_t *out) noexc
     return <ptrdiff_t>size
 
 
-cdef serial_ops _OPS = make_serial_ops(
-    b"CAMEL", b"camel", 14, 1 << SK_F64, SERIAL_COUNT_BOUND, sizeof(camel_walk), _open, _next,
-    _finish, _error_at, _batch, _size, _take, _encode_bound, _encode)
-
-include "_serial_codec.pxi"
+# the codec's kernels, for _serial_codec.pxi
+cdef serial_ops _kernels() except *:
+    return make_serial_ops(
+        b"CAMEL", b"camel", 14, 1 << SK_F64, SERIAL_COUNT_BOUND, sizeof(camel_walk), _open, _next,
+        _finish, _error_at, _batch, _size, _take, _encode_bound, _encode)
 
 
 # ---- the Python API -----------------------------------------------------------------------------
@@ -113,12 +97,6 @@ def decode(data, dtype=np.float64, count=None, path="auto"):
     """Decode a CAMEL page into a float64 array. ``dtype`` must be DOUBLE / float64.
     ``count``: the number of values to decode, None = all values of the page."""
     return _CODEC.decode(data, dtype, count, path)
-
-
-def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into the float64 array ``out``; return the bytes
-    consumed."""
-    return _CODEC.decode_into(data, out, path)
 
 
 cdef class CamelDecoder(SerialDecoder):
@@ -139,5 +117,4 @@ cdef class CamelEncoder(SerialEncoder):
     starts a new page."""
 
     def __init__(self, dtype=np.float64):
-        serial_kind(dtype, 1 << SK_F64, "CAMEL")
-        self._open(None, np.float64, encode)
+        self._bind(&_OPS, dtype, encode)

@@ -12,30 +12,7 @@ only known once it has been decoded. Two paths, identical results:
 FLOAT and DOUBLE values are decoded as their IEEE bit patterns, so NaN payloads and -0.0 come back
 exactly as written.
 """
-cimport numpy as cnp
-from libc.stddef cimport ptrdiff_t
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-
-from tsfile.codecs._serial cimport (
-    SerialDecoder,
-    SERIAL_COUNT_BOUND,
-    SERIAL_END_MARKER,
-    SERIAL_SHORT_IS_TRUNCATED,
-    SerialEncoder,
-    make_serial_ops,
-    serial_encode,
-    serial_kind,
-    serial_ops,
-    serial_wide,
-    SK_F32,
-    SK_I32,
-    SK_I64,
-)
-
-cnp.import_array()
-
-HAS_SIMD = False
-
+include "_serial_codec.pxi"
 
 
 # ---- the kernels (include/chimp_scalar.h) as the shared serial code calls them ------------------
@@ -117,12 +94,12 @@ cdef ptrdiff_t _encode(const void *values, size_t n, int sk, uint8_t *out) noexc
     return chimp_encode_generic(values, n, _width(sk), _endv(sk), out)
 
 
-cdef serial_ops _OPS = make_serial_ops(
-    b"CHIMP", b"chimp", 11, 15, SERIAL_COUNT_BOUND | SERIAL_END_MARKER | SERIAL_SHORT_IS_TRUNCATED,
-    sizeof(chimp_state), _open, _next, _finish, _error_at, _batch, _size, _take, _encode_bound,
-    _encode)
-
-include "_serial_codec.pxi"
+# the codec's kernels, for _serial_codec.pxi
+cdef serial_ops _kernels() except *:
+    return make_serial_ops(
+        b"CHIMP", b"chimp", 11, 15, SERIAL_COUNT_BOUND | SERIAL_END_MARKER | SERIAL_SHORT_IS_TRUNCATED,
+        sizeof(chimp_state), _open, _next, _finish, _error_at, _batch, _size, _take, _encode_bound,
+        _encode)
 
 
 # ---- the Python API -----------------------------------------------------------------------------
@@ -137,14 +114,6 @@ def decode(data, dtype, count=None, path="auto"):
     page.
     """
     return _CODEC.decode(data, dtype, count, path)
-
-
-def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into ``out``; return the bytes consumed.
-
-    The type follows ``out``'s dtype: int32 (INT32/DATE), int64 (INT64/TIMESTAMP), float32, float64.
-    """
-    return _CODEC.decode_into(data, out, path)
 
 
 cdef class ChimpDecoder(SerialDecoder):
@@ -174,5 +143,4 @@ cdef class ChimpEncoder(SerialEncoder):
     starts a new page."""
 
     def __init__(self, dtype):
-        serial_kind(dtype, 15, "CHIMP")
-        self._open(dtype, None, encode)
+        self._bind(&_OPS, dtype, encode)

@@ -7,23 +7,7 @@ Paths, identical results: ``"per_value"`` (a streaming decoder driven one value 
 :class:`~tsfile.errors.SimdUnavailableError`): values are variable-width fields of a serial bit
 stream. FLOAT/DOUBLE are decoded as IEEE bit patterns, so NaN payloads and -0.0 are exact.
 """
-cimport numpy as cnp
-from libc.stddef cimport ptrdiff_t
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-
-from tsfile.codecs._serial cimport (
-    SerialDecoder,
-    SerialEncoder,
-    make_serial_ops,
-    serial_encode,
-    serial_kind,
-    serial_ops,
-    serial_wide,
-)
-
-cnp.import_array()
-
-HAS_SIMD = False
+include "_serial_codec.pxi"
 
 
 # ---- the kernels (include/rlbe_scalar.h) as the shared serial code calls them -------------------
@@ -81,11 +65,11 @@ cdef ptrdiff_t _encode(const void *values, size_t n, int sk, uint8_t *out) noexc
     return <ptrdiff_t>rlbe_encode_generic(values, n, _width(sk), out)
 
 
-cdef serial_ops _OPS = make_serial_ops(
-    b"RLBE", b"rlbe", 13, 15, 0, sizeof(rlbe_state), _open, _next, _finish, _error_at, _batch,
-    _size, _take, _encode_bound, _encode)
-
-include "_serial_codec.pxi"
+# the codec's kernels, for _serial_codec.pxi
+cdef serial_ops _kernels() except *:
+    return make_serial_ops(
+        b"RLBE", b"rlbe", 13, 15, 0, sizeof(rlbe_state), _open, _next, _finish, _error_at, _batch,
+        _size, _take, _encode_bound, _encode)
 
 
 # ---- the Python API -----------------------------------------------------------------------------
@@ -97,14 +81,6 @@ def decode(data, dtype, count=None, path="auto"):
     a numpy dtype. ``count``: the number of values to decode, None = all values of the page.
     """
     return _CODEC.decode(data, dtype, count, path)
-
-
-def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into ``out``; return the bytes consumed.
-
-    The type follows ``out``'s dtype: int32 (INT32/DATE), int64 (INT64/TIMESTAMP), float32, float64.
-    """
-    return _CODEC.decode_into(data, out, path)
 
 
 cdef class RlbeDecoder(SerialDecoder):
@@ -125,5 +101,4 @@ cdef class RlbeEncoder(SerialEncoder):
     starts a new page."""
 
     def __init__(self, dtype):
-        serial_kind(dtype, 15, "RLBE")
-        self._open(dtype, None, encode)
+        self._bind(&_OPS, dtype, encode)

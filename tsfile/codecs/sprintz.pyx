@@ -9,24 +9,7 @@ decodes a 9-value block when the previous one is used up, as the official decode
 FLOAT/DOUBLE are decoded as IEEE bit patterns, exactly as written (the official 2.5 reader returns
 wrong FLOAT/DOUBLE values for its own SPRINTZ files; this decoder follows the format).
 """
-cimport numpy as cnp
-from libc.stddef cimport ptrdiff_t
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-
-from tsfile.codecs._serial cimport (
-    SerialDecoder,
-    SerialEncoder,
-    make_serial_ops,
-    serial_encode,
-    serial_kind,
-    serial_ops,
-    serial_wide,
-)
-
-cnp.import_array()
-
-HAS_SIMD = False
-
+include "_serial_codec.pxi"
 
 
 # ---- the kernels (include/sprintz_scalar.h) as the shared serial code calls them ----------------
@@ -76,11 +59,11 @@ cdef ptrdiff_t _encode(const void *values, size_t n, int sk, uint8_t *out) noexc
     return <ptrdiff_t>sprintz_encode(values, n, sk, out)
 
 
-cdef serial_ops _OPS = make_serial_ops(
-    b"SPRINTZ", b"sprintz", 12, 15, 0, sizeof(sprintz_state), _open, _next, _finish, _error_at,
-    _batch, _size, _take, _encode_bound, _encode)
-
-include "_serial_codec.pxi"
+# the codec's kernels, for _serial_codec.pxi
+cdef serial_ops _kernels() except *:
+    return make_serial_ops(
+        b"SPRINTZ", b"sprintz", 12, 15, 0, sizeof(sprintz_state), _open, _next, _finish, _error_at,
+        _batch, _size, _take, _encode_bound, _encode)
 
 
 # ---- the Python API -----------------------------------------------------------------------------
@@ -92,14 +75,6 @@ def decode(data, dtype, count=None, path="auto"):
     a numpy dtype. ``count``: the number of values to decode, None = all values of the page.
     """
     return _CODEC.decode(data, dtype, count, path)
-
-
-def decode_into(data, out, path="auto"):
-    """Decode exactly ``len(out)`` values into ``out``; return the bytes consumed.
-
-    The type follows ``out``'s dtype: int32 (INT32/DATE), int64 (INT64/TIMESTAMP), float32, float64.
-    """
-    return _CODEC.decode_into(data, out, path)
 
 
 cdef class SprintzDecoder(SerialDecoder):
@@ -126,5 +101,4 @@ cdef class SprintzEncoder(SerialEncoder):
     starts a new page."""
 
     def __init__(self, dtype):
-        serial_kind(dtype, 15, "SPRINTZ")
-        self._open(dtype, None, encode)
+        self._bind(&_OPS, dtype, encode)
