@@ -100,7 +100,7 @@ def decode(data, dtype=np.float64, count=None, path="auto"):
 
 
 cdef class CamelDecoder(SerialDecoder):
-    """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
+    # has_next() / next() / iteration: SerialDecoder's
 
     def __init__(self, data, dtype=np.float64):
         self._start(&_OPS, data, dtype)
@@ -113,8 +113,7 @@ def encode(values, dtype=None):
 
 
 cdef class CamelEncoder(SerialEncoder):
-    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
-    starts a new page."""
+    # encode(value) / flush(): SerialEncoder's
 
     def __init__(self, dtype=np.float64):
         self._bind(&_OPS, dtype, encode)

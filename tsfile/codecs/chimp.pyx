@@ -117,7 +117,7 @@ def decode(data, dtype, count=None, path="auto"):
 
 
 cdef class ChimpDecoder(SerialDecoder):
-    """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
+    # has_next() / next() / iteration: SerialDecoder's
 
     def __init__(self, data, dtype):
         self._start(&_OPS, data, dtype)
@@ -139,8 +139,7 @@ def encode(values, dtype=None):
 
 
 cdef class ChimpEncoder(SerialEncoder):
-    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
-    starts a new page."""
+    # encode(value) / flush(): SerialEncoder's
 
     def __init__(self, dtype):
         self._bind(&_OPS, dtype, encode)
