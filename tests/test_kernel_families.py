@@ -225,7 +225,7 @@ def test_serial_codecs_share_one_body(codec):
     assert 'include "_serial_codec.pxi"' in source
     assert "make_serial_ops(" in source
     # copies of the shared body: the contract's row functions, a decode loop, the row walk
-    for copy in ("cdef Py_ssize_t _row_", "while n < cap", "serial_take_rows(", "codec_row _ROWS"):
+    for copy in ("cdef Py_ssize_t _row_", "while n < cap", "codec_row _ROWS", "serial_codec("):
         assert copy not in source, copy
     # a kernel reaches the shared code with its own signature: a call through a function pointer
     # cast to another type is undefined behaviour in C

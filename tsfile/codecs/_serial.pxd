@@ -66,6 +66,11 @@ ctypedef int64_t (*serial_walk_fn)(void *state, int sk, int64_t k, void *out) no
 ctypedef size_t (*serial_bound_fn)(size_t n, int sk) noexcept nogil
 ctypedef ptrdiff_t (*serial_encode_fn)(const void *values, size_t n, int sk,
                                        uint8_t *out) noexcept nogil
+# The per-value path over an opened state: up to `cap` values into out (NULL: walked, not stored),
+# one call of the codec's step a value; CorruptDataError on a failed step. Each module's own
+# (_serial_codec.pxi), so that the step is a direct call, not one through serial_ops.next.
+ctypedef int64_t (*serial_loop_fn)(void *state, int64_t cap, int sk, void *out,
+                                   Py_ssize_t nbytes) except -1 nogil
 
 cdef struct serial_ops:
     const char *name          # the encoding's name in messages ("RLBE")
@@ -85,6 +90,7 @@ cdef struct serial_ops:
     serial_walk_fn take
     serial_bound_fn encode_bound
     serial_encode_fn encode
+    serial_loop_fn per_value  # set by _serial_codec.pxi
 
 # A serial_ops, every field named; flags is a bit set of the SERIAL_* below.
 cdef enum:

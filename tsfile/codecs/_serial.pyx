@@ -339,6 +339,7 @@ cdef serial_ops make_serial_ops(const char *name, const char *module, int encodi
     o.take = take
     o.encode_bound = encode_bound
     o.encode = encode
+    o.per_value = NULL  # _serial_codec.pxi's loop
     return o
 
 
@@ -359,29 +360,6 @@ cdef Py_ssize_t serial_size(const serial_ops *ops, const uint8_t *data, Py_ssize
     return <Py_ssize_t>n
 
 
-# The per-value path: one call of the codec's out-of-line step a value (out NULL: a skip).
-cdef int64_t _per_value(const serial_ops *ops, void *st, int64_t cap, int sk, void *out,
-                        Py_ssize_t nbytes) except -1 nogil:
-    cdef int64_t n = 0
-    cdef int rc
-    cdef uint64_t v
-    cdef bint wide = serial_wide(sk)
-    while n < cap:
-        rc = ops.next(st, sk, &v)
-        if rc != 1:
-            if rc < 0:
-                serial_raise_nogil(rc, ops.error_at(st), nbytes, ops.name, sk)
-            break
-        if out == NULL:  # a skip: walked, nothing stored
-            pass
-        elif wide:
-            (<uint64_t *>out)[n] = v
-        else:
-            (<uint32_t *>out)[n] = <uint32_t>v
-        n += 1
-    return n
-
-
 cdef Py_ssize_t serial_decode(const serial_ops *ops, const uint8_t *data, Py_ssize_t nbytes,
                               void *out, Py_ssize_t cap, int sk, int path, bint exact,
                               Py_ssize_t *consumed) except -1 nogil:
@@ -393,7 +371,7 @@ cdef Py_ssize_t serial_decode(const serial_ops *ops, const uint8_t *data, Py_ssi
         nbytes = 0
     if path == PATH_PER_VALUE:
         ops.open(st, data, <size_t>nbytes, sk, exact)
-        n = _per_value(ops, st, cap, sk, out, nbytes)
+        n = ops.per_value(st, cap, sk, out, nbytes)
         pos = ops.finish(st, sk)
     else:
         n = ops.batch(data, <size_t>nbytes, sk, exact, out, cap, &pos)

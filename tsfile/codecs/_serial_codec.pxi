@@ -5,7 +5,7 @@
 # (CODEC_ROWS, one per kind the codec holds), all running the shared code of _serial.pyx. The
 # functions here only bind _OPS: the contract's row functions take no context pointer.
 from libc.stddef cimport ptrdiff_t
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
 from tsfile.codecs._contract cimport (
     ROW_BATCH,
@@ -35,6 +35,7 @@ from tsfile.codecs._serial cimport (
     serial_decode,
     serial_encode,
     serial_ops,
+    serial_raise_nogil,
     serial_rows,
     serial_size,
     serial_skip,
@@ -47,6 +48,32 @@ from tsfile.codecs._serial cimport (
 HAS_SIMD = False
 
 cdef serial_ops _OPS = _kernels()
+
+
+# The per-value path's loop: here, not in _serial.pyx, so that the codec's step (_next, inlined)
+# is the one out-of-line call a value the path promises, not a second call through _OPS.next.
+cdef int64_t _per_value(void *st, int64_t cap, int sk, void *out, Py_ssize_t nbytes) except -1 nogil:
+    cdef int64_t n = 0
+    cdef int rc
+    cdef uint64_t v
+    cdef bint wide = serial_wide(sk)
+    while n < cap:
+        rc = _next(st, sk, &v)
+        if rc != 1:
+            if rc < 0:
+                serial_raise_nogil(rc, _error_at(st), nbytes, _OPS.name, sk)
+            break
+        if out == NULL:  # a skip: walked, nothing stored
+            pass
+        elif wide:
+            (<uint64_t *>out)[n] = v
+        else:
+            (<uint32_t *>out)[n] = <uint32_t>v
+        n += 1
+    return n
+
+
+_OPS.per_value = _per_value
 
 
 cdef Py_ssize_t _page_size(const uint8_t *data, Py_ssize_t nbytes, int sk) except -1 nogil:
