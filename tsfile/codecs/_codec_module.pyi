@@ -1,6 +1,7 @@
-# Stub only: no module of this name exists at run time. These are the names the shared body
-# tsfile/codecs/_serial_codec.pxi gives every serial codec module (RLBE, SPRINTZ, CHIMP; CAMEL's
-# decode has a default dtype and its own stub); their stubs import them from here.
+# Stub only: no module of this name exists at run time. These are the names every codec module
+# has with the same signature (CONTRIBUTING.md, "Adding a codec"); the stubs of the modules whose
+# names are exactly these (RLBE, SPRINTZ, CHIMP from _serial_codec.pxi; PLAIN, RLE, ZIGZAG)
+# import them from here rather than repeat them.
 from typing import Any
 
 import numpy as np
