@@ -249,9 +249,10 @@ cdef class SerialDecoder:
         self.kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
         self.buf = as_byte_view(data)
         self.pending = False
-        self.state = PyMem_Malloc(ops.state_size)
-        if self.state == NULL:
-            raise MemoryError
+        if self.state == NULL:  # __init__ again: the state is reopened in place
+            self.state = PyMem_Malloc(SERIAL_STATE_WORDS * 8)
+            if self.state == NULL:
+                raise MemoryError
         self.ops = ops
         ops.open(self.state, serial_ptr(self.buf), <size_t>self.buf.shape[0], self.kind, False)
         return 0
@@ -263,6 +264,8 @@ cdef class SerialDecoder:
         cdef int rc
         if self.pending:
             return True
+        if self.ops == NULL:  # made by __new__ without __init__: no state to step
+            raise TypeError(f"{type(self).__name__} was not initialised (call it with data, dtype)")
         rc = self.ops.next(self.state, self.kind, &self.value)
         if rc < 0:
             serial_raise(rc, self.ops.error_at(self.state), self.buf.shape[0],

@@ -1,0 +1,33 @@
+"""The serial codecs' shared streaming decoder (tsfile/codecs/_serial.pyx, SerialDecoder): the
+state it steps is the module's, opened by __init__; a decoder made without __init__ has none."""
+
+import numpy as np
+import pytest
+
+from tsfile.codecs import camel, chimp, rlbe, sprintz
+
+DECODERS = [
+    (rlbe, rlbe.RlbeDecoder, np.int64),
+    (sprintz, sprintz.SprintzDecoder, np.int64),
+    (chimp, chimp.ChimpDecoder, np.int64),
+    (camel, camel.CamelDecoder, np.float64),
+]
+
+
+@pytest.mark.parametrize("module, cls, dtype", DECODERS, ids=lambda p: getattr(p, "__name__", ""))
+def test_a_decoder_made_without_init_refuses_to_step(module, cls, dtype):
+    decoder = cls.__new__(cls)
+    with pytest.raises(TypeError, match="not initialised"):
+        decoder.has_next()
+    with pytest.raises(TypeError, match="not initialised"):
+        next(decoder)
+
+
+@pytest.mark.parametrize("module, cls, dtype", DECODERS, ids=lambda p: getattr(p, "__name__", ""))
+def test_init_again_restarts_on_the_new_page(module, cls, dtype):
+    first = module.encode(np.arange(5, dtype=dtype))
+    second = module.encode(np.arange(10, 13, dtype=dtype))
+    decoder = cls(first, dtype)
+    assert next(decoder) == 0
+    decoder.__init__(second, dtype)
+    assert list(decoder) == [10, 11, 12]
