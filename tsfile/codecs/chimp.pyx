@@ -90,8 +90,11 @@ cdef size_t _encode_bound(size_t n, int sk) noexcept nogil:
     return chimp_encode_bound(n, _width(sk))
 
 
+# the width a constant in each call, so that the encoder is compiled once per width
 cdef ptrdiff_t _encode(const void *values, size_t n, int sk, uint8_t *out) noexcept nogil:
-    return chimp_encode_generic(values, n, _width(sk), _endv(sk), out)
+    if serial_wide(sk):
+        return chimp_encode_generic(values, n, 64, _endv(sk), out)
+    return chimp_encode_generic(values, n, 32, _endv(sk), out)
 
 
 # the codec's kernels, for _serial_codec.pxi
