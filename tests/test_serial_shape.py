@@ -23,6 +23,13 @@ def test_a_decoder_made_without_init_refuses_to_step(module, cls, dtype):
         next(decoder)
 
 
+def test_bytes_consumed_of_a_decoder_made_without_init_refuses():
+    # the state is allocated by __init__: reading it before was a NULL dereference (a crash)
+    decoder = chimp.ChimpDecoder.__new__(chimp.ChimpDecoder)
+    with pytest.raises(TypeError, match="not initialised"):
+        _ = decoder.bytes_consumed
+
+
 @pytest.mark.parametrize("module, cls, dtype", DECODERS, ids=lambda p: getattr(p, "__name__", ""))
 def test_init_again_restarts_on_the_new_page(module, cls, dtype):
     first = module.encode(np.arange(5, dtype=dtype))

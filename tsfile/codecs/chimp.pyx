@@ -128,6 +128,8 @@ cdef class ChimpDecoder(SerialDecoder):
     @property
     def bytes_consumed(self):
         """Bytes of the page used so far (after the end marker: including its padded byte)."""
+        if self.state == NULL:  # made by __new__ without __init__: no state to read
+            raise TypeError(f"{type(self).__name__} was not initialised (call it with data, dtype)")
         return chimp_consumed(<chimp_state *>self.state)
 
 
