@@ -1,6 +1,8 @@
 """The serial codecs' shared streaming decoder (tsfile/codecs/_serial.pyx, SerialDecoder): the
 state it steps is the module's, opened by __init__; a decoder made without __init__ has none."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,12 @@ def test_init_again_restarts_on_the_new_page(module, cls, dtype):
     assert next(decoder) == 0
     decoder.__init__(second, dtype)
     assert list(decoder) == [10, 11, 12]
+
+
+@pytest.mark.parametrize("module", [rlbe, sprintz, chimp, camel], ids=lambda m: m.__name__)
+def test_the_streaming_classes_say_what_they_do(module):
+    # Cython's embedsignature gives every class a docstring (its signature), so a subclass
+    # without one of its own shows help() the signature alone, not the base's docstring
+    name = module.__name__.rsplit(".", 1)[1].capitalize()
+    assert "has_next()" in inspect.getdoc(getattr(module, f"{name}Decoder"))
+    assert "flush()" in inspect.getdoc(getattr(module, f"{name}Encoder"))

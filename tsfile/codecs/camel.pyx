@@ -100,7 +100,7 @@ def decode(data, dtype=np.float64, count=None, path="auto"):
 
 
 cdef class CamelDecoder(SerialDecoder):
-    # has_next() / next() / iteration: SerialDecoder's
+    """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     def __init__(self, data, dtype=np.float64):
         self._start(&_OPS, data, dtype)
@@ -113,7 +113,8 @@ def encode(values, dtype=None):
 
 
 cdef class CamelEncoder(SerialEncoder):
-    # encode(value) / flush(): SerialEncoder's
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
 
     def __init__(self, dtype=np.float64):
         self._bind(&_OPS, dtype, encode)

@@ -87,7 +87,7 @@ def decode(data, dtype, count=None, path="auto"):
 
 
 cdef class RlbeDecoder(SerialDecoder):
-    # has_next() / next() / iteration: SerialDecoder's
+    """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     def __init__(self, data, dtype):
         self._start(&_OPS, data, dtype)
@@ -100,7 +100,8 @@ def encode(values, dtype=None):
 
 
 cdef class RlbeEncoder(SerialEncoder):
-    # encode(value) / flush(): SerialEncoder's
+    """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
+    starts a new page."""
 
     def __init__(self, dtype):
         self._bind(&_OPS, dtype, encode)
