@@ -42,6 +42,16 @@ def test_init_again_restarts_on_the_new_page(module, cls, dtype):
     assert list(decoder) == [10, 11, 12]
 
 
+@pytest.mark.parametrize("module, cls, dtype", DECODERS, ids=lambda p: getattr(p, "__name__", ""))
+def test_a_refused_init_again_leaves_the_decoder_on_its_page(module, cls, dtype):
+    # the dtype is valid and the data is not: the decoder stepped its old state as the new kind
+    decoder = cls(module.encode(np.array([2**40, 2**41, 5], dtype=dtype)), dtype)
+    other = np.float32 if module is not camel else np.float64
+    with pytest.raises(TypeError):
+        decoder.__init__(12345, other)
+    assert list(decoder) == [2**40, 2**41, 5]
+
+
 @pytest.mark.parametrize("module", [rlbe, sprintz, chimp, camel], ids=lambda m: m.__name__)
 def test_the_streaming_classes_say_what_they_do(module):
     # Cython's embedsignature gives every class a docstring (its signature), so a subclass

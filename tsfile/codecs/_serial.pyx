@@ -246,8 +246,12 @@ cdef class SerialDecoder:
     """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
     cdef int _start(self, const serial_ops *ops, object data, object dtype) except -1:
-        self.kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
-        self.buf = as_byte_view(data)
+        # both arguments checked before anything is replaced: a refused __init__ again leaves the
+        # decoder on its page, its kind and its state together
+        cdef int kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
+        cdef const unsigned char[::1] buf = as_byte_view(data)
+        self.kind = kind
+        self.buf = buf
         self.pending = False
         if self.state == NULL:  # __init__ again: the state is reopened in place
             self.state = PyMem_Malloc(SERIAL_STATE_WORDS * 8)
