@@ -253,7 +253,7 @@ cdef class SerialDecoder:
         self.kind = kind
         self.buf = buf
         self.pending = False
-        if self.state == NULL:  # __init__ again: the state is reopened in place
+        if self.state == NULL:  # the first __init__; __init__ again reopens the state in place
             self.state = PyMem_Malloc(SERIAL_STATE_WORDS * 8)
             if self.state == NULL:
                 raise MemoryError
