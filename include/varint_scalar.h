@@ -97,28 +97,24 @@ TSFILE_INLINE int tsc_read_uvarint64(const uint8_t *p, size_t n, size_t *pos, ui
     return TSC_ERR_VARINT;
 }
 
-/* Writers: return the number of bytes written (dst needs 5 / 10 bytes of room). */
-TSFILE_INLINE size_t tsc_write_uvarint32(uint8_t *dst, uint32_t v)
-{
-    size_t k = 0;
-    while (v >= 0x80u) {
-        dst[k++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
+/* Writers: return the number of bytes written (dst needs 5 / 10 bytes of room). One body, typed
+ * per word width (the loop on the value's own width: the 32-bit one is not the 64-bit one widened,
+ * which ran ZIGZAG INT32 encode about 5% slower). */
+#define TSC_DEFINE_WRITE_UVARINT(NAME, T)                                                          \
+    TSFILE_INLINE size_t NAME(uint8_t *dst, T v)                                                   \
+    {                                                                                              \
+        size_t k = 0;                                                                              \
+        while (v >= 0x80u) {                                                                       \
+            dst[k++] = (uint8_t)(v | 0x80u);                                                       \
+            v >>= 7;                                                                               \
+        }                                                                                          \
+        dst[k++] = (uint8_t)v;                                                                     \
+        return k;                                                                                  \
     }
-    dst[k++] = (uint8_t)v;
-    return k;
-}
 
-TSFILE_INLINE size_t tsc_write_uvarint64(uint8_t *dst, uint64_t v)
-{
-    size_t k = 0;
-    while (v >= 0x80u) {
-        dst[k++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    dst[k++] = (uint8_t)v;
-    return k;
-}
+/* generates tsc_write_uvarint32, tsc_write_uvarint64 */
+TSC_DEFINE_WRITE_UVARINT(tsc_write_uvarint32, uint32_t)
+TSC_DEFINE_WRITE_UVARINT(tsc_write_uvarint64, uint64_t)
 
 TSFILE_INLINE uint64_t tsc_load_be64(const uint8_t *p)
 {

@@ -187,3 +187,21 @@ def test_encoder_writes_the_official_pages():
         assert camel.encode(values, dt) == body, (dt, n)
         n += 1
     assert n >= 6
+
+
+def test_streaming_decoder_reports_a_bad_block_header_where_decode_does():
+    # A block header corrupted (byte 1 zeroed): the streaming decoder reported byte 2 where both
+    # decode() paths report byte 7 (it took the offset inside a block it had not started).
+    rng = np.random.default_rng(1)
+    page = bytearray(camel.encode(np.round(np.cumsum(rng.normal(0, 1, 3000)), 2)))
+    page[1] = 0
+    messages = set()
+    for run in (
+        lambda: camel.decode(bytes(page), path="batch"),
+        lambda: camel.decode(bytes(page), path="per_value"),
+        lambda: list(camel.CamelDecoder(bytes(page))),
+    ):
+        with pytest.raises(CorruptDataError) as err:
+            run()
+        messages.add(str(err.value))
+    assert messages == {f"CAMEL DOUBLE: corrupt field at byte offset 7 (of {len(page)})"}

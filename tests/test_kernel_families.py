@@ -1,7 +1,7 @@
 """One definition per kernel family (issue 8): the typed twins of the kernel headers (filter, RLE,
 ALP, PLAIN, TS_2DIFF, ZIGZAG and the writer's statistics) are generated from one macro each; the
 modules that call the TS_2DIFF kernels declare them once (tsfile/codecs/ts2diff_kernels.pxd); the
-serial codecs' row-range decoders share one walk (_serial.serial_take_rows); and every module
+serial codecs share one body (_serial_codec.pxi over each codec's serial_ops); and every module
 with a per-ISA implementation table (the SIMD codecs and pushdown.pyx) builds it with the shared
 helper, tsfile/codecs/_impl_table.pyx.
 
@@ -215,20 +215,23 @@ def test_the_ts2diff_kernels_are_declared_once():
     assert declaring == ["tsfile/codecs/ts2diff_kernels.pxd"]
 
 
-SERIAL_ROW_CODECS = ["camel", "chimp", "rlbe", "sprintz"]
+SERIAL_CODECS = ["camel", "chimp", "rlbe", "sprintz"]
 
 
-@pytest.mark.parametrize("codec", SERIAL_ROW_CODECS)
-def test_serial_row_ranges_share_one_walk(codec):
+@pytest.mark.parametrize("codec", SERIAL_CODECS)
+def test_serial_codecs_share_one_body(codec):
+    """A serial codec module describes its kernels (a serial_ops) and includes the shared body:
+    its decode wrappers, per-value loop, count/skip/row-range operations and encode() are those
+    of _serial.pyx, not a copy."""
     source = (ROOT / "tsfile" / "codecs" / f"{codec}.pyx").read_text()
-    rows = source[source.index("cdef Py_ssize_t _row_rows(") :]
-    rows = rows[: rows.index("\ncdef codec_row")]
-    assert "serial_take_rows(" in rows
-    # a copy of the helper: the walk past `start` and the take of the range written out again
-    assert not re.search(r"_take(32|64)\)?\(&st, start", rows)
-    # the take reaches the helper with serial_take_fn's own signature: a call through a function
-    # pointer cast to it is undefined behaviour in C
-    assert "<serial_take_fn>" not in source
+    assert 'include "_serial_codec.pxi"' in source
+    assert "make_serial_ops(" in source
+    # copies of the shared body: the contract's row functions, a decode loop, the row walk
+    for copy in ("cdef Py_ssize_t _row_", "while n < cap", "codec_row _ROWS", "serial_codec("):
+        assert copy not in source, copy
+    # a kernel reaches the shared code with its own signature: a call through a function pointer
+    # cast to another type is undefined behaviour in C
+    assert not re.search(r"<serial_\w+_fn>", source)
 
 
 # Rows whose table admits AVX-512 CPUs without VBMI (TSFILE_NEED_AVX512, as Skylake-Server): the

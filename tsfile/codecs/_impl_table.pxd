@@ -4,9 +4,7 @@
 #
 #   cdef ImplTable _impls = impl_table("rle", rle_impls, sizeof(rle_impl), RLE_N_IMPLS,
 #                                      rle_pick_impl)
-#   implementations = _impls.implementations          # the module's public functions
-#   active_implementation = _impls.active_implementation
-#   HAS_SIMD = _impls.has_simd
+#   HAS_SIMD = _impls.publish(globals())  # and implementations(), active_implementation()
 #
 # and casts `_impls.row()` to its own row type in its kernels' callers (a level switch,
 # tsfile.set_simd, is then an array lookup). Passing a codec name registers the table's

@@ -21,6 +21,15 @@ cdef class ImplTable:
         """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
         return impl_table_active(self.at_level)
 
+    def publish(self, dict module):
+        """Give a codec module (its ``globals()``) the functions ``implementations()`` and
+        ``active_implementation()`` of this table; returns ``has_simd``, the module's
+        ``HAS_SIMD`` (true when the build carries SIMD rows: whether the CPU can run them is
+        :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both)."""
+        module["implementations"] = self.implementations
+        module["active_implementation"] = self.active_implementation
+        return self.has_simd
+
 
 cdef ImplTable impl_table(str codec, const void *rows, size_t stride, size_t n_rows,
                           impl_pick_fn pick):

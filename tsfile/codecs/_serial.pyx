@@ -7,9 +7,11 @@ import numpy as np
 cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy
 
-from tsfile.codecs._common cimport as_byte_view, check_count, resolve_path
+from tsfile.codecs._common cimport PATH_PER_VALUE, as_byte_view, check_count, resolve_path
+from tsfile.codecs._contract cimport check_skip, rows_readable
 from tsfile.codecs._kinds cimport check_out_array, raise_corrupt_at
 
 from tsfile.errors import CorruptDataError
@@ -90,16 +92,6 @@ cdef int serial_raise_nogil(int status, size_t at, size_t n, const char *codec,
     with gil:
         serial_raise(status, at, n, f"{codec.decode('ascii')} {_NAMES[kind]}")
     return -1
-
-
-cdef Py_ssize_t serial_take_rows(void *state, serial_take_fn take, Py_ssize_t start,
-                                 Py_ssize_t stop, void *out) noexcept nogil:
-    cdef int64_t r = take(state, start, NULL)
-    if r == start:
-        r = take(state, stop - start, out)
-        if r == stop - start:
-            return <Py_ssize_t>r
-    return <Py_ssize_t>r if r < 0 else -1
 
 
 cdef tuple serial_values(object values, object dtype, int allowed, str codec):
@@ -253,28 +245,35 @@ cdef object serial_as_python(uint64_t v, int kind):
 cdef class SerialDecoder:
     """Streaming decoder: ``has_next()`` / ``next()`` one value at a time (also an iterator)."""
 
-    cdef const uint8_t *_open(self, object data, object dtype, int allowed,
-                              str codec) except NULL:
-        self.kind = serial_kind(dtype, allowed, codec)
-        self.codec = codec
-        self.buf = as_byte_view(data)
+    cdef int _start(self, const serial_ops *ops, object data, object dtype) except -1:
+        # both arguments checked before anything is replaced: a refused __init__ again leaves the
+        # decoder on its page, its kind and its state together
+        cdef int kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
+        cdef const unsigned char[::1] buf = as_byte_view(data)
+        self.kind = kind
+        self.buf = buf
         self.pending = False
-        return serial_ptr(self.buf)
-
-    cdef int _step(self, uint64_t *v) noexcept:
+        if self.state == NULL:  # the first __init__; __init__ again reopens the state in place
+            self.state = PyMem_Malloc(SERIAL_STATE_WORDS * 8)
+            if self.state == NULL:
+                raise MemoryError
+        self.ops = ops
+        ops.open(self.state, serial_ptr(self.buf), <size_t>self.buf.shape[0], self.kind, False)
         return 0
 
-    cdef size_t _error_at(self) noexcept:
-        return 0
+    def __dealloc__(self):
+        PyMem_Free(self.state)
 
     cdef bint _advance(self) except -1:
         cdef int rc
         if self.pending:
             return True
-        rc = self._step(&self.value)
+        if self.ops == NULL:  # made by __new__ without __init__: no state to step
+            raise TypeError(f"{type(self).__name__} was not initialised (call it with data, dtype)")
+        rc = self.ops.next(self.state, self.kind, &self.value)
         if rc < 0:
-            serial_raise(rc, self._error_at(), self.buf.shape[0],
-                         f"{self.codec} {_NAMES[self.kind]}")
+            serial_raise(rc, self.ops.error_at(self.state), self.buf.shape[0],
+                         f"{self.ops.name.decode('ascii')} {_NAMES[self.kind]}")
         self.pending = rc == 1
         return self.pending
 
@@ -298,9 +297,12 @@ cdef class SerialEncoder:
     """Streaming encoder: ``encode(value)`` buffers a value, ``flush()`` returns the page bytes and
     starts a new page."""
 
-    cdef int _open(self, object dtype, object value_dtype, object encode_page) except -1:
+    cdef int _bind(self, const serial_ops *ops, object dtype, object encode_page) except -1:
+        cdef int kind = serial_kind(dtype, ops.allowed, ops.name.decode("ascii"))
         self._dtype = dtype
-        self._value_dtype = value_dtype
+        # a codec of one kind (CAMEL) takes the values as that dtype; the others take the values'
+        # own dtype, so that encode() range-checks them (EncodeError, not a numpy overflow)
+        self._value_dtype = _DTYPES[kind] if ops.allowed == 1 << kind else None
         self._encode_page = encode_page
         self._values = []
         return 0
@@ -312,3 +314,119 @@ cdef class SerialEncoder:
         data = self._encode_page(np.asarray(self._values, dtype=self._value_dtype), self._dtype)
         self._values = []
         return data
+
+
+# ---- one serial codec from its serial_ops (the shared body of _serial_codec.pxi) ----------------
+
+cdef serial_ops make_serial_ops(const char *name, const char *module, int encoding, int allowed,
+                                int flags, size_t state_size, serial_open_fn open,
+                                serial_next_fn next, serial_finish_fn finish,
+                                serial_error_at_fn error_at, serial_batch_fn batch,
+                                serial_size_fn size, serial_walk_fn take,
+                                serial_bound_fn encode_bound, serial_encode_fn encode) except *:
+    cdef serial_ops o
+    if state_size > SERIAL_STATE_WORDS * 8:
+        # the shared walks keep the state on the stack: a codec's state must fit
+        raise ValueError(f"{name.decode()}: a {state_size}-byte decoder state exceeds "
+                         f"{SERIAL_STATE_WORDS * 8} bytes (SERIAL_STATE_WORDS)")
+    o.name = name
+    o.module = module
+    o.encoding = encoding
+    o.allowed = allowed
+    o.count_mode = COUNT_BOUND if flags & SERIAL_COUNT_BOUND else COUNT_EXACT
+    o.end_marker = (flags & SERIAL_END_MARKER) != 0
+    o.short_is_truncated = (flags & SERIAL_SHORT_IS_TRUNCATED) != 0
+    o.state_size = state_size
+    o.open = open
+    o.next = next
+    o.finish = finish
+    o.error_at = error_at
+    o.batch = batch
+    o.size = size
+    o.take = take
+    o.encode_bound = encode_bound
+    o.encode = encode
+    o.per_value = NULL  # _serial_codec.pxi's loop
+    return o
+
+
+# The codec's state on the stack, aligned for any of its fields.
+ctypedef uint64_t serial_state_t[SERIAL_STATE_WORDS]
+
+
+cdef Py_ssize_t serial_size(const serial_ops *ops, const uint8_t *data, Py_ssize_t nbytes,
+                            int sk) except -1 nogil:
+    cdef size_t pos = 0
+    cdef int64_t n
+    if data == NULL:
+        data = _EMPTY
+        nbytes = 0
+    n = ops.size(data, <size_t>nbytes, sk, &pos)
+    if n < 0:
+        serial_raise_nogil(<int>n, pos, nbytes, ops.name, sk)
+    return <Py_ssize_t>n
+
+
+cdef Py_ssize_t serial_decode(const serial_ops *ops, const uint8_t *data, Py_ssize_t nbytes,
+                              void *out, Py_ssize_t cap, int sk, int path, bint exact,
+                              Py_ssize_t *consumed) except -1 nogil:
+    cdef size_t pos = 0
+    cdef int64_t n
+    cdef serial_state_t st
+    if data == NULL:
+        data = _EMPTY
+        nbytes = 0
+    if path == PATH_PER_VALUE:
+        ops.open(st, data, <size_t>nbytes, sk, exact)
+        n = ops.per_value(st, cap, sk, out, nbytes)
+        pos = ops.finish(st, sk)
+    else:
+        n = ops.batch(data, <size_t>nbytes, sk, exact, out, cap, &pos)
+        if n < 0:
+            serial_raise_nogil(<int>n, pos, nbytes, ops.name, sk)
+    if exact and ops.short_is_truncated and n < cap:
+        serial_raise_nogil(-1, pos, nbytes, ops.name, sk)
+    if consumed != NULL:
+        consumed[0] = <Py_ssize_t>pos
+    return <Py_ssize_t>n
+
+
+cdef Py_ssize_t serial_skip(const serial_ops *ops, const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                            int sk) except -1 nogil:
+    if ops.count_mode == COUNT_EXACT:
+        # the page's count first (its headers walked and checked, as decode does before decoding)
+        check_skip(serial_size(ops, src, n, sk), k, ops.name)
+    check_skip(serial_decode(ops, src, n, NULL, k, sk, PATH_PER_VALUE, True, NULL), k, ops.name)
+    return k
+
+
+cdef Py_ssize_t serial_rows(const serial_ops *ops, const uint8_t *src, Py_ssize_t n, void *more,
+                            Py_ssize_t start, Py_ssize_t stop, void *out, int sk) except -1 nogil:
+    cdef serial_state_t st
+    cdef int64_t r
+    if stop <= start:
+        return 0
+    rows_readable(more, src, n, n, ops.name)
+    ops.open(st, src if n > 0 else _EMPTY, <size_t>n, sk, True)
+    r = ops.take(st, sk, start, NULL)
+    if r == start:
+        r = ops.take(st, sk, stop - start, out)
+        if r == stop - start:
+            return <Py_ssize_t>r
+    serial_raise_nogil(<int>r if r < 0 else -1, ops.error_at(st), n, ops.name, sk)
+    return -1
+
+
+cdef bytes serial_encode(const serial_ops *ops, object values, object dtype):
+    arr, kind = serial_values(values, dtype, ops.allowed, ops.name.decode("ascii"))
+    cdef int sk = kind
+    cdef size_t n = arr.shape[0]
+    out = np.empty(ops.encode_bound(n, sk), dtype=np.uint8)
+    cdef const void *src = cnp.PyArray_DATA(<cnp.ndarray>arr)
+    cdef uint8_t *dst = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef ptrdiff_t size
+    with nogil:
+        size = ops.encode(src, n, sk, dst)
+    if size < 0:
+        raise MemoryError
+    return out[:size].tobytes()

@@ -121,18 +121,15 @@ cdef extern from "alp_impls.h" nogil:
     size_t ALP_N_IMPLS
     size_t alp_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import; the module's
+# implementations() and active_implementation() are the table's.
 cdef ImplTable _impls = impl_table(
     "alp", alp_impls, sizeof(alp_impl), ALP_N_IMPLS, alp_pick_impl)
-implementations = _impls.implementations
-active_implementation = _impls.active_implementation
-#: True when this build carries SIMD kernels for ALP (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = _impls.has_simd
+HAS_SIMD = _impls.publish(globals())
 
 
+# the row path="simd" runs now (the scalar row when the level is scalar)
 cdef inline const alp_impl *_active_impl() noexcept nogil:
-    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
     return <const alp_impl *>_impls.row()
 
 

@@ -1,9 +1,9 @@
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
+from tsfile.codecs._serial import SerialDecoder, SerialEncoder
 from tsfile.types import TSDataType
 
 HAS_SIMD: bool
@@ -17,16 +17,11 @@ def decode(
 def decode_into(data: Any, out: np.ndarray, path: str = "auto") -> int: ...
 def encode(values: Any, dtype: TSDataType | DTypeLike | None = None) -> bytes: ...
 
-class CamelEncoder:
+class CamelEncoder(SerialEncoder):
     def __init__(self, dtype: TSDataType | DTypeLike = ...) -> None: ...
-    def encode(self, value: float) -> None: ...
-    def flush(self) -> bytes: ...
 
-class CamelDecoder(Iterator[float]):
+class CamelDecoder(SerialDecoder):
     def __init__(self, data: Any, dtype: TSDataType | DTypeLike = ...) -> None: ...
-    def has_next(self) -> bool: ...
-    def next(self) -> float: ...
-    def __next__(self) -> float: ...
 
 # the codec contract rows (a capsule tsfile.codecs._registry reads)
 CODEC_ROWS: object

@@ -85,18 +85,15 @@ cdef extern from "plain_impls.h" nogil:
     size_t PLAIN_N_IMPLS
     size_t plain_pick_impl(int level, unsigned features)
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import; the module's
+# implementations() and active_implementation() are the table's.
 cdef ImplTable _impls = impl_table(
     "plain", plain_impls, sizeof(plain_impl), PLAIN_N_IMPLS, plain_pick_impl)
-implementations = _impls.implementations
-active_implementation = _impls.active_implementation
-#: True when this build carries SIMD rows for PLAIN (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = _impls.has_simd
+HAS_SIMD = _impls.publish(globals())
 
 
+# the row path="simd" runs now (the scalar row when the level is scalar)
 cdef inline const plain_impl *_active_impl() noexcept nogil:
-    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
     return <const plain_impl *>_impls.row()
 
 cdef extern from "plain_scalar.h" nogil:

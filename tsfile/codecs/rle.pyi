@@ -1,20 +1,13 @@
-from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
+# decode, decode_into, encode, HAS_SIMD, CODEC_ROWS: the names every codec module has
+from tsfile.codecs._codec_module import *  # noqa: F403 (a stub re-exports them all)
 from tsfile.types import TSDataType
 
-HAS_SIMD: bool
 MAX_IMPLICIT_VALUES: int
 
 def implementations() -> list[str]: ...
 def active_implementation() -> str: ...
-def decode(
-    data: Any, dtype: TSDataType | Any, count: int | None = None, path: str = "auto"
-) -> np.ndarray: ...
-def decode_into(data: Any, out: np.ndarray, path: str = "auto") -> int: ...
-def encode(values: Iterable[Any] | np.ndarray, dtype: TSDataType | Any | None = None) -> bytes: ...
 
 class RleDecoder:
     def __init__(self, data: Any, dtype: TSDataType | Any) -> None: ...
@@ -29,6 +22,3 @@ class RleEncoder:
     def __init__(self, dtype: TSDataType | Any) -> None: ...
     def encode(self, value: Any) -> None: ...
     def flush(self) -> bytes: ...
-
-# the codec contract rows (a capsule tsfile.codecs._registry reads)
-CODEC_ROWS: object

@@ -95,18 +95,15 @@ cdef extern from "rle_impls.h" nogil:
 
 rle_init_impls()  # the rows' shuffle plans, built once before any kernel runs
 
-# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import.
+# The row each ISA level runs (tsfile/codecs/_impl_table.pyx), chosen once at import; the module's
+# implementations() and active_implementation() are the table's.
 cdef ImplTable _impls = impl_table(
     "rle", rle_impls, sizeof(rle_impl), RLE_N_IMPLS, rle_pick_impl)
-implementations = _impls.implementations
-active_implementation = _impls.active_implementation
-#: True when this build carries SIMD rows for RLE (whether the CPU can run them is
-#: :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both), as ts2diff.HAS_SIMD.
-HAS_SIMD = _impls.has_simd
+HAS_SIMD = _impls.publish(globals())
 
 
+# the row path="simd" runs now (the scalar row when the level is scalar)
 cdef inline const rle_impl *_active_impl() noexcept nogil:
-    """The row ``path="simd"`` runs now (the scalar row when the level is scalar)."""
     return <const rle_impl *>_impls.row()
 
 
