@@ -1,0 +1,66 @@
+"""tsfile._read.columns.JobPool: the calling thread works, helpers claim their own items, and a
+failure is reported as one thread running the items in order would report it."""
+
+import threading
+import time
+
+import pytest
+
+from tsfile._read.columns import JobPool
+
+
+def test_the_caller_runs_items_and_one_helper_the_rest_with_two_threads():
+    """threads=2 is the caller and ONE helper (a pool thread per item woke a worker and then the
+    waiting caller for every item, and left the caller's core idle)."""
+    ran = []
+
+    def fn(x):
+        ran.append(threading.get_ident())
+        time.sleep(0.002)  # lets the helper claim items while the caller sleeps
+        return x * x
+
+    with JobPool(2) as pool:
+        assert pool.map(fn, range(40)) == [x * x for x in range(40)]
+    assert threading.get_ident() in ran
+    assert len(set(ran)) == 2
+
+
+def test_results_are_in_item_order_whoever_ran_them():
+    def fn(x):
+        time.sleep(0.001 * (x % 3))
+        return x
+
+    with JobPool(3) as pool:
+        for _ in range(3):
+            assert pool.map(fn, list(range(30))) == list(range(30))
+
+
+def test_the_first_failing_item_in_order_is_raised_and_later_items_are_not_started():
+    """Item 1 fails after item 3 failed (the other thread ran 2 and 3 meanwhile): item 1's
+    error is raised (as one thread would raise it); no item after the failures is started."""
+    started = []
+    three_failed = threading.Event()
+
+    def fn(x):
+        started.append(x)
+        if x == 1:
+            assert three_failed.wait(10)
+            raise ValueError("item 1")
+        if x == 3:
+            three_failed.set()
+            raise KeyError("item 3")
+        return x
+
+    with JobPool(2) as pool:
+        with pytest.raises(ValueError, match="item 1"):
+            pool.map(fn, list(range(50)))
+    assert sorted(started) == [0, 1, 2, 3]
+
+
+def test_a_pool_is_reused_by_maps_and_closes():
+    with JobPool(2) as pool:
+        assert pool.map(str, [1, 2]) == ["1", "2"]
+        helper = pool._pool
+        assert pool.map(str, [3, 4, 5]) == ["3", "4", "5"]
+        assert pool._pool is helper
+    assert pool._pool is None
