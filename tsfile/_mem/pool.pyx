@@ -54,6 +54,7 @@ cdef extern from "mempool.h" nogil:
         uint64_t retained_bytes, retained_blocks
         uint64_t in_use_bytes, in_use_blocks
         uint64_t hits, misses
+        uint64_t cleared_bytes
         uint64_t decayed_bytes, evicted_bytes, released_bytes
         int decay_thread
     int TSF_POOL_AVAILABLE
@@ -256,7 +257,8 @@ def memory_info():
     """The pool's settings and counters: ``max_retained_bytes``, ``decay_seconds``,
     ``retained_bytes`` / ``retained_blocks`` (kept, free), ``in_use_bytes`` / ``in_use_blocks``
     (pooled blocks held by live arrays), ``hits`` (requests served by a kept block) and
-    ``misses`` (requests that mapped fresh memory), and the bytes returned to the OS so far by
+    ``misses`` (requests that mapped fresh memory), ``cleared_bytes`` (bytes a zeroed request
+    had to clear in a reused block: np.zeros costs a memset there), and the bytes returned to the OS so far by
     ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and ``released_bytes``
     (release_memory); ``decay_thread``: whether the background thread is running."""
     cdef tsf_pool_stats s = tsf_pool_get_stats()
@@ -270,6 +272,7 @@ def memory_info():
         "in_use_blocks": int(s.in_use_blocks),
         "hits": int(s.hits),
         "misses": int(s.misses),
+        "cleared_bytes": int(s.cleared_bytes),
         "decayed_bytes": int(s.decayed_bytes),
         "evicted_bytes": int(s.evicted_bytes),
         "released_bytes": int(s.released_bytes),

@@ -197,8 +197,10 @@ class _Decode:
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
         self.nulls = null_masks([*fields, *tags], cap)
-        # NULL slots, memory untouched: the tag jobs first-touch and fill them (tagfill)
-        self.values.update((n, tagfill.empty_column(cap)) for n in tags)
+        # slots not cleared here (a memset of the whole column, with the GIL, when the pool
+        # reuses a block): each time job clears its rows' slots without the GIL (_clear_tags),
+        # then the tag jobs fill them (tagfill)
+        self.values.update((n, tagfill.empty_column(cap, cleared=False)) for n in tags)
         self.fields = list(fields)
         self.tags = tags
 
@@ -216,9 +218,10 @@ class _Decode:
 
     def time_job(self, job):
         """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
-        per group (None: the read was dropped)."""
+        per group (None: the read was dropped). Clears the tag slots of the batch's rows first."""
         i, items = job
         r = self.reads[i]
+        self._clear_tags(items)
 
         def run():
             out = []
@@ -230,6 +233,17 @@ class _Decode:
             return out
 
         return self._guard(i, run)
+
+    def _clear_tags(self, items):
+        """Clear the tag columns' slots of the capacity of a time job's chunk groups (whatever
+        happens to the read: the time jobs together clear every row, which the tag columns
+        need before they are filled)."""
+        if not self.tags or not items:
+            return
+        lo = items[0][3]
+        hi = items[-1][3] + items[-1][4]  # a batch's groups are consecutive (_batches)
+        for name in self.tags:
+            tagfill.clear(self.values[name], lo, hi)
 
     def field_job(self, job):
         """Decode a batch of (chunk group, field column) pairs of one read, or of its chunk
