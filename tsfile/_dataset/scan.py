@@ -1,8 +1,8 @@
 """Reading one table from many files: ``tsfile.read_table`` / ``to_dataframe`` / ``read_arrow``
 given a list, a directory or a glob, and the Arrow scanner behind them.
 
-A query runs in two steps, each on a thread pool over the files (``threads=``; the decoders
-release the GIL):
+A query runs in two steps (``threads=``: the decode runs on that many threads, the decoders
+release the GIL; ``read_table`` plans on the calling thread alone, see _read_batch):
 
 1. the metadata of every file (tail and index only): the table's columns, and its time range,
    from the statistics of each device's time column. Files whose time range misses the query
