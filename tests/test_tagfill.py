@@ -160,6 +160,10 @@ def test_an_uncleared_column_takes_fill_only_once_every_row_is_cleared():
         t.join()
     with pytest.raises(ValueError, match="cleared already"):
         tagfill.clear(col, 0, 1)
+    tagfill.clear(col, 7, 7)  # an empty range (a time job of groups without rows)
+    empty = tagfill.empty_column(0, cleared=False)
+    tagfill.clear(empty, 0, 0)
+    tagfill.fill(empty, 0, 0, v)
     tagfill.fill(col, 0, 1000, v)
     assert sys.getrefcount(v) - before == 1000
     del col

@@ -137,25 +137,27 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     return column
 
 
-cdef _SlotBlock unsettled_block(cnp.ndarray column):
-    """The _SlotBlock of a column made by empty_column(cleared=False) (the column itself, not a
-    view of it) whose slots are not all cleared yet; else ValueError."""
+cdef _SlotBlock slot_block(cnp.ndarray column):
+    """The _SlotBlock of a column made by empty_column (the column itself, not a view of it);
+    else ValueError."""
     block = cnp.get_array_base(column)
     if not isinstance(block, _SlotBlock) or \
             <PyObject **>cnp.PyArray_DATA(column) != (<_SlotBlock>block).slots:
         raise ValueError("clear takes a column made by empty_column(cleared=False)")
-    if (<_SlotBlock>block).settled:
-        raise ValueError("the column's slots are cleared already (clear would drop references)")
     return <_SlotBlock>block
 
 
 def clear(cnp.ndarray column, Py_ssize_t lo, Py_ssize_t hi):
     """Clear slots [lo, hi) of a column made by empty_column(cleared=False), without the GIL.
     Ranges of one column must not overlap (the column counts the rows cleared: once it counts
-    them all, it takes fill())."""
-    cdef _SlotBlock block = unsettled_block(column)
+    them all, it takes fill()). An empty range does nothing."""
+    cdef _SlotBlock block = slot_block(column)
     if not 0 <= lo <= hi <= block.n:
         raise IndexError(f"rows [{lo}, {hi}) outside a column of {block.n}")
+    if lo == hi:
+        return
+    if block.settled:
+        raise ValueError("the column's slots are cleared already (clear would drop references)")
     if hi - lo > block.n - block.cleared:
         raise ValueError(f"rows [{lo}, {hi}): more than the {block.n - block.cleared} rows left "
                          "to clear (overlapping ranges)")
