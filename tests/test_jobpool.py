@@ -1,11 +1,14 @@
 """tsfile._read.columns.JobPool: the calling thread works, helpers claim their own items, and a
 failure is reported as one thread running the items in order would report it."""
 
+import signal
 import threading
 import time
+import types
 
 import pytest
 
+from tsfile._read import columns
 from tsfile._read.columns import JobPool
 
 
@@ -64,3 +67,70 @@ def test_a_pool_is_reused_by_maps_and_closes():
         assert pool.map(str, [3, 4, 5]) == ["3", "4", "5"]
         assert pool._pool is helper
     assert pool._pool is None
+
+
+def test_an_interrupt_while_the_caller_waits_is_raised_once_the_helpers_items_ended():
+    """Ctrl-C while the calling thread waits for a helper's item: the item ends before map
+    raises KeyboardInterrupt (the caller's cleanup, closing the files the item reads, must not
+    run beside it), and the helper starts no other item."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("a signal's handler runs on the main thread only")
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT does not raise KeyboardInterrupt here")
+    started = []
+    helper_started = threading.Event()
+    ended = threading.Event()
+    caller = threading.get_ident()
+
+    def fn(x):
+        if threading.get_ident() == caller:
+            assert helper_started.wait(10)
+            return x
+        started.append(x)
+        helper_started.set()
+        time.sleep(0.1)  # the caller has claimed every other item and waits
+        signal.pthread_kill(caller, signal.SIGINT)
+        time.sleep(0.3)
+        ended.set()
+        return x
+
+    with JobPool(2) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            pool.map(fn, list(range(20)))
+        assert ended.is_set()
+    assert len(started) == 1
+
+
+def test_an_interrupt_between_the_callers_items_stops_the_helpers(monkeypatch):
+    """A KeyboardInterrupt the calling thread takes outside fn (here while it claims its next
+    item) stops the map as a failure does: the helper starts no item after it, and it is
+    raised (the helper went on through every item left)."""
+    started = []
+    caller = threading.get_ident()
+    helper_ran = threading.Event()
+
+    class Count:  # itertools.count, the caller interrupted at its second claim
+        def __init__(self):
+            self.n = 0
+            self.lock = threading.Lock()
+
+        def __next__(self):
+            if threading.get_ident() == caller and self.n > 0:
+                assert helper_ran.wait(10)
+                raise KeyboardInterrupt
+            with self.lock:
+                self.n += 1
+                return self.n - 1
+
+    def fn(x):
+        started.append(x)
+        if threading.get_ident() != caller:
+            helper_ran.set()
+            time.sleep(0.01)
+        return x
+
+    monkeypatch.setattr(columns, "itertools", types.SimpleNamespace(count=Count))
+    with JobPool(2) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            pool.map(fn, list(range(200)))
+    assert len(started) < 10

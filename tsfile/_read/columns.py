@@ -46,7 +46,10 @@ class JobPool:
     thread and ``threads - 1`` helpers, started on first use and kept for every phase of a
     read), results in the order of ``items``. The exception of the first item that failed (in
     that order, as one thread would raise it) is raised, the items not started are not run and
-    the running ones end first. Use the pool in a ``with`` block: close() shuts its threads down.
+    the running ones end first. An exception of the calling thread outside ``fn`` (a
+    KeyboardInterrupt between two items or while it waits for the helpers) stops the map alike:
+    no item is started after it, the running ones end, then it is raised. Use the pool in a
+    ``with`` block: close() shuts its threads down.
 
     Every thread of a map claims its next item itself (the items are taken in order from one
     shared counter), so a map costs one hand-over per helper, not one per item: with a future
@@ -73,12 +76,24 @@ class JobPool:
         running = [
             self._pool.submit(contextvars.copy_context().run, claims.run) for _ in range(helpers)
         ]
+        interrupted = None
         try:
             claims.run()
-        finally:
-            # the helpers' items end before map returns or raises: the caller's cleanup (closing
-            # readers, reading what the jobs wrote) never runs beside a job of this map
-            wait(running)
+        except BaseException as exc:  # outside fn: a KeyboardInterrupt between two items
+            claims.halt()
+            interrupted = exc
+        # the helpers' items end before map returns or raises: the caller's cleanup (closing
+        # readers, reading what the jobs wrote) never runs beside a job of this map, not even
+        # when a KeyboardInterrupt stops the wait (no helper starts another item then)
+        while True:
+            try:
+                wait(running)
+                break
+            except BaseException as exc:
+                claims.halt()
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
         return claims.outcome()
 
     def close(self):
@@ -120,6 +135,13 @@ class _Claims:
                     self.failures[i] = exc
                     self.stop = min(self.stop, i)
                 return
+
+    def halt(self):
+        """No item is started from now on (the caller stops the map: an exception outside fn).
+        No lock (a lock's wait could itself be interrupted): a failure lowering ``stop`` to
+        its index at the same time leaves it at most there, and every item below that index
+        was claimed already."""
+        self.stop = 0
 
     def outcome(self):
         if self.failures:
