@@ -25,6 +25,7 @@ the damage is only found while its chunks are decoded).
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 import warnings
@@ -60,15 +61,20 @@ def default_threads(n_files):
 
 
 def pool_map(fn, items, threads):
-    """``[fn(x) for x in items]`` on ``threads`` threads, results in the order of ``items``."""
+    """``[fn(x) for x in items]`` on ``threads`` threads, results in the order of ``items``.
+    Each call runs in a copy of the caller's context (contextvars), as the calls made on the
+    caller's thread would (a JobPool's helpers do the same): numpy's allocator, chosen by
+    tsfile._mem.pool.pooled() / unpooled(), is a context variable."""
     items = list(items)
     threads = default_threads(len(items)) if threads is None else int(threads)
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     if threads == 1 or len(items) <= 1:
         return [fn(x) for x in items]
+    # one copy per call: a context can be entered by one thread at a time
+    contexts = [contextvars.copy_context() for _ in items]
     with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-        return list(pool.map(fn, items))
+        return list(pool.map(lambda ctx, x: ctx.run(fn, x), contexts, items))
 
 
 _PRUNED = object()  # read_each: the file's time range misses the query
