@@ -14,6 +14,7 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -370,6 +371,33 @@ def test_env_sets_the_bound_and_a_bad_value_warns():
         "99999999999999999999999G",
     )
     assert int(out.stdout) == (1 << 64) - 1
+
+
+@pytest.mark.parametrize("word", ["off", "OFF", " No ", "false"])
+def test_env_off_no_false_turn_retention_off(word, monkeypatch):
+    """As a user writes a switch: no "not a byte count" warning and the default bound, but off."""
+    monkeypatch.setenv(pool.ENV, word)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pool._retention_from_env() == 0
+
+
+@pytest.mark.parametrize("word", ["on", "Yes", "TRUE"])
+def test_env_on_yes_true_keep_the_default_bound(word, monkeypatch):
+    monkeypatch.setenv(pool.ENV, word)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pool._retention_from_env() == pool.default_retention()
+
+
+def test_env_off_at_import_keeps_nothing():
+    out = _run(
+        "from tsfile._mem import pool; i = pool.memory_info(); "
+        "print(i['enabled'], i['max_retained_bytes'])",
+        "off",
+    )
+    assert out.stdout.split() == ["False", "0"]
+    assert "RuntimeWarning" not in out.stderr
 
 
 def test_the_interpreter_exits_with_memory_kept_and_threads_freeing():

@@ -17,9 +17,10 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
 * **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
   background thread that exists only while the pool keeps memory, so an idle program gives its
   memory back on its own;
-* **off**: ``TSFILE_MEMORY_RETAIN=0`` in the environment or ``set_memory_retention(0)``: nothing
-  is kept and numpy's own allocator serves the reads. ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix
-  K, M or G allowed) sets the bound.
+* **off**: ``TSFILE_MEMORY_RETAIN=0`` (or ``off``, ``no``, ``false``) in the environment or
+  ``set_memory_retention(0)``: nothing is kept and numpy's own allocator serves the reads.
+  ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix K, M or G allowed) sets the bound; ``on``, ``yes``
+  or ``true`` is the default bound.
 
 The C side is include/mempool.h.
 """
@@ -142,15 +143,25 @@ MAX_BOUND = (1 << 64) - 1  # the C side's bound is 64-bit: a larger one means th
 MAX_DECAY = (1 << 62) / 1e9
 
 
+# TSFILE_MEMORY_RETAIN words (any case) besides byte counts: retention off, or the default bound
+_OFF_WORDS = frozenset({"off", "no", "false"})
+_ON_WORDS = frozenset({"on", "yes", "true"})
+
+
 def _retention_from_env():
     raw = os.environ.get(ENV)
     if raw is None or not raw.strip():
+        return default_retention()
+    word = raw.strip().lower()
+    if word in _OFF_WORDS:
+        return 0
+    if word in _ON_WORDS:
         return default_retention()
     try:
         return parse_size(raw)
     except ValueError:
         warnings.warn(
-            f"{ENV}={raw!r} is no byte count (e.g. 0, 536870912, 512M, 2G); "
+            f"{ENV}={raw!r} is no byte count (e.g. 0, off, 536870912, 512M, 2G); "
             f"using the default {default_retention()}",
             RuntimeWarning,
             stacklevel=2,
