@@ -210,7 +210,7 @@ class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
 
-    def __init__(self, reads, fields, tags, on_error):
+    def __init__(self, reads, fields, tags, on_error, filtered=False):
         self.reads = reads
         self.on_error = on_error
         self.failed = set()  # indexes of reads dropped by on_error (set.add: atomic)
@@ -221,8 +221,11 @@ class _Decode:
         self.nulls = null_masks([*fields, *tags], cap)
         # slots not cleared here (a memset of the whole column, with the GIL, when the pool
         # reuses a block): each time job clears its rows' slots without the GIL (_clear_tags),
-        # then the tag jobs fill them (tagfill)
-        self.values.update((n, tagfill.empty_column(cap, cleared=False)) for n in tags)
+        # then the tag jobs fill them (tagfill). A value-filtered read makes its tag columns
+        # over the selected rows only, after the selection (tsfile._read.late): none here.
+        self.filtered = filtered
+        if not filtered:
+            self.values.update((n, tagfill.empty_column(cap, cleared=False)) for n in tags)
         self.fields = list(fields)
         self.tags = tags
 
@@ -260,7 +263,7 @@ class _Decode:
         """Clear the tag columns' slots of the capacity of a time job's chunk groups (whatever
         happens to the read: the time jobs together clear every row, which the tag columns
         need before they are filled)."""
-        if not self.tags or not items:
+        if self.filtered or not self.tags or not items:
             return
         lo = items[0][3]
         hi = items[-1][3] + items[-1][4]  # a batch's groups are consecutive (_batches)
@@ -392,10 +395,10 @@ def read_into_one(reads, pool, on_error=None):
 
 def _read_into_one(reads, pool, on_error):
     fields = _field_types(reads)
-    d = _Decode(reads, fields, _tag_names(reads), on_error)
+    filtered = any(r.query.bound is not None for r in reads)
+    d = _Decode(reads, fields, _tag_names(reads), on_error, filtered)
     jobs = _time_jobs(reads)
     batches = _batches(jobs, rows_at=4)
-    filtered = any(r.query.bound is not None for r in reads)
     timed = _flat(pool.map(d.time_job, batches), batches)
     rows = [
         0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)
