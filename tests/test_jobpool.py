@@ -5,6 +5,7 @@ import signal
 import threading
 import time
 import types
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -134,3 +135,41 @@ def test_an_interrupt_between_the_callers_items_stops_the_helpers(monkeypatch):
         with pytest.raises(KeyboardInterrupt):
             pool.map(fn, list(range(200)))
     assert len(started) < 10
+
+
+def test_a_helper_that_cannot_start_stops_the_map_once_the_started_ones_ended():
+    """The second helper's thread cannot start (a process out of threads: RuntimeError from
+    submit): map raises it once the first helper's item has ended, and that helper starts no
+    other item (it went on through every item, beside the caller's cleanup)."""
+    started = []
+    running = threading.Event()
+    ended = threading.Event()
+
+    def fn(x):
+        started.append(x)
+        running.set()
+        time.sleep(0.2)
+        ended.set()
+        return x
+
+    class OutOfThreads:
+        def __init__(self, pool):
+            self.pool = pool
+            self.submitted = 0
+
+        def submit(self, *args):
+            self.submitted += 1
+            if self.submitted == 2:
+                assert running.wait(10)  # the first helper runs an item
+                raise RuntimeError("can't start new thread")
+            return self.pool.submit(*args)
+
+        def shutdown(self, **kw):
+            self.pool.shutdown(**kw)
+
+    with JobPool(3) as pool:
+        pool._pool = OutOfThreads(ThreadPoolExecutor(max_workers=2))
+        with pytest.raises(RuntimeError, match="new thread"):
+            pool.map(fn, list(range(30)))
+        assert ended.is_set()
+        assert len(started) == 1

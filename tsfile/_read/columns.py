@@ -46,10 +46,10 @@ class JobPool:
     thread and ``threads - 1`` helpers, started on first use and kept for every phase of a
     read), results in the order of ``items``. The exception of the first item that failed (in
     that order, as one thread would raise it) is raised, the items not started are not run and
-    the running ones end first. An exception of the calling thread outside ``fn`` (a
-    KeyboardInterrupt between two items or while it waits for the helpers) stops the map alike:
-    no item is started after it, the running ones end, then it is raised. Use the pool in a
-    ``with`` block: close() shuts its threads down.
+    the running ones end first. An exception of the calling thread outside ``fn`` (a helper's
+    thread that could not be started, a KeyboardInterrupt between two items or while it waits
+    for the helpers) stops the map alike: no item is started after it, the running ones end,
+    then it is raised. Use the pool in a ``with`` block: close() shuts its threads down.
 
     Every thread of a map claims its next item itself (the items are taken in order from one
     shared counter), so a map costs one hand-over per helper, not one per item: with a future
@@ -72,15 +72,15 @@ class JobPool:
         helpers = min(self.threads, len(items)) - 1
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.threads - 1)
-        # one copy per helper: a context can be entered by one thread at a time
-        running = [
-            self._pool.submit(contextvars.copy_context().run, claims.run) for _ in range(helpers)
-        ]
+        running = []
         interrupted = None
         try:
+            for _ in range(helpers):
+                # one copy per helper: a context can be entered by one thread at a time
+                running.append(self._pool.submit(contextvars.copy_context().run, claims.run))
             claims.run()
-        except BaseException as exc:  # outside fn: a KeyboardInterrupt between two items
-            claims.halt()
+        except BaseException as exc:  # outside fn: a helper's thread that could not start,
+            claims.halt()  # a KeyboardInterrupt between two items
             interrupted = exc
         # the helpers' items end before map returns or raises: the caller's cleanup (closing
         # readers, reading what the jobs wrote) never runs beside a job of this map, not even
