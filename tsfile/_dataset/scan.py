@@ -391,11 +391,13 @@ class Scanner:
         return default_threads(n_files) if self.threads is None else _thread_count(self.threads)
 
     def _read_batch(self, paths, pool, planning):
-        """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
-        their readers closed. ([(path, its rows [start, stop))] of the files read, Columns)."""
-        # written by the pool's threads (plan: readers.append; on_error: failed[path] = ...,
-        # one path each): a single list.append / dict store is atomic, no lock needed; read
-        # only after pool.map has returned or raised (JobPool.map: every job of it has ended)
+        """Files of one allocation: planned on this thread, decoded on the pool into one set of
+        arrays (Columns), their readers closed. ([(path, its rows [start, stop))] of the files
+        read, Columns)."""
+        # readers: appended by the planning, on this thread. failed: written by the pool's
+        # threads (on_error: failed[path] = ..., one path each): a single dict store is atomic,
+        # no lock needed; read only after pool.map has returned or raised (JobPool.map: every
+        # job of it has ended)
         readers = []
         failed = {}
 
@@ -425,9 +427,10 @@ class Scanner:
         return kept, got
 
     def _plan_reads(self, paths, readers, pool, planning):
-        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on the pool
-        (``planning``: their metadata not read yet, see read_each); every reader handed out is
-        appended to ``readers``, for the caller to close."""
+        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on ``pool``
+        (_read_batch gives a JobPool(1): this thread; ``planning``: their metadata not read yet,
+        see read_each); every reader handed out is appended to ``readers``, for the caller to
+        close."""
         from tsfile.reader import TsFileReader
 
         def plan(reader, cols):

@@ -269,9 +269,10 @@ def memory_info():
     ``retained_bytes`` / ``retained_blocks`` (kept, free), ``in_use_bytes`` / ``in_use_blocks``
     (pooled blocks held by live arrays), ``hits`` (requests served by a kept block) and
     ``misses`` (requests that mapped fresh memory), ``cleared_bytes`` (bytes a zeroed request
-    had to clear in a reused block: np.zeros costs a memset there), and the bytes returned to the OS so far by
-    ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and ``released_bytes``
-    (release_memory); ``decay_thread``: whether the background thread is running."""
+    had to clear in a reused block: np.zeros costs a memset there), and the bytes returned to
+    the OS so far by ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and
+    ``released_bytes`` (release_memory); ``decay_thread``: whether the background thread is
+    running."""
     cdef tsf_pool_stats s = tsf_pool_get_stats()
     return {
         "enabled": bool(_enabled),

@@ -80,10 +80,12 @@ cnp.import_array()
 
 
 cdef class _SlotBlock:
-    """The slots of an object column made by empty_column, as the memory of a zeroed intp
-    array (NULL pointers, None to numpy; numpy's allocator: calloc'ed, untouched until
-    written, huge pages for large ones, and freeing an intp array touches no slot): their
-    references are given back (release_refs) when the last array using them is freed."""
+    """The slots of an object column made by empty_column, as the memory of an intp array
+    (zeroed: NULL pointers, None to numpy; numpy's allocator: calloc'ed, untouched until
+    written, huge pages for large ones, and freeing an intp array touches no slot; or, made
+    with cleared=False, as it came until clear() has covered every slot): their references
+    are given back (release_refs) when the last array using them is freed, if it was
+    settled."""
 
     cdef object memory  # the intp array owning the slots' memory
     cdef PyObject **slots
