@@ -183,3 +183,12 @@ def test_an_uncleared_column_dropped_before_it_was_cleared_reads_no_slot():
         col = tagfill.empty_column(n, cleared=False)
         tagfill.clear(col, 0, n // 2)
     del col  # half its slots garbage: dealloc must not give them back
+
+
+def test_none_is_refused_before_it_is_read_as_an_array():
+    """None passes a typed ndarray argument unless refused: its fields would be read as an
+    array's (data pointer, base, flags) from the memory after it."""
+    with pytest.raises(TypeError):
+        tagfill.clear(None, 0, 0)
+    with pytest.raises(TypeError):
+        tagfill.fill(None, 0, 0, "v")

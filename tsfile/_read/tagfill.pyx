@@ -149,7 +149,7 @@ cdef _SlotBlock slot_block(cnp.ndarray column):
     return <_SlotBlock>block
 
 
-def clear(cnp.ndarray column, Py_ssize_t lo, Py_ssize_t hi):
+def clear(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi):
     """Clear slots [lo, hi) of a column made by empty_column(cleared=False), without the GIL.
     Ranges of one column must not overlap (the column counts the rows cleared: once it counts
     them all, it takes fill()). An empty range does nothing."""
@@ -181,7 +181,7 @@ cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noex
     return taken
 
 
-def fill(cnp.ndarray column, Py_ssize_t lo, Py_ssize_t hi, object value):
+def fill(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi, object value):
     """Rows [lo, hi) of the object array ``column`` (made by empty_column, those rows not filled
     before) all refer to ``value``; the pointers are written without the GIL."""
     if cnp.PyArray_TYPE(column) != cnp.NPY_OBJECT or cnp.PyArray_NDIM(column) != 1 or \
