@@ -74,6 +74,8 @@ def test_an_interrupt_while_the_caller_waits_is_raised_once_the_helpers_items_en
     """Ctrl-C while the calling thread waits for a helper's item: the item ends before map
     raises KeyboardInterrupt (the caller's cleanup, closing the files the item reads, must not
     run beside it), and the helper starts no other item."""
+    if not hasattr(signal, "pthread_kill"):
+        pytest.skip("no signal.pthread_kill on this platform")
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("a signal's handler runs on the main thread only")
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
