@@ -364,3 +364,25 @@ def test_the_files_are_planned_on_the_calling_thread(files, monkeypatch):
     for key in want:
         assert np.array_equal(np.ma.getdata(got[key]), np.ma.getdata(want[key])), key
         assert np.array_equal(np.ma.getmaskarray(got[key]), np.ma.getmaskarray(want[key])), key
+
+
+def test_a_time_chunk_that_fails_to_decode_has_no_tag_slot_cleared(files, monkeypatch):
+    """A time job clears its rows' tag slots once their times decoded: a time chunk whose
+    statistics lie about its rows (the capacity is read from the file: up to 1,024 rows a
+    stored byte, allocated untouched) raises CorruptDataError before 8 bytes a claimed row of
+    every tag column are written."""
+    from tsfile._read import tagfill
+
+    cleared = []
+    clear = tagfill.clear
+    monkeypatch.setattr(
+        tagfill, "clear", lambda col, lo, hi: cleared.append((lo, hi)) or clear(col, lo, hi)
+    )
+
+    def lying(self, *args):
+        raise CorruptDataError("time page holds 100 timestamps, its statistics say 100000000")
+
+    monkeypatch.setattr(TsFileReader, "_decode_times", lying)
+    with pytest.raises(CorruptDataError, match="statistics say"):
+        tsfile.read_table(files[0], "m", threads=1)
+    assert cleared == []

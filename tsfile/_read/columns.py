@@ -243,10 +243,13 @@ class _Decode:
 
     def time_job(self, job):
         """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
-        per group (None: the read was dropped). Clears the tag slots of the batch's rows first."""
+        per group (None: the read was dropped). Then clears the tag slots of the batch's rows:
+        after the decode, which checks each page's count against its timestamps, so that a time
+        chunk whose statistics lie (a capacity read from the file, up to _ROWS_PER_STORED_BYTE
+        rows a stored byte, allocated untouched) raises before 8 bytes a claimed row of every
+        tag column are written (on_error="raise"; a dropped read's rows are cleared too)."""
         i, items = job
         r = self.reads[i]
-        self._clear_tags(items)
 
         def run():
             out = []
@@ -257,7 +260,9 @@ class _Decode:
                     out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
             return out
 
-        return self._guard(i, run)
+        got = self._guard(i, run)
+        self._clear_tags(items)
+        return got
 
     def _clear_tags(self, items):
         """Clear the tag columns' slots of the capacity of a time job's chunk groups (whatever
