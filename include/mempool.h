@@ -75,6 +75,7 @@ typedef struct {
     uint64_t retained_bytes, retained_blocks;
     uint64_t in_use_bytes, in_use_blocks;
     uint64_t hits, misses;
+    uint64_t cleared_bytes; /* bytes calloc cleared (memset) in reused blocks */
     uint64_t decayed_bytes, evicted_bytes, released_bytes;
     int decay_thread;
 } tsf_pool_stats;
@@ -295,6 +296,7 @@ static void *tsf_large_alloc(size_t size, int zero) {
         tsf_unlink_free(b);
         P->s.hits += 1;
         len = b->map_len;
+        if (zero && b->tag.size < size) P->s.cleared_bytes += size - b->tag.size; /* below */
     } else {
         P->s.misses += 1;
     }

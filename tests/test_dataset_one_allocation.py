@@ -343,3 +343,46 @@ def test_a_failing_map_raises_only_once_its_running_jobs_have_ended():
         with pytest.raises(ValueError, match="item 0"):
             pool.map(fn, [0, 1])
         assert ended.is_set()  # before close() waits for the pool's threads
+
+
+def test_the_files_are_planned_on_the_calling_thread(files, monkeypatch):
+    """Planning holds the GIL but for short waits: two threads planning at once only handed the
+    GIL back and forth (100 files: ~75 ms on two threads, ~45 on one). The decode still runs on
+    both threads, and the result is the files' results in order."""
+    planners = set()
+    plan = TsFileReader._plan_columns
+
+    def recording(self, *args):
+        planners.add(threading.get_ident())
+        return plan(self, *args)
+
+    monkeypatch.setattr(TsFileReader, "_plan_columns", recording)
+    got = tsfile.read_table(files, "m", threads=2)
+    assert planners == {threading.get_ident()}
+    want = _concat(files)
+    assert list(got) == list(want)
+    for key in want:
+        assert np.array_equal(np.ma.getdata(got[key]), np.ma.getdata(want[key])), key
+        assert np.array_equal(np.ma.getmaskarray(got[key]), np.ma.getmaskarray(want[key])), key
+
+
+def test_a_time_chunk_that_fails_to_decode_has_no_tag_slot_cleared(files, monkeypatch):
+    """A time job clears its rows' tag slots once their times decoded: a time chunk whose
+    statistics lie about its rows (the capacity is read from the file: up to 1,024 rows a
+    stored byte, allocated untouched) raises CorruptDataError before 8 bytes a claimed row of
+    every tag column are written."""
+    from tsfile._read import tagfill
+
+    cleared = []
+    clear = tagfill.clear
+    monkeypatch.setattr(
+        tagfill, "clear", lambda col, lo, hi: cleared.append((lo, hi)) or clear(col, lo, hi)
+    )
+
+    def lying(self, *args):
+        raise CorruptDataError("time page holds 100 timestamps, its statistics say 100000000")
+
+    monkeypatch.setattr(TsFileReader, "_decode_times", lying)
+    with pytest.raises(CorruptDataError, match="statistics say"):
+        tsfile.read_table(files[0], "m", threads=1)
+    assert cleared == []

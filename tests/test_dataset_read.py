@@ -200,3 +200,28 @@ def test_the_files_may_be_given_by_keyword(tmp_path, shards):
     frame = tsfile.to_dataframe(file_path=str(tmp_path), table_name="m")
     assert len(frame) == len(expected["time"])
     assert tsfile.read_arrow(path=str(tmp_path), table_name="m").num_rows == len(expected["time"])
+
+
+def test_pool_map_runs_each_call_in_the_callers_context():
+    """The calls on the executor's threads see the caller's context variables (numpy's
+    allocator chosen by tsfile._mem.pool.pooled() is one), as those run on its own thread do."""
+    import contextvars
+    import threading
+
+    from tsfile._dataset.scan import pool_map
+
+    var = contextvars.ContextVar("var", default="unset")
+    both = threading.Barrier(2, timeout=10)  # two calls at once: two threads
+
+    def fn(x):
+        both.wait()
+        return x, var.get(), threading.get_ident()
+
+    def caller():
+        var.set("the caller's")
+        return pool_map(fn, [0, 1], 2)
+
+    got = contextvars.copy_context().run(caller)
+    assert [(x, v) for x, v, _t in got] == [(0, "the caller's"), (1, "the caller's")]
+    assert len({t for _x, _v, t in got}) == 2
+    assert var.get() == "unset"

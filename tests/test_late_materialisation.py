@@ -473,3 +473,25 @@ def test_group_plans_put_each_selected_row_where_the_time_plan_put_it():
                 assert at == plan[p, o] + (a - plan[p, f])
                 written[at : at + b - a] += 1
         assert (written[sel] == 1).all() and written.max() <= 1
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_filtered_read_makes_its_tag_column_over_the_selected_rows_only(
+    tmp_path, threads, monkeypatch
+):
+    """The tag column of a value-filtered read is made after the selection, of the selected
+    rows; none of the planned rows is made (and cleared by the time jobs) for nothing."""
+    from tsfile._read import tagfill
+
+    path = write_random_file(tmp_path / "f.tsfile", 3, 129, Compressor.UNCOMPRESSED, None)
+    full = tsfile.read_table(path, "t")
+    q = _threshold(full, "i32", 0.01)
+    made = []
+    empty_column = tagfill.empty_column
+    monkeypatch.setattr(
+        tagfill, "empty_column", lambda n, *a, **k: made.append(n) or empty_column(n, *a, **k)
+    )
+    got = tsfile.read_table(path, "t", value_filter=[("i32", ">", q)], threads=threads)
+    assert_same(got, _masked(full, _mask_of(full, "i32", ">", q)))
+    assert 0 < len(got["time"]) < len(full["time"]) // 10
+    assert made == [len(got["time"])]

@@ -134,3 +134,61 @@ def test_an_empty_column_frees_cleanly():
     col = tagfill.empty_column(0)
     assert col.shape == (0,) and col.dtype == object
     del col
+
+
+def test_an_uncleared_column_takes_fill_only_once_every_row_is_cleared():
+    """empty_column(cleared=False): the read's time jobs clear disjoint ranges on several
+    threads; fill is refused until every row is cleared, then counts as usual."""
+    import threading
+
+    v = _fresh("dev")
+    before = sys.getrefcount(v)
+    col = tagfill.empty_column(1000, cleared=False)
+    tagfill.clear(col, 0, 300)
+    with pytest.raises(ValueError, match="not all cleared"):
+        tagfill.fill(col, 0, 300, v)
+    assert sys.getrefcount(v) == before
+    with pytest.raises(ValueError, match="overlapping"):
+        tagfill.clear(col, 0, 800)
+    with pytest.raises(ValueError, match="empty_column"):
+        tagfill.clear(col[300:], 0, 10)  # a view: not the column's own slots
+    ranges = [(300, 500), (500, 750), (750, 1000)]
+    threads = [threading.Thread(target=tagfill.clear, args=(col, a, b)) for a, b in ranges]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with pytest.raises(ValueError, match="cleared already"):
+        tagfill.clear(col, 0, 1)
+    tagfill.clear(col, 7, 7)  # an empty range (a time job of groups without rows)
+    empty = tagfill.empty_column(0, cleared=False)
+    tagfill.clear(empty, 0, 0)
+    tagfill.fill(empty, 0, 0, v)
+    tagfill.fill(col, 0, 1000, v)
+    assert sys.getrefcount(v) - before == 1000
+    del col
+    assert sys.getrefcount(v) == before
+
+
+def test_an_uncleared_column_dropped_before_it_was_cleared_reads_no_slot():
+    """A read that fails before its time jobs cleared the tag slots drops the column: its
+    memory (here a block that held other data: every slot an invalid pointer) is not read as
+    references."""
+    from tsfile._mem import pool
+
+    n = 600_000  # 4.8 MB: a pooled block
+    with pool.pooled():
+        dirty = np.full(n, 0x7FFF_DEAD_BEEF, np.int64)
+        del dirty  # kept by the pool, not cleared
+        col = tagfill.empty_column(n, cleared=False)
+        tagfill.clear(col, 0, n // 2)
+    del col  # half its slots garbage: dealloc must not give them back
+
+
+def test_none_is_refused_before_it_is_read_as_an_array():
+    """None passes a typed ndarray argument unless refused: its fields would be read as an
+    array's (data pointer, base, flags) from the memory after it."""
+    with pytest.raises(TypeError):
+        tagfill.clear(None, 0, 0)
+    with pytest.raises(TypeError):
+        tagfill.fill(None, 0, 0, "v")

@@ -1,8 +1,8 @@
 """Reading one table from many files: ``tsfile.read_table`` / ``to_dataframe`` / ``read_arrow``
 given a list, a directory or a glob, and the Arrow scanner behind them.
 
-A query runs in two steps, each on a thread pool over the files (``threads=``; the decoders
-release the GIL):
+A query runs in two steps (``threads=``: the decode runs on that many threads, the decoders
+release the GIL; ``read_table`` plans on the calling thread alone, see _read_batch):
 
 1. the metadata of every file (tail and index only): the table's columns, and its time range,
    from the statistics of each device's time column. Files whose time range misses the query
@@ -25,6 +25,7 @@ the damage is only found while its chunks are decoded).
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 import warnings
@@ -60,15 +61,20 @@ def default_threads(n_files):
 
 
 def pool_map(fn, items, threads):
-    """``[fn(x) for x in items]`` on ``threads`` threads, results in the order of ``items``."""
+    """``[fn(x) for x in items]`` on ``threads`` threads, results in the order of ``items``.
+    Each call runs in a copy of the caller's context (contextvars), as the calls made on the
+    caller's thread would (a JobPool's helpers do the same): numpy's allocator, chosen by
+    tsfile._mem.pool.pooled() / unpooled(), is a context variable."""
     items = list(items)
     threads = default_threads(len(items)) if threads is None else int(threads)
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     if threads == 1 or len(items) <= 1:
         return [fn(x) for x in items]
+    # one copy per call: a context can be entered by one thread at a time
+    contexts = [contextvars.copy_context() for _ in items]
     with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-        return list(pool.map(fn, items))
+        return list(pool.map(lambda ctx, x: ctx.run(fn, x), contexts, items))
 
 
 _PRUNED = object()  # read_each: the file's time range misses the query
@@ -385,11 +391,13 @@ class Scanner:
         return default_threads(n_files) if self.threads is None else _thread_count(self.threads)
 
     def _read_batch(self, paths, pool, planning):
-        """Files of one allocation: planned on the pool, decoded into one set of arrays (Columns),
-        their readers closed. ([(path, its rows [start, stop))] of the files read, Columns)."""
-        # written by the pool's threads (plan: readers.append; on_error: failed[path] = ...,
-        # one path each): a single list.append / dict store is atomic, no lock needed; read
-        # only after pool.map has returned or raised (JobPool.map: every job of it has ended)
+        """Files of one allocation: planned on this thread, decoded on the pool into one set of
+        arrays (Columns), their readers closed. ([(path, its rows [start, stop))] of the files
+        read, Columns)."""
+        # readers: appended by the planning, on this thread. failed: written by the pool's
+        # threads (on_error: failed[path] = ..., one path each): a single dict store is atomic,
+        # no lock needed; read only after pool.map has returned or raised (JobPool.map: every
+        # job of it has ended)
         readers = []
         failed = {}
 
@@ -401,7 +409,10 @@ class Scanner:
             return True
 
         try:
-            planned = self._plan_reads(paths, readers, pool, planning)
+            # planned on this thread alone: planning is Python holding the GIL but for short
+            # waits (open, mmap, page faults), and two threads planning at once handed the GIL
+            # back and forth at each wait: 100 files took ~75 ms on two threads, ~45 on one
+            planned = self._plan_reads(paths, readers, JobPool(1), planning)
             got = read_into_one([read for _p, read in planned], pool, on_error)
         finally:
             for r in readers:
@@ -416,9 +427,10 @@ class Scanner:
         return kept, got
 
     def _plan_reads(self, paths, readers, pool, planning):
-        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on the pool
-        (``planning``: their metadata not read yet, see read_each); every reader handed out is
-        appended to ``readers``, for the caller to close."""
+        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on ``pool``
+        (_read_batch gives a JobPool(1): this thread; ``planning``: their metadata not read yet,
+        see read_each); every reader handed out is appended to ``readers``, for the caller to
+        close."""
         from tsfile.reader import TsFileReader
 
         def plan(reader, cols):

@@ -17,9 +17,10 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
 * **how long**: a block unused for ``decay`` seconds (default 1.0) is returned to the OS by a
   background thread that exists only while the pool keeps memory, so an idle program gives its
   memory back on its own;
-* **off**: ``TSFILE_MEMORY_RETAIN=0`` in the environment or ``set_memory_retention(0)``: nothing
-  is kept and numpy's own allocator serves the reads. ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix
-  K, M or G allowed) sets the bound.
+* **off**: ``TSFILE_MEMORY_RETAIN=0`` (or ``off``, ``no``, ``false``) in the environment or
+  ``set_memory_retention(0)``: nothing is kept and numpy's own allocator serves the reads.
+  ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix K, M or G allowed) sets the bound; ``on``, ``yes``
+  or ``true`` is the default bound.
 
 The C side is include/mempool.h.
 """
@@ -54,6 +55,7 @@ cdef extern from "mempool.h" nogil:
         uint64_t retained_bytes, retained_blocks
         uint64_t in_use_bytes, in_use_blocks
         uint64_t hits, misses
+        uint64_t cleared_bytes
         uint64_t decayed_bytes, evicted_bytes, released_bytes
         int decay_thread
     int TSF_POOL_AVAILABLE
@@ -141,15 +143,25 @@ MAX_BOUND = (1 << 64) - 1  # the C side's bound is 64-bit: a larger one means th
 MAX_DECAY = (1 << 62) / 1e9
 
 
+# TSFILE_MEMORY_RETAIN words (any case) besides byte counts: retention off, or the default bound
+_OFF_WORDS = frozenset({"off", "no", "false"})
+_ON_WORDS = frozenset({"on", "yes", "true"})
+
+
 def _retention_from_env():
     raw = os.environ.get(ENV)
     if raw is None or not raw.strip():
+        return default_retention()
+    word = raw.strip().lower()
+    if word in _OFF_WORDS:
+        return 0
+    if word in _ON_WORDS:
         return default_retention()
     try:
         return parse_size(raw)
     except ValueError:
         warnings.warn(
-            f"{ENV}={raw!r} is no byte count (e.g. 0, 536870912, 512M, 2G); "
+            f"{ENV}={raw!r} is no byte count (e.g. 0, off, 536870912, 512M, 2G); "
             f"using the default {default_retention()}",
             RuntimeWarning,
             stacklevel=2,
@@ -256,9 +268,11 @@ def memory_info():
     """The pool's settings and counters: ``max_retained_bytes``, ``decay_seconds``,
     ``retained_bytes`` / ``retained_blocks`` (kept, free), ``in_use_bytes`` / ``in_use_blocks``
     (pooled blocks held by live arrays), ``hits`` (requests served by a kept block) and
-    ``misses`` (requests that mapped fresh memory), and the bytes returned to the OS so far by
-    ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and ``released_bytes``
-    (release_memory); ``decay_thread``: whether the background thread is running."""
+    ``misses`` (requests that mapped fresh memory), ``cleared_bytes`` (bytes a zeroed request
+    had to clear in a reused block: np.zeros costs a memset there), and the bytes returned to
+    the OS so far by ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and
+    ``released_bytes`` (release_memory); ``decay_thread``: whether the background thread is
+    running."""
     cdef tsf_pool_stats s = tsf_pool_get_stats()
     return {
         "enabled": bool(_enabled),
@@ -270,6 +284,7 @@ def memory_info():
         "in_use_blocks": int(s.in_use_blocks),
         "hits": int(s.hits),
         "misses": int(s.misses),
+        "cleared_bytes": int(s.cleared_bytes),
         "decayed_bytes": int(s.decayed_bytes),
         "evicted_bytes": int(s.evicted_bytes),
         "released_bytes": int(s.released_bytes),

@@ -30,6 +30,8 @@ is fixed by the plan, never by which thread ran it.
 from __future__ import annotations
 
 import contextvars
+import itertools
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
@@ -40,16 +42,24 @@ from tsfile.errors import TsFileError
 
 
 class JobPool:
-    """``map(fn, items)``: ``[fn(x) for x in items]`` on up to ``threads`` threads (one pool for
-    every phase of a read, started on first use), results in the order of ``items``. The
-    exception of the first item that failed (in that order, as one thread would raise it) is
-    raised, the items not started are cancelled and the running ones end first (as
-    ThreadPoolExecutor's ``with`` block did for each map before). Use the pool in a ``with``
-    block: close() shuts its threads down.
+    """``map(fn, items)``: ``[fn(x) for x in items]`` on up to ``threads`` threads (the calling
+    thread and ``threads - 1`` helpers, started on first use and kept for every phase of a
+    read), results in the order of ``items``. The exception of the first item that failed (in
+    that order, as one thread would raise it) is raised, the items not started are not run and
+    the running ones end first. An exception of the calling thread outside ``fn`` (a helper's
+    thread that could not be started, a KeyboardInterrupt between two items or while it waits
+    for the helpers) stops the map alike: no item is started after it, the running ones end,
+    then it is raised. Use the pool in a ``with`` block: close() shuts its threads down.
 
-    Each job runs in a copy of the caller's context (contextvars), as asyncio.to_thread does:
+    Every thread of a map claims its next item itself (the items are taken in order from one
+    shared counter), so a map costs one hand-over per helper, not one per item: with a future
+    per item, each item woke a worker and then the waiting caller (two context switches per job,
+    ~2,000 per 100-file read), and the caller's core sat idle while it waited.
+
+    Each helper runs in a copy of the caller's context (contextvars), as asyncio.to_thread does:
     numpy's allocator is a context variable, so a job allocates its arrays from the result pool
-    when the caller reads inside tsfile._mem.pool.pooled()."""
+    when the caller reads inside tsfile._mem.pool.pooled(). The caller's own items run in the
+    caller's context."""
 
     def __init__(self, threads):
         self.threads = threads
@@ -58,18 +68,33 @@ class JobPool:
     def map(self, fn, items):
         if self.threads <= 1 or len(items) <= 1:
             return [fn(x) for x in items]
+        claims = _Claims(fn, items)
+        helpers = min(self.threads, len(items)) - 1
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.threads)
-        # one copy per job: a context can be entered by one thread at a time
-        futures = [self._pool.submit(contextvars.copy_context().run, fn, x) for x in items]
+            self._pool = ThreadPoolExecutor(max_workers=self.threads - 1)
+        running = []
+        interrupted = None
         try:
-            return [f.result() for f in futures]
-        finally:
-            for f in futures:
-                f.cancel()
-            # the running ones end before map returns or raises: the caller's cleanup (closing
-            # readers, reading what the jobs wrote) never runs beside a job of this map
-            wait(futures)
+            for _ in range(helpers):
+                # one copy per helper: a context can be entered by one thread at a time
+                running.append(self._pool.submit(contextvars.copy_context().run, claims.run))
+            claims.run()
+        except BaseException as exc:  # outside fn: a helper's thread that could not start,
+            claims.halt()  # a KeyboardInterrupt between two items
+            interrupted = exc
+        # the helpers' items end before map returns or raises: the caller's cleanup (closing
+        # readers, reading what the jobs wrote) never runs beside a job of this map, not even
+        # when a KeyboardInterrupt stops the wait (no helper starts another item then)
+        while True:
+            try:
+                wait(running)
+                break
+            except BaseException as exc:
+                claims.halt()
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
+        return claims.outcome()
 
     def close(self):
         if self._pool is not None:
@@ -82,6 +107,46 @@ class JobPool:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class _Claims:
+    """The items of one JobPool.map and who runs which: each thread of the map calls run(),
+    which takes the next unclaimed item (``next`` of an itertools.count is atomic under the
+    GIL) until none is left or an item failed; outcome() is the results in order, or the
+    failure of the first failed item."""
+
+    def __init__(self, fn, items):
+        self.fn = fn
+        self.items = items
+        self.results = [None] * len(items)
+        self.failures = {}  # item index -> its exception
+        self.stop = len(items)  # no item from this index on is started (lowered by a failure)
+        self._next = itertools.count()
+        self._lock = threading.Lock()  # the failures (rare): lowering stop is a read and a write
+
+    def run(self):
+        while (i := next(self._next)) < self.stop:
+            try:
+                self.results[i] = self.fn(self.items[i])
+            except BaseException as exc:
+                # items are claimed in order: every item before i is claimed (it runs to its
+                # end, and may fail too), no item after the first failure is started
+                with self._lock:
+                    self.failures[i] = exc
+                    self.stop = min(self.stop, i)
+                return
+
+    def halt(self):
+        """No item is started from now on (the caller stops the map: an exception outside fn).
+        No lock (a lock's wait could itself be interrupted): a failure lowering ``stop`` to
+        its index at the same time leaves it at most there, and every item below that index
+        was claimed already."""
+        self.stop = 0
+
+    def outcome(self):
+        if self.failures:
+            raise self.failures[min(self.failures)]
+        return self.results
 
 
 class ColumnRead:
@@ -145,7 +210,7 @@ class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
 
-    def __init__(self, reads, fields, tags, on_error):
+    def __init__(self, reads, fields, tags, on_error, filtered=False):
         self.reads = reads
         self.on_error = on_error
         self.failed = set()  # indexes of reads dropped by on_error (set.add: atomic)
@@ -154,8 +219,13 @@ class _Decode:
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
         self.nulls = null_masks([*fields, *tags], cap)
-        # NULL slots, memory untouched: the tag jobs first-touch and fill them (tagfill)
-        self.values.update((n, tagfill.empty_column(cap)) for n in tags)
+        # slots not cleared here (a memset of the whole column, with the GIL, when the pool
+        # reuses a block): each time job clears its rows' slots without the GIL (_clear_tags),
+        # then the tag jobs fill them (tagfill). A value-filtered read makes its tag columns
+        # over the selected rows only, after the selection (tsfile._read.late): none here.
+        self.filtered = filtered
+        if not filtered:
+            self.values.update((n, tagfill.empty_column(cap, cleared=False)) for n in tags)
         self.fields = list(fields)
         self.tags = tags
 
@@ -173,7 +243,11 @@ class _Decode:
 
     def time_job(self, job):
         """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
-        per group (None: the read was dropped)."""
+        per group (None: the read was dropped). Then clears the tag slots of the batch's rows:
+        after the decode, which checks each page's count against its timestamps, so that a time
+        chunk whose statistics lie (a capacity read from the file, up to _ROWS_PER_STORED_BYTE
+        rows a stored byte, allocated untouched) raises before 8 bytes a claimed row of every
+        tag column are written (on_error="raise"; a dropped read's rows are cleared too)."""
         i, items = job
         r = self.reads[i]
 
@@ -186,7 +260,20 @@ class _Decode:
                     out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
             return out
 
-        return self._guard(i, run)
+        got = self._guard(i, run)
+        self._clear_tags(items)
+        return got
+
+    def _clear_tags(self, items):
+        """Clear the tag columns' slots of the capacity of a time job's chunk groups (whatever
+        happens to the read: the time jobs together clear every row, which the tag columns
+        need before they are filled)."""
+        if self.filtered or not self.tags or not items:
+            return
+        lo = items[0][3]
+        hi = items[-1][3] + items[-1][4]  # a batch's groups are consecutive (_batches)
+        for name in self.tags:
+            tagfill.clear(self.values[name], lo, hi)
 
     def field_job(self, job):
         """Decode a batch of (chunk group, field column) pairs of one read, or of its chunk
@@ -313,10 +400,10 @@ def read_into_one(reads, pool, on_error=None):
 
 def _read_into_one(reads, pool, on_error):
     fields = _field_types(reads)
-    d = _Decode(reads, fields, _tag_names(reads), on_error)
+    filtered = any(r.query.bound is not None for r in reads)
+    d = _Decode(reads, fields, _tag_names(reads), on_error, filtered)
     jobs = _time_jobs(reads)
     batches = _batches(jobs, rows_at=4)
-    filtered = any(r.query.bound is not None for r in reads)
     timed = _flat(pool.map(d.time_job, batches), batches)
     rows = [
         0 if t is None or job[0] in d.failed else t[0] for job, t in zip(jobs, timed, strict=True)

@@ -20,6 +20,15 @@ Here instead:
 Every slot is filled at most once (fill refuses a slot that already holds a reference), so the
 counts stay exact.
 
+Clearing the slots is work too: inside the result pool (tsfile._mem.pool.pooled(), where the
+reads allocate) np.zeros of a reused block is a memset of the whole block (160 MB for 20 M rows,
+~16 ms with the GIL held, before any thread could start decoding). So a read asks for
+``empty_column(n, cleared=False)``: the slots' memory is taken as it is, and the read's jobs
+clear it a range at a time, without the GIL, on every thread (clear(); the time jobs of
+tsfile._read.columns cover every row). Until every slot has been cleared the column refuses
+fill(), and if it is dropped before that (a read that failed) its slots are not read: they can
+hold no reference.
+
 Freeing such a column the numpy way costs as much again with the GIL held: a decref per slot (20
 M for a 20 M-row read, ~30 ms, while any other thread waits). So the column's memory belongs to
 a _SlotBlock, the array's base (the array does not own its data, and numpy then leaves its
@@ -37,6 +46,7 @@ its slots are read only once every fill has returned.
 
 cimport numpy as cnp
 from cpython.ref cimport PyObject, Py_DECREF
+from libc.string cimport memset
 
 import numpy as np
 
@@ -70,19 +80,23 @@ cnp.import_array()
 
 
 cdef class _SlotBlock:
-    """The slots of an object column made by empty_column, as the memory of a zeroed intp
-    array (NULL pointers, None to numpy; numpy's allocator: calloc'ed, untouched until
-    written, huge pages for large ones, and freeing an intp array touches no slot): their
-    references are given back (release_refs) when the last array using them is freed."""
+    """The slots of an object column made by empty_column, as the memory of an intp array
+    (zeroed: NULL pointers, None to numpy; numpy's allocator: calloc'ed, untouched until
+    written, huge pages for large ones, and freeing an intp array touches no slot; or, made
+    with cleared=False, as it came until clear() has covered every slot): their references
+    are given back (release_refs) when the last array using them is freed, if it was
+    settled."""
 
     cdef object memory  # the intp array owning the slots' memory
     cdef PyObject **slots
     cdef Py_ssize_t n
+    cdef Py_ssize_t cleared  # slots cleared by clear() (empty_column(cleared=False))
+    cdef bint settled  # every slot is NULL or a counted reference (fill() allowed)
 
     def __dealloc__(self):
-        if self.slots != NULL:
+        if self.slots != NULL and self.settled:  # an unsettled block was never filled
             release_refs(self.slots, self.n)
-            self.slots = NULL
+        self.slots = NULL
 
 
 cdef void release_refs(PyObject **slots, Py_ssize_t n) noexcept:
@@ -100,16 +114,21 @@ cdef void release_refs(PyObject **slots, Py_ssize_t n) noexcept:
             tsfile_decref_n(o, i - start)
 
 
-def empty_column(Py_ssize_t n):
+def empty_column(Py_ssize_t n, bint cleared=True):
     """An object array of ``n`` slots, all NULL (None to numpy), its memory untouched; its base
-    is the _SlotBlock owning the slots (freed a run at a time, see the module notes)."""
+    is the _SlotBlock owning the slots (freed a run at a time, see the module notes).
+
+    ``cleared=False``: the slots are not cleared here; the caller clears every one of them with
+    clear() (disjoint ranges, on any threads) before the column is filled or read."""
     if n < 0:
         raise ValueError(f"column length {n} is negative")
     cdef _SlotBlock block = _SlotBlock()
-    cdef cnp.ndarray memory = np.zeros(n, np.intp)
+    cdef cnp.ndarray memory = np.zeros(n, np.intp) if cleared else np.empty(n, np.intp)
     block.memory = memory
     block.slots = <PyObject **>cnp.PyArray_DATA(memory)
     block.n = n
+    block.cleared = n if cleared else 0
+    block.settled = block.cleared == n
     cdef cnp.npy_intp dims[1]
     dims[0] = n
     # writable and contiguous, not owning its data: numpy frees neither the slots nor their
@@ -118,6 +137,36 @@ def empty_column(Py_ssize_t n):
         1, dims, cnp.NPY_OBJECT, <void *>block.slots)
     cnp.set_array_base(column, block)
     return column
+
+
+cdef _SlotBlock slot_block(cnp.ndarray column):
+    """The _SlotBlock of a column made by empty_column (the column itself, not a view of it);
+    else ValueError."""
+    block = cnp.get_array_base(column)
+    if not isinstance(block, _SlotBlock) or \
+            <PyObject **>cnp.PyArray_DATA(column) != (<_SlotBlock>block).slots:
+        raise ValueError("clear takes a column made by empty_column(cleared=False)")
+    return <_SlotBlock>block
+
+
+def clear(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi):
+    """Clear slots [lo, hi) of a column made by empty_column(cleared=False), without the GIL.
+    Ranges of one column must not overlap (the column counts the rows cleared: once it counts
+    them all, it takes fill()). An empty range does nothing."""
+    cdef _SlotBlock block = slot_block(column)
+    if not 0 <= lo <= hi <= block.n:
+        raise IndexError(f"rows [{lo}, {hi}) outside a column of {block.n}")
+    if lo == hi:
+        return
+    if block.settled:
+        raise ValueError("the column's slots are cleared already (clear would drop references)")
+    if hi - lo > block.n - block.cleared:
+        raise ValueError(f"rows [{lo}, {hi}): more than the {block.n - block.cleared} rows left "
+                         "to clear (overlapping ranges)")
+    with nogil:
+        memset(block.slots + lo, 0, (hi - lo) * sizeof(PyObject *))
+    block.cleared += hi - lo  # with the GIL: ranges cleared at once on several threads add up
+    block.settled = block.cleared == block.n
 
 
 cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noexcept nogil:
@@ -132,7 +181,7 @@ cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noex
     return taken
 
 
-def fill(cnp.ndarray column, Py_ssize_t lo, Py_ssize_t hi, object value):
+def fill(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi, object value):
     """Rows [lo, hi) of the object array ``column`` (made by empty_column, those rows not filled
     before) all refer to ``value``; the pointers are written without the GIL."""
     if cnp.PyArray_TYPE(column) != cnp.NPY_OBJECT or cnp.PyArray_NDIM(column) != 1 or \
@@ -140,6 +189,10 @@ def fill(cnp.ndarray column, Py_ssize_t lo, Py_ssize_t hi, object value):
         raise TypeError("fill needs a writable one-dimensional contiguous object array")
     if not 0 <= lo <= hi <= cnp.PyArray_DIM(column, 0):
         raise IndexError(f"rows [{lo}, {hi}) outside a column of {cnp.PyArray_DIM(column, 0)}")
+    base = cnp.get_array_base(column)
+    if isinstance(base, _SlotBlock) and not (<_SlotBlock>base).settled:
+        raise ValueError("the column's slots are not all cleared yet (empty_column(cleared=False) "
+                         "needs clear() over every row before fill)")
     cdef Py_ssize_t n = hi - lo, i, taken
     cdef PyObject *v = <PyObject *>value
     cdef PyObject **slots = (<PyObject **>cnp.PyArray_DATA(column)) + lo
