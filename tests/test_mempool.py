@@ -25,6 +25,11 @@ from tsfile._read.columns import JobPool
 from tsfile.types import ColumnCategory, TSDataType
 
 try:
+    import resource
+except ImportError:  # Windows
+    resource = None
+
+try:
     from numpy._core.multiarray import get_handler_name
 except ImportError:  # numpy 1.x
     from numpy.core.multiarray import get_handler_name
@@ -673,7 +678,7 @@ def test_query_table_blocks_come_from_the_pool(files):
             del blk
 
 
-def test_unpooled_inside_pooled_uses_numpys_allocator():
+def test_unpooled_inside_pooled_does_not_use_the_pool():
     with pool.pooled():
         with pool.unpooled():
             a = np.zeros(BIG, np.int64)
@@ -681,8 +686,45 @@ def test_unpooled_inside_pooled_uses_numpys_allocator():
     assert get_handler_name(a) != POOL_NAME and get_handler_name(b) == POOL_NAME
 
 
+FRESH_NAME = "tsfile_fresh_memory"
+
+
+def test_unpooled_arrays_get_fresh_mappings_given_back_when_freed():
+    with pool.pooled(), pool.unpooled():
+        a = np.zeros(BIG, np.int64)
+        small = np.zeros(16, np.int64)
+    assert get_handler_name(a) == FRESH_NAME and get_handler_name(small) == FRESH_NAME
+    assert in_use() == 1 and not a.any()
+    a[-1] = 7  # writable, and the whole length is there
+    del a, small
+    assert in_use() == 0 and pool.memory_info()["retained_blocks"] == 0  # never kept
+
+
+@pytest.mark.skipif(not hasattr(resource, "RUSAGE_THREAD"), reason="RUSAGE_THREAD: Linux only")
+def test_unpooled_zeros_on_a_thread_touch_no_page():
+    """A null mask of a read on a thread other than the main one: glibc's calloc served it from
+    that thread's malloc arena once a freed block of the same size had raised its mmap
+    threshold, and cleared it with memset: every page faulted though no null was written."""
+    n = 20_000_000  # bytes: below glibc's largest dynamic mmap threshold (32 MiB)
+    faults = []
+
+    def masks():
+        for _ in range(4):  # the first free of a mapped block raises the threshold
+            before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+            with pool.pooled(), pool.unpooled():
+                m = np.zeros(n, np.bool_)
+            faults.append(resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before)
+            del m
+
+    t = threading.Thread(target=masks)
+    t.start()
+    t.join()
+    # each mask faults the page of its header; a calloc that memsets faulted ~800 (huge pages)
+    assert sum(faults) < 32, faults
+
+
 def test_null_masks_stay_lazily_zeroed(files):
-    """A read's null masks are numpy's calloc (untouched pages but where a null is): from the
+    """A read's null masks are fresh mappings (untouched pages but where a null is): from the
     pool a reused block would be zeroed whole for every mask, most of them dropped unread."""
     with tsfile.TsFileReader(str(files[0])) as r:
         _n, _t, ts, cols, nulls = r.read_columns("t", ["v", "x"])

@@ -18,7 +18,8 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
   background thread that exists only while the pool keeps memory, so an idle program gives its
   memory back on its own;
 * **off**: ``TSFILE_MEMORY_RETAIN=0`` (or ``off``, ``no``, ``false``) in the environment or
-  ``set_memory_retention(0)``: nothing is kept and numpy's own allocator serves the reads.
+  ``set_memory_retention(0)``: nothing is kept and numpy's own allocator serves the reads
+  (but for the lazily zeroed arrays of ``unpooled()``, which always get fresh mappings).
   ``TSFILE_MEMORY_RETAIN=<bytes>`` (suffix K, M or G allowed) sets the bound; ``on``, ``yes``
   or ``true`` is the default bound.
 
@@ -29,7 +30,6 @@ import os
 import warnings
 
 cimport numpy as cnp
-from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint64_t
 from libc.string cimport strncpy
@@ -46,8 +46,6 @@ cdef extern from "numpy/arrayobject.h":
         unsigned char version
         PyDataMemAllocator allocator
     object PyDataMem_SetHandler(object handler)
-    # the same function given NULL: numpy's default handler (None would be taken as a handler)
-    object PyDataMem_SetDefaultHandler "PyDataMem_SetHandler"(PyObject *handler)
 
 cdef extern from "mempool.h" nogil:
     ctypedef struct tsf_pool_stats:
@@ -64,6 +62,8 @@ cdef extern from "mempool.h" nogil:
     void *tsf_pool_calloc(void *ctx, size_t nelem, size_t elsize) noexcept
     void *tsf_pool_realloc(void *ctx, void *ptr, size_t new_size) noexcept
     void tsf_pool_free(void *ctx, void *ptr, size_t size) noexcept
+    void *tsf_fresh_malloc(void *ctx, size_t size) noexcept
+    void *tsf_fresh_calloc(void *ctx, size_t nelem, size_t elsize) noexcept
     void tsf_pool_configure(uint64_t max_retain, uint64_t decay_ns) noexcept
     uint64_t tsf_pool_release() noexcept
     tsf_pool_stats tsf_pool_get_stats() noexcept
@@ -86,6 +86,18 @@ _handler.allocator.calloc = tsf_pool_calloc
 _handler.allocator.realloc = tsf_pool_realloc
 _handler.allocator.free = tsf_pool_free
 _capsule = PyCapsule_New(&_handler, "mem_handler", NULL)
+
+# unpooled(): a fresh mapping for each large array, given back when it is freed (never kept);
+# the same tags, so the pool's free and realloc serve both handlers' arrays.
+cdef PyDataMem_Handler _fresh_handler
+strncpy(_fresh_handler.name, b"tsfile_fresh_memory", 126)
+_fresh_handler.version = 1
+_fresh_handler.allocator.ctx = NULL
+_fresh_handler.allocator.malloc = tsf_fresh_malloc
+_fresh_handler.allocator.calloc = tsf_fresh_calloc
+_fresh_handler.allocator.realloc = tsf_pool_realloc
+_fresh_handler.allocator.free = tsf_pool_free
+_fresh_capsule = PyCapsule_New(&_fresh_handler, "mem_handler", NULL)
 
 cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
 cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
@@ -182,7 +194,7 @@ cdef class _Handler:
 
     def __enter__(self):
         if not self._pool:
-            self._previous = PyDataMem_SetDefaultHandler(NULL)
+            self._previous = PyDataMem_SetHandler(_fresh_capsule)
         elif _enabled and _bypass_depth == 0:
             self._previous = PyDataMem_SetHandler(_capsule)
         return self
@@ -195,9 +207,11 @@ cdef class _Handler:
 
 
 def unpooled():
-    """``with unpooled():`` numpy's own allocator inside a pooled() block (this thread's
-    context): for arrays that are best left lazily zeroed, such as null masks that only a
-    null ever touches (the pool would zero a reused block whole)."""
+    """``with unpooled():`` fresh memory inside a pooled() block (this thread's context): each
+    array of 1 MiB or more gets a mapping of its own, untouched until written and given back
+    when freed, never kept; smaller ones come from malloc. For arrays best left lazily zeroed,
+    such as null masks that only a null ever touches (the pool would zero a reused block whole,
+    and glibc's calloc on a thread's arena memsets it: see include/mempool.h)."""
     return _Handler(False)
 
 
