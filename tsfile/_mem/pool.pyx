@@ -76,28 +76,32 @@ DEFAULT_DECAY = 1.0  # seconds, as pyarrow's jemalloc (dirty_decay_ms and muzzy_
 MIN_POOLED = TSF_POOL_MIN  # bytes: smaller requests are never kept
 AVAILABLE = bool(TSF_POOL_AVAILABLE)  # False where there is no mmap (Windows): never kept
 
-# The handler lives as long as the process: arrays made by it free through it, at any time.
-cdef PyDataMem_Handler _handler
-strncpy(_handler.name, b"tsfile_result_pool", 126)
-_handler.version = 1
-_handler.allocator.ctx = NULL
-_handler.allocator.malloc = tsf_pool_malloc
-_handler.allocator.calloc = tsf_pool_calloc
-_handler.allocator.realloc = tsf_pool_realloc
-_handler.allocator.free = tsf_pool_free
-_capsule = PyCapsule_New(&_handler, "mem_handler", NULL)
+ctypedef void *(*_malloc_fn)(void *ctx, size_t size) noexcept nogil
+ctypedef void *(*_calloc_fn)(void *ctx, size_t nelem, size_t elsize) noexcept nogil
 
-# unpooled(): a fresh mapping for each large array, given back when it is freed (never kept);
-# the same tags, so the pool's free and realloc serve both handlers' arrays.
+
+cdef object _capsule_of(PyDataMem_Handler *handler, const char *name, _malloc_fn malloc,
+                        _calloc_fn calloc):
+    """``handler`` filled in and wrapped as numpy takes it. Both handlers tag what they hand out
+    the same way, so the pool's realloc and free serve the arrays of either."""
+    strncpy(handler.name, name, 126)
+    handler.version = 1
+    handler.allocator.ctx = NULL
+    handler.allocator.malloc = malloc
+    handler.allocator.calloc = calloc
+    handler.allocator.realloc = tsf_pool_realloc
+    handler.allocator.free = tsf_pool_free
+    return PyCapsule_New(handler, "mem_handler", NULL)
+
+
+# The handlers live as long as the process: arrays made by one free through it, at any time.
+# pooled(): large blocks kept and reused.
+cdef PyDataMem_Handler _handler
+_capsule = _capsule_of(&_handler, b"tsfile_result_pool", tsf_pool_malloc, tsf_pool_calloc)
+# unpooled(): a fresh mapping for each large array, given back when it is freed (never kept).
 cdef PyDataMem_Handler _fresh_handler
-strncpy(_fresh_handler.name, b"tsfile_fresh_memory", 126)
-_fresh_handler.version = 1
-_fresh_handler.allocator.ctx = NULL
-_fresh_handler.allocator.malloc = tsf_fresh_malloc
-_fresh_handler.allocator.calloc = tsf_fresh_calloc
-_fresh_handler.allocator.realloc = tsf_pool_realloc
-_fresh_handler.allocator.free = tsf_pool_free
-_fresh_capsule = PyCapsule_New(&_fresh_handler, "mem_handler", NULL)
+_fresh_capsule = _capsule_of(&_fresh_handler, b"tsfile_fresh_memory", tsf_fresh_malloc,
+                             tsf_fresh_calloc)
 
 cdef bint _enabled = False  # max_bytes > 0: pooled() installs the handler
 cdef int _bypass_depth = 0  # inside bypassed(): pooled() does nothing
