@@ -412,7 +412,7 @@ class Scanner:
             # planned on this thread alone: planning is Python holding the GIL but for short
             # waits (open, mmap, page faults), and two threads planning at once handed the GIL
             # back and forth at each wait: 100 files took ~75 ms on two threads, ~45 on one
-            planned = self._plan_reads(paths, readers, JobPool(1), planning)
+            planned = self._plan_reads(paths, readers, planning)
             got = read_into_one([read for _p, read in planned], pool, on_error)
         finally:
             for r in readers:
@@ -426,11 +426,11 @@ class Scanner:
                 kept.append((path, span))
         return kept, got
 
-    def _plan_reads(self, paths, readers, pool, planning):
-        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on ``pool``
-        (_read_batch gives a JobPool(1): this thread; ``planning``: their metadata not read yet,
-        see read_each); every reader handed out is appended to ``readers``, for the caller to
-        close."""
+    def _plan_reads(self, paths, readers, planning):
+        """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on this thread
+        (see _read_batch; ``planning``: their metadata not read yet, see read_each); every reader
+        handed out is appended to ``readers``, for the caller to close."""
+        here = JobPool(1)  # read_each / map_files would otherwise plan on a pool of `threads`
         from tsfile.reader import TsFileReader
 
         def plan(reader, cols):
@@ -447,8 +447,8 @@ class Scanner:
             )
 
         if planning:  # open, prune and plan in one pass per file
-            return self.read_each(plan, paths, pool, keep_open=True)
-        return self.map_files(lambda path, cols: plan(TsFileReader(path), cols), paths, pool)
+            return self.read_each(plan, paths, here, keep_open=True)
+        return self.map_files(lambda path, cols: plan(TsFileReader(path), cols), paths, here)
 
     def _result_dict(self, got):
         """{"time": ..., column: ...} from a batch's Columns: numeric columns with nulls as

@@ -285,7 +285,8 @@ def release_memory():
 def memory_info():
     """The pool's settings and counters: ``max_retained_bytes``, ``decay_seconds``,
     ``retained_bytes`` / ``retained_blocks`` (kept, free), ``in_use_bytes`` / ``in_use_blocks``
-    (pooled blocks held by live arrays), ``hits`` (requests served by a kept block) and
+    (blocks of 1 MiB and more held by live arrays: pooled ones, and the fresh mappings of
+    ``unpooled()``), ``hits`` (requests served by a kept block) and
     ``misses`` (requests that mapped fresh memory), ``cleared_bytes`` (bytes a zeroed request
     had to clear in a reused block: np.zeros costs a memset there), and the bytes returned to
     the OS so far by ``decayed_bytes`` (idle too long), ``evicted_bytes`` (over the bound) and
