@@ -165,6 +165,7 @@ from tsfile._write.bloom import cpp_path_count
 from tsfile._write.chunk import (
     Chunk,
     ChunkBuild,
+    TimesDoNotRise,
     page_bounds,
     time_chunk,
     time_chunk_build,
@@ -1094,6 +1095,8 @@ class TsFileWriter:
         and only then is anything buffered; so a later flush cannot fail for these rows."""
         self._fresh = []
         pieces = self._add_rows(table, times, columns)
+        if self._written_alone(table, pieces):
+            return
         spans = []
         for dev, piece, origin in pieces:
             appended, lo, hi = self._check_times(dev, piece, origin)
@@ -1114,6 +1117,30 @@ class TsFileWriter:
                 self._detach([p for p in self._fresh if id(p) in buffered], times, columns)
                 raise
         self._fresh = []
+
+    def _written_alone(self, table, pieces) -> bool:
+        """Write a call's rows at once as their own chunk group when they would be (one
+        device, nothing else buffered, reaching memory_threshold), with their time order
+        checked by the time chunk's encode (page by page while it reads them, in C) rather
+        than by a pass of its own before any chunk is started (_check_times): the check is
+        known before anything of the group is written to the file. Whether they were written:
+        False when the times do not rise strictly (nothing written; the caller takes the checked
+        path, which sorts them or refuses a duplicate) or when the call is not such a call.
+        An error while the group is built or written is raised as a flush's."""
+        if len(pieces) != 1 or self._buffers or self._tree.pending or table.page_checks:
+            return False
+        dev, piece, _ = pieces[0]
+        if piece.times.shape[0] < 2 or _piece_bytes(piece) < self._memory_threshold:
+            return False
+        times, fields, runs = _concat(table, [piece])
+        try:
+            group = self._start_chunk_group(table, dev, times, fields, runs, check_order=True)
+            self._write_group(group)
+        except TimesDoNotRise:
+            return False
+        except Exception as exc:
+            raise _flush_error([(exc, dev, times.shape[0])], self._torn) from None
+        return True
 
     def _detach(self, pieces, times, columns) -> None:
         """Rows that stay buffered must not alias the caller's arrays (a Tablet refilled and
@@ -1358,12 +1385,7 @@ class TsFileWriter:
         lo, hi = times_span
         span = self._spans.get(dev)
         self._spans[dev] = (lo, hi) if span is None else (min(lo, span[0]), max(hi, span[1]))
-        size = piece.times.nbytes
-        for values, present in piece.fields.values():
-            size += values.nbytes * (4 if values.dtype == object else 1)
-            if present is not None:
-                size += present.nbytes
-        self._buffered_bytes += size
+        self._buffered_bytes += _piece_bytes(piece)
 
     @_locked
     def flush(self) -> None:
@@ -1438,11 +1460,15 @@ class TsFileWriter:
             else:
                 self._copies.give_back(pieces)
 
-    def _start_chunk_group(self, table, dev, times, fields, runs=None, ordered=False):
+    def _start_chunk_group(
+        self, table, dev, times, fields, runs=None, ordered=False, check_order=False
+    ):
         """Start building the chunk group of device dev from its buffered rows (ordered: known
-        to be in time order already, so not checked again): a _GroupBuild for _write_group."""
+        to be in time order already, so not checked again; check_order: taken to be in order,
+        the time chunk's build checks it and raises TimesDoNotRise, from here or from the
+        group's first chunk, if they are not): a _GroupBuild for _write_group."""
         n = times.shape[0]
-        if not ordered and n > 1 and not bool((times[1:] >= times[:-1]).all()):
+        if not (ordered or check_order) and n > 1 and not bool((times[1:] >= times[:-1]).all()):
             order = np.argsort(times, kind="stable")
             times = times[order]
             fields = {
@@ -1465,6 +1491,7 @@ class TsFileWriter:
                 self._time_compression,
                 self._time_encoding,
                 ranges=ranges,
+                check_order=check_order,
             )
         ]
         specs += [
@@ -1909,6 +1936,16 @@ class _GroupBuild:
         """Cancel the builds not begun and wait for the others (their chunks are dropped)."""
         if self.works:
             _abandon(self.works)
+
+
+def _piece_bytes(piece) -> int:
+    """The memory a buffered piece counts against memory_threshold."""
+    size = piece.times.nbytes
+    for values, present in piece.fields.values():
+        size += values.nbytes * (4 if values.dtype == object else 1)
+        if present is not None:
+            size += present.nbytes
+    return size
 
 
 def _piece_rows(pieces) -> int:

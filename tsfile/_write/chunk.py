@@ -141,9 +141,19 @@ def time_chunk(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF) -> Chunk
     return time_chunk_build(times, bounds, compressor, encoding).run()
 
 
-def time_chunk_build(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF, ranges=1):
+class TimesDoNotRise(Exception):
+    """Internal signal, never raised to a caller of the writer: a time chunk built with
+    check_order=True found a time not greater than the one before it (its finish() raises this
+    instead of returning the chunk; the writer then takes its checked path)."""
+
+
+def time_chunk_build(
+    times, bounds, compressor, encoding=TSEncoding.TS_2DIFF, ranges=1, check_order=False
+):
     """time_chunk as a ChunkBuild: encoded in C, `ranges` runs of pages (ChunkEncoder) that may
-    be encoded on several threads; else page by page in one job."""
+    be encoded on several threads; else page by page in one job. check_order: finish() raises
+    TimesDoNotRise unless the times rise strictly (checked page by page by the encode, which
+    reads them anyway, in C)."""
     compressor = Compressor(compressor)
     multi = len(bounds) > 2
     rows = bounds[-1]
@@ -162,11 +172,24 @@ def time_chunk_build(times, bounds, compressor, encoding=TSEncoding.TS_2DIFF, ra
             int(compressor),
             times=times,
             ranges=ranges,
+            check_order=check_order,
         )
+
+        def finish():
+            if check_order and not encoder.rising:
+                raise TimesDoNotRise
+            return chunk_of(encoder.result()[0])
+
         jobs = [functools.partial(encoder.encode, r) for r in range(encoder.ranges)]
-        return ChunkBuild(jobs, lambda: chunk_of(encoder.result()[0]))
+        return ChunkBuild(jobs, finish)
     encode = encoders.value_encoder(encoding, TSDataType.INT64)
-    return ChunkBuild.whole(lambda: chunk_of(_time_pages(times, bounds, compressor, encode)))
+
+    def whole():
+        if check_order and not chunk_encode.strictly_increasing(times):
+            raise TimesDoNotRise
+        return chunk_of(_time_pages(times, bounds, compressor, encode))
+
+    return ChunkBuild.whole(whole)
 
 
 def _time_pages(times, bounds, compressor, encode):

@@ -476,11 +476,14 @@ cdef uint64_t _carried_into(const job *j, Py_ssize_t p) noexcept nogil:
 
 
 cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_t *out,
-                              uint8_t *body, uint16_t *table, stats_acc *page_acc) except -1 nogil:
+                              uint8_t *body, uint16_t *table, stats_acc *page_acc,
+                              bint *rising) except -1 nogil:
     """Pages p0 .. p1 - 1 into `out` (room for _out_bound of them); the bytes written. A value
     chunk's page statistics go to page_acc[p] (one stats_acc per page, merged in page order by
     ChunkEncoder.result()): a range depends on no other range's output, so ranges may be
-    encoded on several threads at once, in any order."""
+    encoded on several threads at once, in any order. `rising` (a time chunk, or NULL): set to
+    False when a page's times (each from the last time of the page before) do not rise
+    strictly."""
     cdef uint8_t *o = out
     cdef uint8_t *head_end
     cdef uint64_t carried = 0  # TS_2DIFF: min_delta carried into the next page
@@ -505,6 +508,10 @@ cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_
         elif j.npages > 1 and j.times != NULL:
             nstats = _put_time_page_stats(j, p, stats_buf) - stats_buf
         body_len = _encode_body(j, p, p + 1 < p1, body, &carried)
+        if rising != NULL and rising[0]:
+            # the page's times were just read by the encode (in cache): the writer's order check
+            # costs no pass over memory of its own (TsFileWriter._write_alone)
+            rising[0] = _page_rises(j.times, j.offsets[p], j.offsets[p + 1])
         # The stored body goes right after the header as it will be if the stored size takes as
         # many uvarint bytes as body_len (compression rarely changes that); otherwise it moves
         # against the real header below.
@@ -533,6 +540,13 @@ cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_
     return o - out
 
 
+cdef inline bint _page_rises(const int64_t *t, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """Whether t[a - 1] (when a > 0) < t[a] < ... < t[b - 1]."""
+    if a > 0:
+        a -= 1
+    return _strictly_increasing(t + a, b - a)
+
+
 cdef object _as_int64(object seq):
     return np.ascontiguousarray(np.asarray(seq, dtype=np.int64))
 
@@ -553,7 +567,8 @@ cdef class ChunkEncoder:
     columns: whole chunks alone leave a thread idle at the group's end).
 
     Arguments as encode_pages; `ranges`: how many runs (at most the number of pages; runs of
-    equal page counts)."""
+    equal page counts); `check_order` (a time chunk): each range also checks, page by page as it
+    encodes them, that the times rise strictly (`rising`, once every range is encoded)."""
 
     cdef job j
     cdef object _keep          # the arrays j points into
@@ -562,6 +577,8 @@ cdef class ChunkEncoder:
     cdef uint8_t *_state       # per range: _WAITING, _RUNNING, _DONE, _FAILED
     cdef list _data            # per range its ChunkData, None until encoded
     cdef stats_acc *_page_acc  # value chunks: the statistics of each page
+    cdef bint _check_order     # check that the times rise (a time chunk)
+    cdef bint _fell            # ... and a range found a time not above the one before
 
     def __cinit__(self):
         self._first = NULL
@@ -575,7 +592,7 @@ cdef class ChunkEncoder:
 
     def __init__(self, values, offsets, int encoding, int data_type, int compressor, *,
                  bounds=None, present=None, times=None, value_times=None, segments=None,
-                 Py_ssize_t ranges=1):
+                 Py_ssize_t ranges=1, bint check_order=False):
         if self._keep is not None:
             # a second __init__ would re-point j while a range may be encoded from it without
             # the GIL (and drop the arrays it reads), and leak the range tables
@@ -583,6 +600,9 @@ cdef class ChunkEncoder:
         self._keep = _prepare_job(&self.j, values, offsets, encoding, data_type, compressor,
                                   bounds, present, times, value_times, segments)
         cdef Py_ssize_t r, npages = self.j.npages
+        if check_order and self.j.times == NULL:
+            raise ValueError("ChunkEncoder: check_order needs times (a time chunk)")
+        self._check_order = check_order
         if ranges < 1:
             raise ValueError(f"ChunkEncoder: ranges must be at least 1, not {ranges}")
         self._nranges = min(ranges, max(npages, 1))
@@ -620,6 +640,7 @@ cdef class ChunkEncoder:
         cdef uint8_t *scratch = NULL
         cdef uint16_t *table = NULL
         cdef ChunkData out
+        cdef bint rises = True
         try:
             need = _out_bound(&self.j, p0, p1, &scratch_len)
             if <uint64_t>snappy_compress_bound(<size_t>scratch_len) > 0xFFFFFFFFu or (
@@ -635,8 +656,11 @@ cdef class ChunkEncoder:
             if scratch == NULL or table == NULL:
                 raise MemoryError()
             with nogil:
-                used = _encode_range(&self.j, p0, p1, out.mem, scratch, table, self._page_acc)
+                used = _encode_range(&self.j, p0, p1, out.mem, scratch, table, self._page_acc,
+                                     &rises if self._check_order else NULL)
             out.size = used
+            if not rises:
+                self._fell = True
             self._data[r] = out
             self._state[r] = _DONE
         except BaseException:
@@ -645,6 +669,16 @@ cdef class ChunkEncoder:
         finally:
             free(scratch)
             free(table)
+
+    @property
+    def rising(self):
+        """check_order: whether every time is greater than the one before (None without
+        check_order), once every range is encoded."""
+        cdef Py_ssize_t r
+        for r in range(self._nranges):
+            if self._state[r] != _DONE:
+                raise ValueError(f"ChunkEncoder: range {r} is not encoded")
+        return not self._fell if self._check_order else None
 
     def result(self):
         """(the chunk's data: a ChunkData per range, in page order; the chunk's statistics when
