@@ -169,3 +169,22 @@ def test_chunk_encoder_check_order_finds_a_fault_in_any_page_and_across_pages(ra
     assert plain.rising is None  # not asked to check
     with pytest.raises(ValueError, match="check_order"):
         chunk_encode.ChunkEncoder(ts, bounds, *codes, check_order=True)  # no times: no check
+
+
+def test_strictly_increasing_compares_across_the_whole_int64_range():
+    """The check takes x < y from the sign and overflow of x - y: every pair of extreme values,
+    alone, and as the one fault inside a longer rising run (the 4096-value blocks)."""
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    values = [lo, lo + 1, -(2**62), -5, -1, 0, 1, 5, 2**62, hi - 1, hi]
+    n = 5001
+    for x in values:
+        for y in values:
+            pair = np.array([x, y], dtype=np.int64)
+            assert chunk_encode.strictly_increasing(pair) == (x < y), (x, y)
+            for at in (1, 17, 4095, 4096, 5000):
+                if x - at < lo + 1 or y + (n - at) > hi - 1:
+                    continue  # no room for a rising run around the pair
+                run = np.empty(n, dtype=np.int64)
+                run[:at] = x - np.arange(at - 1, -1, -1)  # rising to x at at - 1
+                run[at:] = y + np.arange(n - at)  # rising from y at at
+                assert chunk_encode.strictly_increasing(run) == (x < y), (x, y, at)

@@ -797,16 +797,22 @@ cdef enum:
 
 
 cdef bint _strictly_increasing(const int64_t *t, Py_ssize_t n) noexcept nogil:
-    """True when t[0] < t[1] < ... < t[n - 1]. Block by block without a branch per value (the
-    compiler vectorizes the inner loop), stopping after the first block with a fault."""
+    """True when t[0] < t[1] < ... < t[n - 1]. Block by block without a branch per value,
+    stopping after the first block with a fault. x < y is the sign of x - y corrected for
+    overflow (N xor V, as a CPU's flags give it): subtractions, xors and ands on 64-bit lanes,
+    which baseline x86-64 (SSE2) vectorizes, unlike a 64-bit comparison (SSE4.2's pcmpgtq):
+    about twice the speed of `t[i] <= t[i - 1]`."""
     cdef Py_ssize_t i, a = 1, b
-    cdef int bad
+    cdef uint64_t x, y, d, below
     while a < n:
         b = a + _ORDER_BLOCK if n - a > _ORDER_BLOCK else n
-        bad = 0
+        below = ~(<uint64_t>0)  # bit 63 stays set while every t[i - 1] < t[i]
         for i in range(a, b):
-            bad |= t[i] <= t[i - 1]
-        if bad:
+            x = <uint64_t>t[i - 1]
+            y = <uint64_t>t[i]
+            d = x - y
+            below &= d ^ ((x ^ y) & (x ^ d))
+        if not (below >> 63):
             return False
         a = b
     return True
