@@ -53,7 +53,11 @@ chunks of a chunk group are built on that many threads, each null-free numeric c
 group in that many runs of pages, one per thread, and a large write call's timestamps are
 checked for their order in that many parts; the file's bytes do not depend on it; the chunks
 of a large chunk group are built on the writer's pool, with threads=1 too, while the calling
-thread hands the finished ones to the OS, so that writing overlaps encoding).
+thread hands the finished ones to the OS, so that writing overlaps encoding). A call written
+at once as its own chunk group (one device, nothing else buffered, reaching memory_threshold)
+has its time order checked by the time chunk's encode instead, page by page while it reads
+them, so the value chunks are encoded meanwhile; a fault is found before anything of the
+group is written, and the call then takes the checked path (sorted, or OutOfOrderError).
 ColumnSchema.encoding / .compression override the defaults per column. An encoding may be
 ``TSEncoding.ALP`` (15) for FLOAT/DOUBLE, or ``"auto"`` (``tsfile.types.AUTO``), see below.
 
@@ -362,6 +366,10 @@ _STREAM_MIN_VALUES = 200_000
 # pages each (chunk_encode.ChunkEncoder), so that every thread has a share of every chunk: a chunk
 # group has few columns, and whole chunks alone leave a thread idle at the group's end.
 _RANGE_MIN_ROWS = 50_000
+
+# With ranges, a chunk group's last chunk is encoded in this many times as many runs (short jobs
+# at the group's end, so that its threads finish together).
+_LAST_CHUNK_SPLIT = 4
 
 # A write call's timestamps (at least `threads` x this many) are checked for their order in
 # `threads` parts at once (TsFileWriter._rising).
@@ -1494,11 +1502,17 @@ class TsFileWriter:
                 check_order=check_order,
             )
         ]
+        # The last chunk in shorter runs: the threads claim jobs in order, so the group ends
+        # with short jobs and its threads finish nearly together (no thread idles through one
+        # long last job of the other; the bytes do not depend on the runs).
+        last = len(table.fields) - 1
         specs += [
             functools.partial(
-                _value_chunk, dev, table, column, fields, times, bounds, segments, ranges
+                _value_chunk,
+                *(dev, table, column, fields, times, bounds, segments),
+                ranges * _LAST_CHUNK_SPLIT if k == last and ranges > 1 else ranges,
             )
-            for column in table.fields
+            for k, column in enumerate(table.fields)
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
