@@ -367,10 +367,6 @@ _STREAM_MIN_VALUES = 200_000
 # group has few columns, and whole chunks alone leave a thread idle at the group's end.
 _RANGE_MIN_ROWS = 50_000
 
-# With ranges, a chunk group's last chunk is encoded in this many times as many runs (short jobs
-# at the group's end, so that its threads finish together).
-_LAST_CHUNK_SPLIT = 4
-
 # A write call's timestamps (at least `threads` x this many) are checked for their order in
 # `threads` parts at once (TsFileWriter._rising).
 _SPLIT_CHECK_MIN_ROWS = 200_000
@@ -1502,17 +1498,11 @@ class TsFileWriter:
                 check_order=check_order,
             )
         ]
-        # The last chunk in shorter runs: the threads claim jobs in order, so the group ends
-        # with short jobs and its threads finish nearly together (no thread idles through one
-        # long last job of the other; the bytes do not depend on the runs).
-        last = len(table.fields) - 1
         specs += [
             functools.partial(
-                _value_chunk,
-                *(dev, table, column, fields, times, bounds, segments),
-                ranges * _LAST_CHUNK_SPLIT if k == last and ranges > 1 else ranges,
+                _value_chunk, dev, table, column, fields, times, bounds, segments, ranges
             )
-            for k, column in enumerate(table.fields)
+            for column in table.fields
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
