@@ -510,7 +510,7 @@ cdef Py_ssize_t _encode_range(const job *j, Py_ssize_t p0, Py_ssize_t p1, uint8_
         body_len = _encode_body(j, p, p + 1 < p1, body, &carried)
         if rising != NULL and rising[0]:
             # the page's times were just read by the encode (in cache): the writer's order check
-            # costs no pass over memory of its own (TsFileWriter._write_alone)
+            # costs no pass over memory of its own (TsFileWriter._written_alone)
             rising[0] = _page_rises(j.times, j.offsets[p], j.offsets[p + 1])
         # The stored body goes right after the header as it will be if the stored size takes as
         # many uvarint bytes as body_len (compression rarely changes that); otherwise it moves
@@ -800,8 +800,9 @@ cdef bint _strictly_increasing(const int64_t *t, Py_ssize_t n) noexcept nogil:
     """True when t[0] < t[1] < ... < t[n - 1]. Block by block without a branch per value,
     stopping after the first block with a fault. x < y is the sign of x - y corrected for
     overflow (N xor V, as a CPU's flags give it): subtractions, xors and ands on 64-bit lanes,
-    which baseline x86-64 (SSE2) vectorizes, unlike a 64-bit comparison (SSE4.2's pcmpgtq):
-    about twice the speed of `t[i] <= t[i - 1]`."""
+    which baseline x86-64 (SSE2) vectorizes, unlike a 64-bit comparison (SSE4.2's pcmpgtq;
+    the check inside a 2 M-row time chunk's encode took 0.48 ms so, 0.53 ms with
+    `t[i] <= t[i - 1]`)."""
     cdef Py_ssize_t i, a = 1, b
     cdef uint64_t x, y, d, below
     while a < n:
