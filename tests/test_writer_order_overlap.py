@@ -58,11 +58,15 @@ def _write(path, calls, *, threads, memory_threshold=1, time_compression=None):
     return None
 
 
-@pytest.fixture
-def split_everywhere(monkeypatch):
-    # every chunk of a threads=2 group in page ranges, every group streamed
+@pytest.fixture(params=["streamed", "inline"])
+def split_everywhere(monkeypatch, request):
+    # every chunk of a threads=2 group in page ranges; every group streamed (built on the pool
+    # while the calling thread writes), or, with threads=1, small groups built inline
     monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 1)
-    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    if request.param == "streamed":
+        monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    else:
+        monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 10**12)
 
 
 def _faults():
