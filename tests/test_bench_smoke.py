@@ -46,6 +46,8 @@ def test_write_section(capsys):
     assert "ours write_arrays (numpy)" in out
     assert "ours Tablet row API" in out
     assert "official" not in out.split("\n", 1)[1].replace("vs off.", "")
+    assert "one writer, one thread, all on the caller" in out
+    assert "threads=2 vs all on the caller" in out
 
 
 def test_write_section_with_another_compression(capsys):
@@ -147,3 +149,27 @@ def test_filter_section(capsys):
     for sel in (0.1, 1, 10, 50):
         assert re.search(rf"^random walk f0\s+{sel}\s", out, re.M), out
         assert re.search(rf"^random f7\s+{sel}\s", out, re.M), out
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_write_all_on_the_caller_starts_no_pool_thread(tmp_path, monkeypatch, streamed):
+    # bench write's strictly single-threaded variant raises _STREAM_MIN_VALUES: a group as large
+    # as the bench's is then built and written by the calling thread, no pool thread started
+    # (without the raise, threads=1 streams it from a pool thread: the overlap it measures apart)
+    import sys
+
+    import numpy as np
+
+    import tsfile.writer as writer_module
+    from tsfile._bench.write import _schema
+
+    if not streamed:
+        monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", sys.maxsize)
+    schema, comp = _schema()
+    n = 100_000
+    ts = np.arange(n, dtype=np.int64)
+    cols = {"device": "d0", **{c.column_name: ts for c in schema.columns[1:]}}
+    with writer_module.TsFileTableWriter(str(tmp_path / "a.tsfile"), schema, compression=comp) as w:
+        w.write_arrays(ts, cols)
+    # the pool is started on first use (TsFileWriter._builders) and kept, shut down, by close
+    assert (w._writer._pool is not None) == streamed

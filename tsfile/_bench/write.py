@@ -27,7 +27,11 @@ stops; medians of ``--repeat`` runs):
 * threads (issue 8 item 4; median wall time and median process CPU time, the variants
   interleaved): ``write_arrays`` in one thread, two writers in two threads (half the devices
   each, two files), and one writer with ``threads=2``. CPU time equal to wall time means one
-  core was busy. The load average when they ran is printed with them (a shared machine).
+  core was busy. ``threads=1`` still builds a large chunk group's chunks on one pool thread while
+  the calling thread hands the finished ones to the OS (writing overlaps encoding), so a fourth
+  variant writes everything on the calling thread alone (``_STREAM_MIN_VALUES`` raised for it):
+  the strictly single-threaded rate, the base of a second ratio. The load average when they ran
+  is printed with them (a shared machine).
 * ``--against TREE``: the same one-thread and ``threads=2`` writes by the build in another source
   tree (e.g. main's, built in place), in a child process importing tsfile from TREE, on the same
   data, its rounds interleaved with ours (a round of ours, then one of its), so that a build can
@@ -321,7 +325,9 @@ def run_threads(data, out_dir, repeat, against=None):
 
     * ``one``: one writer, one thread (the whole data);
     * ``two_writers``: two writers in two threads, each writing half the devices to its own file;
-    * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads).
+    * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads);
+    * ``caller_only``: one writer, one thread, every chunk group built and written on the calling
+      thread (no pool thread overlapping the write with the encode).
 
     The variants run interleaved, `repeat` rounds; each is (median wall seconds, median process
     CPU seconds). `against`: an _Against child, whose round follows each of ours (its variants
@@ -355,7 +361,22 @@ def run_threads(data, out_dir, repeat, against=None):
     def threads2():
         write(os.path.join(out_dir, "t3.tsfile"), data, threads=2)
 
-    variants = (("one", one), ("two_writers", two_writers), ("threads2", threads2))
+    def caller_only():
+        import tsfile.writer as writer_module
+
+        saved = writer_module._STREAM_MIN_VALUES
+        writer_module._STREAM_MIN_VALUES = sys.maxsize  # no group is streamed from the pool
+        try:
+            write(os.path.join(out_dir, "t4.tsfile"), data)
+        finally:
+            writer_module._STREAM_MIN_VALUES = saved
+
+    variants = (
+        ("one", one),
+        ("two_writers", two_writers),
+        ("threads2", threads2),
+        ("caller_only", caller_only),
+    )
     runs = {name: [] for name, _ in variants}
     for _ in range(repeat):
         # interleaved: a load that comes and goes (a shared machine) falls on every variant
@@ -505,6 +526,10 @@ def _print_threads(threaded, rows, against=None):
         wall, cpu = threaded[name]
         base = threaded["against_one" if name.startswith("against_") else "one"][0]
         print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f} {base / wall:8.2f}x")
+    wall, cpu = threaded["caller_only"]
+    label = "one writer, one thread, all on the caller"
+    print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f}")
+    print(f"  {'  threads=2 vs all on the caller':<44} {wall / threaded['threads2'][0]:38.2f}x")
 
 
 if __name__ == "__main__":
