@@ -192,3 +192,39 @@ def test_strictly_increasing_compares_across_the_whole_int64_range():
                 run[:at] = x - np.arange(at - 1, -1, -1)  # rising to x at at - 1
                 run[at:] = y + np.arange(n - at)  # rising from y at at
                 assert chunk_encode.strictly_increasing(run) == (x < y), (x, y, at)
+
+
+def test_a_device_whose_rows_a_ctrl_c_dropped_from_a_flush_can_be_written_again(
+    tmp_path, monkeypatch
+):
+    """Ctrl-C while a flush writes device a's chunk group (not a call written alone: two
+    devices) drops a's rows and keeps b's, whose group was started but not written, buffered.
+    The writer's record of what is buffered must say so: a's rows may be written again (no stale
+    span of a pointing at buffers that are gone), b's again are refused as duplicates."""
+    monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
+    ts = np.arange(ROWS, dtype=np.int64)
+    path = tmp_path / "interrupted.tsfile"
+    w = tsfile.TsFileWriter(str(path), 1, page_size=PAGE, threads=2)
+    w.register_table(_schema())
+    result = writer_module._ChunkWork.result
+    seen = []
+
+    def interrupt_second_chunk(self):
+        seen.append(self)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return result(self)
+
+    both = {k: np.concatenate([v, v]) for k, v in _columns(ts, "x").items() if k != "device"}
+    both["device"] = np.array(["a"] * ROWS + ["b"] * ROWS, dtype=object)
+    monkeypatch.setattr(writer_module._ChunkWork, "result", interrupt_second_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        w.write_arrays("t", np.concatenate([ts, ts]), both)
+    monkeypatch.setattr(writer_module._ChunkWork, "result", result)
+    with pytest.raises(tsfile.OutOfOrderError):
+        w.write_arrays("t", ts, _columns(ts, "b"))
+    w.write_arrays("t", ts, _columns(ts, "a"))  # (and flushes b's rows)
+    w.close()
+    got = tsfile.read_table(str(path), "t")
+    for device in "ab":
+        assert got["time"][got["device"] == device].tolist() == ts.tolist()

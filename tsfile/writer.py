@@ -1444,6 +1444,10 @@ class TsFileWriter:
             for group, pieces in started:
                 group.abandon()
                 self._buffers[group.dev] = pieces
+            # interrupted (else cleared below): the rows of the device being written are gone,
+            # the record of what is buffered must not name them (_check_times reads the buffers
+            # of a device with a span)
+            self._forget_unbuffered()
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
@@ -1451,6 +1455,14 @@ class TsFileWriter:
         self._buffered_bytes = 0
         if failed:
             raise _flush_error(failed, self._torn)
+
+    def _forget_unbuffered(self) -> None:
+        """Drop what is recorded of devices whose rows are no longer buffered (a flush stopped
+        part way): their spans and order, and their bytes from _buffered_bytes."""
+        for dev in [d for d in self._spans if d not in self._buffers]:
+            del self._spans[dev]
+        self._unordered &= self._buffers.keys()
+        self._buffered_bytes = sum(_piece_bytes(p) for ps in self._buffers.values() for p in ps)
 
     def _write_started(self, started, failed, keep):
         """Write the oldest started chunk groups until `keep` remain (none once the file is
