@@ -1096,7 +1096,9 @@ class TsFileWriter:
     def _add(self, table: _Table, times, columns) -> None:
         """Check a write call's rows and buffer them, all or none: the values (_add_rows), then
         per device the timestamps (_check_times) and the pages of lossy encodings (_check_pages),
-        and only then is anything buffered; so a later flush cannot fail for these rows."""
+        and only then is anything buffered; so a later flush cannot fail for these rows. A call
+        that would be flushed at once as its own chunk group is written without being buffered
+        (_written_alone), its time order checked by the time chunk's encode."""
         self._fresh = []
         pieces = self._add_rows(table, times, columns)
         if self._written_alone(table, pieces):
