@@ -32,6 +32,7 @@ import numpy as np
 
 from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
+from tsfile._format.devindex import read_device_index
 from tsfile._format.index import IndexWalker
 from tsfile._format.metadata import read_file_metadata, read_timeseries_metadata
 from tsfile._mem.pool import pooled
@@ -730,6 +731,7 @@ class TsFileReader:
         self._devices_cache = {}
         self._device_keys = {}  # index root -> {DeviceID: its index in _devices()}
         self._series_cache = {}
+        self._index_cache = {}  # device's series range -> its DeviceIndex (None: declined)
         self._chunks = {}
         self._pages_checked = set()  # (time chunk, value chunk, pages) checked page headers
         self._value_chunks = {}  # (time chunk, its pages, value chunks) -> checked Chunks
@@ -928,6 +930,32 @@ class TsFileReader:
             self._series_cache[dev_range] = s
         return s
 
+    def _device_index(self, dev_range):
+        """The compiled compact index of a device's series (tsfile._format.devindex), cached;
+        None when that fast path declines the device: then _series reads it (and raises if it
+        is damaged). Planning only: no per-series object is made."""
+        try:
+            return self._index_cache[dev_range]
+        except KeyError:
+            pass
+        start, end = dev_range
+        d = read_device_index(self._buf, start, end, self._meta.meta_offset, self._meta.meta_start)
+        self._index_cache[dev_range] = d
+        return d
+
+    def _time_statistics(self, key, dev_id, dev_range):
+        """(count, start time, end time) of a device's time column, from the compact index when
+        it takes the device, else from its TimeseriesMeta; CorruptDataError when it has none."""
+        d = self._device_index(dev_range)
+        got = None if d is None else d.time_statistics()
+        if got is not None:
+            return got
+        time_meta = self._series(key, dev_range).get("")
+        if time_meta is None:
+            raise CorruptDataError(f"{self._path}: device {dev_id.path} has no time column")
+        st = time_meta.statistics
+        return st.count, st.start_time, st.end_time
+
     def get_timeseries_names(self, device):
         """Measurements of a device (tree or table model), sorted; '' is an aligned time column."""
         with self._op():
@@ -1051,16 +1079,38 @@ class TsFileReader:
                         f"{tst.end_time} of its time chunk at file offset {offsets[i]}"
                     )
                 owner[i][j] = cm.offset
-        for tc, vals in zip(tchunks, owner, strict=False):
-            s = tc.statistics
-            if s.count == 0 or s.end_time < t1 or s.start_time > t2:
+        groups = [
+            (tc.offset, tc.statistics.count, tc.statistics.start_time, tc.statistics.end_time, v)
+            for tc, v in zip(tchunks, owner, strict=False)
+        ]
+        self._add_groups(task, groups, t1, t2)
+        return task
+
+    def _add_groups(self, task, groups, t1, t2):
+        """Append to ``task`` the chunk groups of ``groups`` (time chunk offset, its statistics
+        count, start and end time, value chunk offsets) that meet [t1, t2], their time chunks
+        parsed and row capacities checked."""
+        for offset, count, start, end, vals in groups:
+            if count == 0 or end < t1 or start > t2:
                 continue
-            self._touch_group(tc.offset, vals)
-            chunk = self._chunk(tc.offset, -1, t2)
-            inside = t1 <= s.start_time and s.end_time <= t2
+            self._touch_group(offset, vals)
+            chunk = self._chunk(offset, -1, t2)
+            inside = t1 <= start and end <= t2
             task.groups.append(
-                _Group(chunk, self._time_chunk_rows(chunk, s.count, t1, t2), vals, inside)
+                _Group(chunk, self._time_chunk_rows(chunk, count, t1, t2), vals, inside)
             )
+
+    def _plan_compact(self, dev_id, rng, fields, t1, t2):
+        """_plan_aligned from the device's compact index (tsfile._format.devindex: the value
+        chunks paired with their time chunks in C, no per-series object), or None when that
+        fast path declines the device (then _plan_aligned plans it, and raises if it must)."""
+        d = self._device_index(rng)
+        planned = None if d is None else d.plan(fields, t1, t2)
+        if planned is None:
+            return None
+        task = _DeviceTask(dev_id)
+        task.types, task.type_at, task.names, groups = planned
+        self._add_groups(task, groups, t1, t2)
         return task
 
     def _ordered_time_chunks(self, dev_id, tsm):
@@ -1135,10 +1185,14 @@ class TsFileReader:
                 tag_values = dev_id.tag_values(len(tag_cols))
                 if keep_device is not None and not keep_device(tag_values):
                     continue
-                series = self._series(key, rng)
-                if attributes:
-                    series = {m: v for m, v in series.items() if m not in attributes}
-                task = self._plan_aligned(dev_id, series, fields, t1, t2)
+                task = None
+                if prune is None and not attributes:  # (both need the series' objects)
+                    task = self._plan_compact(dev_id, rng, fields, t1, t2)
+                if task is None:
+                    series = self._series(key, rng)
+                    if attributes:
+                        series = {m: v for m, v in series.items() if m not in attributes}
+                    task = self._plan_aligned(dev_id, series, fields, t1, t2)
                 task.tags = tag_values
                 if prune is not None:
                     task.groups = prune(task, series, fields)

@@ -13,7 +13,7 @@ import glob
 import os
 from dataclasses import dataclass, field
 
-from tsfile.errors import CorruptDataError, InvalidSchemaError, TsFileError
+from tsfile.errors import InvalidSchemaError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 TSFILE_SUFFIX = ".tsfile"
@@ -163,11 +163,8 @@ def _table_devices(reader, key, n_tags):
     if key not in reader._meta.table_roots:
         return out
     for dev_id, rng in reader._devices(key):
-        time_meta = reader._series(key, rng).get("")
-        if time_meta is None:
-            raise CorruptDataError(f"{reader._path}: device {dev_id.path} has no time column")
-        st = time_meta.statistics
-        out.append(DeviceStats(dev_id.tag_values(n_tags), st.count, st.start_time, st.end_time))
+        count, start, end = reader._time_statistics(key, dev_id, rng)
+        out.append(DeviceStats(dev_id.tag_values(n_tags), count, start, end))
     return out
 
 

@@ -1,0 +1,9 @@
+"""Type stubs of tsfile/_format/devindex.pyx."""
+
+class DeviceIndex:
+    def time_statistics(self) -> tuple[int, int, int] | None: ...
+    def plan(
+        self, fields: list[str], t1: int, t2: int
+    ) -> tuple[list, list, list, list[tuple[int, int, int, int, list]]] | None: ...
+
+def read_device_index(buf, start: int, end: int, lo: int, hi: int) -> DeviceIndex | None: ...
