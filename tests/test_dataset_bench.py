@@ -19,3 +19,27 @@ def test_dataset_section_small(capsys):
         assert "dask read_tsfile" in out and "dask overhead" in out
     else:
         assert "## dask: not installed" in out
+
+
+def test_dataset_plan_part_small(capsys, tmp_path):
+    """``--parts plan``: planning alone against the whole read; the files of an earlier run in
+    --dir are reused, not written again."""
+    args = ["bench", "dataset", "--small", "--parts", "plan", "--dir", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "## planning read_table over 4 files (40 chunk groups), 1 thread" in out
+    assert "plan only" in out and "planning share" in out
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "split").glob("*.tsfile")}
+    assert len(before) == 4
+    assert main(args) == 0
+    after = {p: p.stat().st_mtime_ns for p in (tmp_path / "split").glob("*.tsfile")}
+    assert after == before
+
+
+def test_plan_files_counts_the_groups_read_table_decodes(tmp_path):
+    """plan_files plans what read_table reads: as many chunk groups as files x devices here
+    (one chunk group per device and file)."""
+    from tsfile._bench.dataset import DEVICES, plan_files, write_split
+
+    write_split(tmp_path, 3, DEVICES * 30)
+    assert plan_files(tmp_path) == 3 * DEVICES

@@ -8,6 +8,9 @@ process; the machine may be shared, so the ratios of one run are what to compare
   variant with the result memory pool on and off, interleaved (tsfile._bench.read: "pool on"
   times reads after the first, the blocks of the previous round's results kept; the pool's
   decay raised for the run; "pool cold": a read right after release_memory()).
+* plan: planning alone (``Scanner._plan_reads``: open, metadata, prune, plan every file, no
+  decode) against the whole 1-thread read of the same files, interleaved; reuses the split files
+  of an earlier run in ``--dir`` (else writes them).
 * index: ``--small-files`` small files opened as a ``TsFileDataFrame(use_index=True)``: cold
   (no index yet: every file's metadata read, the index written) against warm (the index read;
   target: under 10 % of cold).
@@ -233,6 +236,57 @@ def _print_user_sys(variants, repeat):
         print(f"    ({label:<9} user {user * 1e3:8.1f} ms, system {system * 1e3:8.1f} ms)")
 
 
+def _split_files(where, files, rows):
+    """The split files of the threads part under ``where``: reused when ``files`` of them are
+    there already (an earlier run with the same --dir), else written."""
+    split = Path(where) / "split"
+    have = sorted(split.glob("part*.tsfile"))
+    if len(have) == files:
+        return split
+    split.mkdir(parents=True, exist_ok=True)
+    write_split(split, files, rows)
+    return split
+
+
+def plan_files(split, table="bench", threads=1):
+    """Plan ``read_table(split, table, threads=threads)`` as it does, without decoding: every
+    file opened, its metadata read, pruned or planned (Scanner._plan_reads, the collector
+    paused as read_table pauses it), then closed. Returns the chunk groups planned."""
+    from tsfile._dataset.gcpause import collector_paused
+    from tsfile._dataset.scan import Scanner
+
+    scanner = Scanner(str(split), table, plan=False, threads=threads)
+    readers = []
+    try:
+        with collector_paused():
+            planned = scanner._plan_reads(scanner.paths, readers, True)
+    finally:
+        for r in readers:
+            r.close()
+    return sum(len(read.groups) for _path, read in planned)
+
+
+def bench_plan(where, files, rows, repeat):
+    """The planning of a many-file read_table alone (the part that runs on the calling thread
+    before any decode), against the whole 1-thread read, interleaved."""
+    import tsfile
+
+    split = _split_files(where, files, rows)
+    groups = plan_files(split)
+    timed = _interleaved(
+        {
+            "plan": lambda: plan_files(split),
+            "read": lambda: tsfile.read_table(str(split), "bench", threads=1),
+        },
+        repeat,
+    )
+    (p_wall, p_cpu), (r_wall, r_cpu) = timed["plan"], timed["read"]
+    print(f"\n## planning read_table over {files} files ({groups:,} chunk groups), 1 thread")
+    print(f"  plan only              {p_wall * 1e3:10.1f} ms  CPU {p_cpu * 1e3:8.1f} ms")
+    print(f"  whole read, 1 thread   {r_wall * 1e3:10.1f} ms  CPU {r_cpu * 1e3:8.1f} ms")
+    print(f"  planning share         {100 * p_wall / r_wall:10.1f} % of the 1-thread read")
+
+
 def bench_index(where, small_files, repeat):
     from tsfile.dataset import TsFileDataFrame
 
@@ -338,7 +392,7 @@ def main(argv=None):
     ap.add_argument(
         "--parts",
         default="threads,index,dask",
-        help="comma-separated parts to run (threads, index, dask; dask needs threads)",
+        help="comma-separated parts to run (threads, plan, index, dask; dask needs threads)",
     )
     args = ap.parse_args(argv)
     if args.small:
@@ -354,6 +408,8 @@ def main(argv=None):
             if "threads" in parts
             else None
         )
+        if "plan" in parts:
+            bench_plan(where, args.files, args.rows, args.repeat)
         if "index" in parts:
             bench_index(where, args.small_files, args.repeat)
         if "dask" in parts and split is not None:
