@@ -14,3 +14,6 @@ def read_device_node(buf, start: int, end: int, path: str) -> tuple[IndexNode, i
 def read_leaf_series(
     buf, node: IndexNode, lo: int, hi: int, path: str, out: list[TimeseriesMeta]
 ) -> None: ...
+def table_schema_columns(
+    buf, start: int, end: int
+) -> tuple[list[tuple[str, int, int, int, int]], int] | None: ...

@@ -468,3 +468,77 @@ def read_leaf_series(buf, node, Py_ssize_t lo, Py_ssize_t hi, str path, list out
         if len(out) == first or out[first].measurement != e.key:
             raise r.error(f"index entry {e.key!r} does not name the first series of its range",
                           e.at)
+
+
+cdef inline int _binstr_span(Cur *c, Py_ssize_t *at, Py_ssize_t *n) noexcept:
+    """An i32 length (not negative) + that many bytes present: their offset and length; -1 when
+    they are not there."""
+    cdef int32_t k
+    if c.end - c.pos < 4:
+        return -1
+    k = <int32_t>be32(c.buf + c.pos)
+    c.pos += 4
+    if k < 0 or k > c.end - c.pos:
+        return -1
+    at[0] = c.pos
+    n[0] = k
+    c.pos += k
+    return 0
+
+
+def table_schema_columns(buf, Py_ssize_t start, Py_ssize_t end):
+    """The columns of the table schema at ``start`` (not past ``end``) as raw codes, for
+    metadata.read_table_schema's fast path: ([(name, data type, encoding, compression,
+    category)], offset after the schema), or None when a length or count is out of bounds or a
+    name is not valid UTF-8 (the Python parse then reads it and names the error). The codes
+    are not checked here: the caller checks them against the codes it knows."""
+    cdef Cur c
+    cdef _Reader r = _reader(buf, start, end, "", &c)
+    cdef int64_t n
+    cdef Py_ssize_t k, q, at, ln
+    cdef int32_t props, cat
+    cdef int dt, enc, comp
+    # the column count: Java writeUnsignedVarInt, as _Reader.uvarint reads it (never raising)
+    cdef uint64_t value = 0
+    cdef int shift = 0
+    cdef uint8_t b
+    while True:
+        if c.pos >= c.end:
+            return None
+        b = c.buf[c.pos]
+        c.pos += 1
+        value |= (<uint64_t>(b & 0x7F)) << shift
+        if not b & 0x80:
+            break
+        shift += 7
+        if shift > 28:
+            return None
+    if (value >> 32) != 0:
+        return None
+    n = <int64_t>value
+    if n * 14 > c.end - c.pos:  # a column takes at least 4+0+3+4+4 bytes
+        return None
+    columns = []
+    for k in range(n):
+        if _binstr_span(&c, &at, &ln) < 0:
+            return None
+        try:
+            name = (<const char *>c.buf)[at:at + ln].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if c.end - c.pos < 7:
+            return None
+        dt, enc, comp = c.buf[c.pos], c.buf[c.pos + 1], c.buf[c.pos + 2]
+        props = <int32_t>be32(c.buf + c.pos + 3)
+        c.pos += 7
+        if props < 0 or <int64_t>props * 8 > c.end - c.pos:
+            return None
+        for q in range(2 * props):
+            if _binstr_span(&c, &at, &ln) < 0:
+                return None
+        if c.end - c.pos < 4:
+            return None
+        cat = <int32_t>be32(c.buf + c.pos)
+        c.pos += 4
+        columns.append((name, dt, enc, comp, cat))
+    return columns, c.pos

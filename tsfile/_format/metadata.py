@@ -220,6 +220,42 @@ def read_series_range(buf, start: int, end: int, path: str) -> list:
 
 
 def read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
+    """The table schema at the cursor (moved past it). Read by C loads first
+    (cparse.table_schema_columns, then _schema_of); anything that path does not take (a bad
+    length, code or name) is read again below, which raises the error naming it."""
+    from tsfile._format.cparse import table_schema_columns
+
+    raw = table_schema_columns(cur.buf, cur.pos, cur.end)
+    schema = None if raw is None else _schema_of(table_name, raw[0])
+    if schema is not None:
+        cur.pos = raw[1]
+        return schema
+    return _read_table_schema(cur, table_name)
+
+
+def _schema_of(table_name: str, raw: list) -> TableSchema | None:
+    """The TableSchema of columns [(name, data type, encoding, compression, category)] as
+    _read_table_schema makes it, or None where it would raise."""
+    columns = []
+    try:
+        for name, data_type, encoding, compression, category in raw:
+            cat = _CATEGORIES.get(category)
+            dtype = _COLUMN_TYPES.get(data_type)
+            enc = _ENCODINGS.get(encoding)
+            comp = _COMPRESSORS.get(compression)
+            if cat is None or dtype is None or enc is None or comp is None:
+                return None
+            col = ColumnSchema(name or f"col{len(columns)}", dtype, cat)
+            col.encoding = enc
+            col.compression = comp
+            columns.append(col)
+        return TableSchema(table_name, columns)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _read_table_schema(cur: Cursor, table_name: str) -> TableSchema:
+    """read_table_schema in Python: the reference, and the path that names the errors."""
     at = cur.pos
     n = cur.uvarint("table schema column count")
     if n * 14 > cur.remaining():  # a column takes at least 4+0+3+4+4 bytes
