@@ -260,10 +260,14 @@ def plan_files(split, table="bench", threads=1):
     try:
         with collector_paused():
             planned = scanner._plan_reads(scanner.paths, readers, True)
+            groups = sum(len(read.groups) for _path, read in planned)
+            # dropped inside, as read_table drops its plan before the collector resumes (else
+            # the collection that follows would walk the plan's objects, which a read never has)
+            del planned
     finally:
         for r in readers:
             r.close()
-    return sum(len(read.groups) for _path, read in planned)
+    return groups
 
 
 def bench_plan(where, files, rows, repeat):
