@@ -196,10 +196,12 @@ def test_one_of_a_thousand_devices_reads_one_devices_chunks(tmp_path, monkeypatc
 
     monkeypatch.setattr(engine, "read_value_chunks", value_chunks)
     with tsfile.TsFileReader(str(path)) as r:
-        real_series = r._series
+        real_series, real_index = r._series, r._device_index
         monkeypatch.setattr(
             r, "_series", lambda key, rng: series.append(rng) or real_series(key, rng)
         )
+        # the planner reads a device's series index compiled (tsfile._format.devindex)
+        monkeypatch.setattr(r, "_device_index", lambda rng: series.append(rng) or real_index(rng))
         with r.query_table("m", ["id", "x"], tag_filter=tsfile.tag_eq("id", "d0777")) as rs:
             rows = list(rs)
     assert [row[2] for row in rows] == [4 * 777 + i for i in range(4)]
