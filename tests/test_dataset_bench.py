@@ -43,3 +43,20 @@ def test_plan_files_counts_the_groups_read_table_decodes(tmp_path):
 
     write_split(tmp_path, 3, DEVICES * 30)
     assert plan_files(tmp_path) == 3 * DEVICES
+
+
+def test_dataset_files_are_reused_only_when_they_hold_the_rows_asked(tmp_path):
+    """The threads and plan parts reuse the files of an earlier run in --dir (never rewritten
+    under another run's reader), but not files of another size."""
+    import tsfile
+    from tsfile._bench.dataset import DEVICES, _dataset_files
+
+    split, one = _dataset_files(tmp_path, 3, DEVICES * 20)
+    stamps = {p: p.stat().st_mtime_ns for p in [one, *split.glob("*.tsfile")]}
+    assert len(stamps) == 4
+    again = _dataset_files(tmp_path, 3, DEVICES * 20)
+    assert again == (split, one)
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    _dataset_files(tmp_path, 3, DEVICES * 10)  # other rows: written again
+    assert len(tsfile.read_table(str(split), "bench")["time"]) == 3 * DEVICES * 10
+    assert len(tsfile.read_table(str(one), "bench")["time"]) == 3 * DEVICES * 10

@@ -9,8 +9,10 @@ process; the machine may be shared, so the ratios of one run are what to compare
   times reads after the first, the blocks of the previous round's results kept; the pool's
   decay raised for the run; "pool cold": a read right after release_memory()).
 * plan: planning alone (``Scanner._plan_reads``: open, metadata, prune, plan every file, no
-  decode) against the whole 1-thread read of the same files, interleaved; reuses the split files
-  of an earlier run in ``--dir`` (else writes them).
+  decode) against the whole 1-thread read of the same files, interleaved.
+
+The threads and plan parts reuse the files an earlier run left in ``--dir`` when they hold the
+rows asked (they are never rewritten under a reader of another run), else write them.
 * index: ``--small-files`` small files opened as a ``TsFileDataFrame(use_index=True)``: cold
   (no index yet: every file's metadata read, the index written) against warm (the index read;
   target: under 10 % of cold).
@@ -135,11 +137,7 @@ def _rows(result):
 def bench_threads(where, files, rows, repeat, pool="both"):
     import tsfile
 
-    split = Path(where) / "split"
-    split.mkdir(parents=True, exist_ok=True)
-    parts = write_split(split, files, rows)
-    one = Path(where) / "one.tsfile"
-    write_one(one, parts)
+    split, one = _dataset_files(where, files, rows)
     a = tsfile.read_table(str(split), "bench", threads=1)
     b = tsfile.read_table(str(split), "bench", threads=2)
     assert all(np.array_equal(a[k], b[k]) for k in a), "1 and 2 threads differ"
@@ -236,16 +234,27 @@ def _print_user_sys(variants, repeat):
         print(f"    ({label:<9} user {user * 1e3:8.1f} ms, system {system * 1e3:8.1f} ms)")
 
 
-def _split_files(where, files, rows):
-    """The split files of the threads part under ``where``: reused when ``files`` of them are
-    there already (an earlier run with the same --dir), else written."""
+def _dataset_files(where, files, rows):
+    """(directory of the split files, the one file) of the threads part under ``where``:
+    reused when an earlier run with the same --dir left ``files`` split files and the one file
+    holding the rows asked (read here), else written (delete them to write them afresh)."""
+    import tsfile
+
     split = Path(where) / "split"
-    have = sorted(split.glob("part*.tsfile"))
-    if len(have) == files:
-        return split
+    one = Path(where) / "one.tsfile"
+    want = files * (rows // DEVICES) * DEVICES
+    if len(list(split.glob("part*.tsfile"))) == files and one.exists():
+        got = (
+            _rows(tsfile.read_table(str(split), "bench")),
+            _rows(tsfile.read_table(str(one), "bench")),
+        )
+        if got == (want, want):
+            return split, one
     split.mkdir(parents=True, exist_ok=True)
-    write_split(split, files, rows)
-    return split
+    for old in split.glob("part*.tsfile"):
+        old.unlink()
+    write_one(one, write_split(split, files, rows))
+    return split, one
 
 
 def plan_files(split, table="bench", threads=1):
@@ -275,7 +284,7 @@ def bench_plan(where, files, rows, repeat):
     before any decode), against the whole 1-thread read, interleaved."""
     import tsfile
 
-    split = _split_files(where, files, rows)
+    split, _one = _dataset_files(where, files, rows)
     groups = plan_files(split)
     timed = _interleaved(
         {
