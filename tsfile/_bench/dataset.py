@@ -244,10 +244,13 @@ def _dataset_files(where, files, rows):
     one = Path(where) / "one.tsfile"
     want = files * (rows // DEVICES) * DEVICES
     if len(list(split.glob("part*.tsfile"))) == files and one.exists():
-        got = (
-            _rows(tsfile.read_table(str(split), "bench")),
-            _rows(tsfile.read_table(str(one), "bench")),
-        )
+        try:
+            got = (
+                _rows(tsfile.read_table(str(split), "bench")),
+                _rows(tsfile.read_table(str(one), "bench")),
+            )
+        except tsfile.TsFileError:  # not the benchmark's files: written again
+            got = None
         if got == (want, want):
             return split, one
     split.mkdir(parents=True, exist_ok=True)
