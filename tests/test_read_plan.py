@@ -649,3 +649,80 @@ def test_checked_value_chunks_are_reused_only_where_they_fit(files):
                 r._fv, g.time_chunk, longer, offsets, types, 1, fresh, fresh_nulls, 0, s, checked
             )
         assert not fresh_nulls[0].any() and not any(m.any() for m in fresh_nulls)
+
+
+# -- one engine call per time job (engine.read_time_chunks) ------------------------------------
+
+
+def _time_groups(r):
+    _n, _t, _f, _tags, tasks = r._plan_table("t", list(COLUMNS), INT64_MIN, INT64_MAX)
+    return [g for task in tasks for g in task.groups]
+
+
+@pytest.mark.parametrize("comp", COMPRESSIONS)
+@pytest.mark.parametrize("rng", ["all", "cut", "one-page", "empty"])
+def test_read_time_chunks_equals_a_call_per_chunk(files, comp, rng):
+    """Every time chunk of a file in one read_time_chunks call, each at its own start with a
+    gap between them: the rows, the completed plans and the timestamps of one read_time_chunk
+    call per chunk; the gaps are left alone."""
+    t1, t2 = _ranges()[rng]
+    with tsfile.TsFileReader(files[comp]) as r:
+        groups = _time_groups(r)
+        assert len(groups) == 4
+        starts, at = [], 5
+        for g in groups:
+            starts.append(at)
+            at += g.rows + 7
+        one = np.full(at, -1, np.int64)
+        s = engine.new_scratch()
+        want = [
+            engine.read_time_chunk(
+                r._fv, g.time_chunk, t1, t2, 1, one, p, s, g.inside, g.page_lo, g.page_hi
+            )
+            for g, p in zip(groups, starts, strict=True)
+        ]
+        many = np.full(at, -1, np.int64)
+        got = r._decode_times_many(groups, many, starts, t1, t2, 1, s)
+    assert [n for n, _p in got] == [n for n, _p in want]
+    for (_n, a), (_m, b) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(many, one)
+    expected_ts, _v, _nl = _expected(t1, t2)
+    got_ts = np.concatenate([many[p : p + n] for p, (n, _pl) in zip(starts, got, strict=True)])
+    np.testing.assert_array_equal(got_ts, expected_ts)
+
+
+def test_read_time_chunks_checks_its_arguments_and_each_chunks_room(files):
+    """Lists of different lengths, a start or room outside the result, a value chunk instead of
+    a time chunk: refused before anything is written. A room smaller than a chunk's rows (its
+    statistics lied): CorruptDataError, the chunks before it decoded."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        groups = _time_groups(r)[:2]
+        fv, s = r._fv, engine.new_scratch()
+        chunks = [g.time_chunk for g in groups]
+        rows = [g.rows for g in groups]
+        out = np.zeros(sum(rows), np.int64)
+        starts = [0, rows[0]]
+        flags, los, his = [True, True], [0, 0], [-1, -1]
+
+        def call(chunks=chunks, out=out, starts=starts, caps=rows, flags=flags):
+            return engine.read_time_chunks(
+                fv, chunks, INT64_MIN, INT64_MAX, 1, out, starts, caps, flags, los, his, s
+            )
+
+        with pytest.raises(ValueError, match="a start, a room"):
+            call(starts=starts[:1])
+        with pytest.raises(ValueError, match="outside the"):
+            call(starts=[0, rows[0] + 1])
+        with pytest.raises(ValueError, match="outside the"):
+            call(starts=[-1, rows[0]])
+        with pytest.raises(ValueError, match="int64 array"):
+            call(out=out.astype(np.int32))
+        value_chunk = r._chunk(groups[0].values[0])
+        with pytest.raises(CorruptDataError, match="expected a time chunk"):
+            call(chunks=[chunks[0], value_chunk])
+        assert not out.any()
+        got = call()
+        assert [n for n, _p in got] == rows
+        with pytest.raises(CorruptDataError, match="more rows than its statistics say"):
+            call(caps=[rows[0], rows[1] - 1])

@@ -1182,6 +1182,25 @@ class TsFileReader:
             self._fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, plan=plan
         )
 
+    def _decode_times_many(self, groups, out_ts, starts, t1, t2, pcode, s):
+        """_decode_times over several chunk groups (a decode job's), group k at ``starts[k]``
+        with room for its ``rows``, in one engine call (engine.read_time_chunks: the GIL handed
+        over once, not once per group); [(rows, plan)] per group."""
+        return engine.read_time_chunks(
+            self._fv,
+            [g.time_chunk for g in groups],
+            t1,
+            t2,
+            pcode,
+            out_ts,
+            starts,
+            [g.rows for g in groups],
+            [g.inside for g in groups],
+            [g.page_lo for g in groups],
+            [g.page_hi for g in groups],
+            s,
+        )
+
     def _decode_fields(self, task, g, plan, rows, out_vals, out_nulls, pos, pcode, s):
         """Every field column of group ``g`` into its arrays ``out_vals[j]`` / ``out_nulls[j]``
         at ``pos``, following the time chunk's ``plan`` (``rows`` rows), in one engine call

@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
+from tsfile._mem import fresh
 from tsfile._mem.pool import pooled, unpooled
 from tsfile._read import engine, late, tagfill
 from tsfile.errors import TsFileError
@@ -199,11 +200,12 @@ def _tag_names(reads):
 
 
 def null_masks(names, rows):
-    """{name: all-False bool mask of ``rows``}: calloc'ed by numpy's allocator, not the result
-    pool's (which would zero a reused block whole), so a mask's pages are only touched where a
-    null is written (most columns have none, and their masks are dropped unread)."""
+    """{name: all-False bool mask of ``rows``}: not from the result pool (which would zero a
+    reused block whole) nor, when large, from numpy's calloc (which clears memory malloc freed
+    before: tsfile._mem.fresh), so a mask's pages are only touched where a null is written (most
+    columns have none, and their masks are dropped unread)."""
     with unpooled():
-        return {n: np.zeros(rows, np.bool_) for n in names}
+        return {n: fresh.zeros(rows, np.bool_) for n in names}
 
 
 class _Decode:
@@ -252,13 +254,14 @@ class _Decode:
         r = self.reads[i]
 
         def run():
-            out = []
-            with r.reader._op() as s:  # one operation (a scratch, a liveness check) per batch
-                for _i, _task, g, at, _cap in items:
-                    ts = self.ts[at : at + g.rows]  # a view: no group reaches the next one's rows
-                    t1, t2 = r.query.t1, r.query.t2
-                    out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
-            return out
+            # one operation (a scratch, a liveness check) and one engine call per batch; each
+            # group has the room of its capacity (no group reaches the next one's rows)
+            groups = [g for _i, _task, g, _at, _cap in items]
+            starts = [at for _i, _task, _g, at, _cap in items]
+            with r.reader._op() as s:
+                return r.reader._decode_times_many(
+                    groups, self.ts, starts, r.query.t1, r.query.t2, r.pcode, s
+                )
 
         got = self._guard(i, run)
         self._clear_tags(items)

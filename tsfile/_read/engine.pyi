@@ -53,6 +53,20 @@ def read_time_chunk(
     page_hi: int = ...,
     plan: np.ndarray | None = ...,
 ) -> tuple[int, np.ndarray]: ...
+def read_time_chunks(
+    fv: FileView,
+    chunks: list[Chunk],
+    t1: int,
+    t2: int,
+    path: int,
+    out_ts: np.ndarray,
+    starts: list[int],
+    caps: list[int],
+    insides: list[bool],
+    page_los: list[int],
+    page_his: list[int],
+    s: Scratch,
+) -> list[tuple[int, np.ndarray]]: ...
 def page_value_ranges(
     fv: FileView, ch: Chunk
 ) -> list[tuple[float, float] | None | EllipsisType]: ...

@@ -1173,6 +1173,78 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     return rows, plan
 
 
+cdef struct TimeChunk:
+    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    int64_t *plan       # its plan's rows (the plan array is held by the returned list)
+    int64_t *out        # its first result row
+    Py_ssize_t cap      # rows of room from there on
+    bint inside         # its statistics lie inside [t1, t2]
+    Py_ssize_t rows     # rows written
+
+
+def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path, out_ts,
+                     list starts, list caps, list insides, list page_los, list page_his,
+                     Scratch s):
+    """read_time_chunk over several time chunks (a time job's chunk groups, in order) in ONE
+    nogil region: chunk k's timestamps in [t1, t2] into out_ts[starts[k] : starts[k] + caps[k]]
+    (its room: more rows are a CorruptDataError, as read_time_chunk's), its pages planned by
+    plan_pages(chunk, t1, t2, page_los[k], page_his[k]), ``insides[k]`` its chunk_inside. One
+    GIL hand-over per job instead of one per chunk group: beside a thread holding the GIL (a
+    planner, another job's Python), each hand-over may wait for it. Returns [(rows, plan)] per
+    chunk, as read_time_chunk would; the first chunk that fails raises (what was written for
+    the chunks before it stays in out_ts)."""
+    cdef Py_ssize_t k, n = len(chunks), size, start, cap
+    cdef int64_t *out
+    cdef TimeChunk *todo
+    cdef LoopState st
+    cdef Chunk ch
+    if not (len(starts) == len(caps) == len(insides) == len(page_los) == len(page_his) == n):
+        raise ValueError("read_time_chunks takes a start, a room, a chunk_inside and a page "
+                         "range per chunk")
+    if not (isinstance(out_ts, np.ndarray) and out_ts.dtype == np.int64 and out_ts.ndim == 1
+            and out_ts.flags.c_contiguous and out_ts.flags.writeable):
+        raise ValueError("out_ts must be a writable contiguous int64 array")
+    check_open(fv)
+    size = len(out_ts)
+    out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    plans = []
+    for k in range(n):
+        ch = chunks[k]
+        if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
+            raise corrupt(fv, "expected a time chunk", ch.offset)
+        start = starts[k]
+        cap = caps[k]
+        if start < 0 or cap < 0 or start > size - cap:
+            raise ValueError(f"rows [{start}, {start + cap}) outside the {size} rows of the "
+                             "result")
+        plans.append(plan_pages(ch, t1, t2, page_los[k], page_his[k]))
+    todo = <TimeChunk *>malloc(n * sizeof(TimeChunk) + 1)
+    if todo == NULL:
+        raise MemoryError()
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        for k in range(n):
+            todo[k].ch = <PyObject *>chunks[k]
+            todo[k].plan = plan_rows(plans[k])
+            todo[k].out = out + <Py_ssize_t>starts[k]
+            todo[k].cap = caps[k]
+            todo[k].inside = insides[k]
+            todo[k].rows = 0
+        with nogil:
+            for k in range(n):
+                todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out,
+                                          todo[k].cap, s, todo[k].inside, todo[k].plan, &st)
+        return [(todo[k].rows, plans[k]) for k in range(n)]
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
+        free(todo)
+
+
 cdef object typed_min_max(const uint8_t *p, int t):
     """(min, max) from the typed part of numeric statistics at ``p`` (format notes 6: they come
     first, big-endian), or Ellipsis for a type whose statistics carry none."""
