@@ -306,15 +306,13 @@ class _Decode:
         return self._guard(i, run)
 
     def _groups(self, r, items):
-        """Every field column of each item's chunk group, one engine call per group
-        (TsFileReader._decode_fields); per item, the null rows of each field."""
+        """Every field column of each item's chunk group, one engine call for the batch
+        (TsFileReader._decode_fields_many); per item, the null rows of each field."""
         values = [self.values[name] for name in r.query.fields]
         nulls = [self.nulls[name] for name in r.query.fields]
+        groups = [(task, g, plan, n, pos) for _i, task, g, _j, plan, n, pos in items]
         with r.reader._op() as s:
-            return [
-                r.reader._decode_fields(task, g, plan, n, values, nulls, pos, r.pcode, s)
-                for _i, task, g, _j, plan, n, pos in items
-            ]
+            return r.reader._decode_fields_many(groups, values, nulls, r.pcode, s)
 
     def fill_tag(self, r, task, name, rows, pos):
         """Tag column ``name`` over one chunk group's rows (the pointers written without the

@@ -98,6 +98,23 @@ def read_value_chunks(
     checked: list[Chunk] | None = None,
     names: list[str | None] | None = None,
 ) -> list[int]: ...
+def read_value_groups(
+    fv: FileView,
+    groups: list[
+        tuple[
+            Chunk,
+            np.ndarray,
+            list[int],
+            list[int],
+            list[np.ndarray],
+            list[np.ndarray],
+            int,
+            list[str | None] | None,
+        ]
+    ],
+    path: int,
+    s: Scratch,
+) -> list[list[int]]: ...
 def read_nonaligned_chunk(
     fv: FileView,
     ch: Chunk,
