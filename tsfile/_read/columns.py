@@ -8,11 +8,12 @@ A read runs in two steps:
    against the pages' sizes). The sum over every file is the size of the result arrays.
 2. *decode into* (read_into_one): the result arrays are allocated once (``np.empty``: no page is
    touched here), then every file's chunk groups are decoded straight into slices of them on
-   one pool of threads: first the time chunks (job = chunk group), each at a fixed start (the
-   sum of the capacities before it); then the timestamps close up the gaps a time range leaves
-   (only the time array moves); then every chunk group's field columns at the group's final
-   rows, one engine call per chunk group (engine.read_value_chunks: the GIL is handed over once
-   per group, not once per column, and no Python runs per column). No two jobs write the
+   one pool of threads: first the time chunks (job = a batch of chunk groups of one file, one
+   engine call: engine.read_time_chunks), each group at a fixed start (the sum of the
+   capacities before it); then the timestamps close up the gaps a time range leaves (only the
+   time array moves); then every chunk group's field columns at the group's final rows, one
+   engine call per job (engine.read_value_groups: the GIL is handed over once per job, not
+   once per group or column, and no Python runs per column). No two jobs write the
    same rows, each job first-touches the memory of its own slice (so the page faults of a
    large result are spread over the threads), and nothing is copied afterwards, but the rows
    of a file dropped by ``on_error`` (one compaction, on that error path only). A read with a
@@ -332,7 +333,7 @@ class _Decode:
 JOB_VALUES = 1 << 18
 
 # The field index of a field-phase item that stands for every field column of its chunk group
-# (decoded in one engine call: TsFileReader._decode_fields).
+# (decoded with the job's other groups in one engine call: TsFileReader._decode_fields_many).
 ALL_FIELDS = -1
 
 
