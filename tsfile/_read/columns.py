@@ -286,9 +286,7 @@ class _Decode:
         i, items = job
         r = self.reads[i]
         if items[0][4] is None:  # tag items: (.., tag name, None, rows, start)
-            return [
-                self.fill_tag(r, task, name, n, pos) for _i, task, _g, name, _p, n, pos in items
-            ]
+            return self._fill_tags(r, items)
         if items[0][3] == ALL_FIELDS:
             return self._guard(i, self._groups, r, items)
 
@@ -315,16 +313,43 @@ class _Decode:
         with r.reader._op() as s:
             return r.reader._decode_fields_many(groups, values, nulls, r.pcode, s)
 
+    def _fill_tags(self, r, items):
+        """A tag job: each of its tag columns over its chunk groups' rows in one call
+        (tagfill.fill_runs: the pointers of every range written in one nogil region, one GIL
+        hand-over per column, not per group); per item, its null rows."""
+        runs = {}  # tag name -> (starts, stops, values)
+        out = []
+        for _i, task, _g, name, _p, n, pos in items:
+            v = _tag_value(r, task, name)
+            starts, stops, values = runs.setdefault(name, ([], [], []))
+            starts.append(pos)
+            stops.append(pos + n)
+            values.append(v)
+            out.append(self._tag_nulls(name, v, n, pos))
+        for name, (starts, stops, values) in runs.items():
+            tagfill.fill_runs(self.values[name], starts, stops, values)
+        return out
+
     def fill_tag(self, r, task, name, rows, pos):
         """Tag column ``name`` over one chunk group's rows (the pointers written without the
         GIL, tagfill.fill); returns its null rows."""
-        at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
-        v = None if at is None else task.tags[at]
+        v = _tag_value(r, task, name)
         tagfill.fill(self.values[name], pos, pos + rows, v)
+        return self._tag_nulls(name, v, rows, pos)
+
+    def _tag_nulls(self, name, v, rows, pos):
+        """A tag the file lacks (``v`` None) is null in its rows; returns the null rows."""
         if v is None:
             self.nulls[name][pos : pos + rows] = True
             return rows
         return 0
+
+
+def _tag_value(r, task, name):
+    """The value of tag column ``name`` in a read's device ``task`` (None: the file has no such
+    tag, schema="union")."""
+    at = r.query.tags.get(name)
+    return None if at is None else task.tags[at]
 
 
 # Values (rows x columns) a decode job covers at least: chunk groups and columns of one file are
