@@ -382,7 +382,7 @@ def test_a_time_chunk_that_fails_to_decode_has_no_tag_slot_cleared(files, monkey
     def lying(self, *args):
         raise CorruptDataError("time page holds 100 timestamps, its statistics say 100000000")
 
-    monkeypatch.setattr(TsFileReader, "_decode_times", lying)
+    monkeypatch.setattr(TsFileReader, "_decode_times_many", lying)
     with pytest.raises(CorruptDataError, match="statistics say"):
         tsfile.read_table(files[0], "m", threads=1)
     assert cleared == []

@@ -478,27 +478,30 @@ def test_read_value_chunks_checks_every_chunk_before_decoding(files):
 
 
 def test_read_table_decodes_a_chunk_group_in_one_engine_call(files, monkeypatch):
-    """read_table over files (tsfile._read.columns) makes one engine call per chunk group for
-    its field columns, none per column: the per-column Python and GIL hand-overs were the
-    GIL-held work that kept two threads from scaling (issue 12)."""
+    """read_table over files (tsfile._read.columns) makes one engine call per field job for
+    its field columns (engine.read_value_groups: every column of each of the job's chunk
+    groups), none per column nor per group: the per-column Python and GIL hand-overs were the
+    GIL-held work that kept two threads from scaling (issue 12). Each file's groups are few
+    values here: one job, one call per file."""
     calls = []
-    batched = engine.read_value_chunks
+    batched = engine.read_value_groups
 
-    def count(*args):
-        calls.append(len(args[3]))
-        return batched(*args)
+    def count(fv, groups, *args):
+        calls.append([len(g[2]) for g in groups])
+        return batched(fv, groups, *args)
 
-    def per_column(*_args):
-        raise AssertionError("read_value_chunk called per column")
+    def refused(*_args):
+        raise AssertionError("a value chunk decoded outside read_value_groups")
 
-    monkeypatch.setattr(engine, "read_value_chunks", count)
-    monkeypatch.setattr(engine, "read_value_chunk", per_column)
+    monkeypatch.setattr(engine, "read_value_groups", count)
+    monkeypatch.setattr(engine, "read_value_chunks", refused)
+    monkeypatch.setattr(engine, "read_value_chunk", refused)
     paths = [str(files["SNAPPY"]), str(files["LZ4"])]
     got = tsfile.read_table(paths, "t", threads=2)
     monkeypatch.undo()
     want = tsfile.read_table(paths, "t", threads=1)
-    groups = len(paths) * len(DEVICES) * 2  # two chunk groups per device
-    assert calls == [len(COLUMNS)] * groups
+    per_file = len(DEVICES) * 2  # two chunk groups per device
+    assert calls == [[len(COLUMNS)] * per_file] * len(paths)
     for k in want:
         np.testing.assert_array_equal(got[k], want[k], err_msg=k)
 
@@ -649,3 +652,145 @@ def test_checked_value_chunks_are_reused_only_where_they_fit(files):
                 r._fv, g.time_chunk, longer, offsets, types, 1, fresh, fresh_nulls, 0, s, checked
             )
         assert not fresh_nulls[0].any() and not any(m.any() for m in fresh_nulls)
+
+
+# -- one engine call per time job (engine.read_time_chunks) ------------------------------------
+
+
+def _time_groups(r):
+    _n, _t, _f, _tags, tasks = r._plan_table("t", list(COLUMNS), INT64_MIN, INT64_MAX)
+    return [g for task in tasks for g in task.groups]
+
+
+@pytest.mark.parametrize("comp", COMPRESSIONS)
+@pytest.mark.parametrize("rng", ["all", "cut", "one-page", "empty"])
+def test_read_time_chunks_equals_a_call_per_chunk(files, comp, rng):
+    """Every time chunk of a file in one read_time_chunks call, each at its own start with a
+    gap between them: the rows, the completed plans and the timestamps of one read_time_chunk
+    call per chunk; the gaps are left alone."""
+    t1, t2 = _ranges()[rng]
+    with tsfile.TsFileReader(files[comp]) as r:
+        groups = _time_groups(r)
+        assert len(groups) == 4
+        starts, at = [], 5
+        for g in groups:
+            starts.append(at)
+            at += g.rows + 7
+        one = np.full(at, -1, np.int64)
+        s = engine.new_scratch()
+        want = [
+            engine.read_time_chunk(
+                r._fv, g.time_chunk, t1, t2, 1, one, p, s, g.inside, g.page_lo, g.page_hi
+            )
+            for g, p in zip(groups, starts, strict=True)
+        ]
+        many = np.full(at, -1, np.int64)
+        got = r._decode_times_many(groups, many, starts, t1, t2, 1, s)
+    assert [n for n, _p in got] == [n for n, _p in want]
+    for (_n, a), (_m, b) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(many, one)
+    expected_ts, _v, _nl = _expected(t1, t2)
+    got_ts = np.concatenate([many[p : p + n] for p, (n, _pl) in zip(starts, got, strict=True)])
+    np.testing.assert_array_equal(got_ts, expected_ts)
+
+
+def test_read_time_chunks_checks_its_arguments_and_each_chunks_room(files):
+    """Lists of different lengths, a start or room outside the result, a value chunk instead of
+    a time chunk: refused before anything is written. A room smaller than a chunk's rows (its
+    statistics lied): CorruptDataError, the chunks before it decoded."""
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        groups = _time_groups(r)[:2]
+        fv, s = r._fv, engine.new_scratch()
+        chunks = [g.time_chunk for g in groups]
+        rows = [g.rows for g in groups]
+        out = np.zeros(sum(rows), np.int64)
+        starts = [0, rows[0]]
+        flags, los, his = [True, True], [0, 0], [-1, -1]
+
+        def call(chunks=chunks, out=out, starts=starts, caps=rows, flags=flags):
+            return engine.read_time_chunks(
+                fv, chunks, INT64_MIN, INT64_MAX, 1, out, starts, caps, flags, los, his, s
+            )
+
+        with pytest.raises(ValueError, match="a start, a room"):
+            call(starts=starts[:1])
+        with pytest.raises(ValueError, match="outside the"):
+            call(starts=[0, rows[0] + 1])
+        with pytest.raises(ValueError, match="outside the"):
+            call(starts=[-1, rows[0]])
+        with pytest.raises(ValueError, match="int64 array"):
+            call(out=out.astype(np.int32))
+        value_chunk = r._chunk(groups[0].values[0])
+        with pytest.raises(CorruptDataError, match="expected a time chunk"):
+            call(chunks=[chunks[0], value_chunk])
+        assert not out.any()
+        got = call()
+        assert [n for n, _p in got] == rows
+        with pytest.raises(CorruptDataError, match="more rows than its statistics say"):
+            call(caps=[rows[0], rows[1] - 1])
+
+
+@pytest.mark.parametrize("comp", COMPRESSIONS)
+@pytest.mark.parametrize("rng", ["all", "cut"])
+def test_read_value_groups_equals_a_call_per_group(files, comp, rng):
+    """Every chunk group of a file (numeric and TEXT/STRING/BLOB columns, nulls) decoded by one
+    read_value_groups call (TsFileReader._decode_fields_many): the values, null masks and null
+    counts of one read_value_chunks call per group, each group at its own position."""
+    t1, t2 = _ranges()[rng]
+    names = list(COLUMNS)
+    with tsfile.TsFileReader(files[comp]) as r:
+        _n, _t, _f, _tags, tasks = r._plan_table("t", names, t1, t2)
+        items, pos = [], 2
+        s = engine.new_scratch()
+        for task in tasks:
+            for g in task.groups:
+                ts = np.empty(g.rows, np.int64)
+                rows, plan = engine.read_time_chunk(
+                    r._fv, g.time_chunk, t1, t2, 1, ts, 0, s, g.inside, g.page_lo, g.page_hi
+                )
+                items.append((task, g, plan, rows, pos))
+                pos += rows + 5
+        assert len(items) == 4 and all(g.page_hi < 0 for _t, g, _p, _r, _q in items)
+        one_vals, one_nulls = _outputs(names, pos)
+        vals, nulls = _outputs(names, pos)
+        for v in (*vals, *one_vals):
+            v[:] = None if v.dtype == object else 0
+        want = [
+            r._decode_fields(task, g, plan, rows, one_vals, one_nulls, at, 1, s)
+            for task, g, plan, rows, at in items
+        ]
+        got = r._decode_fields_many(items, vals, nulls, 1, s)
+    assert got == want and sum(map(sum, got)) > 0
+    for name, a, b, ma, mb in zip(names, vals, one_vals, nulls, one_nulls, strict=True):
+        np.testing.assert_array_equal(ma, mb, err_msg=name)
+        np.testing.assert_array_equal(a[~ma], b[~mb], err_msg=name)
+
+
+def test_read_value_groups_checks_every_group_before_decoding(files):
+    """A bad chunk type in the second group: CorruptDataError naming its chunk, and nothing of
+    the first group decoded (every group is checked before the nogil loop)."""
+    names = list(COLUMNS)
+    with tsfile.TsFileReader(files["SNAPPY"]) as r:
+        _n, _t, _f, _tags, tasks = r._plan_table("t", names, INT64_MIN, INT64_MAX)
+        groups = tasks[0].groups[:2]
+        s = engine.new_scratch()
+        batch, pos = [], 0
+        vals, nulls = _outputs(names, sum(g.rows for g in groups))
+        for v in vals:
+            v[:] = None if v.dtype == object else 0
+        for k, g in enumerate(groups):
+            ts = np.empty(g.rows, np.int64)
+            _rows, plan = engine.read_time_chunk(
+                r._fv, g.time_chunk, INT64_MIN, INT64_MAX, 1, ts, 0, s
+            )
+            types = [int(t) for t in tasks[0].types]
+            if k == 1:
+                types[-1] = int(TSDataType.INT32)  # the last column is BLOB
+            batch.append((g.time_chunk, plan, list(g.values), types, vals, nulls, pos, None))
+            pos += g.rows
+        with pytest.raises(CorruptDataError, match=rf"at file offset {groups[1].values[-1]}$"):
+            engine.read_value_groups(r._fv, batch, 1, s)
+        for name, v, m in zip(names, vals, nulls, strict=True):
+            assert not m.any(), name
+            assert all(x is None for x in v) if v.dtype == object else not v.any(), name

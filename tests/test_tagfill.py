@@ -192,3 +192,45 @@ def test_none_is_refused_before_it_is_read_as_an_array():
         tagfill.clear(None, 0, 0)
     with pytest.raises(TypeError):
         tagfill.fill(None, 0, 0, "v")
+
+
+def test_fill_runs_fills_every_range_with_exact_counts():
+    """fill_runs: several ranges of one column, each with its value, in one call: the same
+    slots and reference counts as one fill() per range."""
+    v, w = _fresh("d1"), _fresh("d2")
+    before_v, before_w = sys.getrefcount(v), sys.getrefcount(w)
+    col = tagfill.empty_column(12)
+    tagfill.fill_runs(col, [0, 3, 8, 10], [3, 8, 8, 12], [v, w, v, None])
+    assert col.tolist() == [v] * 3 + [w] * 5 + [None] * 4
+    assert sys.getrefcount(v) - before_v == 3 and sys.getrefcount(w) - before_w == 5
+    del col
+    assert sys.getrefcount(v) == before_v and sys.getrefcount(w) == before_w
+
+
+def test_fill_runs_refuses_filled_rows_after_writing_the_others():
+    """A range over rows filled before: the other ranges are written, the filled rows keep
+    their value, the counts stay exact, and ValueError names the first such range."""
+    v, w, x = _fresh("a"), _fresh("b"), _fresh("c")
+    col = tagfill.empty_column(8)
+    tagfill.fill(col, 2, 4, v)
+    before = [sys.getrefcount(o) for o in (v, w, x)]
+    with pytest.raises(ValueError, match="1 rows of \\[3, 5\\) were filled already"):
+        tagfill.fill_runs(col, [0, 3, 5], [2, 5, 8], [w, x, w])
+    assert col.tolist() == [w, w, v, v, x, w, w, w]
+    after = [sys.getrefcount(o) for o in (v, w, x)]
+    assert [a - b for a, b in zip(after, before, strict=True)] == [0, 5, 1]
+
+
+def test_fill_runs_checks_every_range_before_writing():
+    v = _fresh("a")
+    before = sys.getrefcount(v)
+    col = tagfill.empty_column(4)
+    with pytest.raises(IndexError):
+        tagfill.fill_runs(col, [0, 2], [2, 5], [v, v])
+    with pytest.raises(ValueError, match="a start, a stop and a value per range"):
+        tagfill.fill_runs(col, [0, 2], [2], [v, v])
+    assert col.tolist() == [None] * 4 and sys.getrefcount(v) == before
+    uncleared = tagfill.empty_column(4, cleared=False)
+    with pytest.raises(ValueError, match="not all cleared"):
+        tagfill.fill_runs(uncleared, [0], [1], [v])
+    assert sys.getrefcount(v) == before

@@ -195,6 +195,20 @@ def _null_rows(vals, nulls, pos, rows):
     return rows
 
 
+def _present_fields(g, rows, out_vals, out_nulls, pos):
+    """The field columns of chunk group ``g`` that have a chunk there (indexes), and a null
+    count per column: ``rows`` for those without one (made null at ``pos`` here), 0 for the
+    others (their decode counts them)."""
+    counts = [0] * len(g.values)
+    present = []
+    for j, off in enumerate(g.values):
+        if off is None:
+            counts[j] = _null_rows(out_vals[j], out_nulls[j], pos, rows)
+        else:
+            present.append(j)
+    return counts, present
+
+
 def _row_window(offset, limit):
     """The official offset/limit rules: a negative offset is 0, a negative limit is no limit
     (None here)."""
@@ -1236,18 +1250,31 @@ class TsFileReader:
             self._fv, g.time_chunk, t1, t2, pcode, out_ts, pos, s, g.inside, plan=plan
         )
 
+    def _decode_times_many(self, groups, out_ts, starts, t1, t2, pcode, s):
+        """_decode_times over several chunk groups (a decode job's), group k at ``starts[k]``
+        with room for its ``rows``, in one engine call (engine.read_time_chunks: the GIL handed
+        over once, not once per group); [(rows, plan)] per group."""
+        return engine.read_time_chunks(
+            self._fv,
+            [g.time_chunk for g in groups],
+            t1,
+            t2,
+            pcode,
+            out_ts,
+            starts,
+            [g.rows for g in groups],
+            [g.inside for g in groups],
+            [g.page_lo for g in groups],
+            [g.page_hi for g in groups],
+            s,
+        )
+
     def _decode_fields(self, task, g, plan, rows, out_vals, out_nulls, pos, pcode, s):
         """Every field column of group ``g`` into its arrays ``out_vals[j]`` / ``out_nulls[j]``
         at ``pos``, following the time chunk's ``plan`` (``rows`` rows), in one engine call
         (engine.read_value_chunks: the GIL handed over once per chunk group, not per column);
         returns each column's null rows."""
-        counts = [0] * len(g.values)
-        present = []
-        for j, off in enumerate(g.values):
-            if off is None:
-                counts[j] = _null_rows(out_vals[j], out_nulls[j], pos, rows)
-            else:
-                present.append(j)
+        counts, present = _present_fields(g, rows, out_vals, out_nulls, pos)
         if not present:
             return counts
         offsets = [g.values[j] for j in present]
@@ -1284,6 +1311,47 @@ class TsFileReader:
         for j, nn in zip(present, got, strict=True):
             counts[j] = nn
         return counts
+
+    def _decode_fields_many(self, items, out_vals, out_nulls, pcode, s):
+        """_decode_fields over several chunk groups (a field job's: (task, group, plan, rows,
+        pos) each), the value chunks of every group not split into blocks in ONE engine call
+        (engine.read_value_groups: the GIL handed over once for all of them, not once per
+        group); per group, each field column's null rows."""
+        out = []
+        batch, where = [], []
+        for task, g, plan, rows, pos in items:
+            if g.page_hi >= 0:  # a block of a split group: its chunks' checks are kept per group
+                out.append(
+                    self._decode_fields(task, g, plan, rows, out_vals, out_nulls, pos, pcode, s)
+                )
+                continue
+            counts, present = _present_fields(g, rows, out_vals, out_nulls, pos)
+            out.append(counts)
+            if not present:
+                continue
+            offsets = [g.values[j] for j in present]
+            if self._source is not None:  # a file-like or remote source: fetch the bytes
+                for off in offsets:
+                    self._source.fetch_chunk(off, self._meta.meta_offset)
+            batch.append(
+                (
+                    g.time_chunk,
+                    plan,
+                    offsets,
+                    [task.types[j] for j in present],
+                    [out_vals[j] for j in present],
+                    [out_nulls[j] for j in present],
+                    pos,
+                    [task.names[j] for j in present] if task.names else None,
+                )
+            )
+            where.append((counts, present))
+        if batch:
+            got = engine.read_value_groups(self._fv, batch, pcode, s)
+            for (counts, present), nulls in zip(where, got, strict=True):
+                for j, nn in zip(present, nulls, strict=True):
+                    counts[j] = nn
+        return out
 
     def _decode_field(self, task, g, j, plan, rows, vals, nulls, pos, pcode, s):
         """Field column ``j`` of group ``g`` into ``vals`` / ``nulls`` (that column's arrays) at

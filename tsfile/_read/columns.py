@@ -8,11 +8,12 @@ A read runs in two steps:
    against the pages' sizes). The sum over every file is the size of the result arrays.
 2. *decode into* (read_into_one): the result arrays are allocated once (``np.empty``: no page is
    touched here), then every file's chunk groups are decoded straight into slices of them on
-   one pool of threads: first the time chunks (job = chunk group), each at a fixed start (the
-   sum of the capacities before it); then the timestamps close up the gaps a time range leaves
-   (only the time array moves); then every chunk group's field columns at the group's final
-   rows, one engine call per chunk group (engine.read_value_chunks: the GIL is handed over once
-   per group, not once per column, and no Python runs per column). No two jobs write the
+   one pool of threads: first the time chunks (job = a batch of chunk groups of one file, one
+   engine call: engine.read_time_chunks), each group at a fixed start (the sum of the
+   capacities before it); then the timestamps close up the gaps a time range leaves (only the
+   time array moves); then every chunk group's field columns at the group's final rows, one
+   engine call per job (engine.read_value_groups: the GIL is handed over once per job, not
+   once per group or column, and no Python runs per column). No two jobs write the
    same rows, each job first-touches the memory of its own slice (so the page faults of a
    large result are spread over the threads), and nothing is copied afterwards, but the rows
    of a file dropped by ``on_error`` (one compaction, on that error path only). A read with a
@@ -36,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
+from tsfile._mem import fresh
 from tsfile._mem.pool import pooled, unpooled
 from tsfile._read import engine, late, tagfill
 from tsfile.errors import TsFileError
@@ -199,11 +201,12 @@ def _tag_names(reads):
 
 
 def null_masks(names, rows):
-    """{name: all-False bool mask of ``rows``}: calloc'ed by numpy's allocator, not the result
-    pool's (which would zero a reused block whole), so a mask's pages are only touched where a
-    null is written (most columns have none, and their masks are dropped unread)."""
+    """{name: all-False bool mask of ``rows``}: not from the result pool (which would zero a
+    reused block whole) nor, when large, from numpy's calloc (which clears memory malloc freed
+    before: tsfile._mem.fresh), so a mask's pages are only touched where a null is written (most
+    columns have none, and their masks are dropped unread)."""
     with unpooled():
-        return {n: np.zeros(rows, np.bool_) for n in names}
+        return {n: fresh.zeros(rows, np.bool_) for n in names}
 
 
 class _Decode:
@@ -252,13 +255,14 @@ class _Decode:
         r = self.reads[i]
 
         def run():
-            out = []
-            with r.reader._op() as s:  # one operation (a scratch, a liveness check) per batch
-                for _i, _task, g, at, _cap in items:
-                    ts = self.ts[at : at + g.rows]  # a view: no group reaches the next one's rows
-                    t1, t2 = r.query.t1, r.query.t2
-                    out.append(r.reader._decode_times(g, ts, 0, t1, t2, r.pcode, s))
-            return out
+            # one operation (a scratch, a liveness check) and one engine call per batch; each
+            # group has the room of its capacity (no group reaches the next one's rows)
+            groups = [g for _i, _task, g, _at, _cap in items]
+            starts = [at for _i, _task, _g, at, _cap in items]
+            with r.reader._op() as s:
+                return r.reader._decode_times_many(
+                    groups, self.ts, starts, r.query.t1, r.query.t2, r.pcode, s
+                )
 
         got = self._guard(i, run)
         self._clear_tags(items)
@@ -282,9 +286,7 @@ class _Decode:
         i, items = job
         r = self.reads[i]
         if items[0][4] is None:  # tag items: (.., tag name, None, rows, start)
-            return [
-                self.fill_tag(r, task, name, n, pos) for _i, task, _g, name, _p, n, pos in items
-            ]
+            return self._fill_tags(r, items)
         if items[0][3] == ALL_FIELDS:
             return self._guard(i, self._groups, r, items)
 
@@ -303,26 +305,51 @@ class _Decode:
         return self._guard(i, run)
 
     def _groups(self, r, items):
-        """Every field column of each item's chunk group, one engine call per group
-        (TsFileReader._decode_fields); per item, the null rows of each field."""
+        """Every field column of each item's chunk group, one engine call for the batch
+        (TsFileReader._decode_fields_many); per item, the null rows of each field."""
         values = [self.values[name] for name in r.query.fields]
         nulls = [self.nulls[name] for name in r.query.fields]
+        groups = [(task, g, plan, n, pos) for _i, task, g, _j, plan, n, pos in items]
         with r.reader._op() as s:
-            return [
-                r.reader._decode_fields(task, g, plan, n, values, nulls, pos, r.pcode, s)
-                for _i, task, g, _j, plan, n, pos in items
-            ]
+            return r.reader._decode_fields_many(groups, values, nulls, r.pcode, s)
+
+    def _fill_tags(self, r, items):
+        """A tag job: each of its tag columns over its chunk groups' rows in one call
+        (tagfill.fill_runs: the pointers of every range written in one nogil region, one GIL
+        hand-over per column, not per group); per item, its null rows."""
+        runs = {}  # tag name -> (starts, stops, values)
+        out = []
+        for _i, task, _g, name, _p, n, pos in items:
+            v = _tag_value(r, task, name)
+            starts, stops, values = runs.setdefault(name, ([], [], []))
+            starts.append(pos)
+            stops.append(pos + n)
+            values.append(v)
+            out.append(self._tag_nulls(name, v, n, pos))
+        for name, (starts, stops, values) in runs.items():
+            tagfill.fill_runs(self.values[name], starts, stops, values)
+        return out
 
     def fill_tag(self, r, task, name, rows, pos):
         """Tag column ``name`` over one chunk group's rows (the pointers written without the
         GIL, tagfill.fill); returns its null rows."""
-        at = r.query.tags.get(name)  # None: the file has no such tag (schema="union")
-        v = None if at is None else task.tags[at]
+        v = _tag_value(r, task, name)
         tagfill.fill(self.values[name], pos, pos + rows, v)
+        return self._tag_nulls(name, v, rows, pos)
+
+    def _tag_nulls(self, name, v, rows, pos):
+        """A tag the file lacks (``v`` None) is null in its rows; returns the null rows."""
         if v is None:
             self.nulls[name][pos : pos + rows] = True
             return rows
         return 0
+
+
+def _tag_value(r, task, name):
+    """The value of tag column ``name`` in a read's device ``task`` (None: the file has no such
+    tag, schema="union")."""
+    at = r.query.tags.get(name)
+    return None if at is None else task.tags[at]
 
 
 # Values (rows x columns) a decode job covers at least: chunk groups and columns of one file are
@@ -331,7 +358,7 @@ class _Decode:
 JOB_VALUES = 1 << 18
 
 # The field index of a field-phase item that stands for every field column of its chunk group
-# (decoded in one engine call: TsFileReader._decode_fields).
+# (decoded with the job's other groups in one engine call: TsFileReader._decode_fields_many).
 ALL_FIELDS = -1
 
 

@@ -53,6 +53,20 @@ def read_time_chunk(
     page_hi: int = ...,
     plan: np.ndarray | None = ...,
 ) -> tuple[int, np.ndarray]: ...
+def read_time_chunks(
+    fv: FileView,
+    chunks: list[Chunk],
+    t1: int,
+    t2: int,
+    path: int,
+    out_ts: np.ndarray,
+    starts: list[int],
+    caps: list[int],
+    insides: list[bool],
+    page_los: list[int],
+    page_his: list[int],
+    s: Scratch,
+) -> list[tuple[int, np.ndarray]]: ...
 def page_value_ranges(
     fv: FileView, ch: Chunk
 ) -> list[tuple[float, float] | None | EllipsisType]: ...
@@ -84,6 +98,23 @@ def read_value_chunks(
     checked: list[Chunk] | None = None,
     names: list[str | None] | None = None,
 ) -> list[int]: ...
+def read_value_groups(
+    fv: FileView,
+    groups: list[
+        tuple[
+            Chunk,
+            np.ndarray,
+            list[int],
+            list[int],
+            list[np.ndarray],
+            list[np.ndarray],
+            int,
+            list[str | None] | None,
+        ]
+    ],
+    path: int,
+    s: Scratch,
+) -> list[list[int]]: ...
 def read_nonaligned_chunk(
     fv: FileView,
     ch: Chunk,

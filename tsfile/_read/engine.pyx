@@ -1173,6 +1173,78 @@ def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out
     return rows, plan
 
 
+cdef struct TimeChunk:
+    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    int64_t *plan       # its plan's rows (the plan array is held by the returned list)
+    int64_t *out        # its first result row
+    Py_ssize_t cap      # rows of room from there on
+    bint inside         # its statistics lie inside [t1, t2]
+    Py_ssize_t rows     # rows written
+
+
+def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path, out_ts,
+                     list starts, list caps, list insides, list page_los, list page_his,
+                     Scratch s):
+    """read_time_chunk over several time chunks (a time job's chunk groups, in order) in ONE
+    nogil region: chunk k's timestamps in [t1, t2] into out_ts[starts[k] : starts[k] + caps[k]]
+    (its room: more rows are a CorruptDataError, as read_time_chunk's), its pages planned by
+    plan_pages(chunk, t1, t2, page_los[k], page_his[k]), ``insides[k]`` its chunk_inside. One
+    GIL hand-over per job instead of one per chunk group: beside a thread holding the GIL (a
+    planner, another job's Python), each hand-over may wait for it. Returns [(rows, plan)] per
+    chunk, as read_time_chunk would; the first chunk that fails raises (what was written for
+    the chunks before it stays in out_ts)."""
+    cdef Py_ssize_t k, n = len(chunks), size, start, cap
+    cdef int64_t *out
+    cdef TimeChunk *todo
+    cdef LoopState st
+    cdef Chunk ch
+    if not (len(starts) == len(caps) == len(insides) == len(page_los) == len(page_his) == n):
+        raise ValueError("read_time_chunks takes a start, a room, a chunk_inside and a page "
+                         "range per chunk")
+    if not (isinstance(out_ts, np.ndarray) and out_ts.dtype == np.int64 and out_ts.ndim == 1
+            and out_ts.flags.c_contiguous and out_ts.flags.writeable):
+        raise ValueError("out_ts must be a writable contiguous int64 array")
+    check_open(fv)
+    size = len(out_ts)
+    out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    plans = []
+    for k in range(n):
+        ch = chunks[k]
+        if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
+            raise corrupt(fv, "expected a time chunk", ch.offset)
+        start = starts[k]
+        cap = caps[k]
+        if start < 0 or cap < 0 or start > size - cap:
+            raise ValueError(f"rows [{start}, {start + cap}) outside the {size} rows of the "
+                             "result")
+        plans.append(plan_pages(ch, t1, t2, page_los[k], page_his[k]))
+    todo = <TimeChunk *>malloc(n * sizeof(TimeChunk) + 1)
+    if todo == NULL:
+        raise MemoryError()
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        for k in range(n):
+            todo[k].ch = <PyObject *>chunks[k]
+            todo[k].plan = plan_rows(plans[k])
+            todo[k].out = out + <Py_ssize_t>starts[k]
+            todo[k].cap = caps[k]
+            todo[k].inside = insides[k]
+            todo[k].rows = 0
+        with nogil:
+            for k in range(n):
+                todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out,
+                                          todo[k].cap, s, todo[k].inside, todo[k].plan, &st)
+        return [(todo[k].rows, plans[k]) for k in range(n)]
+    except Exception as exc:
+        err = loop_error(fv, &st, exc)
+        if err is exc:
+            raise
+        raise err from None
+    finally:
+        flush_hits(&st)
+        free(todo)
+
+
 cdef object typed_min_max(const uint8_t *p, int t):
     """(min, max) from the typed part of numeric statistics at ``p`` (format notes 6: they come
     first, big-endian), or Ellipsis for a type whose statistics carry none."""
@@ -1515,16 +1587,40 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     only what this call's arguments can change is checked (each chunk's offset, type and page
     count against the plan). ``names``: None, or each chunk's column name in the index, checked
     against the name its header holds."""
+    check_open(fv)
+    chunks = value_group_chunks(fv, tch, plan, offsets, types, out_vals, out_nulls, pos,
+                                checked, names)
+    return value_groups_into(fv, [(chunks, plan, out_vals, out_nulls, pos)], path, s)[0]
+
+
+def read_value_groups(FileView fv, list groups, int path, Scratch s):
+    """read_value_chunks over several chunk groups (a field job's, in order), each given as
+    (tch, plan, offsets, types, out_vals, out_nulls, pos, names): every group's chunks parsed
+    and checked first, then the numeric chunks of all of them decoded in ONE nogil region (one
+    GIL hand-over per job instead of one per chunk group). Returns each group's list of null
+    rows. A failure raises; what was written for the groups before it stays written."""
+    check_open(fv)
+    todo = []
+    for tch, plan, offsets, types, out_vals, out_nulls, pos, names in groups:
+        chunks = value_group_chunks(fv, tch, plan, offsets, types, out_vals, out_nulls, pos,
+                                    None, names)
+        todo.append((chunks, plan, out_vals, out_nulls, pos))
+    return value_groups_into(fv, todo, path, s)
+
+
+cdef list value_group_chunks(FileView fv, Chunk tch, plan, list offsets, list types,
+                             list out_vals, list out_nulls, Py_ssize_t pos, list checked,
+                             list names):
+    """The parsed and checked value chunks of one chunk group (read_value_chunks' checks: the
+    arguments, each chunk's type, name and pages against the time chunk's, the result arrays'
+    room), before anything is decoded."""
     cdef Py_ssize_t k, n = len(offsets), n_plan
-    cdef const int64_t *rows_of_plan
-    cdef LoopState st
     cdef Chunk ch
     if not (len(types) == len(out_vals) == len(out_nulls) == n):
         raise ValueError("read_value_chunks takes a type and two result arrays per chunk")
     if names is not None and len(names) != n:
         raise ValueError("read_value_chunks takes a column name per chunk")
-    check_open(fv)
-    rows_of_plan = plan_rows(plan)
+    plan_rows(plan)
     n_plan = plan.shape[0]
     reuse = bool(checked)
     if reuse:
@@ -1544,15 +1640,24 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
         check_output(out_vals[k], out_nulls[k], pos, ch.data_type)
     if checked is not None and not reuse:
         checked += chunks
-    nulls = [0] * n
+    return chunks
+
+
+cdef list value_groups_into(FileView fv, list groups, int path, Scratch s):
+    """The page loops of checked chunk groups ((chunks, plan, out_vals, out_nulls, pos) each):
+    the numeric chunks of all of them in one nogil region, then the TEXT/STRING/BLOB ones with
+    the GIL (their values are objects), group by group; each group's null rows."""
+    cdef LoopState st
+    cdef Py_ssize_t k
+    out = [[0] * len(g[0]) for g in groups]
     memset(&st, 0, sizeof(LoopState))
     try:
-        numeric_chunks_into(fv, chunks, rows_of_plan, n_plan, path, out_vals, out_nulls, pos, s,
-                            &st, nulls)
-        for k in range(n):  # the object columns, with the GIL (their values are objects)
-            if is_binary((<Chunk>chunks[k]).data_type):
-                nulls[k] = value_chunk_into(fv, chunks[k], rows_of_plan, n_plan, path,
-                                            out_vals[k], out_nulls[k], pos, s, &st)
+        numeric_chunks_into(fv, groups, path, s, &st, out)
+        for (chunks, plan, out_vals, out_nulls, pos), nulls in zip(groups, out):
+            for k in range(len(chunks)):
+                if is_binary((<Chunk>chunks[k]).data_type):
+                    nulls[k] = value_chunk_into(fv, chunks[k], plan_rows(plan), plan.shape[0],
+                                                path, out_vals[k], out_nulls[k], pos, s, &st)
     except Exception as exc:
         err = loop_error(fv, &st, exc)
         if err is exc:
@@ -1560,7 +1665,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
         raise err from None
     finally:
         flush_hits(&st)
-    return nulls
+    return out
 
 
 def touch_offsets(FileView fv, list offsets):
@@ -1592,42 +1697,52 @@ def touch_offsets(FileView fv, list offsets):
 
 cdef struct NumericChunk:
     PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    const int64_t *plan # its chunk group's plan (held by the caller's list)
+    Py_ssize_t n_plan   # the plan's pages
     uint8_t *out        # its values' result at the output position
     uint8_t *nm         # its null mask there
     Py_ssize_t cap      # rows of room from there on
-    Py_ssize_t at       # its index in the chunk group's lists
     Py_ssize_t nulls    # null rows written
+    PyObject *counts    # its group's list of null rows (borrowed, as ch)
+    Py_ssize_t at       # its index in that list
 
 
-cdef int numeric_chunks_into(FileView fv, list chunks, const int64_t *plan, Py_ssize_t n_plan,
-                             int path, list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
-                             LoopState *st, list nulls) except -1:
-    """read_value_chunks' nogil region: the page loops of its numeric chunks, in order, their
-    null rows into ``nulls`` (the lists stay referenced by the caller, so the borrowed pointers
-    stay valid)."""
-    cdef Py_ssize_t i, k, m = 0, n = len(chunks)
+cdef int numeric_chunks_into(FileView fv, list groups, int path, Scratch s, LoopState *st,
+                             list counts) except -1:
+    """value_groups_into's nogil region: the page loops of the numeric chunks of every group,
+    in order, their null rows into ``counts`` (a list per group; the groups' lists stay
+    referenced by the caller, so the borrowed pointers stay valid)."""
+    cdef Py_ssize_t i, k, m = 0, n = 0
     cdef Chunk ch
+    for g in groups:
+        n += len(g[0])
     cdef NumericChunk *todo = <NumericChunk *>malloc(n * sizeof(NumericChunk) + 1)
     if todo == NULL:
         raise MemoryError()
     try:
-        for k in range(n):
-            ch = chunks[k]
-            if is_binary(ch.data_type):
-                continue
-            todo[m].ch = <PyObject *>ch
-            todo[m].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
-                           + pos * itemsize_of(ch.data_type))
-            todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
-            todo[m].cap = len(out_vals[k]) - pos
-            todo[m].at = k
-            m += 1
+        for (chunks, plan, out_vals, out_nulls, pos), nulls in zip(groups, counts):
+            for k in range(len(chunks)):
+                ch = chunks[k]
+                if is_binary(ch.data_type):
+                    continue
+                todo[m].ch = <PyObject *>ch
+                todo[m].plan = plan_rows(plan)
+                todo[m].n_plan = plan.shape[0]
+                todo[m].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
+                               + <Py_ssize_t>pos * itemsize_of(ch.data_type))
+                todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + <Py_ssize_t>pos
+                todo[m].cap = len(out_vals[k]) - pos
+                todo[m].counts = <PyObject *>nulls
+                todo[m].at = k
+                todo[m].nulls = 0
+                m += 1
         with nogil:
             for i in range(m):
-                todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, plan, n_plan, path,
-                                            todo[i].out, None, 0, todo[i].nm, todo[i].cap, s, st)
+                todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, todo[i].plan, todo[i].n_plan,
+                                            path, todo[i].out, None, 0, todo[i].nm, todo[i].cap,
+                                            s, st)
         for i in range(m):
-            nulls[todo[i].at] = todo[i].nulls
+            (<list>todo[i].counts)[todo[i].at] = todo[i].nulls
     finally:
         free(todo)
     return 0

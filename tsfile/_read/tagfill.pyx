@@ -45,7 +45,8 @@ its slots are read only once every fill has returned.
 """
 
 cimport numpy as cnp
-from cpython.ref cimport PyObject, Py_DECREF
+from cpython.ref cimport PyObject
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
@@ -184,22 +185,62 @@ cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noex
 def fill(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi, object value):
     """Rows [lo, hi) of the object array ``column`` (made by empty_column, those rows not filled
     before) all refer to ``value``; the pointers are written without the GIL."""
+    fill_runs(column, [lo], [hi], [value])
+
+
+cdef struct Run:
+    PyObject **slots    # the run's first slot
+    Py_ssize_t n        # its rows
+    PyObject *value     # what they refer to (borrowed: the caller's list holds it)
+    Py_ssize_t taken    # rows that were filled already (left as they were)
+
+
+def fill_runs(cnp.ndarray column not None, list starts, list stops, list values):
+    """fill() over several row ranges of one column (a tag job's chunk groups): rows
+    [starts[k], stops[k]) all refer to values[k]. Every range is checked and every reference
+    counted first, then the pointers of all of them are written in ONE nogil region: one GIL
+    hand-over per call, not one per range. Rows filled before are left as they are and raise
+    ValueError (naming the first such range) after the others are written."""
+    cdef Py_ssize_t k, lo, hi, dim, n = len(starts)
+    cdef PyObject **base_slots
+    cdef Run *runs
     if cnp.PyArray_TYPE(column) != cnp.NPY_OBJECT or cnp.PyArray_NDIM(column) != 1 or \
             not cnp.PyArray_IS_C_CONTIGUOUS(column) or not cnp.PyArray_ISWRITEABLE(column):
         raise TypeError("fill needs a writable one-dimensional contiguous object array")
-    if not 0 <= lo <= hi <= cnp.PyArray_DIM(column, 0):
-        raise IndexError(f"rows [{lo}, {hi}) outside a column of {cnp.PyArray_DIM(column, 0)}")
+    if len(stops) != n or len(values) != n:
+        raise ValueError("fill_runs takes a start, a stop and a value per range")
+    dim = cnp.PyArray_DIM(column, 0)
+    for k in range(n):
+        lo, hi = starts[k], stops[k]
+        if not 0 <= lo <= hi <= dim:
+            raise IndexError(f"rows [{lo}, {hi}) outside a column of {dim}")
     base = cnp.get_array_base(column)
     if isinstance(base, _SlotBlock) and not (<_SlotBlock>base).settled:
         raise ValueError("the column's slots are not all cleared yet (empty_column(cleared=False) "
                          "needs clear() over every row before fill)")
-    cdef Py_ssize_t n = hi - lo, i, taken
-    cdef PyObject *v = <PyObject *>value
-    cdef PyObject **slots = (<PyObject **>cnp.PyArray_DATA(column)) + lo
-    tsfile_incref_n(v, n)  # the references first, while the GIL is held
-    with nogil:
-        taken = write_refs(slots, n, v)
-    if taken:
-        for i in range(taken):  # references counted for slots that were not written
-            Py_DECREF(value)
-        raise ValueError(f"{taken} rows of [{lo}, {hi}) were filled already")
+    runs = <Run *>malloc(n * sizeof(Run) + 1)
+    if runs == NULL:
+        raise MemoryError()
+    try:
+        base_slots = <PyObject **>cnp.PyArray_DATA(column)
+        for k in range(n):
+            lo = starts[k]
+            runs[k].slots = base_slots + lo
+            runs[k].n = <Py_ssize_t>stops[k] - lo
+            runs[k].value = <PyObject *>values[k]
+            runs[k].taken = 0
+        for k in range(n):  # the references first, while the GIL is held
+            tsfile_incref_n(runs[k].value, runs[k].n)
+        with nogil:
+            for k in range(n):
+                runs[k].taken = write_refs(runs[k].slots, runs[k].n, runs[k].value)
+        first = None
+        for k in range(n):
+            if runs[k].taken:  # references counted for slots that were not written
+                tsfile_decref_n(runs[k].value, runs[k].taken)
+                if first is None:
+                    first = (runs[k].taken, starts[k], stops[k])
+    finally:
+        free(runs)
+    if first is not None:
+        raise ValueError(f"{first[0]} rows of [{first[1]}, {first[2]}) were filled already")
