@@ -399,6 +399,9 @@ class _Output:
         first = 0
         while first < len(views):
             written = os.writev(self._fd, views[first : first + _IOV_MAX])
+            if written <= 0:
+                # nothing taken for a non-empty write: calling again would loop for ever
+                raise OSError(errno.EIO, "os.writev wrote none of the bytes given to it")
             # Partial write: skip the buffers written whole, trim the one written in part.
             while written and first < len(views):
                 size = views[first].nbytes
