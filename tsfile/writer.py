@@ -120,8 +120,12 @@ chunk group (a large one, chunk by chunk while its later chunks are built), so a
 indexed only once the OS has taken all its bytes; after an OSError in the middle of one (a full
 disk, RLIMIT_FSIZE), close() cuts the file back to the last complete chunk group (ftruncate)
 and writes the tail there. Only if the tail itself cannot be written is the file incomplete, and
-the error says so. A writer garbage-collected without close() completes its file and emits a
-ResourceWarning.
+the error says so. A write call written at once as its own chunk group returns once every chunk
+is built (its arrays are not read any more), its last chunk still being handed to the OS by a
+pool thread; the group is indexed when that is done, before anything else is written: an
+OSError of that write is raised by the next call that writes a chunk group, flush() or close()
+(a note names the device), and close() ends the file before that group. A writer
+garbage-collected without close() completes its file and emits a ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -624,6 +628,9 @@ class TsFileWriter:
         # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
         # nothing more is appended until close() cuts it back to the last complete chunk group.
         self._torn = False
+        # The last chunk of a group written by a write call on its own (_written_alone), handed
+        # to the OS by a pool thread while the call returns: indexed by _settle().
+        self._pending = None
         self._fresh = []
 
     def _open(self, path, overwrite):
@@ -1144,7 +1151,7 @@ class TsFileWriter:
         times, fields, runs = _concat(table, [piece])
         try:
             group = self._start_chunk_group(table, dev, times, fields, runs, check_order=True)
-            self._write_group(group)
+            self._write_group(group, hand_off=True)
         except TimesDoNotRise:
             return False
         except Exception as exc:
@@ -1411,6 +1418,11 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
+        pending = self._pending
+        try:
+            self._settle()  # flush() puts the group of an earlier call written alone in the file
+        except Exception as exc:
+            failed.append((exc, pending.dev, pending.rows))  # torn: nothing more is written
         # Table chunk groups started (their chunks being built on the pool), not yet written,
         # oldest first: the next group is started before the last one is written, so that the
         # pool's threads go on from one group to the next instead of waiting for the writes.
@@ -1547,16 +1559,46 @@ class TsFileWriter:
         futures = iter(_run_in_order(self._builders(), self._threads, calls))
         return [_ChunkWork(b, [next(futures) for _ in b.jobs]) for b in builds]
 
-    def _write_group(self, group):
-        """Write a started chunk group (_start_chunk_group) and index it."""
+    def _write_group(self, group, hand_off=False):
+        """Write a started chunk group (_start_chunk_group) and index it (hand_off: a group
+        built on the pool leaves its last chunk's write to a pool thread, _stream_chunk_group)."""
         if group.works is None:
             self._emit_chunk_group(group.dev, group.chunks, group.table)
         else:
-            self._stream_chunk_group(group)
+            self._stream_chunk_group(group, hand_off)
+
+    def _settle(self):
+        """Wait for the write handed to the pool (_stream_chunk_group's hand_off) and index its
+        chunk group; before anything else touches the file. Its OSError is raised here, with a
+        note naming the group, and tears the file (close() ends it before that group)."""
+        pending = self._pending
+        if pending is None:
+            return
+        # interrupted while waiting: still pending (and torn until indexed, as any group
+        # whose bytes are on their way to the OS)
+        self._torn = True
+        try:
+            pending.future.result()
+        except BaseException as exc:
+            if not pending.future.done():
+                raise
+            self._pending = None
+            dev = pending.dev
+            exc.add_note(
+                f"table {dev[0]!r}, device {dev[1:]!r}: the last chunk of its chunk group "
+                f"(written by an earlier write call, {pending.rows} rows) could not be written; "
+                "that group is not in the file"
+            )
+            raise
+        self._pending = None
+        pending.chunks[-1][2].parts = None  # written: its bytes need not stay in memory
+        self._index_chunk_group(pending.dev, pending.chunks, pending.table, pending.head)
+        self._torn = False
 
     def _emit_chunk_group(self, dev, chunks, table=None):
         """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
         index it once the OS has all its bytes."""
+        self._settle()
         out = [_group_header(dev)]
         for _, _, chunk in chunks:
             out.extend(chunk.parts)
@@ -1583,25 +1625,44 @@ class TsFileWriter:
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
-    def _stream_chunk_group(self, group):
+    def _stream_chunk_group(self, group, hand_off=False):
         """Write the chunks of a chunk group being built on the writer's pool (`threads` threads),
         in order, each as soon as it is built, while the later ones are still being built:
         writing chunk k (os.writev releases the GIL, and may block on the page cache's dirty
         limit) overlaps building chunk k + 1. The file's bytes are those of _emit_chunk_group;
         the group is indexed once the OS has all of them.
 
+        hand_off (a write call's rows written on their own, _written_alone): once every chunk is
+        built (the caller's arrays are not read any more), the last chunk's write is handed to
+        a pool thread and this returns: the call returns while the OS takes those bytes, and the
+        next call's set-up overlaps that write instead of leaving the pool idle. The group is
+        indexed by _settle(), which whatever touches the file next (a group, flush(), close())
+        calls first; an OSError of that write is raised there.
+
         A chunk that cannot be built leaves the file and the index as they were: the bytes of
         the group written so far are cut off again (self._file.cut) and the first failure in
         file order is raised, once no chunk is still being built. A failed write tears the
         file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
         dev, names, works, table = group.dev, group.names, group.works, group.table
+        try:
+            self._settle()
+        except BaseException:
+            group.abandon()
+            raise
         header = _group_header(dev)
         chunks = []
         write_failed = False
         try:
-            for (name, dt), work in zip(names, works, strict=True):
+            for k, ((name, dt), work) in enumerate(zip(names, works, strict=True)):
                 chunk = work.result()
                 parts = chunk.parts if chunks else [header, *chunk.parts]
+                if hand_off and k == len(works) - 1:
+                    chunks.append((name, dt, chunk))
+                    future = self._builders().submit(self._file.writelines, parts)
+                    rows = chunks[0][2].statistics.count  # the time chunk's
+                    self._pending = _PendingWrite(dev, table, chunks, len(header), future, rows)
+                    self._torn = False  # in flight: _settle() indexes it or tears the file
+                    return
                 # From the first write until the group is indexed (or cut off below) the file
                 # ends in a part of a group: whatever stops this method on the way (even a
                 # second Ctrl-C during the clean-up below), close() cuts it off.
@@ -1689,7 +1750,15 @@ class TsFileWriter:
             errors.append(exc)
 
     def _write_tail(self):
-        """The operation index range, the metadata index, the bloom filter and the tail."""
+        """The operation index range, the metadata index, the bloom filter and the tail (then
+        the error of a handed-off write that only now was found to have failed, if one did)."""
+        failed = None
+        try:
+            self._settle()  # (done by close()'s flush unless that was interrupted)
+        except Exception as exc:
+            if self._pending is not None:
+                raise
+            failed = exc  # the file is torn: cut below, before that group
         if self._torn:
             # A chunk group was written in part: end the file at the last complete one.
             self._file.cut(self._pos)
@@ -1709,6 +1778,8 @@ class TsFileWriter:
             self._chunk_path_count,
         )
         self._file.writelines([start, tail])
+        if failed is not None:
+            raise failed
 
     def __enter__(self):
         return self
@@ -1937,6 +2008,21 @@ def _abandon(works) -> None:
         f.cancel()
     if futures:
         wait(futures)
+
+
+class _PendingWrite:
+    """A chunk group whose last chunk a pool thread is writing (_stream_chunk_group's
+    hand_off): what _settle() needs to index it once `future` is done."""
+
+    __slots__ = ("dev", "table", "chunks", "head", "future", "rows")
+
+    def __init__(self, dev, table, chunks, head, future, rows):
+        self.dev = dev
+        self.table = table
+        self.chunks = chunks  # [(name, type, Chunk)], all of the group's
+        self.head = head  # the size of the group's header
+        self.future = future
+        self.rows = rows
 
 
 class _GroupBuild:
