@@ -131,3 +131,35 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_groups_last_chunk_is_encoded_in_shorter_runs(tmp_path, monkeypatch, threads):
+    """threads > 1: each chunk in `threads` page runs, the group's last one in threads x
+    _LAST_CHUNK_SPLIT (the threads finish the group together); the bytes are threads=1's."""
+    from tsfile._write import chunk_encode
+
+    monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 100)
+    calls = [_call(d, 0) for d in "ab"]
+    one = tmp_path / "one.tsfile"
+    with _writer(one, 1) as w:
+        for ts, cols in calls:
+            w.write_arrays(ts, cols)
+    made = []
+    real_encoder = chunk_encode.ChunkEncoder
+
+    def recorded(*args, **kw):
+        enc = real_encoder(*args, **kw)
+        made.append(enc.ranges)
+        return enc
+
+    monkeypatch.setattr(chunk_encode, "ChunkEncoder", recorded)
+    path = tmp_path / "more.tsfile"
+    with _writer(path, threads) as w:
+        for ts, cols in calls:
+            w.write_arrays(ts, cols)
+    # time, f0, f1 in `threads` runs, f2 (last) in more: 6 pages of 500 rows each
+    last = min(threads * writer_module._LAST_CHUNK_SPLIT, ROWS // 500)
+    assert made == [threads, threads, threads, last] * 2
+    assert last > threads
+    assert path.read_bytes() == one.read_bytes()

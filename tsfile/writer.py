@@ -371,6 +371,11 @@ _STREAM_MIN_VALUES = 200_000
 # group has few columns, and whole chunks alone leave a thread idle at the group's end.
 _RANGE_MIN_ROWS = 50_000
 
+# ... and its last chunk in _LAST_CHUNK_SPLIT times as many runs (with threads > 1): the jobs are
+# taken in file order, so the last ones decide when the group is done; short ones at the end
+# leave a thread idle for less time while the other finishes its last job.
+_LAST_CHUNK_SPLIT = 4
+
 # A write call's timestamps (at least `threads` x this many) are checked for their order in
 # `threads` parts at once (TsFileWriter._rising).
 _SPLIT_CHECK_MIN_ROWS = 200_000
@@ -1516,6 +1521,8 @@ class TsFileWriter:
         # A chunk that cannot be encoded (EncodeError) leaves the file and the index as they were
         # (_stream_chunk_group cuts off what it wrote of the group).
         ranges = self._threads if n >= self._threads * _RANGE_MIN_ROWS else 1
+        # the group's last chunk in shorter runs: the threads finish the group together
+        last_ranges = ranges * _LAST_CHUNK_SPLIT if ranges > 1 else 1
         specs = [
             functools.partial(
                 time_chunk_build,
@@ -1523,15 +1530,23 @@ class TsFileWriter:
                 bounds,
                 self._time_compression,
                 self._time_encoding,
-                ranges=ranges,
+                ranges=ranges if table.fields else last_ranges,
                 check_order=check_order,
             )
         ]
         specs += [
             functools.partial(
-                _value_chunk, dev, table, column, fields, times, bounds, segments, ranges
+                _value_chunk,
+                dev,
+                table,
+                column,
+                fields,
+                times,
+                bounds,
+                segments,
+                last_ranges if k == len(table.fields) - 1 else ranges,
             )
-            for column in table.fields
+            for k, column in enumerate(table.fields)
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
