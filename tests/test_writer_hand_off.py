@@ -163,3 +163,27 @@ def test_a_groups_last_chunk_is_encoded_in_shorter_runs(tmp_path, monkeypatch, t
     assert made == [threads, threads, threads, last] * 2
     assert last > threads
     assert path.read_bytes() == one.read_bytes()
+
+
+def test_the_series_paths_are_hashed_while_groups_are_built_not_at_close(tmp_path, monkeypatch):
+    """The bloom filter's hashes of a streamed group's series are computed while the group is
+    built (the caller waits then); close() hashes nothing, and the file is the same."""
+    from tsfile._write import bloom
+
+    calls = [_call(d, 0) for d in "ab"]
+    ref = tmp_path / "ref.tsfile"
+    with _writer(ref, 1, memory_threshold=1 << 40) as w:
+        for ts, cols in calls:
+            w.write_arrays(ts, cols)
+    path = tmp_path / "f.tsfile"
+    w = _writer(path, 2)
+    for ts, cols in calls:
+        w.write_arrays(ts, cols)
+
+    def no_hashing(*args):
+        raise AssertionError("close() hashed a path again")
+
+    monkeypatch.setattr(bloom, "entry_hashes", no_hashing)
+    monkeypatch.setattr(bloom, "murmur128_java", no_hashing)
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()

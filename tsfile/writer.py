@@ -165,11 +165,11 @@ import numpy as np
 from tsfile import compression as _compression
 from tsfile import config as _config
 from tsfile._format.constants import HEADER, Marker
-from tsfile._format.device import serialize_device_id, sort_key, text_utf8
+from tsfile._format.device import device_path, serialize_device_id, sort_key, text_utf8
 from tsfile._tree.buffer import TreeBuffers, device_segments
 from tsfile._tree.chunk import series_chunk
 from tsfile._write import chunk_encode, encoders
-from tsfile._write.bloom import cpp_path_count
+from tsfile._write.bloom import cpp_path_count, entry_hashes, hash_count
 from tsfile._write.chunk import (
     Chunk,
     ChunkBuild,
@@ -620,6 +620,10 @@ class TsFileWriter:
         self._buffered_bytes = 0
         self._devices: dict[tuple, dict] = {}
         self._chunk_path_count = 0  # C++'s bloom filter entry count (bloom.cpp_path_count)
+        # {series path: its bloom filter hashes}, computed while a large group is being built
+        # (the calling thread waits then) rather than all at close()
+        self._bloom_hashes: dict[str, tuple] = {}
+        self._bloom_hash_count = hash_count(self._bloom_error_rate)
         self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
         # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
@@ -1582,6 +1586,17 @@ class TsFileWriter:
         else:
             self._stream_chunk_group(group, hand_off)
 
+    def _hash_paths(self, dev, names) -> None:
+        """The bloom filter hashes of the series of device dev not hashed yet (build_metadata
+        takes them; what is not computed here, it computes at close())."""
+        full = None
+        for name, _ in names:
+            if full is None:
+                full = device_path(dev)
+            path = f"{full}.{name}"
+            if path not in self._bloom_hashes:
+                self._bloom_hashes[path] = entry_hashes(path, self._bloom_hash_count)
+
     def _settle(self):
         """Wait for the write handed to the pool (_stream_chunk_group's hand_off) and index its
         chunk group; before anything else touches the file. Its OSError is raised here, with a
@@ -1665,6 +1680,7 @@ class TsFileWriter:
             group.abandon()
             raise
         header = _group_header(dev)
+        self._hash_paths(dev, names)  # while the pool builds the first chunks
         chunks = []
         write_failed = False
         try:
@@ -1791,6 +1807,7 @@ class TsFileWriter:
             self._degree,
             self._bloom_error_rate,
             self._chunk_path_count,
+            self._bloom_hashes,
         )
         self._file.writelines([start, tail])
         if failed is not None:

@@ -112,13 +112,15 @@ def build_metadata(
     degree: int = DEFAULT_DEGREE,
     bloom_error_rate: float = DEFAULT_ERROR_RATE,
     bloom_entry_count=None,
+    bloom_hashes=None,
 ) -> bytes:
     """Everything after the SEPARATOR: returns the bytes to write at position `base`.
 
     devices: {segments tuple: {measurement: Series}} (table model: segments[0] = table name);
     schemas: {table name: serialized-schema bytes} (tables registered, with or without data);
     properties: extra (key, bytes or None) pairs appended after the default ones;
-    bloom_entry_count: what the bloom filter is sized for (default: the number of series)."""
+    bloom_entry_count: what the bloom filter is sized for (default: the number of series);
+    bloom_hashes: {path: bloom.entry_hashes(path, k)} computed already (optional)."""
     if degree < 2:
         raise ValueError("index degree must be at least 2")
     area = _Area(base)
@@ -176,7 +178,9 @@ def build_metadata(
         meta += varstr(table) + schemas[table]
     meta += i64(meta_offset)
     if bloom_entries:
-        bloom = BloomFilter.for_entries(bloom_entries, bloom_error_rate, bloom_entry_count)
+        bloom = BloomFilter.for_entries(
+            bloom_entries, bloom_error_rate, bloom_entry_count, bloom_hashes
+        )
         meta += bloom.serialize()
     else:
         meta += b"\x00"
