@@ -1680,7 +1680,6 @@ class TsFileWriter:
             group.abandon()
             raise
         header = _group_header(dev)
-        self._hash_paths(dev, names)  # while the pool builds the first chunks
         chunks = []
         write_failed = False
         try:
@@ -1705,6 +1704,10 @@ class TsFileWriter:
                     raise
                 chunk.parts = None  # written: its bytes need not stay in memory
                 chunks.append((name, dt, chunk))
+                if k == 0:
+                    # while the pool builds the next chunks (not before the first: the pool's
+                    # threads need the GIL to start)
+                    self._hash_paths(dev, names)
         except BaseException:
             group.abandon()
             if self._torn and not write_failed:
