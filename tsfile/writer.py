@@ -1621,7 +1621,6 @@ class TsFileWriter:
             )
             raise
         self._pending = None
-        pending.chunks[-1][2].parts = None  # written: its bytes need not stay in memory
         self._index_chunk_group(pending.dev, pending.chunks, pending.table, pending.head)
         self._torn = False
 
@@ -1688,7 +1687,7 @@ class TsFileWriter:
                 parts = chunk.parts if chunks else [header, *chunk.parts]
                 if hand_off and k == len(works) - 1:
                     chunks.append((name, dt, chunk))
-                    future = self._builders().submit(self._file.writelines, parts)
+                    future = self._builders().submit(_write_and_drop, self._file, chunk, parts)
                     rows = chunks[0][2].statistics.count  # the time chunk's
                     self._pending = _PendingWrite(dev, table, chunks, len(header), future, rows)
                     self._torn = False  # in flight: _settle() indexes it or tears the file
@@ -2043,6 +2042,17 @@ def _abandon(works) -> None:
         f.cancel()
     if futures:
         wait(futures)
+
+
+def _write_and_drop(file, chunk, parts) -> None:
+    """The handed-off write of a group's last chunk (on a pool thread): `parts` to the file,
+    then its bytes dropped at once, so that their pooled memory (chunk_encode.ChunkData) is
+    there for the next group's first jobs."""
+    try:
+        file.writelines(parts)
+    finally:
+        chunk.parts = None
+        parts.clear()
 
 
 class _PendingWrite:
