@@ -187,3 +187,33 @@ def test_the_series_paths_are_hashed_while_groups_are_built_not_at_close(tmp_pat
     monkeypatch.setattr(bloom, "murmur128_java", no_hashing)
     w.close()
     assert path.read_bytes() == ref.read_bytes()
+
+
+def test_series_metadata_serialized_ahead_is_redone_after_another_chunk(tmp_path):
+    """Series.serialize is kept from one call to the next (a writer serializes while later
+    groups are built) but never outlives a new chunk: a device written again after its
+    metadata was serialized gets both chunks in the index."""
+    from tsfile._write.metadata import Series
+
+    ref = tmp_path / "ref.tsfile"
+    with _writer(ref, 1, memory_threshold=1 << 40) as w:
+        w.write_arrays(*_call("a", 0))
+        w.flush()
+        w.write_arrays(*_call("b", 0))
+        w.flush()
+        w.write_arrays(*_call("a", 10_000))
+    path = tmp_path / "f.tsfile"
+    with _writer(path, 2) as w:
+        w.write_arrays(*_call("a", 0))
+        w.write_arrays(*_call("b", 0))  # serializes a's series while b is built
+        series = w._writer._devices[("t", "a")]["f0"]
+        assert series._serialized is not None
+        w.write_arrays(*_call("a", 10_000))
+    assert path.read_bytes() == ref.read_bytes()
+    got = tsfile.read_table(str(path), "t")
+    assert got["time"].shape[0] == 3 * ROWS
+    fresh = Series(series.data_type)
+    for offset, stats in series.chunks:
+        fresh.add_chunk(offset, stats)
+    assert len(series.chunks) == 2
+    assert series.serialize("f0") == fresh.serialize("f0")

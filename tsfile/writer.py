@@ -624,6 +624,8 @@ class TsFileWriter:
         # (the calling thread waits then) rather than all at close()
         self._bloom_hashes: dict[str, tuple] = {}
         self._bloom_hash_count = hash_count(self._bloom_error_rate)
+        # {id(Series): (Series, name)} given a chunk since the last _ahead_of_close
+        self._unserialized: dict[int, tuple[Series, str]] = {}
         self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
         # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
@@ -1586,9 +1588,15 @@ class TsFileWriter:
         else:
             self._stream_chunk_group(group, hand_off)
 
-    def _hash_paths(self, dev, names) -> None:
-        """The bloom filter hashes of the series of device dev not hashed yet (build_metadata
-        takes them; what is not computed here, it computes at close())."""
+    def _ahead_of_close(self, dev, names) -> None:
+        """Work of close()'s metadata done while a large group is built (the calling thread
+        waits then; close() runs alone): the bloom filter hashes of the series of device dev
+        not hashed yet (build_metadata takes them), and the metadata of the series indexed since
+        the last call (Series.serialize keeps it until the series gets another chunk). What is
+        not done here, close() does."""
+        for series, name in self._unserialized.values():
+            series.serialize(name)
+        self._unserialized.clear()
         full = None
         for name, _ in names:
             if full is None:
@@ -1644,7 +1652,9 @@ class TsFileWriter:
         pos = self._pos + header_size
         series = self._devices.setdefault(dev, {})
         for name, dt, chunk in chunks:
-            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+            entry = series.setdefault(name, Series(dt))
+            entry.add_chunk(pos, chunk.statistics)
+            self._unserialized[id(entry)] = (entry, name)
             pos += chunk.size
             used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
@@ -1706,7 +1716,7 @@ class TsFileWriter:
                 if k == 0:
                     # while the pool builds the next chunks (not before the first: the pool's
                     # threads need the GIL to start)
-                    self._hash_paths(dev, names)
+                    self._ahead_of_close(dev, names)
         except BaseException:
             group.abandon()
             if self._torn and not write_failed:

@@ -27,16 +27,29 @@ _I64 = struct.Struct(">q")
 class Series:
     """One series of one device: data type, and (chunk offset, chunk statistics) per chunk."""
 
-    __slots__ = ("data_type", "chunks")
+    __slots__ = ("data_type", "chunks", "_serialized")
 
     def __init__(self, data_type):
         self.data_type = data_type
         self.chunks = []
+        # (name, bytes) of the last serialize(), until a chunk is added: a writer serializes a
+        # series while later chunk groups are built, so that close() has little left to do
+        self._serialized = None
 
     def add_chunk(self, offset: int, statistics: Statistics) -> None:
         self.chunks.append((offset, statistics))
+        self._serialized = None
 
     def serialize(self, name: str) -> bytes:
+        """The TimeseriesMetadata of the series (named `name`) with its ChunkMetadata."""
+        done = self._serialized
+        if done is not None and done[0] == name:
+            return done[1]
+        out = self._serialize(name)
+        self._serialized = (name, out)
+        return out
+
+    def _serialize(self, name: str) -> bytes:
         multi = len(self.chunks) > 1
         total = Statistics(self.data_type)
         for _, stats in self.chunks:
