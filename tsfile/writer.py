@@ -1743,6 +1743,10 @@ class TsFileWriter:
         if self._closed:
             return
         errors = []
+        if not self._buffers and not self._tree.pending:
+            # nothing left to encode: the pooled output memory is freed now, while a pool
+            # thread may still be writing the last group's last chunk (_settle), not after it
+            chunk_encode.release_pool()
         try:
             self._flush()
         except BaseException as exc:  # noqa: BLE001 - re-raised below, after the tail
