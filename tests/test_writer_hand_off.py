@@ -217,3 +217,45 @@ def test_series_metadata_serialized_ahead_is_redone_after_another_chunk(tmp_path
         fresh.add_chunk(offset, stats)
     assert len(series.chunks) == 2
     assert series.serialize("f0") == fresh.serialize("f0")
+
+
+def test_a_build_failing_after_the_first_chunks_jobs_started_stops_them_first(
+    tmp_path, monkeypatch
+):
+    """The time chunk's jobs are handed to the pool before the value chunks are built: when a
+    value chunk's build fails, the call raises only once no job of the group is running any
+    more (they read the caller's arrays), and nothing of the group is in the file."""
+    import time
+
+    from tsfile.errors import EncodeError
+
+    running = []
+    real_run = writer_module._run_chunk_job
+
+    def slow(dev, name, job):
+        running.append(name)
+        time.sleep(0.05)  # still running when the build below fails
+        try:
+            return real_run(dev, name, job)
+        finally:
+            running.remove(name)
+
+    real_value_chunk = writer_module._value_chunk
+
+    def fails_on_f1(dev, table, column, *args):
+        if column.column_name == "f1":
+            raise EncodeError("column 'f1': refused by the test")
+        return real_value_chunk(dev, table, column, *args)
+
+    monkeypatch.setattr(writer_module, "_run_chunk_job", slow)
+    monkeypatch.setattr(writer_module, "_value_chunk", fails_on_f1)
+    ref = tmp_path / "ref.tsfile"
+    with _writer(ref, 2) as w:
+        pass
+    path = tmp_path / "f.tsfile"
+    w = _writer(path, 2)
+    with pytest.raises(EncodeError, match="refused by the test"):
+        w.write_arrays(*_call("a", 0))
+    assert running == []
+    w.close()
+    assert path.read_bytes() == ref.read_bytes()

@@ -156,6 +156,7 @@ import operator
 import os
 import secrets
 import threading
+import time
 import warnings
 from collections import deque
 from concurrent.futures import Future, wait
@@ -1570,15 +1571,32 @@ class TsFileWriter:
     def _submit_chunks(self, dev, names, specs) -> list:
         """Start the builds of a chunk group's chunks (specs: () -> ChunkBuild, light work done
         here) and hand their jobs to the writer's pool, chunk by chunk in file order: a
-        _ChunkWork per chunk."""
-        builds = [_with_device(dev, spec) for spec in specs]
-        calls = [
-            functools.partial(_run_chunk_job, dev, name, job)
-            for (name, _), build in zip(names, builds, strict=True)
-            for job in build.jobs
-        ]
-        futures = iter(_run_in_order(self._builders(), self._threads, calls))
-        return [_ChunkWork(b, [next(futures) for _ in b.jobs]) for b in builds]
+        _ChunkWork per chunk. The first chunk's jobs are handed over as soon as it is built,
+        and this thread lets go of the GIL once so that the pool's threads start them while
+        it builds the other chunks (building them all first left the pool idle meanwhile)."""
+        pool = self._builders()
+        builds, futures = [], []
+        try:
+            for batch in (specs[:1], specs[1:]):
+                first = len(builds)
+                builds += [_with_device(dev, spec) for spec in batch]
+                made = zip(names[first : len(builds)], builds[first:], strict=True)
+                calls = [
+                    functools.partial(_run_chunk_job, dev, name, job)
+                    for (name, _), build in made
+                    for job in build.jobs
+                ]
+                futures += _run_in_order(pool, self._threads, calls)
+                if first == 0 and len(specs) > 1:
+                    time.sleep(0)  # the GIL to the pool's threads, which need it to start
+        except BaseException:
+            # a build failed: the jobs handed over read the caller's arrays, stop them first
+            for f in futures:
+                f.cancel()
+            wait(futures)
+            raise
+        taken = iter(futures)
+        return [_ChunkWork(b, [next(taken) for _ in b.jobs]) for b in builds]
 
     def _write_group(self, group, hand_off=False):
         """Write a started chunk group (_start_chunk_group) and index it (hand_off: a group
