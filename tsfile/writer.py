@@ -1719,6 +1719,9 @@ class TsFileWriter:
                     rows = chunks[0][2].statistics.count  # the time chunk's
                     self._pending = _PendingWrite(dev, table, chunks, len(header), future, rows)
                     self._torn = False  # in flight: _settle() indexes it or tears the file
+                    # the GIL to the pool thread, which needs it to start the write (else it
+                    # waits until this thread blocks, well into the next call's set-up)
+                    time.sleep(0)
                     return
                 # From the first write until the group is indexed (or cut off below) the file
                 # ends in a part of a group: whatever stops this method on the way (even a
