@@ -564,4 +564,3 @@ def test_a_writev_that_takes_nothing_raises_instead_of_looping(tmp_path, monkeyp
         monkeypatch.undo()
     assert calls == [5, 4]  # the second call got the 4 bytes left
     assert (tmp_path / "f").read_bytes() == b"a"
-
