@@ -129,3 +129,20 @@ def test_trailing_zero_bytes_dropped():
     bloom = BloomFilter(256, 5)
     bloom.bits[3] = 0x10
     assert bloom.serialize() == bytes([4, 0, 0, 0, 0x10]) + bytes([0x80, 0x02, 0x05])
+
+
+def test_hashes_computed_ahead_give_the_same_filter():
+    """A writer hashes a series path when its group is built (entry_hashes) and close() passes
+    those hashes: the filter must be the one that hashes every entry itself, whatever hashes
+    are known (all, some, none) and whatever the error rate (how many hashes are used)."""
+    from tsfile._write.bloom import entry_hashes, hash_count
+
+    entries = [f"root.t.d{d}.s{s}" for d in range(7) for s in range(5)] + ["t.é.", "t.x.长"]
+    for rate in (0.01, 0.05, 0.1):
+        k = hash_count(rate)
+        want = BloomFilter.for_entries(entries, rate, 40).serialize()
+        every = {e: entry_hashes(e, k) for e in entries}
+        some = {e: h for i, (e, h) in enumerate(every.items()) if i % 2}
+        too_few = {e: entry_hashes(e, k - 1) for e in entries}  # recomputed, not misused
+        for hashes in (every, some, too_few, {}):
+            assert BloomFilter.for_entries(entries, rate, 40, hashes).serialize() == want

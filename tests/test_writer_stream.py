@@ -540,3 +540,27 @@ def test_jobs_run_in_order_by_few_runners_and_cancelled_ones_are_skipped():
     assert futures[0].result() is True and futures[3].cancelled()
     with pytest.raises(ZeroDivisionError, match="test"):
         futures[-1].result()
+
+
+def test_a_writev_that_takes_nothing_raises_instead_of_looping(tmp_path, monkeypatch):
+    """os.writev returning 0 for a non-empty write (nothing taken) is an error: calling it again
+    would loop for ever. A partial write still goes on from where the OS stopped."""
+    calls = []
+    real_writev = writer_module.os.writev
+
+    def takes_one_byte_then_nothing(fd, buffers):
+        calls.append(sum(len(b) for b in buffers))
+        if len(calls) == 1:
+            return real_writev(fd, [bytes(buffers[0][:1])])
+        if len(calls) == 2:
+            return 0
+        raise AssertionError("writev called again after it took nothing")
+
+    with open(tmp_path / "f", "xb", buffering=0) as raw:
+        out = writer_module._Output(raw)
+        monkeypatch.setattr(writer_module.os, "writev", takes_one_byte_then_nothing)
+        with pytest.raises(OSError, match="none of the bytes"):
+            out.writelines([b"abc", b"de"])
+        monkeypatch.undo()
+    assert calls == [5, 4]  # the second call got the 4 bytes left
+    assert (tmp_path / "f").read_bytes() == b"a"

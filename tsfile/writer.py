@@ -120,8 +120,12 @@ chunk group (a large one, chunk by chunk while its later chunks are built), so a
 indexed only once the OS has taken all its bytes; after an OSError in the middle of one (a full
 disk, RLIMIT_FSIZE), close() cuts the file back to the last complete chunk group (ftruncate)
 and writes the tail there. Only if the tail itself cannot be written is the file incomplete, and
-the error says so. A writer garbage-collected without close() completes its file and emits a
-ResourceWarning.
+the error says so. A write call written at once as its own chunk group returns once every chunk
+is built (its arrays are not read any more), its last chunk still being handed to the OS by a
+pool thread; the group is indexed when that is done, before anything else is written: an
+OSError of that write is raised by the next call that writes a chunk group, flush() or close()
+(a note names the device), and close() ends the file before that group. A writer
+garbage-collected without close() completes its file and emits a ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
 (statistics sums included: null-free write segments are summed in its two-lane order), except
@@ -152,6 +156,7 @@ import operator
 import os
 import secrets
 import threading
+import time
 import warnings
 from collections import deque
 from concurrent.futures import Future, wait
@@ -161,11 +166,11 @@ import numpy as np
 from tsfile import compression as _compression
 from tsfile import config as _config
 from tsfile._format.constants import HEADER, Marker
-from tsfile._format.device import serialize_device_id, sort_key, text_utf8
+from tsfile._format.device import device_path, serialize_device_id, sort_key, text_utf8
 from tsfile._tree.buffer import TreeBuffers, device_segments
 from tsfile._tree.chunk import series_chunk
 from tsfile._write import chunk_encode, encoders
-from tsfile._write.bloom import cpp_path_count
+from tsfile._write.bloom import cpp_path_count, entry_hashes, hash_count
 from tsfile._write.chunk import (
     Chunk,
     ChunkBuild,
@@ -367,6 +372,11 @@ _STREAM_MIN_VALUES = 200_000
 # group has few columns, and whole chunks alone leave a thread idle at the group's end.
 _RANGE_MIN_ROWS = 50_000
 
+# ... and its last chunk in _LAST_CHUNK_SPLIT times as many runs (with threads > 1): the jobs are
+# taken in file order, so the last ones decide when the group is done; short ones at the end
+# leave a thread idle for less time while the other finishes its last job.
+_LAST_CHUNK_SPLIT = 4
+
 # A write call's timestamps (at least `threads` x this many) are checked for their order in
 # `threads` parts at once (TsFileWriter._rising).
 _SPLIT_CHECK_MIN_ROWS = 200_000
@@ -399,6 +409,9 @@ class _Output:
         first = 0
         while first < len(views):
             written = os.writev(self._fd, views[first : first + _IOV_MAX])
+            if written <= 0:
+                # nothing taken for a non-empty write: calling again would loop for ever
+                raise OSError(errno.EIO, "os.writev wrote none of the bytes given to it")
             # Partial write: skip the buffers written whole, trim the one written in part.
             while written and first < len(views):
                 size = views[first].nbytes
@@ -608,6 +621,12 @@ class TsFileWriter:
         self._buffered_bytes = 0
         self._devices: dict[tuple, dict] = {}
         self._chunk_path_count = 0  # C++'s bloom filter entry count (bloom.cpp_path_count)
+        # {series path: its bloom filter hashes}, computed while a large group is being built
+        # (the calling thread waits then) rather than all at close()
+        self._bloom_hashes: dict[str, tuple] = {}
+        self._bloom_hash_count = hash_count(self._bloom_error_rate)
+        # {id(Series): (Series, name)} given a chunk since the last _ahead_of_close
+        self._unserialized: dict[int, tuple[Series, str]] = {}
         self._last_chunk_name = ""
         self._properties: dict[str, bytes | None] = {}
         # The lowest and highest timestamp of each device's buffered rows (duplicate checks).
@@ -621,6 +640,9 @@ class TsFileWriter:
         # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
         # nothing more is appended until close() cuts it back to the last complete chunk group.
         self._torn = False
+        # The last chunk of a group written by a write call on its own (_written_alone), handed
+        # to the OS by a pool thread while the call returns: indexed by _settle().
+        self._pending = None
         self._fresh = []
 
     def _open(self, path, overwrite):
@@ -1141,7 +1163,7 @@ class TsFileWriter:
         times, fields, runs = _concat(table, [piece])
         try:
             group = self._start_chunk_group(table, dev, times, fields, runs, check_order=True)
-            self._write_group(group)
+            self._write_group(group, hand_off=True)
         except TimesDoNotRise:
             return False
         except Exception as exc:
@@ -1408,6 +1430,11 @@ class TsFileWriter:
 
     def _flush(self):
         failed = []
+        pending = self._pending
+        try:
+            self._settle()  # flush() puts the group of an earlier call written alone in the file
+        except Exception as exc:
+            failed.append((exc, pending.dev, pending.rows))  # torn: nothing more is written
         # Table chunk groups started (their chunks being built on the pool), not yet written,
         # oldest first: the next group is started before the last one is written, so that the
         # pool's threads go on from one group to the next instead of waiting for the writes.
@@ -1501,6 +1528,8 @@ class TsFileWriter:
         # A chunk that cannot be encoded (EncodeError) leaves the file and the index as they were
         # (_stream_chunk_group cuts off what it wrote of the group).
         ranges = self._threads if n >= self._threads * _RANGE_MIN_ROWS else 1
+        # the group's last chunk in shorter runs: the threads finish the group together
+        last_ranges = ranges * _LAST_CHUNK_SPLIT if ranges > 1 else 1
         specs = [
             functools.partial(
                 time_chunk_build,
@@ -1508,15 +1537,23 @@ class TsFileWriter:
                 bounds,
                 self._time_compression,
                 self._time_encoding,
-                ranges=ranges,
+                ranges=ranges if table.fields else last_ranges,
                 check_order=check_order,
             )
         ]
         specs += [
             functools.partial(
-                _value_chunk, dev, table, column, fields, times, bounds, segments, ranges
+                _value_chunk,
+                dev,
+                table,
+                column,
+                fields,
+                times,
+                bounds,
+                segments,
+                last_ranges if k == len(table.fields) - 1 else ranges,
             )
-            for column in table.fields
+            for k, column in enumerate(table.fields)
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
         if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
@@ -1534,26 +1571,89 @@ class TsFileWriter:
     def _submit_chunks(self, dev, names, specs) -> list:
         """Start the builds of a chunk group's chunks (specs: () -> ChunkBuild, light work done
         here) and hand their jobs to the writer's pool, chunk by chunk in file order: a
-        _ChunkWork per chunk."""
-        builds = [_with_device(dev, spec) for spec in specs]
-        calls = [
-            functools.partial(_run_chunk_job, dev, name, job)
-            for (name, _), build in zip(names, builds, strict=True)
-            for job in build.jobs
-        ]
-        futures = iter(_run_in_order(self._builders(), self._threads, calls))
-        return [_ChunkWork(b, [next(futures) for _ in b.jobs]) for b in builds]
+        _ChunkWork per chunk. The first chunk's jobs are handed over as soon as it is built,
+        and this thread lets go of the GIL once so that the pool's threads start them while
+        it builds the other chunks (building them all first left the pool idle meanwhile)."""
+        pool = self._builders()
+        builds, futures = [], []
+        try:
+            for batch in (specs[:1], specs[1:]):
+                first = len(builds)
+                builds += [_with_device(dev, spec) for spec in batch]
+                made = zip(names[first : len(builds)], builds[first:], strict=True)
+                calls = [
+                    functools.partial(_run_chunk_job, dev, name, job)
+                    for (name, _), build in made
+                    for job in build.jobs
+                ]
+                futures += _run_in_order(pool, self._threads, calls)
+                if first == 0 and len(specs) > 1:
+                    time.sleep(0)  # the GIL to the pool's threads, which need it to start
+        except BaseException:
+            # a build failed: the jobs handed over read the caller's arrays, stop them first
+            for f in futures:
+                f.cancel()
+            wait(futures)
+            raise
+        taken = iter(futures)
+        return [_ChunkWork(b, [next(taken) for _ in b.jobs]) for b in builds]
 
-    def _write_group(self, group):
-        """Write a started chunk group (_start_chunk_group) and index it."""
+    def _write_group(self, group, hand_off=False):
+        """Write a started chunk group (_start_chunk_group) and index it (hand_off: a group
+        built on the pool leaves its last chunk's write to a pool thread, _stream_chunk_group)."""
         if group.works is None:
             self._emit_chunk_group(group.dev, group.chunks, group.table)
         else:
-            self._stream_chunk_group(group)
+            self._stream_chunk_group(group, hand_off)
+
+    def _ahead_of_close(self, dev, names) -> None:
+        """Work of close()'s metadata done while a large group is built (the calling thread
+        waits then; close() runs alone): the bloom filter hashes of the series of device dev
+        not hashed yet (build_metadata takes them), and the metadata of the series indexed since
+        the last call (Series.serialize keeps it until the series gets another chunk). What is
+        not done here, close() does."""
+        for series, name in self._unserialized.values():
+            series.serialize(name)
+        self._unserialized.clear()
+        full = None
+        for name, _ in names:
+            if full is None:
+                full = device_path(dev)
+            path = f"{full}.{name}"
+            if path not in self._bloom_hashes:
+                self._bloom_hashes[path] = entry_hashes(path, self._bloom_hash_count)
+
+    def _settle(self):
+        """Wait for the write handed to the pool (_stream_chunk_group's hand_off) and index its
+        chunk group; before anything else touches the file. Its OSError is raised here, with a
+        note naming the group, and tears the file (close() ends it before that group)."""
+        pending = self._pending
+        if pending is None:
+            return
+        # interrupted while waiting: still pending (and torn until indexed, as any group
+        # whose bytes are on their way to the OS)
+        self._torn = True
+        try:
+            pending.future.result()
+        except BaseException as exc:
+            if not pending.future.done():
+                raise
+            self._pending = None
+            dev = pending.dev
+            exc.add_note(
+                f"table {dev[0]!r}, device {dev[1:]!r}: the last chunk of its chunk group "
+                f"(written by an earlier write call, {pending.rows} rows) could not be written; "
+                "that group is not in the file"
+            )
+            raise
+        self._pending = None
+        self._index_chunk_group(pending.dev, pending.chunks, pending.table, pending.head)
+        self._torn = False
 
     def _emit_chunk_group(self, dev, chunks, table=None):
         """Write one chunk group (the device's header, then `chunks` [(name, type, Chunk)]) and
         index it once the OS has all its bytes."""
+        self._settle()
         out = [_group_header(dev)]
         for _, _, chunk in chunks:
             out.extend(chunk.parts)
@@ -1570,7 +1670,9 @@ class TsFileWriter:
         pos = self._pos + header_size
         series = self._devices.setdefault(dev, {})
         for name, dt, chunk in chunks:
-            series.setdefault(name, Series(dt)).add_chunk(pos, chunk.statistics)
+            entry = series.setdefault(name, Series(dt))
+            entry.add_chunk(pos, chunk.statistics)
+            self._unserialized[id(entry)] = (entry, name)
             pos += chunk.size
             used = None if table is None else table.chunk_encodings.get(name)
             if used is not None:
@@ -1580,25 +1682,47 @@ class TsFileWriter:
         self._chunk_path_count += cpp_path_count(names, self._last_chunk_name)
         self._last_chunk_name = names[-1]
 
-    def _stream_chunk_group(self, group):
+    def _stream_chunk_group(self, group, hand_off=False):
         """Write the chunks of a chunk group being built on the writer's pool (`threads` threads),
         in order, each as soon as it is built, while the later ones are still being built:
         writing chunk k (os.writev releases the GIL, and may block on the page cache's dirty
         limit) overlaps building chunk k + 1. The file's bytes are those of _emit_chunk_group;
         the group is indexed once the OS has all of them.
 
+        hand_off (a write call's rows written on their own, _written_alone): once every chunk is
+        built (the caller's arrays are not read any more), the last chunk's write is handed to
+        a pool thread and this returns: the call returns while the OS takes those bytes, and the
+        next call's set-up overlaps that write instead of leaving the pool idle. The group is
+        indexed by _settle(), which whatever touches the file next (a group, flush(), close())
+        calls first; an OSError of that write is raised there.
+
         A chunk that cannot be built leaves the file and the index as they were: the bytes of
         the group written so far are cut off again (self._file.cut) and the first failure in
         file order is raised, once no chunk is still being built. A failed write tears the
         file (close() cuts it back to the last complete chunk group), as in _emit_chunk_group."""
         dev, names, works, table = group.dev, group.names, group.works, group.table
+        try:
+            self._settle()
+        except BaseException:
+            group.abandon()
+            raise
         header = _group_header(dev)
         chunks = []
         write_failed = False
         try:
-            for (name, dt), work in zip(names, works, strict=True):
+            for k, ((name, dt), work) in enumerate(zip(names, works, strict=True)):
                 chunk = work.result()
                 parts = chunk.parts if chunks else [header, *chunk.parts]
+                if hand_off and k == len(works) - 1:
+                    chunks.append((name, dt, chunk))
+                    future = self._builders().submit(_write_and_drop, self._file, chunk, parts)
+                    rows = chunks[0][2].statistics.count  # the time chunk's
+                    self._pending = _PendingWrite(dev, table, chunks, len(header), future, rows)
+                    self._torn = False  # in flight: _settle() indexes it or tears the file
+                    # the GIL to the pool thread, which needs it to start the write (else it
+                    # waits until this thread blocks, well into the next call's set-up)
+                    time.sleep(0)
+                    return
                 # From the first write until the group is indexed (or cut off below) the file
                 # ends in a part of a group: whatever stops this method on the way (even a
                 # second Ctrl-C during the clean-up below), close() cuts it off.
@@ -1610,6 +1734,10 @@ class TsFileWriter:
                     raise
                 chunk.parts = None  # written: its bytes need not stay in memory
                 chunks.append((name, dt, chunk))
+                if k == 0:
+                    # while the pool builds the next chunks (not before the first: the pool's
+                    # threads need the GIL to start)
+                    self._ahead_of_close(dev, names)
         except BaseException:
             group.abandon()
             if self._torn and not write_failed:
@@ -1636,6 +1764,10 @@ class TsFileWriter:
         if self._closed:
             return
         errors = []
+        if not self._buffers and not self._tree.pending:
+            # nothing left to encode: the pooled output memory is freed now, while a pool
+            # thread may still be writing the last group's last chunk (_settle), not after it
+            chunk_encode.release_pool()
         try:
             self._flush()
         except BaseException as exc:  # noqa: BLE001 - re-raised below, after the tail
@@ -1686,7 +1818,15 @@ class TsFileWriter:
             errors.append(exc)
 
     def _write_tail(self):
-        """The operation index range, the metadata index, the bloom filter and the tail."""
+        """The operation index range, the metadata index, the bloom filter and the tail (then
+        the error of a handed-off write that only now was found to have failed, if one did)."""
+        failed = None
+        try:
+            self._settle()  # (done by close()'s flush unless that was interrupted)
+        except Exception as exc:
+            if self._pending is not None:
+                raise
+            failed = exc  # the file is torn: cut below, before that group
         if self._torn:
             # A chunk group was written in part: end the file at the last complete one.
             self._file.cut(self._pos)
@@ -1704,8 +1844,11 @@ class TsFileWriter:
             self._degree,
             self._bloom_error_rate,
             self._chunk_path_count,
+            self._bloom_hashes,
         )
         self._file.writelines([start, tail])
+        if failed is not None:
+            raise failed
 
     def __enter__(self):
         return self
@@ -1934,6 +2077,32 @@ def _abandon(works) -> None:
         f.cancel()
     if futures:
         wait(futures)
+
+
+def _write_and_drop(file, chunk, parts) -> None:
+    """The handed-off write of a group's last chunk (on a pool thread): `parts` to the file,
+    then its bytes dropped at once, so that their pooled memory (chunk_encode.ChunkData) is
+    there for the next group's first jobs."""
+    try:
+        file.writelines(parts)
+    finally:
+        chunk.parts = None
+        parts.clear()
+
+
+class _PendingWrite:
+    """A chunk group whose last chunk a pool thread is writing (_stream_chunk_group's
+    hand_off): what _settle() needs to index it once `future` is done."""
+
+    __slots__ = ("dev", "table", "chunks", "head", "future", "rows")
+
+    def __init__(self, dev, table, chunks, head, future, rows):
+        self.dev = dev
+        self.table = table
+        self.chunks = chunks  # [(name, type, Chunk)], all of the group's
+        self.head = head  # the size of the group's header
+        self.future = future
+        self.rows = rows
 
 
 class _GroupBuild:

@@ -103,6 +103,24 @@ def cpp_path_count(chunk_names, prev: str = "") -> int:
     return count
 
 
+def hash_count(error_rate: float = DEFAULT_ERROR_RATE) -> int:
+    """The number of hashes a filter of this error rate uses (filter_size's k: it does not
+    depend on the entry count)."""
+    return filter_size(1, error_rate)[1]
+
+
+def entry_hashes(entry: str, count: int) -> tuple:
+    """The first `count` hashes of an entry, before they are reduced modulo a filter's size
+    (BloomFilter.add): a writer computes them as soon as it knows a series, so that close()
+    does not hash every path at the end."""
+    data = entry.encode("utf-8")
+    out = []
+    for seed in SEEDS[:count]:
+        h = murmur128_java(data, seed)
+        out.append(0 if h == -(1 << 31) else abs(h))
+    return tuple(out)
+
+
 class BloomFilter:
     def __init__(self, size: int, hash_count: int):
         self.size = size
@@ -110,25 +128,27 @@ class BloomFilter:
         self.bits = bytearray((size + 7) // 8)
 
     @classmethod
-    def for_entries(cls, entries, error_rate: float = DEFAULT_ERROR_RATE, entry_count=None):
-        """A filter holding entries, sized for entry_count (default: the number of entries)."""
+    def for_entries(
+        cls, entries, error_rate: float = DEFAULT_ERROR_RATE, entry_count=None, hashes=None
+    ):
+        """A filter holding entries, sized for entry_count (default: the number of entries);
+        hashes: {entry: entry_hashes(entry, k)} known already (the others are computed)."""
         entries = list(entries)
         count = len(entries) if entry_count is None else entry_count
         bloom = cls(*filter_size(count, error_rate))
         for entry in entries:
-            bloom.add(entry)
+            bloom.add(entry, None if hashes is None else hashes.get(entry))
         return bloom
 
-    def _positions(self, entry: str):
-        data = entry.encode("utf-8")
-        for seed in SEEDS[: self.hash_count]:
-            h = murmur128_java(data, seed)
-            if h == -(1 << 31):
-                h = 0
-            yield abs(h) % self.size
+    def _positions(self, entry: str, hashes=None):
+        if hashes is None or len(hashes) < self.hash_count:
+            hashes = entry_hashes(entry, self.hash_count)
+        for h in hashes[: self.hash_count]:
+            yield h % self.size
 
-    def add(self, entry: str):
-        for pos in self._positions(entry):
+    def add(self, entry: str, hashes=None):
+        """Add entry (hashes: its entry_hashes, at least hash_count of them, if known)."""
+        for pos in self._positions(entry, hashes):
             self.bits[pos >> 3] |= 1 << (pos & 7)
 
     def might_contain(self, entry: str) -> bool:

@@ -27,16 +27,29 @@ _I64 = struct.Struct(">q")
 class Series:
     """One series of one device: data type, and (chunk offset, chunk statistics) per chunk."""
 
-    __slots__ = ("data_type", "chunks")
+    __slots__ = ("data_type", "chunks", "_serialized")
 
     def __init__(self, data_type):
         self.data_type = data_type
         self.chunks = []
+        # (name, bytes) of the last serialize(), until a chunk is added: a writer serializes a
+        # series while later chunk groups are built, so that close() has little left to do
+        self._serialized = None
 
     def add_chunk(self, offset: int, statistics: Statistics) -> None:
         self.chunks.append((offset, statistics))
+        self._serialized = None
 
     def serialize(self, name: str) -> bytes:
+        """The TimeseriesMetadata of the series (named `name`) with its ChunkMetadata."""
+        done = self._serialized
+        if done is not None and done[0] == name:
+            return done[1]
+        out = self._serialize(name)
+        self._serialized = (name, out)
+        return out
+
+    def _serialize(self, name: str) -> bytes:
         multi = len(self.chunks) > 1
         total = Statistics(self.data_type)
         for _, stats in self.chunks:
@@ -112,13 +125,15 @@ def build_metadata(
     degree: int = DEFAULT_DEGREE,
     bloom_error_rate: float = DEFAULT_ERROR_RATE,
     bloom_entry_count=None,
+    bloom_hashes=None,
 ) -> bytes:
     """Everything after the SEPARATOR: returns the bytes to write at position `base`.
 
     devices: {segments tuple: {measurement: Series}} (table model: segments[0] = table name);
     schemas: {table name: serialized-schema bytes} (tables registered, with or without data);
     properties: extra (key, bytes or None) pairs appended after the default ones;
-    bloom_entry_count: what the bloom filter is sized for (default: the number of series)."""
+    bloom_entry_count: what the bloom filter is sized for (default: the number of series);
+    bloom_hashes: {path: bloom.entry_hashes(path, k)} computed already (optional)."""
     if degree < 2:
         raise ValueError("index degree must be at least 2")
     area = _Area(base)
@@ -176,7 +191,9 @@ def build_metadata(
         meta += varstr(table) + schemas[table]
     meta += i64(meta_offset)
     if bloom_entries:
-        bloom = BloomFilter.for_entries(bloom_entries, bloom_error_rate, bloom_entry_count)
+        bloom = BloomFilter.for_entries(
+            bloom_entries, bloom_error_rate, bloom_entry_count, bloom_hashes
+        )
         meta += bloom.serialize()
     else:
         meta += b"\x00"
