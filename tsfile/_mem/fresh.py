@@ -26,7 +26,10 @@ def zeros(n, dtype):
     nbytes = n * dtype.itemsize
     if nbytes < FRESH_MIN_BYTES:
         return np.zeros(n, dtype)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype)
+    # MAP_PRIVATE: a forked child writing a mask gets its own copy, as with np.zeros
+    # (mmap.mmap(-1, n) alone is a SHARED mapping: the parent would see the child's writes)
+    mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(mapping, dtype)
 
 
 __all__ = ["FRESH_MIN_BYTES", "zeros"]

@@ -1208,6 +1208,10 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
     size = len(out_ts)
     out = <int64_t *>cnp.PyArray_DATA(out_ts)
     plans = []
+    # each start and room converted ONCE and kept as checked (plain ints): read again from the
+    # caller's lists, an object whose __index__ changes its answer would place the write
+    # outside the checked rows
+    checked = []
     for k in range(n):
         ch = chunks[k]
         if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
@@ -1217,6 +1221,7 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
         if start < 0 or cap < 0 or start > size - cap:
             raise ValueError(f"rows [{start}, {start + cap}) outside the {size} rows of the "
                              "result")
+        checked.append((start, cap))
         plans.append(plan_pages(ch, t1, t2, page_los[k], page_his[k]))
     todo = <TimeChunk *>malloc(n * sizeof(TimeChunk) + 1)
     if todo == NULL:
@@ -1226,8 +1231,9 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
         for k in range(n):
             todo[k].ch = <PyObject *>chunks[k]
             todo[k].plan = plan_rows(plans[k])
-            todo[k].out = out + <Py_ssize_t>starts[k]
-            todo[k].cap = caps[k]
+            start, cap = checked[k]
+            todo[k].out = out + start
+            todo[k].cap = cap
             todo[k].inside = insides[k]
             todo[k].rows = 0
         with nogil:
@@ -1599,12 +1605,14 @@ def read_value_groups(FileView fv, list groups, int path, Scratch s):
     and checked first, then the numeric chunks of all of them decoded in ONE nogil region (one
     GIL hand-over per job instead of one per chunk group). Returns each group's list of null
     rows. A failure raises; what was written for the groups before it stays written."""
+    cdef Py_ssize_t at
     check_open(fv)
     todo = []
     for tch, plan, offsets, types, out_vals, out_nulls, pos, names in groups:
-        chunks = value_group_chunks(fv, tch, plan, offsets, types, out_vals, out_nulls, pos,
+        at = pos  # converted once: checked and used as this one value
+        chunks = value_group_chunks(fv, tch, plan, offsets, types, out_vals, out_nulls, at,
                                     None, names)
-        todo.append((chunks, plan, out_vals, out_nulls, pos))
+        todo.append((chunks, plan, out_vals, out_nulls, at))
     return value_groups_into(fv, todo, path, s)
 
 
@@ -1648,16 +1656,27 @@ cdef list value_groups_into(FileView fv, list groups, int path, Scratch s):
     the numeric chunks of all of them in one nogil region, then the TEXT/STRING/BLOB ones with
     the GIL (their values are objects), group by group; each group's null rows."""
     cdef LoopState st
-    cdef Py_ssize_t k
-    out = [[0] * len(g[0]) for g in groups]
+    cdef Py_ssize_t k, g, first = 0
+    out = [[0] * len(grp[0]) for grp in groups]
     memset(&st, 0, sizeof(LoopState))
     try:
-        numeric_chunks_into(fv, groups, path, s, &st, out)
-        for (chunks, plan, out_vals, out_nulls, pos), nulls in zip(groups, out):
+        # chunks decoded in the order of one group at a time (its numeric chunks, then its
+        # binary ones), so the first corrupt chunk met is the one a group-by-group read meets:
+        # the numeric chunks of a run of groups without binary chunks share one nogil region,
+        # and a group with binary chunks ends the run
+        for g in range(len(groups)):
+            chunks, plan, out_vals, out_nulls, pos = groups[g]
+            if not any(is_binary((<Chunk>c).data_type) for c in chunks):
+                continue
+            numeric_chunks_into(fv, groups[first : g + 1], path, s, &st, out[first : g + 1])
+            first = g + 1
+            nulls = out[g]
             for k in range(len(chunks)):
                 if is_binary((<Chunk>chunks[k]).data_type):
                     nulls[k] = value_chunk_into(fv, chunks[k], plan_rows(plan), plan.shape[0],
                                                 path, out_vals[k], out_nulls[k], pos, s, &st)
+        if first < len(groups):
+            numeric_chunks_into(fv, groups[first:], path, s, &st, out[first:])
     except Exception as exc:
         err = loop_error(fv, &st, exc)
         if err is exc:

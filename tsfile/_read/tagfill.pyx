@@ -210,10 +210,6 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
     if len(stops) != n or len(values) != n:
         raise ValueError("fill_runs takes a start, a stop and a value per range")
     dim = cnp.PyArray_DIM(column, 0)
-    for k in range(n):
-        lo, hi = starts[k], stops[k]
-        if not 0 <= lo <= hi <= dim:
-            raise IndexError(f"rows [{lo}, {hi}) outside a column of {dim}")
     base = cnp.get_array_base(column)
     if isinstance(base, _SlotBlock) and not (<_SlotBlock>base).settled:
         raise ValueError("the column's slots are not all cleared yet (empty_column(cleared=False) "
@@ -223,10 +219,16 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
         raise MemoryError()
     try:
         base_slots = <PyObject **>cnp.PyArray_DATA(column)
+        # each bound converted ONCE, then checked and used as that C value: an object whose
+        # __index__ answers differently on a second call cannot pass the check with one value
+        # and place the write with another
         for k in range(n):
             lo = starts[k]
+            hi = stops[k]
+            if not 0 <= lo <= hi <= dim:
+                raise IndexError(f"rows [{lo}, {hi}) outside a column of {dim}")
             runs[k].slots = base_slots + lo
-            runs[k].n = <Py_ssize_t>stops[k] - lo
+            runs[k].n = hi - lo
             runs[k].value = <PyObject *>values[k]
             runs[k].taken = 0
         for k in range(n):  # the references first, while the GIL is held
