@@ -26,8 +26,8 @@ def _fork_and(fn):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_fresh_zeros_is_private_across_fork():
-    # fresh.zeros maps MAP_SHARED anonymous memory (mmap.mmap(-1, n)): a forked child's writes leak
-    # into the parent (np.zeros is copy-on-write)
+    # mmap.mmap(-1, n) alone is a SHARED mapping (c7fe1ef): a forked child's writes would reach
+    # the parent; np.zeros is copy-on-write, and so must fresh.zeros be
     from tsfile._mem import fresh
 
     a = fresh.zeros(2 << 20, np.bool_)
@@ -41,8 +41,8 @@ def test_fresh_zeros_is_private_across_fork():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_read_columns_null_mask_private_across_fork(tmp_path):
-    # read_columns' null masks (>= 1 MiB: fresh.zeros) are shared with forked children: a child's
-    # in-place edit changes the parent's result
+    # read_columns' null masks (>= 1 MiB: fresh.zeros) must not be shared with forked children:
+    # a child's in-place edit must not change the parent's result
     rows = (1 << 20) + 1000
     path = str(tmp_path / "m.tsfile")
     cols = [
@@ -68,9 +68,9 @@ def test_read_columns_null_mask_private_across_fork(tmp_path):
 
 
 def test_read_columns_reports_first_corrupt_chunk_in_file_order(tmp_path):
-    # engine.read_value_groups decodes the numeric chunks of ALL groups before any STRING chunk: a
-    # corrupt STRING chunk in group 1 is reported after (instead of) a corrupt INT64 chunk of group
-    # 2, unlike query_table and the previous main
+    # c7fe1ef's engine.read_value_groups decoded the numeric chunks of ALL groups before any STRING
+    # chunk, so a corrupt INT64 chunk of group 2 was reported instead of the corrupt STRING chunk
+    # of group 1 that query_table (and a group-by-group read) reports
     path = str(tmp_path / "e.tsfile")
     cols = [
         tsfile.ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG),
@@ -117,8 +117,8 @@ def test_read_columns_reports_first_corrupt_chunk_in_file_order(tmp_path):
 
 
 def test_fill_runs_reads_each_bound_once():
-    # tagfill.fill_runs converts starts[k]/stops[k] twice (check loop, then fill loop: tagfill.pyx
-    # fill_runs): an __index__ that changes its answer passes the bounds check and then writes far
+    # c7fe1ef's tagfill.fill_runs converted starts[k]/stops[k] twice (check loop, then fill
+    # loop): an __index__ that changes its answer passed the bounds check and then wrote far
     # outside the column (segfault)
     import subprocess
     import sys
