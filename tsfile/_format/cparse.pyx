@@ -35,16 +35,13 @@ from tsfile.errors import CorruptDataError
 
 # data type and index node type codes: tsfile._format.codes (C constants, checked against
 # tsfile.types and tsfile._format.constants by tests/test_format_layer.py)
+from tsfile._format.cursor cimport (
+    UVARINT_OVERFLOW, UVARINT_TOO_LONG, UVARINT_TRUNCATED, Cur, be32, be64, read_uvarint32,
+)
 from tsfile._format.codes cimport (
     NODE_LEAF_DEVICE, NODE_LEAF_MEASUREMENT, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT,
     T_INT32, T_INT64, T_STRING, T_TEXT, T_TIMESTAMP, T_UNKNOWN,
 )
-
-
-cdef struct Cur:
-    const uint8_t *buf
-    Py_ssize_t pos
-    Py_ssize_t end
 
 
 cdef class _Reader:
@@ -80,23 +77,15 @@ cdef class _Reader:
     cdef int64_t uvarint(self, Cur *c, str what) except -1:
         """Java writeUnsignedVarInt: at most 5 bytes, a 32-bit unsigned value."""
         cdef Py_ssize_t start = c.pos
-        cdef uint64_t value = 0
-        cdef int shift = 0
-        cdef uint8_t b
-        while True:
-            if c.pos >= c.end:
-                raise self.error(f"truncated {what}", start)
-            b = c.buf[c.pos]
-            c.pos += 1
-            value |= (<uint64_t>(b & 0x7F)) << shift
-            if not b & 0x80:
-                break
-            shift += 7
-            if shift > 28:
-                raise self.error(f"{what} longer than 5 bytes", start)
-        if value > 0xFFFFFFFF:
+        cdef int64_t value
+        cdef int got = read_uvarint32(c, &value)
+        if got == UVARINT_TRUNCATED:
+            raise self.error(f"truncated {what}", start)
+        if got == UVARINT_TOO_LONG:
+            raise self.error(f"{what} longer than 5 bytes", start)
+        if got == UVARINT_OVERFLOW:
             raise self.error(f"{what} overflows 32 bits", start)
-        return <int64_t>value
+        return value
 
     cdef object varstr(self, Cur *c, str what, str what_length):
         """svarint length (named ``what_length``) + UTF-8 text; None for the null string (length
@@ -344,18 +333,6 @@ cdef Py_ssize_t first_unordered_device(list entries) except -2:
     return -1
 
 
-cdef inline uint64_t be64(const uint8_t *p) noexcept nogil:
-    cdef uint64_t v
-    memcpy(&v, p, 8)
-    return __builtin_bswap64(v)
-
-
-cdef inline uint32_t be32(const uint8_t *p) noexcept nogil:
-    cdef uint32_t v
-    memcpy(&v, p, 4)
-    return __builtin_bswap32(v)
-
-
 cdef inline double f64(const uint8_t *p) noexcept nogil:
     cdef uint64_t v = be64(p)
     cdef double d
@@ -368,11 +345,6 @@ cdef inline double f32(const uint8_t *p) noexcept nogil:
     cdef float f
     memcpy(&f, &v, 4)
     return f
-
-
-cdef extern from *:
-    uint64_t __builtin_bswap64(uint64_t) nogil
-    uint32_t __builtin_bswap32(uint32_t) nogil
 
 
 cdef _Reader _reader(buf, Py_ssize_t start, Py_ssize_t end, str path, Cur *c):
@@ -498,24 +470,9 @@ def table_schema_columns(buf, Py_ssize_t start, Py_ssize_t end):
     cdef Py_ssize_t k, q, at, ln
     cdef int32_t props, cat
     cdef int dt, enc, comp
-    # the column count: Java writeUnsignedVarInt, as _Reader.uvarint reads it (never raising)
-    cdef uint64_t value = 0
-    cdef int shift = 0
-    cdef uint8_t b
-    while True:
-        if c.pos >= c.end:
-            return None
-        b = c.buf[c.pos]
-        c.pos += 1
-        value |= (<uint64_t>(b & 0x7F)) << shift
-        if not b & 0x80:
-            break
-        shift += 7
-        if shift > 28:
-            return None
-    if (value >> 32) != 0:
+    # the column count, as _Reader.uvarint reads it, declined instead of raising
+    if read_uvarint32(&c, &n) != 0:
         return None
-    n = <int64_t>value
     if n * 14 > c.end - c.pos:  # a column takes at least 4+0+3+4+4 bytes
         return None
     columns = []

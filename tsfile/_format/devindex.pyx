@@ -27,20 +27,11 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy
 
+from tsfile._format.cursor cimport Cur, be32, be64, read_uvarint32
 from tsfile._format.codes cimport (
     NODE_LEAF_MEASUREMENT, T_BLOB, T_BOOLEAN, T_DATE, T_DOUBLE, T_FLOAT, T_INT32, T_INT64,
     T_STRING, T_TEXT, T_TIMESTAMP, T_UNKNOWN,
 )
-
-cdef extern from *:
-    uint64_t __builtin_bswap64(uint64_t) nogil
-    uint32_t __builtin_bswap32(uint32_t) nogil
-
-
-cdef struct Cur:
-    const uint8_t *buf
-    Py_ssize_t pos
-    Py_ssize_t end
 
 
 cdef struct Stats:
@@ -66,36 +57,8 @@ cdef struct ChunkRec:
 
 # -- bounded reads: 0 when the bytes are there, -1 (decline) when not -------------------------
 
-cdef inline uint64_t be64(const uint8_t *p) noexcept nogil:
-    cdef uint64_t v
-    memcpy(&v, p, 8)
-    return __builtin_bswap64(v)
-
-
 cdef inline int need(Cur *c, int64_t n) noexcept nogil:
     return 0 if (n >= 0 and n <= c.end - c.pos) else -1
-
-
-cdef inline int uvarint(Cur *c, int64_t *out) noexcept nogil:
-    """Java writeUnsignedVarInt: at most 5 bytes, a 32-bit unsigned value."""
-    cdef uint64_t value = 0
-    cdef int shift = 0
-    cdef uint8_t b
-    while True:
-        if c.pos >= c.end:
-            return -1
-        b = c.buf[c.pos]
-        c.pos += 1
-        value |= (<uint64_t>(b & 0x7F)) << shift
-        if not b & 0x80:
-            break
-        shift += 7
-        if shift > 28:
-            return -1
-    if (value >> 32) != 0:  # more than 32 bits
-        return -1
-    out[0] = <int64_t>value
-    return 0
 
 
 cdef inline int ascii_name(Cur *c, Py_ssize_t *at, Py_ssize_t *n) noexcept nogil:
@@ -103,7 +66,7 @@ cdef inline int ascii_name(Cur *c, Py_ssize_t *at, Py_ssize_t *n) noexcept nogil
     bytes as by its code points and its UTF-16 units): its offset and length."""
     cdef int64_t u, k
     cdef Py_ssize_t i
-    if uvarint(c, &u) < 0:
+    if read_uvarint32(c, &u) < 0:
         return -1
     k = <int64_t>(<uint64_t>u >> 1) ^ -(u & 1)
     if k < 0 or need(c, k) < 0:  # null (-1) or negative: the reference names the error
@@ -119,12 +82,10 @@ cdef inline int ascii_name(Cur *c, Py_ssize_t *at, Py_ssize_t *n) noexcept nogil
 
 cdef inline int skip_binstr(Cur *c) noexcept nogil:
     """An i32 length + that many bytes (statistics of TEXT / STRING)."""
-    cdef uint32_t v
     cdef int32_t n
     if need(c, 4) < 0:
         return -1
-    memcpy(&v, c.buf + c.pos, 4)
-    n = <int32_t>__builtin_bswap32(v)
+    n = <int32_t>be32(c.buf + c.pos)
     c.pos += 4
     if n < 0 or need(c, n) < 0:
         return -1
@@ -136,7 +97,7 @@ cdef int statistics(Cur *c, int t, Stats *st) noexcept nogil:
     """cparse._Reader.statistics, keeping the count and the time range only."""
     cdef int64_t size = 0
     cdef int k
-    if uvarint(c, &st.count) < 0 or need(c, 16) < 0:
+    if read_uvarint32(c, &st.count) < 0 or need(c, 16) < 0:
         return -1
     st.start = <int64_t>be64(c.buf + c.pos)
     st.end = <int64_t>be64(c.buf + c.pos + 8)
@@ -240,7 +201,7 @@ cdef class DeviceIndex:
         if t == T_UNKNOWN or t > T_STRING:
             return -1
         s.dtype = t
-        if uvarint(c, &cm_bytes) < 0 or statistics(c, t, &s.stats) < 0:
+        if read_uvarint32(c, &cm_bytes) < 0 or statistics(c, t, &s.stats) < 0:
             return -1
         if need(c, cm_bytes) < 0:
             return -1
@@ -290,7 +251,7 @@ cdef class DeviceIndex:
         c.buf = buf
         c.pos = start
         c.end = end
-        if uvarint(&c, &n) < 0 or n * 9 > c.end - c.pos:
+        if read_uvarint32(&c, &n) < 0 or n * 9 > c.end - c.pos:
             return -1
         entry_at = <Py_ssize_t *>realloc(NULL, (2 * n + 1) * sizeof(Py_ssize_t))
         entry_off = <int64_t *>realloc(NULL, (n + 1) * sizeof(int64_t))
