@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).parent.resolve()
 
@@ -70,10 +71,24 @@ def _extensions():
     return exts
 
 
+class _BuildExtParallel(build_ext):
+    """build_ext compiling the modules on every core unless ``-j`` says otherwise: pip's build
+    (``pip install .`` / ``-e .``) passes no ``-j``, and one gcc at a time over ~30 modules of
+    SIMD headers took ~6 of the ~16 minutes of a clean CI run."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+
 setup(
+    cmdclass={"build_ext": _BuildExtParallel},
     ext_modules=cythonize(
         _extensions(),
         compiler_directives={"language_level": "3", "embedsignature": True},
         annotate=os.environ.get("TSFILE_ANNOTATE", "") == "1",
+        # the .pyx -> .c step in parallel too
+        nthreads=os.cpu_count() or 1,
     ),
 )
