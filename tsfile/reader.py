@@ -1319,8 +1319,21 @@ class TsFileReader:
         group); per group, each field column's null rows."""
         out = []
         batch, where = [], []
+
+        def decode_batch():  # the groups gathered so far, before any later group is decoded
+            if batch:
+                got = engine.read_value_groups(self._fv, batch, pcode, s)
+                for (counts, present), nulls in zip(where, got, strict=True):
+                    for j, nn in zip(present, nulls, strict=True):
+                        counts[j] = nn
+                batch.clear()
+                where.clear()
+
         for task, g, plan, rows, pos in items:
             if g.page_hi >= 0:  # a block of a split group: its chunks' checks are kept per group
+                # groups decode in file order, so the first corrupt chunk met is the first
+                # in the file, as group by group
+                decode_batch()
                 out.append(
                     self._decode_fields(task, g, plan, rows, out_vals, out_nulls, pos, pcode, s)
                 )
@@ -1346,11 +1359,7 @@ class TsFileReader:
                 )
             )
             where.append((counts, present))
-        if batch:
-            got = engine.read_value_groups(self._fv, batch, pcode, s)
-            for (counts, present), nulls in zip(where, got, strict=True):
-                for j, nn in zip(present, nulls, strict=True):
-                    counts[j] = nn
+        decode_batch()
         return out
 
     def _decode_field(self, task, g, j, plan, rows, vals, nulls, pos, pcode, s):
