@@ -60,3 +60,23 @@ def test_dataset_files_are_reused_only_when_they_hold_the_rows_asked(tmp_path):
     _dataset_files(tmp_path, 3, DEVICES * 10)  # other rows: written again
     assert len(tsfile.read_table(str(split), "bench")["time"]) == 3 * DEVICES * 10
     assert len(tsfile.read_table(str(one), "bench")["time"]) == 3 * DEVICES * 10
+
+
+def test_dataset_ceiling_part_small(capsys, tmp_path):
+    """``--parts ceiling``: the read split between two processes started together, against one
+    process on one and on two threads, and the memory write bandwidth of two processes against
+    one (tsfile._bench.ceiling)."""
+    args = ["bench", "dataset", "--small", "--parts", "ceiling", "--dir", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "## two cores' ceiling for this read (4 files" in out
+    for line in ("one process, 1 thread", "two processes, half the files each", "(ceiling)"):
+        assert line in out
+    assert "of the ceiling)" in out and "memory writes" in out
+
+
+def test_lockstep_times_every_round_from_the_first_start_to_the_last_end():
+    from tsfile._bench import ceiling
+
+    walls = ceiling.lockstep("tsfile._bench.ceiling:fill_job", [(1 << 20,), (1 << 20,)], 3)
+    assert len(walls) == 3 and all(0 < w < 60 for w in walls)

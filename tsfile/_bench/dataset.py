@@ -8,6 +8,11 @@ process; the machine may be shared, so the ratios of one run are what to compare
   variant with the result memory pool on and off, interleaved (tsfile._bench.read: "pool on"
   times reads after the first, the blocks of the previous round's results kept; the pool's
   decay raised for the run; "pool cold": a read right after release_memory()).
+* ceiling: the machine's two-core ceiling for the threads part's read (tsfile._bench.ceiling): the
+  files split between two processes started together (each ``read_table`` of half the files, one
+  thread) against one process reading them all on one thread, and ``threads=2`` in one process
+  beside them; and the memory write bandwidth of two processes against one. ``threads=2`` is
+  reported as a share of what two processes reach.
 * plan: planning alone (``Scanner._plan_reads``: open, metadata, prune, plan every file, no
   decode) against the whole 1-thread read of the same files, interleaved.
 
@@ -189,6 +194,51 @@ def bench_threads(where, files, rows, repeat, pool="both"):
             wall, cpu = off[0] / on[0], off[1] / on[1]
             print(f"  pool on vs off, {name:<22} wall {wall:5.2f}x  cpu {cpu:5.2f}x")
     return str(split)
+
+
+class _ReadFiles:
+    """A ceiling job (tsfile._bench.ceiling): ``read_table`` of ``paths`` on ``threads``."""
+
+    def __init__(self, paths, threads):
+        self.paths, self.threads = list(paths), threads
+
+    def run(self):
+        import tsfile
+
+        tsfile.read_table(self.paths, "bench", threads=self.threads)
+
+
+def read_files_job(paths, threads):
+    return _ReadFiles(paths, threads)
+
+
+def bench_ceiling(where, files, rows, repeat):
+    """The threads part's read against the same read split between two processes."""
+    from tsfile._bench import ceiling
+
+    split, _one = _dataset_files(where, files, rows)
+    paths = sorted(str(p) for p in split.glob("part*.tsfile"))
+    half = len(paths) // 2
+    job = "tsfile._bench.dataset:read_files_job"
+    got = ceiling.interleaved(
+        {
+            "1p1t": (job, [(paths, 1)]),
+            "2p": (job, [(paths[:half], 1), (paths[half:], 1)]),
+            "1p2t": (job, [(paths, 2)]),
+        },
+        repeat,
+    )
+    print(f"\n## two cores' ceiling for this read ({files} files; processes started together)")
+    print("  (medians of 3 x --repeat rounds, modes interleaved, each in fresh processes)")
+    one, two, threads = got["1p1t"], got["2p"], got["1p2t"]
+    print(f"  one process, 1 thread              {one * 1e3:10.1f} ms")
+    print(f"  two processes, half the files each {two * 1e3:10.1f} ms  {one / two:5.2f}x (ceiling)")
+    print(
+        f"  one process, 2 threads             {threads * 1e3:10.1f} ms  {one / threads:5.2f}x "
+        f"({two / threads:.0%} of the ceiling)"
+    )
+    # the result's bytes: 8 per row and column (timestamps, 8 INT64 fields, the tag's pointers)
+    ceiling.print_memory_scaling(files * rows * 8 * (FIELDS + 2))
 
 
 def _print_targets(r, mode):
@@ -408,7 +458,8 @@ def main(argv=None):
     ap.add_argument(
         "--parts",
         default="threads,index,dask",
-        help="comma-separated parts to run (threads, plan, index, dask; dask needs threads)",
+        help="comma-separated parts to run (threads, ceiling, plan, index, dask; dask needs "
+        "threads)",
     )
     args = ap.parse_args(argv)
     if args.small:
@@ -424,6 +475,8 @@ def main(argv=None):
             if "threads" in parts
             else None
         )
+        if "ceiling" in parts:
+            bench_ceiling(where, args.files, args.rows, args.repeat)
         if "plan" in parts:
             bench_plan(where, args.files, args.rows, args.repeat)
         if "index" in parts:
