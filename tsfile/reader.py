@@ -1254,7 +1254,12 @@ class TsFileReader:
         """_decode_times over several chunk groups (a decode job's), group k at ``starts[k]``
         with room for its ``rows``, in one engine call (engine.read_time_chunks: the GIL handed
         over once, not once per group); [(rows, plan)] per group."""
-        return engine.read_time_chunks(
+        return self._time_batch(groups, out_ts, starts, t1, t2, pcode).run(s)
+
+    def _time_batch(self, groups, out_ts, starts, t1, t2, pcode):
+        """_decode_times_many prepared (engine.prepare_time_chunks): its run(scratch), inside
+        an operation of this reader, decodes it, on any thread."""
+        return engine.prepare_time_chunks(
             self._fv,
             [g.time_chunk for g in groups],
             t1,
@@ -1266,7 +1271,6 @@ class TsFileReader:
             [g.inside for g in groups],
             [g.page_lo for g in groups],
             [g.page_hi for g in groups],
-            s,
         )
 
     def _decode_fields(self, task, g, plan, rows, out_vals, out_nulls, pos, pcode, s):

@@ -43,6 +43,7 @@ from tsfile._dataset.files import (
 from tsfile._dataset.gcpause import collector_paused
 from tsfile._dataset.hook import MANY_ONLY
 from tsfile._mem.pool import pooled
+from tsfile._read.ahead import TimesAhead
 from tsfile._read.columns import Columns, JobPool, compact, read_into_one
 from tsfile.errors import ColumnNotExistError, TableNotExistError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
@@ -408,12 +409,22 @@ class Scanner:
             failed[path] = name_file(exc, path)
             return True
 
+        # the time chunks of the files planned so far are decoded on a helper while the next
+        # are planned (tsfile._read.ahead)
+        ahead = TimesAhead(pool, _stored_bytes(paths)) if pool.threads > 1 else None
         try:
             # planned on this thread alone: planning is Python holding the GIL but for short
             # waits (open, mmap, page faults), and two threads planning at once handed the GIL
             # back and forth at each wait: 100 files took ~75 ms on two threads, ~45 on one
-            planned = self._plan_reads(paths, readers, planning)
-            got = read_into_one([read for _p, read in planned], pool, on_error)
+            try:
+                planned = self._plan_reads(paths, readers, planning, ahead)
+            except BaseException:
+                if ahead is not None:
+                    ahead.stop()  # before any reader closes: its helper reads them
+                raise
+            if ahead is not None:
+                ahead.finish()
+            got = read_into_one([read for _p, read in planned], pool, on_error, ahead)
         finally:
             for r in readers:
                 r.close()
@@ -426,17 +437,18 @@ class Scanner:
                 kept.append((path, span))
         return kept, got
 
-    def _plan_reads(self, paths, readers, planning):
+    def _plan_reads(self, paths, readers, planning, ahead=None):
         """[(path, ColumnRead)] of the files of ``paths`` the query reads, planned on this thread
         (see _read_batch; ``planning``: their metadata not read yet, see read_each); every reader
-        handed out is appended to ``readers``, for the caller to close."""
+        handed out is appended to ``readers``, for the caller to close. Each file planned is
+        offered to ``ahead`` (a TimesAhead) at once."""
         here = JobPool(1)  # read_each / map_files would otherwise plan on a pool of `threads`
         from tsfile.reader import TsFileReader
 
         def plan(reader, cols):
             readers.append(reader)
             self._time_names[reader._path] = _time_column(reader.get_table_schema(self.table))
-            return reader._plan_columns(
+            read = reader._plan_columns(
                 self.table,
                 cols,
                 self.start_time,
@@ -445,6 +457,9 @@ class Scanner:
                 self.tag_filter,
                 self.value_filter,
             )
+            if ahead is not None:
+                ahead.offer(read)
+            return read
 
         if planning:  # open, prune and plan in one pass per file
             return self.read_each(plan, paths, here, keep_open=True)
@@ -607,6 +622,18 @@ class Scanner:
 
 
 # -- combining the files' results ----------------------------------------------------------------
+
+
+def _stored_bytes(paths):
+    """The bytes of the files at ``paths`` (0 for one that cannot be read; the planning reports
+    it): the base of TimesAhead's estimate."""
+    total = 0
+    for p in paths:
+        try:
+            total += os.stat(p).st_size
+        except (OSError, TypeError, ValueError):
+            pass
+    return total
 
 
 def _time_column(schema):

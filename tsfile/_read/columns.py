@@ -98,6 +98,16 @@ class JobPool:
             raise interrupted
         return claims.outcome()
 
+    def start(self, fn):
+        """Run ``fn()`` on one helper thread (in a copy of the caller's context, as a map's
+        helpers) and return its Future; a map started meanwhile runs on the caller and the
+        other helpers until fn returns. For a pool of two threads or more."""
+        if self.threads <= 1:
+            raise ValueError("JobPool.start needs a pool of two threads or more")
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads - 1)
+        return self._pool.submit(contextvars.copy_context().run, fn)
+
     def close(self):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
@@ -213,12 +223,15 @@ class _Decode:
     """The state of one read_into_one: the result arrays, the reads dropped by ``on_error``
     and the job functions the pool runs."""
 
-    def __init__(self, reads, fields, tags, on_error, filtered=False):
+    def __init__(self, reads, fields, tags, on_error, filtered=False, ahead=None):
         self.reads = reads
         self.on_error = on_error
         self.failed = set()  # indexes of reads dropped by on_error (set.add: atomic)
         self.cap = cap = sum(r.capacity for r in reads)
-        self.ts = np.empty(cap, np.int64)
+        # time chunks decoded while the read was planned (tsfile._read.ahead), if any
+        ts = None if ahead is None else ahead.adopt_times(cap)
+        self.ahead = None if ts is None else ahead
+        self.ts = np.empty(cap, np.int64) if ts is None else ts
         # np.empty: nothing is touched here; each job first-touches its own slice
         self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
         self.nulls = null_masks([*fields, *tags], cap)
@@ -253,6 +266,10 @@ class _Decode:
         tag column are written (on_error="raise"; a dropped read's rows are cleared too)."""
         i, items = job
         r = self.reads[i]
+        got = None if self.ahead is None else self.ahead.result_of(i, items[0][3])
+        if got is not None:  # decoded while the read was planned: its tag slots still to clear
+            self._clear_tags(items)
+            return got
 
         def run():
             # one operation (a scratch, a liveness check) and one engine call per batch; each
@@ -413,22 +430,25 @@ def _close_gaps(placed, arrays):
     return starts, pos
 
 
-def read_into_one(reads, pool, on_error=None):
+def read_into_one(reads, pool, on_error=None, ahead=None):
     """Decode the planned ``reads`` (ColumnRead, one per file) into one set of arrays on
     ``pool`` (a JobPool): a Columns, rows in the order of ``reads``. ``on_error(read,
     exc)``: called (on a worker thread) with a read's TsFileError; True drops that read's rows,
-    else the error is raised (as is every error when on_error is None).
+    else the error is raised (as is every error when on_error is None). ``ahead``: a finished
+    tsfile._read.ahead.TimesAhead whose time jobs (of the first reads) are used, not redone.
 
     The result arrays come from the result pool (tsfile._mem.pool): memory of results the
     program dropped is reused without the kernel clearing it again."""
+    if ahead is not None and not ahead.matches(reads):
+        ahead = None
     with pooled():
-        return _read_into_one(reads, pool, on_error)
+        return _read_into_one(reads, pool, on_error, ahead)
 
 
-def _read_into_one(reads, pool, on_error):
+def _read_into_one(reads, pool, on_error, ahead=None):
     fields = _field_types(reads)
     filtered = any(r.query.bound is not None for r in reads)
-    d = _Decode(reads, fields, _tag_names(reads), on_error, filtered)
+    d = _Decode(reads, fields, _tag_names(reads), on_error, filtered, ahead)
     jobs = _time_jobs(reads)
     batches = _batches(jobs, rows_at=4)
     timed = _flat(pool.map(d.time_job, batches), batches)

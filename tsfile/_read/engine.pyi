@@ -67,6 +67,28 @@ def read_time_chunks(
     page_his: list[int],
     s: Scratch,
 ) -> list[tuple[int, np.ndarray]]: ...
+def prepare_time_chunks(
+    fv: FileView,
+    chunks: list[Chunk],
+    t1: int,
+    t2: int,
+    path: int,
+    out_ts: np.ndarray,
+    starts: list[int],
+    caps: list[int],
+    insides: list[bool],
+    page_los: list[int],
+    page_his: list[int],
+) -> TimeBatch: ...
+
+class TimeBatch:
+    """A time job prepared by prepare_time_chunks; run(s) decodes it, once."""
+
+    def run(self, s: Scratch) -> list[tuple[int, np.ndarray]]: ...
+
+def run_time_batches(
+    batches: list[TimeBatch], s: Scratch
+) -> list[list[tuple[int, np.ndarray]]]: ...
 def page_value_ranges(
     fv: FileView, ch: Chunk
 ) -> list[tuple[float, float] | None | EllipsisType]: ...

@@ -1192,12 +1192,139 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
     GIL hand-over per job instead of one per chunk group: beside a thread holding the GIL (a
     planner, another job's Python), each hand-over may wait for it. Returns [(rows, plan)] per
     chunk, as read_time_chunk would; the first chunk that fails raises (what was written for
-    the chunks before it stays in out_ts)."""
-    cdef Py_ssize_t k, n = len(chunks), size, start, cap
-    cdef int64_t *out
+    the chunks before it stays in out_ts). The same as prepare_time_chunks(...).run(s)."""
+    return prepare_time_chunks(fv, chunks, t1, t2, path, out_ts, starts, caps, insides,
+                               page_los, page_his).run(s)
+
+
+cdef class TimeBatch:
+    """A time job prepared by prepare_time_chunks: run(s) decodes it (once)."""
+
+    cdef FileView fv
+    cdef list chunks    # the Chunks the TimeChunks borrow
+    cdef list plans     # their page plans (the TimeChunks point into them)
+    cdef object out_ts  # the result array the TimeChunks point into
+    cdef int64_t t1
+    cdef int64_t t2
+    cdef int path
     cdef TimeChunk *todo
+    cdef Py_ssize_t n
+    cdef bint started
+
+    def __dealloc__(self):
+        free(self.todo)
+        self.todo = NULL
+
+    def run(self, Scratch s not None):
+        """Decode the prepared chunks (the GIL released for the whole loop): [(rows, plan)] per
+        chunk, as read_time_chunks; raises as it does. A batch runs once (its plans are filled
+        in by the decode)."""
+        cdef Py_ssize_t k
+        cdef LoopState st
+        cdef FileView fv = self.fv
+        cdef TimeChunk *todo = self.todo
+        cdef int64_t t1 = self.t1, t2 = self.t2
+        cdef int path = self.path
+        if self.todo == NULL:
+            raise ValueError("a TimeBatch comes from prepare_time_chunks")
+        if self.started:
+            raise ValueError("a TimeBatch runs once")
+        self.started = True
+        check_open(fv)
+        memset(&st, 0, sizeof(LoopState))
+        try:
+            with nogil:
+                for k in range(self.n):
+                    todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out,
+                                              todo[k].cap, s, todo[k].inside, todo[k].plan,
+                                              &st)
+            return [(todo[k].rows, self.plans[k]) for k in range(self.n)]
+        except Exception as exc:
+            err = loop_error(fv, &st, exc)
+            if err is exc:
+                raise
+            raise err from None
+        finally:
+            flush_hits(&st)
+
+
+cdef struct PreparedRun:
+    PyObject *fv        # the batch's FileView (borrowed: the batch holds it)
+    TimeChunk *todo
+    Py_ssize_t n
+    int64_t t1
+    int64_t t2
+    int path
+
+
+def run_time_batches(list batches, Scratch s not None):
+    """Run several prepared TimeBatches (of any files) in ONE nogil region, in order: one GIL
+    hand-over for all of them, for a helper that decodes beside a thread planning in Python
+    (each hand-over waits for that thread to let go of the GIL). Returns the results of the
+    batches that completed, in order ([(rows, plan)] per chunk each, as run()): a batch that
+    fails ends the call there, its error dropped (the caller decodes it again, the way that
+    raises it) and the batches after it left unrun. Every batch given is spent (it runs at most
+    once, as with run()). The batches' files must stay open until it
+    returns (the caller's guarantee: no operation of a reader is entered here)."""
+    cdef Py_ssize_t j, k, nb = len(batches), done = 0
+    cdef TimeBatch b
+    cdef PreparedRun *runs
+    cdef PreparedRun *r
     cdef LoopState st
+    held = list(batches)
+    for j in range(nb):
+        b = held[j]
+        if b.todo == NULL:
+            raise ValueError("a TimeBatch comes from prepare_time_chunks")
+        if b.started:
+            raise ValueError("a TimeBatch runs once")
+    for j in range(nb):
+        check_open((<TimeBatch>held[j]).fv)
+    runs = <PreparedRun *>malloc(nb * sizeof(PreparedRun) + 1)
+    if runs == NULL:
+        raise MemoryError()
+    for j in range(nb):
+        b = held[j]
+        b.started = True
+        runs[j].fv = <PyObject *>b.fv
+        runs[j].todo = b.todo
+        runs[j].n = b.n
+        runs[j].t1 = b.t1
+        runs[j].t2 = b.t2
+        runs[j].path = b.path
+    memset(&st, 0, sizeof(LoopState))
+    try:
+        with nogil:
+            for j in range(nb):
+                r = &runs[j]
+                for k in range(r.n):
+                    r.todo[k].rows = time_pages(<FileView>r.fv, <Chunk>r.todo[k].ch, r.t1, r.t2,
+                                                r.path, r.todo[k].out, r.todo[k].cap, s,
+                                                r.todo[k].inside, r.todo[k].plan, &st)
+                done = j + 1
+    except Exception:
+        pass  # batch `done` failed: decoded again by the caller, which raises its error
+    finally:
+        flush_hits(&st)
+        free(runs)
+    out = []
+    for j in range(done):
+        b = held[j]
+        out.append([(b.todo[k].rows, b.plans[k]) for k in range(b.n)])
+    return out
+
+
+def prepare_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path, out_ts,
+                        list starts, list caps, list insides, list page_los, list page_his):
+    """read_time_chunks in two steps: everything that needs the GIL (the checks of every
+    argument, the page plans) now, on the calling thread; the decode by the TimeBatch's run(s),
+    on any thread, which holds the GIL only to start and to return the results. A many-file
+    read prepares a file's time job as it plans it and a helper runs it meanwhile
+    (tsfile._read.ahead): the helper then barely competes for the GIL with the planning."""
+    cdef Py_ssize_t k, n = len(chunks), size, start, cap
     cdef Chunk ch
+    cdef TimeBatch b
+    cdef int64_t *out
     if not (len(starts) == len(caps) == len(insides) == len(page_los) == len(page_his) == n):
         raise ValueError("read_time_chunks takes a start, a room, a chunk_inside and a page "
                          "range per chunk")
@@ -1206,14 +1333,20 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
         raise ValueError("out_ts must be a writable contiguous int64 array")
     check_open(fv)
     size = len(out_ts)
-    out = <int64_t *>cnp.PyArray_DATA(out_ts)
-    plans = []
+    b = TimeBatch.__new__(TimeBatch)
+    b.fv = fv
+    b.chunks = list(chunks)  # the TimeChunks borrow them: held here, not by the caller's list
+    b.out_ts = out_ts
+    b.t1 = t1
+    b.t2 = t2
+    b.path = path
+    b.plans = []
     # each start and room converted ONCE and kept as checked (plain ints): read again from the
     # caller's lists, an object whose __index__ changes its answer would place the write
     # outside the checked rows
     checked = []
     for k in range(n):
-        ch = chunks[k]
+        ch = b.chunks[k]
         if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
             raise corrupt(fv, "expected a time chunk", ch.offset)
         start = starts[k]
@@ -1222,33 +1355,21 @@ def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path,
             raise ValueError(f"rows [{start}, {start + cap}) outside the {size} rows of the "
                              "result")
         checked.append((start, cap))
-        plans.append(plan_pages(ch, t1, t2, page_los[k], page_his[k]))
-    todo = <TimeChunk *>malloc(n * sizeof(TimeChunk) + 1)
-    if todo == NULL:
+        b.plans.append(plan_pages(ch, t1, t2, page_los[k], page_his[k]))
+    b.todo = <TimeChunk *>malloc(n * sizeof(TimeChunk) + 1)
+    if b.todo == NULL:
         raise MemoryError()
-    memset(&st, 0, sizeof(LoopState))
-    try:
-        for k in range(n):
-            todo[k].ch = <PyObject *>chunks[k]
-            todo[k].plan = plan_rows(plans[k])
-            start, cap = checked[k]
-            todo[k].out = out + start
-            todo[k].cap = cap
-            todo[k].inside = insides[k]
-            todo[k].rows = 0
-        with nogil:
-            for k in range(n):
-                todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out,
-                                          todo[k].cap, s, todo[k].inside, todo[k].plan, &st)
-        return [(todo[k].rows, plans[k]) for k in range(n)]
-    except Exception as exc:
-        err = loop_error(fv, &st, exc)
-        if err is exc:
-            raise
-        raise err from None
-    finally:
-        flush_hits(&st)
-        free(todo)
+    b.n = n
+    out = <int64_t *>cnp.PyArray_DATA(out_ts)
+    for k in range(n):
+        b.todo[k].ch = <PyObject *>b.chunks[k]
+        b.todo[k].plan = plan_rows(b.plans[k])
+        start, cap = checked[k]
+        b.todo[k].out = out + start
+        b.todo[k].cap = cap
+        b.todo[k].inside = insides[k]
+        b.todo[k].rows = 0
+    return b
 
 
 cdef object typed_min_max(const uint8_t *p, int t):

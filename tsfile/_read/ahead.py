@@ -1,0 +1,205 @@
+"""Time chunks decoded while a many-file read is still planning (tsfile._dataset.scan).
+
+A whole-table read of many files plans every file on the calling thread (planning is Python
+holding the GIL: two threads planning at once only hand the GIL back and forth), then decodes
+them all into one set of arrays on the pool (tsfile._read.columns). On two threads the planning
+left the second core idle for a sixth of the read. Here the pool's helper decodes the time
+chunks of the files planned so far while the calling thread plans the next ones: each planned
+file (a ColumnRead) is offered as it is planned, and its time jobs, the same batches the time
+phase would run, are prepared on the calling thread (engine.prepare_time_chunks: the checks and
+page plans, which need the GIL) and queued; every _WAKE_JOBS jobs the helper is woken and runs
+all those queued in one engine call (engine.run_time_batches), which holds the GIL only to start
+and to return. A first version ran each job as the time phase does (its Python and one engine
+call per file on the helper): every hand-over of the GIL between the helper and the planning
+thread waited, and the planning took as much longer as the time phase saved.
+
+The time jobs write into the result's time array at fixed starts (the sum of the capacities of
+the files before), so that array must exist before the total capacity is known. It is reserved
+from an estimate (the capacity per stored byte of the files planned so far, times the bytes of
+every file of the batch, plus a margin); a file whose rows would not fit is not decoded ahead
+(nor is any after it). The time phase then uses what was decoded ahead (result_of) and
+decodes the rest; when the estimate proves too small or far too large, the read takes an exact
+array and the rows decoded ahead are copied into it (adopt_times).
+
+Nothing decoded ahead raises: a job that fails (a corrupt chunk, a reader closed under it) is
+left undone and the time phase decodes it again, where ``on_error`` applies and the error is
+raised in file order, as without the pipeline. Tag columns do not exist yet: the time phase
+clears their slots for the rows decoded ahead too.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tsfile._mem.pool import pooled
+
+# Jobs queued before the helper is woken to run them all in one engine call: each wake-up and
+# each return from the engine takes the GIL from the planning thread (a wait of its own).
+_WAKE_JOBS = 24
+# Rows reserved above the estimate: a tenth more, and at least this many.
+_RESERVE_MARGIN = 0.10
+_RESERVE_MIN_EXTRA = 1 << 16
+# The reserved array is kept as the result's only when the read's capacity is at least this
+# share of it (else an exact array is taken and the rows decoded ahead are copied).
+_KEEP_SHARE = 0.8
+
+
+class TimesAhead:
+    """The time jobs of the files planned so far, run on one helper thread of ``pool`` (a
+    JobPool of two threads or more) while the caller plans the next. ``total_bytes``: the
+    stored bytes of every file the batch may read (the estimate's base).
+
+    offer(read) after each file is planned (in the read's order); finish() once planning
+    ends (or stop() if it failed); then the read takes adopt_times / result_of."""
+
+    def __init__(self, pool, total_bytes):
+        self._pool = pool
+        self._total_bytes = max(1, int(total_bytes))
+        self.reads = []  # the ColumnReads offered, in order
+        self.ts = None  # the reserved time array (None until a file with rows is offered)
+        self._cap = 0  # the capacity of the reads offered so far
+        self._bytes = 0  # their stored bytes
+        self._full = False  # a read did not fit: no later read is decoded ahead
+        self._jobs = []  # [((read index, start of its batch), prepared TimeBatch)] queued
+        self._lock = threading.Lock()
+        self._wake = threading.Event()  # set: jobs to run, or the end
+        self._results = {}  # (read index, start of its batch) -> [(rows, plan)] per group
+        self._stopping = False
+        self._helper = None  # the helper's future (JobPool.start)
+
+    # -- the caller's side (the planning thread) ------------------------------------------------
+
+    def offer(self, read):
+        """Queue the time jobs of ``read``, the next planned file (see the module notes)."""
+        from tsfile._read.columns import _batches
+
+        i = len(self.reads)
+        self.reads.append(read)
+        start = self._cap
+        self._cap += read.capacity
+        self._bytes += max(0, int(getattr(read.reader, "_size", 0) or 0))
+        if self._full or not read.capacity:
+            return
+        if self.ts is None:
+            self._reserve()
+        if self._cap > len(self.ts):
+            self._full = True
+            return
+        items, at = [], start
+        for task, g in read.groups:
+            items.append((i, task, g, at, g.rows))
+            at += g.rows
+        for _i, run in _batches(items, rows_at=4):
+            groups = [g for _i, _task, g, _at, _cap in run]
+            starts = [at for _i, _task, _g, at, _cap in run]
+            try:  # the checks and page plans now, under the GIL the planning holds anyway
+                prepared = read.reader._time_batch(
+                    groups, self.ts, starts, read.query.t1, read.query.t2, read.pcode
+                )
+            except Exception:
+                return  # the time phase prepares it again and raises, per on_error
+            with self._lock:
+                self._jobs.append(((i, run[0][3]), prepared))
+                ready = len(self._jobs) >= _WAKE_JOBS
+            if ready:
+                self._wake.set()
+        if self._helper is None:
+            self._helper = self._pool.start(self._run)
+
+    def _reserve(self):
+        per_byte = self._cap / max(1, self._bytes)
+        estimate = per_byte * max(self._total_bytes, self._bytes)
+        rows = int(estimate * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
+        with pooled():  # the result pool, as the arrays of read_into_one
+            self.ts = np.empty(max(rows, self._cap), np.int64)
+
+    def finish(self):
+        """Planning is over: the jobs still queued are decoded (by the helper, woken for them,
+        and by the caller beside it), then the helper's last run is waited for."""
+        self._wake.set()
+        while True:
+            jobs = self._take()
+            if not jobs:
+                break
+            self._decode(jobs)
+        self.stop()
+
+    def stop(self):
+        """No job is started from now on; returns once the helper's running jobs have ended (the
+        readers may be closed then)."""
+        self._stopping = True
+        self._wake.set()
+        if self._helper is not None:
+            self._helper.result()
+            self._helper = None
+
+    # -- the helper's side ----------------------------------------------------------------------
+
+    def _run(self):
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return
+            jobs = self._take()
+            if jobs:
+                self._decode(jobs)
+
+    def _take(self):
+        """Every job queued now (the helper's or the caller's to run)."""
+        with self._lock:
+            jobs, self._jobs = self._jobs, []
+        return jobs
+
+    def _decode(self, jobs):
+        """Run ``jobs`` in one engine call (one GIL hand-over for all: the planning thread
+        holds the GIL but for short waits, and every hand-over waits for one of them). A job that
+        fails ends the call there: it and the jobs after it are decoded again by the time phase,
+        where on_error applies. The readers need no operation here: they are closed only after
+        stop() returned."""
+        from tsfile._read import engine
+        from tsfile.reader import _SCRATCH
+
+        scratch = _SCRATCH.take()
+        try:
+            got = engine.run_time_batches([prepared for _key, prepared in jobs], scratch)
+        except Exception:
+            return
+        finally:
+            _SCRATCH.give(scratch)
+        for (key, _prepared), result in zip(jobs, got, strict=False):
+            self._results[key] = result
+
+    # -- the read's side (after finish) ---------------------------------------------------------
+
+    def matches(self, reads):
+        """True if ``reads`` starts with the reads offered, in order (a read decodes ahead
+        only the files of its own plan)."""
+        return len(self.reads) <= len(reads) and all(
+            a is b for a, b in zip(self.reads, reads, strict=False)
+        )
+
+    def result_of(self, read_index, start):
+        """The time job's result decoded ahead for the batch of read ``read_index`` starting at
+        row ``start``, or None (not decoded ahead: the time phase decodes it)."""
+        return self._results.get((read_index, start))
+
+    def adopt_times(self, cap):
+        """The time array for a read of capacity ``cap``: the reserved one when it holds the
+        read and is not far too large, else an exact one holding the rows decoded ahead.
+        None when nothing was decoded ahead."""
+        if self.ts is None or not self._results:
+            return None
+        if cap <= len(self.ts) and cap >= _KEEP_SHARE * len(self.ts):
+            return self.ts
+        with pooled():
+            ts = np.empty(cap, np.int64)
+        n = min(cap, len(self.ts))
+        ts[:n] = self.ts[:n]  # rows decoded ahead lie below cap: their starts come from it
+        self.ts = None
+        return ts
+
+
+__all__ = ["TimesAhead"]
