@@ -241,3 +241,22 @@ def test_run_time_batches_returns_the_batches_before_a_failing_one(tmp_path):
     finally:
         for r in readers:
             r.close()
+
+
+@pytest.mark.parametrize("close_readers", [False, True])
+def test_read_into_one_closes_each_reader_after_its_last_field_job_only_when_asked(
+    tmp_path, close_readers
+):
+    from tsfile._read import columns
+
+    paths = [_write(tmp_path / f"p{k}.tsfile", k, 600) for k in range(4)]
+    readers = [TsFileReader(p) for p in paths]
+    try:
+        reads = [r._plan_columns("m", None, None, None, "auto", None, None) for r in readers]
+        with columns.JobPool(2) as pool:
+            got = columns.read_into_one(reads, pool, close_readers=close_readers)
+        assert [r._life.closed for r in readers] == [close_readers] * len(readers)
+        assert got.ts.tolist() == _one_by_one(paths)["time"].tolist()
+    finally:
+        for r in readers:
+            r.close()

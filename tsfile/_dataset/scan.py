@@ -424,7 +424,9 @@ class Scanner:
                 raise
             if ahead is not None:
                 ahead.finish()
-            got = read_into_one([read for _p, read in planned], pool, on_error, ahead)
+            got = read_into_one(
+                [read for _p, read in planned], pool, on_error, ahead, close_readers=True
+            )
         finally:
             for r in readers:
                 r.close()

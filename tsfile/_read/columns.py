@@ -430,22 +430,26 @@ def _close_gaps(placed, arrays):
     return starts, pos
 
 
-def read_into_one(reads, pool, on_error=None, ahead=None):
+def read_into_one(reads, pool, on_error=None, ahead=None, close_readers=False):
     """Decode the planned ``reads`` (ColumnRead, one per file) into one set of arrays on
     ``pool`` (a JobPool): a Columns, rows in the order of ``reads``. ``on_error(read,
     exc)``: called (on a worker thread) with a read's TsFileError; True drops that read's rows,
     else the error is raised (as is every error when on_error is None). ``ahead``: a finished
     tsfile._read.ahead.TimesAhead whose time jobs (of the first reads) are used, not redone.
+    ``close_readers``: each read's reader is closed as soon as its last field job ends (by the
+    thread that ran it, beside the others' decoding: unmapping 100 files took ~6 ms on the
+    calling thread after the decode); the caller still closes every reader afterwards (a read
+    with no field job, a read that failed; close is idempotent).
 
     The result arrays come from the result pool (tsfile._mem.pool): memory of results the
     program dropped is reused without the kernel clearing it again."""
     if ahead is not None and not ahead.matches(reads):
         ahead = None
     with pooled():
-        return _read_into_one(reads, pool, on_error, ahead)
+        return _read_into_one(reads, pool, on_error, ahead, close_readers)
 
 
-def _read_into_one(reads, pool, on_error, ahead=None):
+def _read_into_one(reads, pool, on_error, ahead=None, close_readers=False):
     fields = _field_types(reads)
     filtered = any(r.query.bound is not None for r in reads)
     d = _Decode(reads, fields, _tag_names(reads), on_error, filtered, ahead)
@@ -460,7 +464,8 @@ def _read_into_one(reads, pool, on_error, ahead=None):
         # filter columns first, then the others only where a row is selected
         return late.read_filtered(d, jobs, timed, rows, starts, total, pool)
     field_jobs, batches = _field_jobs(d, jobs, timed, rows, starts)
-    null_counts = _flat(pool.map(d.field_job, batches), batches)
+    run = _closing_after(d.field_job, reads, batches) if close_readers else d.field_job
+    null_counts = _flat(pool.map(run, batches), batches)
     spans = _read_spans(reads, jobs, rows, starts)
     counts = dict.fromkeys(d.nulls, 0)
     for job, nn in zip(field_jobs, null_counts, strict=True):
@@ -498,6 +503,28 @@ def _field_jobs(d, jobs, timed, rows, starts):
     batches += tag_batches
     items = [item for _i, run in batches for item in run]
     return items, batches
+
+
+def _closing_after(job, reads, batches):
+    """``job`` on a batch, then, if that was the last batch of its read, the read's reader
+    closed (on the thread that ran it; see read_into_one's close_readers)."""
+    left = {}
+    for i, _items in batches:
+        left[i] = left.get(i, 0) + 1
+    lock = threading.Lock()
+
+    def run(batch):
+        try:
+            return job(batch)
+        finally:
+            i = batch[0]
+            with lock:
+                left[i] -= 1
+                last = left[i] == 0
+            if last:
+                reads[i].reader.close()
+
+    return run
 
 
 def _read_spans(reads, jobs, rows, starts):
