@@ -50,6 +50,15 @@ def test_write_section(capsys):
     assert "threads=2 vs all on the caller" in out
 
 
+def test_write_section_with_the_two_process_ceiling(capsys):
+    # --ceiling: the same write split between two processes started together (tsfile._bench.ceiling)
+    out = _run(capsys, "write", "--rows", "2000", "--repeat", "1", "--no-official", "--ceiling")
+    assert "## two cores' ceiling for this write" in out
+    for label in ("two processes, half the devices each", "one process, threads=2"):
+        assert re.search(rf"^  {re.escape(label)}\s+\d+\.\d+ s", out, re.M), out
+    assert "(ceiling)" in out and "of the ceiling)" in out
+
+
 def test_write_section_with_another_compression(capsys):
     out = _run(
         capsys, "write", "--rows", "2000", "--repeat", "1", "--no-official", "--compression", "lz4"

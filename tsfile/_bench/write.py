@@ -446,6 +446,12 @@ def main(argv=None):
         help="also time the one-thread and threads=2 writes of the tsfile built in source tree "
         "TREE (a child process, rounds interleaved with ours)",
     )
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also time the write split between two processes started together (every chunk "
+        "group on the calling thread in each): what two cores give this work",
+    )
     args = parser.parse_args(argv)
     global COMPRESSION
     COMPRESSION = args.compression
@@ -503,6 +509,8 @@ def main(argv=None):
         line(f"official Tablet row API ({on:,} rows)", osec, on)
         print(f"  file size ours / official: {ours['size'] / official['size']:.4f}")
     _print_threads(threaded, rows, args.against)
+    if args.ceiling:
+        print_ceiling(rows, args.repeat, args.dir)
     return 0
 
 
@@ -530,6 +538,80 @@ def _print_threads(threaded, rows, against=None):
     label = "one writer, one thread, all on the caller"
     print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f}")
     print(f"  {'  threads=2 vs all on the caller':<44} {wall / threaded['threads2'][0]:38.2f}x")
+
+
+class _WriteRows:
+    """A ceiling job (tsfile._bench.ceiling): write_arrays of the devices ``part`` (None: all,
+    0 / 1: every other device) of the E5-2 data of ``rows`` rows to a new file, with every chunk
+    group built and written on the calling thread (``mode`` "caller"), or as ``threads=1`` /
+    ``threads=2`` ("one" / "threads2"). The previous round's file is removed untimed."""
+
+    def __init__(self, rows, part, mode, out_dir, compression):
+        global COMPRESSION
+        COMPRESSION = compression
+        ns = {}
+        exec(_DATA_CODE, ns)
+        data = ns["e52_data"](rows)
+        self.data = data if part is None else data[part::2]
+        self.schema, self.comp = _schema()
+        self.options = {"threads": 2} if mode == "threads2" else {}
+        if mode == "caller":
+            import tsfile.writer as writer_module
+
+            writer_module._STREAM_MIN_VALUES = sys.maxsize  # this process only
+        self.path = os.path.join(out_dir, f"ceiling-{mode}-{part}.tsfile")
+
+    def before(self):
+        _remove(self.path)
+
+    def run(self):
+        from tsfile.writer import TsFileTableWriter
+
+        with TsFileTableWriter(self.path, self.schema, compression=self.comp, **self.options) as w:
+            for dev, ts, vals in self.data:
+                w.write_arrays(ts, {"device": dev, **{f"f{i}": v for i, v in enumerate(vals)}})
+
+
+def write_rows_job(rows, part, mode, out_dir, compression):
+    return _WriteRows(rows, part, mode, out_dir, compression)
+
+
+def print_ceiling(rows, repeat, where=None):
+    """The write split between two processes (half the devices each, every chunk group on
+    the calling thread) against one process doing it all so, and threads=1 / threads=2 in one
+    process: threads=2 as a share of what two cores give."""
+    from tsfile._bench import ceiling
+
+    job = "tsfile._bench.write:write_rows_job"
+    with tempfile.TemporaryDirectory(prefix="tsfile-bench-ceiling-", dir=where) as out:
+
+        def args(part, mode):
+            return (rows, part, mode, out, COMPRESSION)
+
+        got = ceiling.interleaved(
+            {
+                "caller": (job, [args(None, "caller")]),
+                "two": (job, [args(0, "caller"), args(1, "caller")]),
+                "one": (job, [args(None, "one")]),
+                "threads2": (job, [args(None, "threads2")]),
+            },
+            repeat,
+        )
+    print("\n## two cores' ceiling for this write (processes started together, file removal")
+    print(f"   untimed; medians of 3 x {repeat} rounds, modes interleaved)")
+    caller, two, one, t2 = got["caller"], got["two"], got["one"], got["threads2"]
+
+    def line(label, wall, note=""):
+        print(f"  {label:<46} {wall:9.3f} s {rows / wall / 1e6:8.2f} M rows/s  {note}")
+
+    line("one process, all on the calling thread", caller)
+    line("two processes, half the devices each", two, f"{caller / two:.2f}x (ceiling)")
+    line("one process, threads=1", one, f"{caller / one:.2f}x")
+    line(
+        "one process, threads=2",
+        t2,
+        f"{caller / t2:.2f}x, {one / t2:.2f}x threads=1 ({two / t2:.0%} of the ceiling)",
+    )
 
 
 if __name__ == "__main__":
