@@ -260,3 +260,24 @@ def test_read_into_one_closes_each_reader_after_its_last_field_job_only_when_ask
     finally:
         for r in readers:
             r.close()
+
+
+def test_a_reservation_that_cannot_be_had_leaves_the_read_to_the_time_phase(
+    tmp_path, used, monkeypatch
+):
+    paths = [_write(tmp_path / f"p{k}.tsfile", k, 600) for k in range(4)]
+    original = ahead.TimesAhead._reserve
+    tried = []
+
+    def refused(self):
+        tried.append(True)
+        monkeypatch.setattr(ahead, "_RESERVE_MIN_EXTRA", 1 << 62)  # np.empty refuses it
+        try:
+            return original(self)
+        finally:
+            monkeypatch.setattr(ahead, "_RESERVE_MIN_EXTRA", 0)
+
+    monkeypatch.setattr(ahead.TimesAhead, "_reserve", refused)
+    got = tsfile.read_table(paths, "m", threads=2)
+    assert tried == [True] and used[0] == 0  # no second try, nothing decoded ahead
+    _equal(got, _one_by_one(paths))

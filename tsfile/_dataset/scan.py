@@ -411,7 +411,7 @@ class Scanner:
 
         # the time chunks of the files planned so far are decoded on a helper while the next
         # are planned (tsfile._read.ahead)
-        ahead = TimesAhead(pool, _stored_bytes(paths)) if pool.threads > 1 else None
+        ahead = TimesAhead(pool, _stored_bytes(paths), len(paths)) if pool.threads > 1 else None
         try:
             # planned on this thread alone: planning is Python holding the GIL but for short
             # waits (open, mmap, page faults), and two threads planning at once handed the GIL

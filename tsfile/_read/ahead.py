@@ -15,11 +15,13 @@ thread waited, and the planning took as much longer as the time phase saved.
 
 The time jobs write into the result's time array at fixed starts (the sum of the capacities of
 the files before), so that array must exist before the total capacity is known. It is reserved
-from an estimate (the capacity per stored byte of the files planned so far, times the bytes of
-every file of the batch, plus a margin); a file whose rows would not fit is not decoded ahead
-(nor is any after it). The time phase then uses what was decoded ahead (result_of) and
-decodes the rest; when the estimate proves too small or far too large, the read takes an exact
-array and the rows decoded ahead are copied into it (adopt_times).
+from an estimate: the capacity per stored byte of the files planned so far times the bytes of
+every file of the batch, or their capacity per file times the files, whichever is smaller (one
+dense small file first must not reserve rows for a hundred like it), plus a margin. A file whose
+rows would not fit is not decoded ahead (nor is any after it). The time phase then uses what was
+decoded ahead (result_of) and decodes the rest; when the estimate proves too small or far too
+large, the read takes an exact array and the rows decoded ahead are copied into it
+(adopt_times).
 
 Nothing decoded ahead raises: a job that fails (a corrupt chunk, a reader closed under it) is
 left undone and the time phase decodes it again, where ``on_error`` applies and the error is
@@ -49,14 +51,16 @@ _KEEP_SHARE = 0.8
 class TimesAhead:
     """The time jobs of the files planned so far, run on one helper thread of ``pool`` (a
     JobPool of two threads or more) while the caller plans the next. ``total_bytes``: the
-    stored bytes of every file the batch may read (the estimate's base).
+    stored bytes of every file the batch may read, ``total_files`` their number (the estimate's
+    bases).
 
     offer(read) after each file is planned (in the read's order); finish() once planning
     ends (or stop() if it failed); then the read takes adopt_times / result_of."""
 
-    def __init__(self, pool, total_bytes):
+    def __init__(self, pool, total_bytes, total_files):
         self._pool = pool
         self._total_bytes = max(1, int(total_bytes))
+        self._total_files = max(1, int(total_files))
         self.reads = []  # the ColumnReads offered, in order
         self.ts = None  # the reserved time array (None until a file with rows is offered)
         self._cap = 0  # the capacity of the reads offered so far
@@ -82,8 +86,9 @@ class TimesAhead:
         self._bytes += max(0, int(getattr(read.reader, "_size", 0) or 0))
         if self._full or not read.capacity:
             return
-        if self.ts is None:
-            self._reserve()
+        if self.ts is None and not self._reserve():
+            self._full = True
+            return
         if self._cap > len(self.ts):
             self._full = True
             return
@@ -109,11 +114,16 @@ class TimesAhead:
             self._helper = self._pool.start(self._run)
 
     def _reserve(self):
-        per_byte = self._cap / max(1, self._bytes)
-        estimate = per_byte * max(self._total_bytes, self._bytes)
-        rows = int(estimate * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
-        with pooled():  # the result pool, as the arrays of read_into_one
-            self.ts = np.empty(max(rows, self._cap), np.int64)
+        """Reserve the time array (see the module notes); False if it cannot be had."""
+        by_bytes = self._cap / max(1, self._bytes) * max(self._total_bytes, self._bytes)
+        by_files = self._cap / len(self.reads) * max(self._total_files, len(self.reads))
+        rows = int(min(by_bytes, by_files) * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
+        try:
+            with pooled():  # the result pool, as the arrays of read_into_one
+                self.ts = np.empty(max(rows, self._cap), np.int64)
+        except (MemoryError, ValueError):  # the read itself will say whether it fits
+            return False
+        return True
 
     def finish(self):
         """Planning is over: the jobs still queued are decoded (by the helper, woken for them,
