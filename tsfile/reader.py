@@ -1122,8 +1122,8 @@ class TsFileReader:
         planned = None if d is None else d.plan(fields, t1, t2)
         if planned is None:
             return None
-        task = _DeviceTask(dev_id)
-        task.types, task.type_at, task.names, groups = planned
+        types, type_at, names, groups = planned
+        task = _DeviceTask(dev_id, [], (), types, type_at, names)
         self._add_groups(task, groups, t1, t2)
         return task
 
@@ -1406,6 +1406,8 @@ class TsFileReader:
         return [x for x in out if x.rows > 0]
 
     def _check_types(self, task, fields, field_types):
+        if task.types == field_types:  # every field has a series of the schema's type
+            return
         for j, t in enumerate(task.types):
             if t is not None and t != field_types[j]:
                 raise CorruptDataError(
