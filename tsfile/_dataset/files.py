@@ -106,10 +106,14 @@ class TableInfo:
 
     def time_range(self):
         """(first, last) time of the table's rows in this file, or None when it has none."""
-        rows = [d for d in self.devices if d.count > 0]
-        if not rows:
-            return None
-        return min(d.start for d in rows), max(d.end for d in rows)
+        first = last = None
+        for d in self.devices:  # one loop: called for every file of a many-file read
+            if d.count > 0:
+                if first is None or d.start < first:
+                    first = d.start
+                if last is None or d.end > last:
+                    last = d.end
+        return None if first is None else (first, last)
 
     def tag_names(self):
         return [n for n, _t, c in self.columns if c == ColumnCategory.TAG]

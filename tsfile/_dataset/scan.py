@@ -296,19 +296,20 @@ class Scanner:
                 info = read_file_info(path, reader=r, tables=self._spellings())
                 key = self._key_in(info)
                 if key is None:
-                    return info, None
+                    return info, None, None
                 table = info.tables[key]
-                if self._span(table) is None:
-                    return info, _PRUNED
+                span = self._span(table)
+                if span is None:
+                    return info, _PRUNED, None
                 result = read_one(r, self._file_columns(table))
                 handed = keep_open
-                return info, result
+                return info, result, span
             finally:
                 if not handed:
                     r.close()
 
         done = self._collect(one, paths, pool)
-        self._infos.extend((p, info) for p, (info, _part) in done)
+        self._infos.extend((p, info) for p, (info, _part, _span) in done)
         for _p, info in self._infos:
             key = self._key_in(info)
             if key is not None:
@@ -316,7 +317,7 @@ class Scanner:
                 break
         self.columns, _present = self._plan_columns(self._infos, self._column_names)
         parts = []
-        for path, (info, part) in done:
+        for path, (info, part, span) in done:
             if part is None:
                 continue
             if part is _PRUNED:
@@ -324,7 +325,7 @@ class Scanner:
                 continue
             self.files.append(path)
             table = info.tables[self._key_in(info)]
-            self.spans[path] = self._span(table)
+            self.spans[path] = span
             have = table.column_map()
             self._missing[path] = [c for c in self.columns if c[0] not in have]
             parts.append((path, part))
