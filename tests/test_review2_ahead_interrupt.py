@@ -73,9 +73,7 @@ _CHILD = textwrap.dedent(
 
 def test_ctrl_c_in_finish_stops_the_helper_before_the_readers_close(tmp_path):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(TESTS.parent), *filter(None, [env.get("PYTHONPATH")])]
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS.parent), *filter(None, [env.get("PYTHONPATH")])])
     try:
         done = subprocess.run(
             [sys.executable, "-c", _CHILD, str(TESTS), str(tmp_path)],
@@ -92,6 +90,5 @@ def test_ctrl_c_in_finish_stops_the_helper_before_the_readers_close(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "INTERRUPTED" in done.stdout, done.stdout + done.stderr[-2000:]
     assert "CLOSED_WHILE_BUSY 0" in done.stdout, (
-        "readers were closed while the helper was still decoding their time chunks: "
-        + done.stdout
+        "readers were closed while the helper was still decoding their time chunks: " + done.stdout
     )
