@@ -1272,12 +1272,14 @@ def run_time_batches(list batches, Scratch s not None):
     cdef PreparedRun *r
     cdef LoopState st
     held = list(batches)
+    seen = set()  # a batch named twice in this call runs once too (none is marked started yet)
     for j in range(nb):
         b = held[j]
         if b.todo == NULL:
             raise ValueError("a TimeBatch comes from prepare_time_chunks")
-        if b.started:
+        if b.started or id(b) in seen:
             raise ValueError("a TimeBatch runs once")
+        seen.add(id(b))
     for j in range(nb):
         check_open((<TimeBatch>held[j]).fv)
     runs = <PreparedRun *>malloc(nb * sizeof(PreparedRun) + 1)
