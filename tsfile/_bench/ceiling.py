@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing as mp
+import queue
 import statistics
 import time
 
@@ -49,7 +50,7 @@ def lockstep(job, per_process, rounds):
     for p in procs:
         p.start()
     try:
-        got = [results.get(timeout=600) for _ in range((rounds + 1) * len(procs))]
+        got = _collect(results, procs, barrier, (rounds + 1) * len(procs))
     finally:
         for p in procs:
             p.join(timeout=60)
@@ -60,6 +61,24 @@ def lockstep(job, per_process, rounds):
         this = [(t0, t1) for k, t0, t1 in got if k == r]
         walls.append(max(t1 for _t0, t1 in this) - min(t0 for t0, _t1 in this))
     return walls
+
+
+def _collect(results, procs, barrier, n, limit=600):
+    """The ``n`` round results of ``procs``; a process that died (its job failed: the child
+    printed why) fails the run at once, the others' barrier broken so that they end too."""
+    got, deadline = [], time.monotonic() + limit
+    while len(got) < n:
+        try:
+            got.append(results.get(timeout=0.5))
+            continue
+        except queue.Empty:
+            pass
+        dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+        if dead or time.monotonic() > deadline:
+            barrier.abort()  # the processes waiting for the failed one stop waiting
+            what = f"exit code {dead[0]}" if dead else f"no result in {limit} s"
+            raise RuntimeError(f"a ceiling process failed ({what})")
+    return got
 
 
 def interleaved(modes, rounds, reps=3):

@@ -419,12 +419,15 @@ class Scanner:
             # back and forth at each wait: 100 files took ~75 ms on two threads, ~45 on one
             try:
                 planned = self._plan_reads(paths, readers, planning, ahead)
-            except BaseException:
                 if ahead is not None:
-                    ahead.stop()  # before any reader closes: its helper reads them
-                raise
-            if ahead is not None:
-                ahead.finish()
+                    ahead.finish()
+            finally:
+                # before any reader closes (its helper reads them without an operation),
+                # whatever ended the planning: an error, or a KeyboardInterrupt anywhere up to
+                # and inside finish() (then the helper would still be decoding, and waiting for
+                # ever after, which JobPool.close would join); a no-op after finish()
+                if ahead is not None:
+                    ahead.stop()
             got = read_into_one(
                 [read for _p, read in planned], pool, on_error, ahead, close_readers=True
             )

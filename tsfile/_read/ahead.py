@@ -32,6 +32,7 @@ clears their slots for the rows decoded ahead too.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import wait
 
 import numpy as np
 
@@ -141,9 +142,19 @@ class TimesAhead:
         readers may be closed then)."""
         self._stopping = True
         self._wake.set()
-        if self._helper is not None:
-            self._helper.result()
-            self._helper = None
+        helper, interrupted = self._helper, None
+        while helper is not None:
+            # a KeyboardInterrupt must not end the wait: the caller closes the readers next
+            try:
+                wait([helper])
+                break
+            except BaseException as exc:
+                interrupted = interrupted or exc
+        self._helper = None
+        if interrupted is not None:
+            raise interrupted
+        if helper is not None:
+            helper.result()  # the helper's own error, if any
 
     # -- the helper's side ----------------------------------------------------------------------
 
@@ -172,7 +183,10 @@ class TimesAhead:
         from tsfile._read import engine
         from tsfile.reader import _SCRATCH
 
-        scratch = _SCRATCH.take()
+        try:
+            scratch = _SCRATCH.take()
+        except Exception:  # as a failing job: the time phase decodes them (nothing here raises)
+            return
         try:
             got = engine.run_time_batches([prepared for _key, prepared in jobs], scratch)
         except Exception:

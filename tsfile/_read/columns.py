@@ -100,8 +100,10 @@ class JobPool:
 
     def start(self, fn):
         """Run ``fn()`` on one helper thread (in a copy of the caller's context, as a map's
-        helpers) and return its Future; a map started meanwhile runs on the caller and the
-        other helpers until fn returns. For a pool of two threads or more."""
+        helpers) and return its Future. For a pool of two threads or more. A map started
+        meanwhile does not return before fn does (the items of the helper fn holds queue behind
+        it): fn must not wait for the caller past a map (TimesAhead's helper runs until stop(),
+        so the planning maps on a pool of its own)."""
         if self.threads <= 1:
             raise ValueError("JobPool.start needs a pool of two threads or more")
         if self._pool is None:

@@ -1182,8 +1182,8 @@ cdef struct TimeChunk:
     Py_ssize_t rows     # rows written
 
 
-def read_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path, out_ts,
-                     list starts, list caps, list insides, list page_los, list page_his,
+def read_time_chunks(FileView fv not None, list chunks, int64_t t1, int64_t t2, int path,
+                     out_ts, list starts, list caps, list insides, list page_los, list page_his,
                      Scratch s):
     """read_time_chunk over several time chunks (a time job's chunk groups, in order) in ONE
     nogil region: chunk k's timestamps in [t1, t2] into out_ts[starts[k] : starts[k] + caps[k]]
@@ -1272,12 +1272,16 @@ def run_time_batches(list batches, Scratch s not None):
     cdef PreparedRun *r
     cdef LoopState st
     held = list(batches)
+    seen = set()  # a batch named twice in this call runs once too (none is marked started yet)
     for j in range(nb):
+        if not isinstance(held[j], TimeBatch):  # a typed variable lets None through
+            raise TypeError("run_time_batches takes TimeBatches (prepare_time_chunks)")
         b = held[j]
         if b.todo == NULL:
             raise ValueError("a TimeBatch comes from prepare_time_chunks")
-        if b.started:
+        if b.started or id(b) in seen:
             raise ValueError("a TimeBatch runs once")
+        seen.add(id(b))
     for j in range(nb):
         check_open((<TimeBatch>held[j]).fv)
     runs = <PreparedRun *>malloc(nb * sizeof(PreparedRun) + 1)
@@ -1314,8 +1318,8 @@ def run_time_batches(list batches, Scratch s not None):
     return out
 
 
-def prepare_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int path, out_ts,
-                        list starts, list caps, list insides, list page_los, list page_his):
+def prepare_time_chunks(FileView fv not None, list chunks, int64_t t1, int64_t t2, int path,
+                        out_ts, list starts, list caps, list insides, list page_los, list page_his):
     """read_time_chunks in two steps: everything that needs the GIL (the checks of every
     argument, the page plans) now, on the calling thread; the decode by the TimeBatch's run(s),
     on any thread, which holds the GIL only to start and to return the results. A many-file
@@ -1346,6 +1350,8 @@ def prepare_time_chunks(FileView fv, list chunks, int64_t t1, int64_t t2, int pa
     # outside the checked rows
     checked = []
     for k in range(n):
+        if not isinstance(b.chunks[k], Chunk):  # a typed variable lets None through
+            raise TypeError("prepare_time_chunks takes time Chunks")
         ch = b.chunks[k]
         if ch.data_type != T_VECTOR and not (ch.marker & 0x80):
             raise corrupt(fv, "expected a time chunk", ch.offset)
