@@ -75,7 +75,7 @@ def test_dataset_ceiling_part_small(capsys, tmp_path):
     assert "of the ceiling)" in out and "memory writes" in out
 
 
-def test_lockstep_times_every_round_from_the_first_start_to_the_last_end():
+def test_lockstep_returns_one_wall_time_per_round():
     from tsfile._bench import ceiling
 
     walls = ceiling.lockstep("tsfile._bench.ceiling:fill_job", [(1 << 20,), (1 << 20,)], 3)
