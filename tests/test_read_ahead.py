@@ -273,3 +273,44 @@ def test_a_reservation_that_cannot_be_had_leaves_the_read_to_the_time_phase(
     got = tsfile.read_table(paths, "m", threads=2)
     assert tried == [True] and used[0] == 0  # no second try, nothing decoded ahead
     _equal(got, _one_by_one(paths))
+
+
+def test_an_interrupt_before_offer_records_its_helper_still_waits_for_it(
+    tmp_path, used, monkeypatch
+):
+    """A KeyboardInterrupt right after the helper was started, before offer() keeps its future
+    (read_each then closes the reader it was planning at once, and stop() has no future to wait
+    for): no reader is unmapped while the helper's engine call reads it (the call runs inside an
+    operation of each of its readers)."""
+    import time
+
+    from tsfile._read import columns
+
+    paths = [_write(tmp_path / f"p{k}.tsfile", k, 600) for k in range(4)]
+    events, running = [], threading.Event()
+    original_start, original_run = columns.JobPool.start, engine.run_time_batches
+    original_close = TsFileReader.close
+
+    def start(self, fn):
+        original_start(self, fn)
+        assert running.wait(10)  # the helper is inside its engine call now
+        raise KeyboardInterrupt  # before offer() records the helper's future
+
+    def slow(batches, s):
+        events.append("run")
+        running.set()
+        time.sleep(0.3)
+        got = original_run(batches, s)
+        events.append("ran")
+        return got
+
+    def close(self):
+        original_close(self)  # waits for the operations of other threads on its file
+        events.append("closed")
+
+    monkeypatch.setattr(columns.JobPool, "start", start)
+    monkeypatch.setattr(engine, "run_time_batches", slow)
+    monkeypatch.setattr(TsFileReader, "close", close)
+    with pytest.raises(KeyboardInterrupt):
+        tsfile.read_table(paths, "m", threads=2)
+    assert events[:2] == ["run", "ran"] and "closed" in events  # no file unmapped under it

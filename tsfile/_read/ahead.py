@@ -67,9 +67,11 @@ class TimesAhead:
         self._cap = 0  # the capacity of the reads offered so far
         self._bytes = 0  # their stored bytes
         self._full = False  # a read did not fit: no later read is decoded ahead
-        self._jobs = []  # [((read index, start of its batch), prepared TimeBatch)] queued
+        self._jobs = []  # [((read index, start of its batch), prepared TimeBatch, reader)]
         self._lock = threading.Lock()
         self._wake = threading.Event()  # set: jobs to run, or the end
+        self._idle = threading.Event()  # clear while the helper runs jobs it took
+        self._idle.set()
         self._results = {}  # (read index, start of its batch) -> [(rows, plan)] per group
         self._stopping = False
         self._helper = None  # the helper's future (JobPool.start)
@@ -107,7 +109,7 @@ class TimesAhead:
             except Exception:
                 return  # the time phase prepares it again and raises, per on_error
             with self._lock:
-                self._jobs.append(((i, run[0][3]), prepared))
+                self._jobs.append(((i, run[0][3]), prepared, read.reader))
                 ready = len(self._jobs) >= _WAKE_JOBS
             if ready:
                 self._wake.set()
@@ -140,16 +142,19 @@ class TimesAhead:
     def stop(self):
         """No job is started from now on; returns once the helper's running jobs have ended (the
         readers may be closed then)."""
-        self._stopping = True
+        with self._lock:  # the helper takes jobs under it: it sees this, or is busy now
+            self._stopping = True
         self._wake.set()
         helper, interrupted = self._helper, None
-        while helper is not None:
-            # a KeyboardInterrupt must not end the wait: the caller closes the readers next
-            try:
-                wait([helper])
-                break
-            except BaseException as exc:
-                interrupted = interrupted or exc
+        # a KeyboardInterrupt must not end the waits: the caller closes the readers next. The
+        # first wait holds even when an interrupt left the helper's future unrecorded (offer)
+        for done in (self._idle.wait, lambda: helper is None or wait([helper])):
+            while True:
+                try:
+                    done()
+                    break
+                except BaseException as exc:
+                    interrupted = interrupted or exc
         self._helper = None
         if interrupted is not None:
             raise interrupted
@@ -162,11 +167,16 @@ class TimesAhead:
         while True:
             self._wake.wait()
             self._wake.clear()
-            if self._stopping:
-                return
-            jobs = self._take()
-            if jobs:
-                self._decode(jobs)
+            with self._lock:
+                if self._stopping:
+                    return
+                jobs, self._jobs = self._jobs, []
+                self._idle.clear()  # under the lock: stop() then waits for these jobs
+            try:
+                if jobs:
+                    self._decode(jobs)
+            finally:
+                self._idle.set()
 
     def _take(self):
         """Every job queued now (the helper's or the caller's to run)."""
@@ -178,22 +188,40 @@ class TimesAhead:
         """Run ``jobs`` in one engine call (one GIL hand-over for all: the planning thread
         holds the GIL but for short waits, and every hand-over waits for one of them). A job that
         fails ends the call there: it and the jobs after it are decoded again by the time phase,
-        where on_error applies. The readers need no operation here: they are closed only after
-        stop() returned."""
+        where on_error applies. The call runs inside an operation of every reader it reads (see
+        tsfile.reader._Lifetime): a reader closed meanwhile (by read_each when an interrupt hits
+        its planning, by stop()'s caller) is unmapped only once the call has returned; jobs of a
+        reader already closed are left to the time phase."""
         from tsfile._read import engine
         from tsfile.reader import _SCRATCH
 
+        entered = []
         try:
-            scratch = _SCRATCH.take()
-        except Exception:  # as a failing job: the time phase decodes them (nothing here raises)
-            return
-        try:
-            got = engine.run_time_batches([prepared for _key, prepared in jobs], scratch)
-        except Exception:
-            return
+            for reader in {id(r): r for _k, _p, r in jobs}.values():
+                try:
+                    reader._life.enter()
+                except Exception:  # closed: its jobs are not run here
+                    continue
+                entered.append(reader)
+            live = {id(r) for r in entered}
+            jobs = [job for job in jobs if id(job[2]) in live]
+            if not jobs:
+                return
+            try:
+                scratch = _SCRATCH.take()
+            except Exception:  # as a failing job: the time phase decodes them (nothing raises)
+                return
+            try:
+                got = engine.run_time_batches([prepared for _k, prepared, _r in jobs], scratch)
+            except Exception:
+                return
+            finally:
+                _SCRATCH.give(scratch)
         finally:
-            _SCRATCH.give(scratch)
-        for (key, _prepared), result in zip(jobs, got, strict=False):
+            for reader in entered:
+                if reader._life.exit():
+                    reader._release()
+        for (key, _prepared, _reader), result in zip(jobs, got, strict=False):
             self._results[key] = result
 
     # -- the read's side (after finish) ---------------------------------------------------------
