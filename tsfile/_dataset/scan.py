@@ -422,10 +422,11 @@ class Scanner:
                 if ahead is not None:
                     ahead.finish()
             finally:
-                # before any reader closes (its helper reads them without an operation),
-                # whatever ended the planning: an error, or a KeyboardInterrupt anywhere up to
-                # and inside finish() (then the helper would still be decoding, and waiting for
-                # ever after, which JobPool.close would join); a no-op after finish()
+                # before the readers close (a close would wait for the helper's operation, but
+                # stopping it first keeps it from starting more), whatever ended the planning:
+                # an error, or a KeyboardInterrupt anywhere up to and inside finish() (the
+                # helper would otherwise wait for ever, and JobPool.close join it); a no-op
+                # after finish()
                 if ahead is not None:
                     ahead.stop()
             got = read_into_one(

@@ -1197,6 +1197,17 @@ def read_time_chunks(FileView fv not None, list chunks, int64_t t1, int64_t t2, 
                                page_los, page_his).run(s)
 
 
+cdef Py_ssize_t run_time_chunks(FileView fv, TimeChunk *todo, Py_ssize_t n, int64_t t1,
+                                int64_t t2, int path, Scratch s, LoopState *st) except -1 nogil:
+    """The page loops of a prepared time job's chunks, in order (without the GIL): the one loop
+    of TimeBatch.run and run_time_batches."""
+    cdef Py_ssize_t k
+    for k in range(n):
+        todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out, todo[k].cap,
+                                  s, todo[k].inside, todo[k].plan, st)
+    return 0
+
+
 cdef class TimeBatch:
     """A time job prepared by prepare_time_chunks: run(s) decodes it (once)."""
 
@@ -1234,10 +1245,7 @@ cdef class TimeBatch:
         memset(&st, 0, sizeof(LoopState))
         try:
             with nogil:
-                for k in range(self.n):
-                    todo[k].rows = time_pages(fv, <Chunk>todo[k].ch, t1, t2, path, todo[k].out,
-                                              todo[k].cap, s, todo[k].inside, todo[k].plan,
-                                              &st)
+                run_time_chunks(fv, todo, self.n, t1, t2, path, s, &st)
             return [(todo[k].rows, self.plans[k]) for k in range(self.n)]
         except Exception as exc:
             err = loop_error(fv, &st, exc)
@@ -1301,10 +1309,7 @@ def run_time_batches(list batches, Scratch s not None):
         with nogil:
             for j in range(nb):
                 r = &runs[j]
-                for k in range(r.n):
-                    r.todo[k].rows = time_pages(<FileView>r.fv, <Chunk>r.todo[k].ch, r.t1, r.t2,
-                                                r.path, r.todo[k].out, r.todo[k].cap, s,
-                                                r.todo[k].inside, r.todo[k].plan, &st)
+                run_time_chunks(<FileView>r.fv, r.todo, r.n, r.t1, r.t2, r.path, s, &st)
                 done = j + 1
     except Exception:
         pass  # batch `done` failed: decoded again by the caller, which raises its error
