@@ -359,9 +359,12 @@ cpdef Chunk read_chunk(FileView fv, Py_ssize_t off, Py_ssize_t max_pages=-1,
     ``max_pages``, or (pages with statistics, sorted by time) up to the first page that starts
     after ``stop_after``. ``complete`` tells whether every page was parsed."""
     cdef Chunk ch = Chunk()
-    cdef Py_ssize_t pos = off, end = fv.data_end, name_at
+    cdef Py_ssize_t pos = off, end, name_at
     cdef uint32_t u, data_size
     cdef int32_t zz
+    if fv is None:  # cpdef arguments take None: its fields would crash
+        raise TypeError("read_chunk needs a FileView, not None")
+    end = fv.data_end
     check_open(fv)
     if off < 7 or off >= end:
         raise corrupt(fv, "chunk offset outside the data area", off)
@@ -984,7 +987,7 @@ cdef enum:
 PLAN_COLUMNS = {"from": PLAN_FROM, "end": PLAN_END, "rows": PLAN_ROWS, "out": PLAN_OUT}
 
 
-def plan_pages(Chunk ch, int64_t t1, int64_t t2, Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1):
+def plan_pages(Chunk ch not None, int64_t t1, int64_t t2, Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1):
     """The plan (see PLAN_*) of the time chunk ``ch`` for [t1, t2]: pages page_lo <= i < page_hi
     (all by default) whose statistics overlap the range are read, whole."""
     cdef Py_ssize_t i
@@ -1132,8 +1135,8 @@ cdef Py_ssize_t time_pages(FileView fv, Chunk ch, int64_t t1, int64_t t2, int pa
     return rows
 
 
-def read_time_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                    Py_ssize_t pos, Scratch s, bint chunk_inside=False,
+def read_time_chunk(FileView fv not None, Chunk ch not None, int64_t t1, int64_t t2, int path, out_ts,
+                    Py_ssize_t pos, Scratch s not None, bint chunk_inside=False,
                     Py_ssize_t page_lo=0, Py_ssize_t page_hi=-1, plan=None):
     """Decode the timestamps of an aligned time chunk in [t1, t2] into out_ts[pos:], following
     ``plan`` (plan_pages(ch, t1, t2, page_lo, page_hi) by default: large chunks are served in
@@ -1407,7 +1410,7 @@ cdef object typed_min_max(const uint8_t *p, int t):
     return Ellipsis
 
 
-def page_value_ranges(FileView fv, Chunk ch):
+def page_value_ranges(FileView fv not None, Chunk ch not None):
     """Per page of a numeric value chunk, what its statistics say about its values: (min, max)
     of its non-NULL values, None when it holds none (an empty page, or a count of 0), or
     Ellipsis when it has no statistics (a one-page chunk: unknown). For pruning pages by a value
@@ -1427,7 +1430,7 @@ def page_value_ranges(FileView fv, Chunk ch):
     return out
 
 
-def check_aligned_pages(FileView fv, Chunk tch, Chunk vch):
+def check_aligned_pages(FileView fv not None, Chunk tch not None, Chunk vch not None):
     """Page k of a value chunk must cover exactly the rows of page k of its time chunk (format
     notes 5.4): from the page headers alone (before any row is decoded), a value page whose
     statistics count more values than its time page has rows, or whose values' times lie outside
@@ -1622,8 +1625,8 @@ cdef const uint8_t *value_range(FileView fv, Chunk ch, Page *pg, tsfile_prefix *
     return dense + j * size
 
 
-def read_value_chunk(FileView fv, Chunk ch, plan, int expect_type, int path, out_vals,
-                     out_null, Py_ssize_t pos, Scratch s, expect_name=None):
+def read_value_chunk(FileView fv not None, Chunk ch not None, plan, int expect_type, int path, out_vals,
+                     out_null, Py_ssize_t pos, Scratch s not None, expect_name=None):
     """Decode the rows selected by ``plan`` (completed by read_time_chunk) of an aligned value
     chunk into out_vals[pos:], flagging nulls in out_null[pos:] (bool), in one call without the
     GIL (but for TEXT/STRING/BLOB values and the compressions without a C decoder). Returns the
@@ -1706,8 +1709,8 @@ cdef Py_ssize_t value_chunk_into(FileView fv, Chunk ch, const int64_t *plan, Py_
     return nulls
 
 
-def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, int path,
-                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s,
+def read_value_chunks(FileView fv not None, Chunk tch not None, plan, list offsets, list types, int path,
+                      list out_vals, list out_nulls, Py_ssize_t pos, Scratch s not None,
                       list checked=None, list names=None):
     """read_value_chunk over the value chunks of one chunk group (at file ``offsets``, each
     with its expected type and result arrays ``out_vals[k]`` / ``out_nulls[k]``, all at
@@ -1731,7 +1734,7 @@ def read_value_chunks(FileView fv, Chunk tch, plan, list offsets, list types, in
     return value_groups_into(fv, [(chunks, plan, out_vals, out_nulls, pos)], path, s)[0]
 
 
-def read_value_groups(FileView fv, list groups, int path, Scratch s):
+def read_value_groups(FileView fv not None, list groups, int path, Scratch s not None):
     """read_value_chunks over several chunk groups (a field job's, in order), each given as
     (tch, plan, offsets, types, out_vals, out_nulls, pos, names): every group's chunks parsed
     and checked first, then the numeric chunks of all of them decoded in ONE nogil region (one
@@ -1756,6 +1759,8 @@ cdef list value_group_chunks(FileView fv, Chunk tch, plan, list offsets, list ty
     room), before anything is decoded."""
     cdef Py_ssize_t k, n = len(offsets), n_plan
     cdef Chunk ch
+    if tch is None:  # a None from a group tuple passes the typed argument: its fields would crash
+        raise TypeError("a value chunk group needs its time chunk (a Chunk), not None")
     if not (len(types) == len(out_vals) == len(out_nulls) == n):
         raise ValueError("read_value_chunks takes a type and two result arrays per chunk")
     if names is not None and len(names) != n:
@@ -1819,7 +1824,7 @@ cdef list value_groups_into(FileView fv, list groups, int path, Scratch s):
     return out
 
 
-def touch_offsets(FileView fv, list offsets):
+def touch_offsets(FileView fv not None, list offsets):
     """Map the file pages at ``offsets`` (chunk headers; None and those outside the data area
     are left alone) without the GIL, so that the headers parsed there next, with the GIL, take no page
     fault: a first read of a mapped file faults on each page (the kernel maps the cached pages
@@ -1980,8 +1985,8 @@ cdef int nonaligned_objects(FileView fv, const uint8_t *p, Py_ssize_t n, int t, 
     return 0
 
 
-def read_nonaligned_chunk(FileView fv, Chunk ch, int64_t t1, int64_t t2, int path, out_ts,
-                          out_vals, Py_ssize_t pos, Scratch s):
+def read_nonaligned_chunk(FileView fv not None, Chunk ch not None, int64_t t1, int64_t t2, int path, out_ts,
+                          out_vals, Py_ssize_t pos, Scratch s not None):
     """A tree-model chunk (format notes 5.3): each page = uvarint time length, TS_2DIFF times,
     values. Writes the points in [t1, t2] at pos, in one call without the GIL (but for
     TEXT/STRING/BLOB values and the compressions without a C decoder); returns their number."""
