@@ -161,6 +161,22 @@ def _date_objects(ints, mask):
     return out
 
 
+def _masked_objects(values, mask):
+    """An object column (TEXT/STRING/BLOB) with None in every masked cell. The mask is what
+    says null: a cell under it may hold anything (the tree as a table fills the columns a
+    device lacks from a zeroed array), and a value there would be shown as data (0 in a STRING
+    column) or make pyarrow refuse the column. The caller's array is copied only when a masked
+    cell is not None already."""
+    if mask is None or not mask.any():
+        return values
+    values = np.asarray(values, dtype=object)
+    if all(v is None for v in values[mask]):
+        return values
+    values = values.copy()
+    values[mask] = None
+    return values
+
+
 def _pandas_column(values, mask, dtype, name=None, locate=None):
     """A nullable pandas array as the official to_dataframe makes them (Int32/Int64/Float32/
     Float64/boolean, object for text, blobs and dates), built without copying the values."""
@@ -178,6 +194,8 @@ def _pandas_column(values, mask, dtype, name=None, locate=None):
     if t == TSDataType.DATE:
         _check_dates(values, mask, name, locate)
         values = _date_objects(values, mask)
+    else:
+        values = _masked_objects(values, mask)
     # object columns stay object (pandas 3 would infer its string dtype; the official gives object)
     return pd.Series(values, dtype=object, copy=False)
 
@@ -323,9 +341,9 @@ def _arrow_array(values, mask, dtype, name=None, locate=None):
         ) + (d - 1)
         return pa.array(days, pa.date32(), mask=None if mask is None else mask)
     if t in (TSDataType.TEXT, TSDataType.STRING):
-        return pa.array(values, pa.string(), from_pandas=True)
+        return pa.array(_masked_objects(values, mask), pa.string(), from_pandas=True)
     if t == TSDataType.BLOB:
-        return pa.array(values, pa.binary(), from_pandas=True)
+        return pa.array(_masked_objects(values, mask), pa.binary(), from_pandas=True)
     if t == TSDataType.TIMESTAMP:  # milliseconds, the writers' time unit
         return pa.array(values, pa.timestamp("ms"), mask=mask)
     if mask is not None:
