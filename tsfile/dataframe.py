@@ -161,6 +161,25 @@ def _date_objects(ints, mask):
     return out
 
 
+def _masked_objects(values, mask):
+    """An object column (TEXT/STRING/BLOB) for pandas with None in every masked cell. The mask
+    is what says null: a cell under it may hold anything (the tree as a table fills the
+    columns a device lacks from a zeroed array), and a value there would be shown as data (0
+    in a STRING column). The caller's array is copied only when a masked cell holds a value;
+    the test is one C loop over the column (pandas.isna), not a Python one over its nulls."""
+    if mask is None or not mask.any():
+        return values
+    import pandas as pd
+
+    values = np.asarray(values, dtype=object)
+    held = mask & ~pd.isna(values)
+    if not held.any():
+        return values
+    values = values.copy()
+    values[held] = None
+    return values
+
+
 def _pandas_column(values, mask, dtype, name=None, locate=None):
     """A nullable pandas array as the official to_dataframe makes them (Int32/Int64/Float32/
     Float64/boolean, object for text, blobs and dates), built without copying the values."""
@@ -178,6 +197,8 @@ def _pandas_column(values, mask, dtype, name=None, locate=None):
     if t == TSDataType.DATE:
         _check_dates(values, mask, name, locate)
         values = _date_objects(values, mask)
+    else:
+        values = _masked_objects(values, mask)
     # object columns stay object (pandas 3 would infer its string dtype; the official gives object)
     return pd.Series(values, dtype=object, copy=False)
 
@@ -322,10 +343,12 @@ def _arrow_array(values, mask, dtype, name=None, locate=None):
             "datetime64[D]"
         ) + (d - 1)
         return pa.array(days, pa.date32(), mask=None if mask is None else mask)
+    # TEXT/STRING/BLOB: the mask makes the nulls, whatever a masked cell holds (the tree as a
+    # table leaves 0 there; pyarrow refused it as a str/bytes value)
     if t in (TSDataType.TEXT, TSDataType.STRING):
-        return pa.array(values, pa.string(), from_pandas=True)
+        return pa.array(values, pa.string(), from_pandas=True, mask=mask)
     if t == TSDataType.BLOB:
-        return pa.array(values, pa.binary(), from_pandas=True)
+        return pa.array(values, pa.binary(), from_pandas=True, mask=mask)
     if t == TSDataType.TIMESTAMP:  # milliseconds, the writers' time unit
         return pa.array(values, pa.timestamp("ms"), mask=mask)
     if mask is not None:

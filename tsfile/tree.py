@@ -362,11 +362,19 @@ def _fields(stats, sum_type, *value_types):
     )
 
 
+def _common_fields(stats):
+    """has_statistic, row_count, start_time, end_time of a series' statistics. A
+    TimeseriesMetadata record always carries its statistics block, so has_statistic is True
+    even when the block counts no value (a table-model field a device wrote only nulls): as
+    the official reader reports it; a count of 0 is row_count's to say."""
+    return (True, int(stats.count), int(stats.start_time), int(stats.end_time))
+
+
 def statistic_of(data_type, stats) -> TimeseriesStatistic:
     """The official statistic object of a series of `data_type` from the file's statistics
     (tsfile._format.statistics.Statistics)."""
     data_type = TSDataType(data_type)
-    common = (stats.count > 0, int(stats.count), int(stats.start_time), int(stats.end_time))
+    common = _common_fields(stats)
     if data_type in (T.INT32, T.DATE, T.INT64, T.TIMESTAMP):
         return IntTimeseriesStatistic(*common, *_fields(stats, float, int, int, int, int))
     if data_type in (T.FLOAT, T.DOUBLE):
@@ -441,9 +449,7 @@ def metadata_group(dev_id, series: dict, record_length) -> DeviceTimeseriesMetad
 
 
 def _common(stats) -> TimeseriesStatistic:
-    return TimeseriesStatistic(
-        stats.count > 0, int(stats.count), int(stats.start_time), int(stats.end_time)
-    )
+    return TimeseriesStatistic(*_common_fields(stats))
 
 
 def path_nodes(path: str) -> list:
