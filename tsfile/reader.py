@@ -695,6 +695,15 @@ def _thread_count(threads):
     return int(threads)
 
 
+def _table_name_arg(table_name):
+    """The ``table_name=`` argument of read_table / to_dataframe / read_arrow (one file or many):
+    None (the first table) or a str. Another type was looked up as a key and failed later with
+    an AttributeError from ``.lower()`` (one file) or TableNotExistError (many files)."""
+    if table_name is not None and not isinstance(table_name, str):
+        raise TypeError(f"table_name must be a str or None, not {type(table_name).__name__}")
+    return table_name
+
+
 class TsFileReader:
     """Reader of one TsFile. ``with TsFileReader(path) as r: ...``
 

@@ -9,11 +9,12 @@ dataset view (tsfile.dataset) lists; they are also what its on-disk index stores
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 from dataclasses import dataclass, field
 
-from tsfile.errors import InvalidSchemaError, TsFileError
+from tsfile.errors import InvalidSchemaError, TsFileError, TsFileNotFoundError
 from tsfile.types import ColumnCategory, TSDataType
 
 TSFILE_SUFFIX = ".tsfile"
@@ -43,13 +44,20 @@ def is_many(paths):
     return False
 
 
+def _not_found(what, name):
+    """The one-file reader's error for a missing path (a TsFileError, so ``except
+    tsfile.TsFileError`` catches it, and a FileNotFoundError with ``filename`` set): a bare
+    FileNotFoundError here was the one error of a many-file read outside the package's own."""
+    return TsFileNotFoundError(errno.ENOENT, what, name)
+
+
 def _directory_files(directory):
     """Every ``*.tsfile`` under a directory (recursively), sorted by path."""
     found = []
     for root, _dirs, names in os.walk(directory):
         found.extend(os.path.join(root, n) for n in names if n.endswith(TSFILE_SUFFIX))
     if not found:
-        raise FileNotFoundError(f"no {TSFILE_SUFFIX} files in directory {directory}")
+        raise _not_found(f"no {TSFILE_SUFFIX} files in directory", directory)
     return sorted(found)
 
 
@@ -57,7 +65,7 @@ def expand_paths(paths):
     """Absolute paths of the files ``paths`` names, in a deterministic order: a list keeps its
     order (each directory or glob in it expanded in sorted order), a directory gives its
     ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
-    matches nothing raises FileNotFoundError."""
+    matches nothing raises TsFileNotFoundError."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not items:
         raise ValueError("no paths given")
@@ -73,10 +81,10 @@ def expand_paths(paths):
         elif _is_glob(text):
             matches = sorted(p for p in glob.glob(text, recursive=True) if os.path.isfile(p))
             if not matches:
-                raise FileNotFoundError(f"no file matches {text!r}")
+                raise _not_found("no file matches", text)
             out.extend(matches)
         else:
-            raise FileNotFoundError(f"TsFile not found: {text}")
+            raise _not_found("TsFile not found", text)
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
 

@@ -116,8 +116,9 @@ class Scanner:
         schema="strict",
         plan=True,
     ):
-        from tsfile.reader import _time_bounds
+        from tsfile.reader import _table_name_arg, _time_bounds
 
+        _table_name_arg(table_name)
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
         if schema not in SCHEMA_MODES:
