@@ -64,3 +64,22 @@ def test_table_name_of_the_wrong_type_is_a_type_error(small_file, read, many):
 def test_to_dataframe_column_name_of_the_wrong_type_is_column_not_exist(small_file, many):
     with pytest.raises(tsfile.ColumnNotExistError, match="1"):
         tsfile.to_dataframe([small_file] if many else small_file, "t", column_names=[1])
+
+
+@pytest.mark.parametrize("read", READS, ids=lambda f: f.__name__)
+def test_first_table_of_damaged_files_raises_their_error(small_file, tmp_path, read):
+    """Without a table name, the table is the first table of the first file that opens. When
+    none opens, the read said "no table in any of N files" (TableNotExistError), hiding the
+    files' damage: with on_error="raise" it is the damaged file's CorruptDataError, naming it."""
+    data = open(small_file, "rb").read()
+    bad = tmp_path / "cut.tsfile"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(tsfile.CorruptDataError, match="cut.tsfile"):
+        read([str(bad)])
+    with pytest.raises(tsfile.CorruptDataError, match="cut.tsfile"):
+        read([str(bad), small_file])
+    with pytest.warns(RuntimeWarning, match="cut.tsfile"):
+        got = read([str(bad), small_file], on_error="skip")
+    assert len(got) == 10 if not isinstance(got, dict) else len(got["time"]) == 10
+    with pytest.raises(tsfile.TableNotExistError, match="1 could not be read"):
+        read([str(bad)], on_error="skip")

@@ -227,15 +227,24 @@ class Scanner:
             return table_name
         from tsfile.reader import TsFileReader
 
+        failed = 0
         for path in self.paths:
             try:
                 with TsFileReader(path) as r:
                     names = list(r.get_all_table_schemas())
-            except TsFileError:
-                continue  # reported by the reading pass, per on_error
+            except TsFileError as exc:
+                # a file that cannot be read before the table is known: with on_error="raise"
+                # its error, as the reading pass would raise it (a file with no table was said
+                # to be "no table in any of N files", hiding the damage); with "skip" it is
+                # reported by the reading pass, if there is a table to read
+                if self.on_error == "raise":
+                    raise name_file(exc, path) from exc
+                failed += 1
+                continue
             if names:
                 return names[0]
-        raise TableNotExistError(f"no table in any of {len(self.paths)} files")
+        unread = f" ({failed} could not be read)" if failed else ""
+        raise TableNotExistError(f"no table in any of {len(self.paths)} files{unread}")
 
     # -- planning ---------------------------------------------------------------------------
 
