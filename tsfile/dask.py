@@ -79,19 +79,20 @@ class _ReadPartition:
     """The partition function (pickled to the workers): one Partition's rows (a file, or some
     of its devices and time ranges) as a pandas DataFrame."""
 
-    def __init__(self, table, columns, missing, query, by_time):
+    def __init__(self, table, columns, missing, filters, by_time):
         self.table = table
         self.columns = columns
         self.missing = missing
-        self.query = query
+        self.filters = filters  # path -> (tag_filter, value_filter) (Scanner.file_filters)
         self.by_time = by_time
 
     def _read(self, reader, part, present):
         from tsfile.filters import DeviceSetTagFilter
 
         parts = []
+        file_tag_filter, value_filter = self.filters[part.path]
         for read in part.reads:
-            tag_filter = self.query["tag_filter"]
+            tag_filter = file_tag_filter
             if read.tags is not None:  # devices the plan chose (with the tag filter)
                 tag_filter = DeviceSetTagFilter(read.tags)
             _n, _t, ts, cols, nulls = reader.read_columns(
@@ -100,7 +101,7 @@ class _ReadPartition:
                 start_time=read.start,
                 end_time=read.end,
                 tag_filter=tag_filter,
-                value_filter=self.query["value_filter"],
+                value_filter=value_filter,
             )
             parts.append((ts, cols, nulls))
         return _concat_reads(parts, present)
@@ -179,8 +180,8 @@ def read_tsfile(
         on_error=on_error,
         schema=schema,
     )
-    query = {"tag_filter": tag_filter, "value_filter": value_filter}
-    parts = plan_partitions(scan, tag_filter, partition_rows)
+    filters = {path: scan.file_filters(path) for path in scan.files}
+    parts = plan_partitions(scan, partition_rows)
     spans = [p.span for p in parts]
     partitioned = _time_partitioned(spans)
     by_time = index == "time" or (index == "auto" and partitioned)
@@ -189,7 +190,7 @@ def read_tsfile(
         meta = meta.set_index("time")
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
-    fn = _ReadPartition(scan.table, scan.columns, scan._missing, query, by_time)
+    fn = _ReadPartition(scan.table, scan.columns, scan._missing, filters, by_time)
     divisions = None
     if by_time and partitioned:
         divisions = tuple([s[0] for s in spans] + [spans[-1][1]])

@@ -30,6 +30,9 @@ def _open(path):
 
 
 def _resolve_table(reader, table_name):
+    from tsfile.reader import _table_name_arg
+
+    _table_name_arg(table_name)
     schemas = reader.get_all_table_schemas()
     if table_name is None:
         if not schemas:
@@ -276,7 +279,12 @@ def to_dataframe(
                 time_col = c.column_name
             else:
                 in_file.append(c.column_name)
-        req = None if column_names is None else [c.lower() for c in column_names]
+        # a name of another type is no column (ColumnNotExistError below), not an AttributeError
+        req = (
+            None
+            if column_names is None
+            else [c.lower() if isinstance(c, str) else c for c in column_names]
+        )
         if req is not None:
             for c in req:
                 if c not in in_file and c != time_col:

@@ -211,6 +211,39 @@ def compile_tag_filter(tag_filter, tag_columns, table_name):
     return _compile(tag_filter, index, table_name)
 
 
+def decide_absent_tags(tag_filter, lacks, decided):
+    """``tag_filter`` for a file whose table lacks some of the TAG columns it names
+    (``lacks(name)``: True for such a column; ``schema="union"`` reads that file's rows with
+    them NULL): each test of such a column decided as on a NULL tag (IS NULL true, every other
+    test false, ``~`` negating it), and the AND / OR / NOT around it simplified. Returns True
+    (every device), False (none) or the TagFilter left; the names decided are added to
+    ``decided`` (a set), so that a name no file holds can still be reported. Anything that is
+    not a tag filter is returned as it is, for compile_tag_filter to refuse."""
+    if isinstance(tag_filter, (AndTagFilter, OrTagFilter)):
+        left = decide_absent_tags(tag_filter.left, lacks, decided)
+        right = decide_absent_tags(tag_filter.right, lacks, decided)
+        final = isinstance(tag_filter, OrTagFilter)  # True decides an OR, False an AND
+        if left is final or right is final:
+            return final
+        if left is not final and isinstance(left, bool):
+            return right
+        if right is not final and isinstance(right, bool):
+            return left
+        return type(tag_filter)(left, right)
+    if isinstance(tag_filter, NotTagFilter):
+        inner = decide_absent_tags(tag_filter.filter, lacks, decided)
+        return (not inner) if isinstance(inner, bool) else NotTagFilter(inner)
+    if isinstance(tag_filter, (ComparisonTagFilter, BetweenTagFilter)):
+        name = tag_filter.column_name
+        if isinstance(name, str) and lacks(name):
+            decided.add(name)
+            return (
+                isinstance(tag_filter, ComparisonTagFilter)
+                and tag_filter.op == ComparisonTagFilter.IS_NULL
+            )
+    return tag_filter
+
+
 def _column_index(f, index, table_name):
     name = f.column_name
     i = index.get(name.lower()) if isinstance(name, str) else None
@@ -316,4 +349,5 @@ __all__ = [
     "tag_between",
     "tag_not_between",
     "compile_tag_filter",
+    "decide_absent_tags",
 ]

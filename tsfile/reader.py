@@ -695,6 +695,15 @@ def _thread_count(threads):
     return int(threads)
 
 
+def _table_name_arg(table_name):
+    """The ``table_name=`` argument of read_table / to_dataframe / read_arrow (one file or many):
+    None (the first table) or a str. Another type was looked up as a key and failed later with
+    an AttributeError from ``.lower()`` (one file) or TableNotExistError (many files)."""
+    if table_name is not None and not isinstance(table_name, str):
+        raise TypeError(f"table_name must be a str or None, not {type(table_name).__name__}")
+    return table_name
+
+
 class TsFileReader:
     """Reader of one TsFile. ``with TsFileReader(path) as r: ...``
 
@@ -967,8 +976,23 @@ class TsFileReader:
         time_meta = self._series(key, dev_range).get("")
         if time_meta is None:
             raise CorruptDataError(f"{self._path}: device {dev_id.path} has no time column")
-        st = time_meta.statistics
+        st = self._time_column_statistics(dev_id, time_meta)
         return st.count, st.start_time, st.end_time
+
+    def _time_column_statistics(self, dev_id, tsm):
+        """The statistics of a device's time column (its TimeseriesMeta ``tsm``), checked: a
+        time column's chunks always hold rows (no writer stores an empty one), so a count of 0
+        beside chunks is damage. Devices and files are skipped by that count (a query plan, a
+        many-file read's pruning): it lost the device's rows silently, where the official
+        reader reads them. (The compact index declines such a device, so this runs for it.)"""
+        st = tsm.statistics
+        if st.count == 0 and tsm.chunks:
+            raise CorruptDataError(
+                f"{self._path}: the time column of {dev_id.path} has {len(tsm.chunks)} "
+                f"chunk(s), its series statistics count 0 timestamps (time series metadata at "
+                f"file offset {tsm.at})"
+            )
+        return st
 
     def get_timeseries_names(self, device):
         """Measurements of a device (tree or table model), sorted; '' is an aligned time column."""
@@ -1054,7 +1078,7 @@ class TsFileReader:
         task.types = [None if v is None else v.data_type for v in found]
         task.type_at = [None if v is None else v.at for v in found]
         task.names = [None if v is None else v.measurement for v in found]
-        st = tsm.statistics
+        st = self._time_column_statistics(dev_id, tsm)
         if st.count == 0 or st.end_time < t1 or st.start_time > t2:
             return task
         tchunks = tsm.chunks

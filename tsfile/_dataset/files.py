@@ -9,11 +9,12 @@ dataset view (tsfile.dataset) lists; they are also what its on-disk index stores
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 from dataclasses import dataclass, field
 
-from tsfile.errors import InvalidSchemaError, TsFileError
+from tsfile.errors import InvalidSchemaError, TsFileError, TsFileNotFoundError
 from tsfile.types import ColumnCategory, TSDataType
 
 TSFILE_SUFFIX = ".tsfile"
@@ -43,13 +44,20 @@ def is_many(paths):
     return False
 
 
+def _not_found(what, name):
+    """The one-file reader's error for a missing path (a TsFileError, so ``except
+    tsfile.TsFileError`` catches it, and a FileNotFoundError with ``filename`` set): a bare
+    FileNotFoundError here was the one error of a many-file read outside the package's own."""
+    return TsFileNotFoundError(errno.ENOENT, what, name)
+
+
 def _directory_files(directory):
     """Every ``*.tsfile`` under a directory (recursively), sorted by path."""
     found = []
     for root, _dirs, names in os.walk(directory):
         found.extend(os.path.join(root, n) for n in names if n.endswith(TSFILE_SUFFIX))
     if not found:
-        raise FileNotFoundError(f"no {TSFILE_SUFFIX} files in directory {directory}")
+        raise _not_found(f"no {TSFILE_SUFFIX} files in directory", directory)
     return sorted(found)
 
 
@@ -57,7 +65,7 @@ def expand_paths(paths):
     """Absolute paths of the files ``paths`` names, in a deterministic order: a list keeps its
     order (each directory or glob in it expanded in sorted order), a directory gives its
     ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
-    matches nothing raises FileNotFoundError."""
+    matches nothing raises TsFileNotFoundError."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not items:
         raise ValueError("no paths given")
@@ -73,10 +81,10 @@ def expand_paths(paths):
         elif _is_glob(text):
             matches = sorted(p for p in glob.glob(text, recursive=True) if os.path.isfile(p))
             if not matches:
-                raise FileNotFoundError(f"no file matches {text!r}")
+                raise _not_found("no file matches", text)
             out.extend(matches)
         else:
-            raise FileNotFoundError(f"TsFile not found: {text}")
+            raise _not_found("TsFile not found", text)
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
 
@@ -147,17 +155,70 @@ class FileInfo:
 
     @classmethod
     def from_json(cls, obj):
+        """The FileInfo of an index entry; ValueError (the index is then rebuilt) for an entry
+        of another shape than to_json's, checked value by value (json_object, json_int, ...):
+        the index is a file anyone may edit or damage, and a list where a name belongs made
+        the view fail later with a TypeError."""
         tables = {}
-        for name, t in obj["tables"].items():
-            columns = [(n, _TYPES[dt], _CATEGORIES[c]) for n, dt, c in t["columns"]]
+        for name, t in json_object(json_object(obj)["tables"]).items():
+            t = json_object(t)
+            columns = [
+                (json_str(n), _TYPES[json_int(dt)], _CATEGORIES[json_int(c)])
+                for n, dt, c in json_list(t["columns"])
+            ]
             devices = [
-                DeviceStats(tuple(tags), int(n), int(a), int(b)) for tags, n, a, b in t["devices"]
+                DeviceStats(
+                    tuple(json_tag(v) for v in json_list(tags)),
+                    json_int(n),
+                    json_int(a),
+                    json_int(b),
+                )
+                for tags, n, a, b in json_list(t["devices"])
             ]
             tables[name] = TableInfo(columns, devices)
         from tsfile._dataset.tree_info import TreeDevice
 
-        tree = [TreeDevice.from_json(d) for d in obj.get("tree", ())]
-        return cls(obj["path"], int(obj["size"]), int(obj["mtime_ns"]), tables, tree)
+        tree = [TreeDevice.from_json(d) for d in json_list(obj.get("tree", []))]
+        return cls(
+            json_str(obj["path"]), json_int(obj["size"]), json_int(obj["mtime_ns"]), tables, tree
+        )
+
+
+# -- index entries: each value of the shape to_json writes, else ValueError ----------------------
+
+
+def _shape_error(value, what):
+    return ValueError(f"dataset index: {what} expected, found {type(value).__name__}")
+
+
+def json_object(value):
+    if not isinstance(value, dict):
+        raise _shape_error(value, "an object")
+    return value
+
+
+def json_list(value):
+    if not isinstance(value, list):
+        raise _shape_error(value, "a list")
+    return value
+
+
+def json_str(value):
+    if not isinstance(value, str):
+        raise _shape_error(value, "a string")
+    return value
+
+
+def json_tag(value):
+    """A tag value or path segment: a str, or None for a null one."""
+    return None if value is None else json_str(value)
+
+
+def json_int(value):
+    """An int64 (a count, a time, a size, a type code): not a bool, a float or a string."""
+    if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
+        raise _shape_error(value, "an int64")
+    return value
 
 
 def _table_devices(reader, key, n_tags):

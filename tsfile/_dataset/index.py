@@ -17,7 +17,7 @@ import json
 import os
 import warnings
 
-from tsfile._dataset.files import FileInfo
+from tsfile._dataset.files import FileInfo, json_list
 
 INDEX_VERSION = 2  # 2: tree-model devices (FileInfo.tree)
 INDEX_PREFIX = ".tsfile-turbo-dataset"
@@ -39,9 +39,14 @@ def load_index(path, paths, trust_index):
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-        if doc.get("version") != INDEX_VERSION:
+        # any other shape than save_index's is a damaged index (ValueError: rebuilt), never an
+        # AttributeError or TypeError from deep inside the view (FileInfo.from_json checks)
+        if not isinstance(doc, dict) or doc.get("version") != INDEX_VERSION:
             return {}
-        entries = {e["path"]: FileInfo.from_json(e) for e in doc["files"]}
+        entries = {}
+        for e in json_list(doc["files"]):
+            info = FileInfo.from_json(e)
+            entries[info.path] = info
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     wanted = set(paths)

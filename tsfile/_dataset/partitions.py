@@ -70,14 +70,15 @@ def check_partition_rows(partition_rows):
     return partition_rows
 
 
-def plan_partitions(scan, tag_filter, partition_rows):
+def plan_partitions(scan, partition_rows):
     """The partitions of the planned query ``scan`` (a tsfile._dataset.scan.Scanner), files in
-    its order. ``partition_rows``: None for one partition per file."""
+    its order, each file's devices chosen by its tag filter (Scanner.file_filters).
+    ``partition_rows``: None for one partition per file."""
     t1, t2 = scan.t1, scan.t2
     out = []
     for path in scan.files:
         table = scan.tables[path]
-        keep = _device_filter(tag_filter, table, scan.table)
+        keep = _device_filter(scan.file_filters(path)[0], table, scan.table)
         rows = sum(
             d.count
             for d in table.devices

@@ -93,7 +93,8 @@ class Scanner:
     """One table over many files, planned from their metadata.
 
     ``files``: the paths whose data the query reads; ``pruned``: paths left out by their time
-    statistics; ``skipped``: paths left out by ``on_error="skip"`` (with a warning each).
+    statistics (or, with schema="union", by filters on columns they lack: _file_filters);
+    ``skipped``: paths left out by ``on_error="skip"`` (with a warning each).
     ``columns``: the result's [(name, TSDataType, ColumnCategory)] after ``time``.
     Exports Arrow as a stream (``__arrow_c_stream__``, ``to_batches``) or as one table
     (``to_arrow``), or reads into arrays (``read_table``).
@@ -116,8 +117,9 @@ class Scanner:
         schema="strict",
         plan=True,
     ):
-        from tsfile.reader import _time_bounds
+        from tsfile.reader import _table_name_arg, _time_bounds
 
+        _table_name_arg(table_name)
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
         if schema not in SCHEMA_MODES:
@@ -138,10 +140,15 @@ class Scanner:
         self.columns = None
         self._infos = []  # (path, FileInfo) of the files opened so far (plan=False)
         self._time_names = {}  # path -> its table's TIME column name (None: none), once planned
+        # schema="union": path -> (tag_filter, value_filter) of a file lacking columns the
+        # filters name (see _file_filters); the names so decided, checked against every file's
+        self._filters = {}
+        self._decided = set()
         if plan:
             infos = self._collect(read_file_info)
             self.table = self._pick_table(table_name, infos)
             self._settle(infos)
+            self._check_decided(infos)
         else:  # planned file by file while reading (see read_table)
             self.table = self._first_table(table_name)
 
@@ -150,7 +157,7 @@ class Scanner:
         self.columns, present = self._plan_columns(infos, self._column_names)
         for path, info in present:
             span = self._span(info)
-            if span is None:
+            if span is None or not self._file_filters(path, info):
                 self.pruned.append(path)
                 continue
             self.files.append(path)
@@ -166,6 +173,53 @@ class Scanner:
             return None
         return max(span[0], self.t1), min(span[1], self.t2)
 
+    def _file_filters(self, path, table_info):
+        """Whether any row of a file's table (its TableInfo) can match the query's filters.
+        With schema="union" a file may lack a column the filters name: its rows hold NULL there
+        (as in the result), so each test of that column is decided as on NULL (a value
+        comparison never matches; a tag test matches only IS NULL) and the rest of the filters
+        is kept for the file's reads (file_filters). Before, the file's reader refused the
+        filter (ColumnNotExistError), failing a read the union promised."""
+        if self.schema_mode != "union" or (self.tag_filter is None and self.value_filter is None):
+            return True
+        from tsfile._read.predicate import TIME, decide_absent_columns
+        from tsfile.filters import decide_absent_tags
+
+        have = {name.lower() for name in table_info.column_map()}
+        have.add(TIME)
+
+        def lacks(name):
+            return name.lower() not in have
+
+        decided = set()
+        tags, values = self.tag_filter, self.value_filter
+        if tags is not None:
+            tags = decide_absent_tags(tags, lacks, decided)
+        if values is not None:
+            values = decide_absent_columns(values, lacks, decided)
+        self._decided |= decided
+        if not decided:
+            return True
+        self._filters[path] = (None if tags is True else tags, values)
+        return tags is not False and values is not False
+
+    def _check_decided(self, infos):
+        """ColumnNotExistError for a column the filters name that no file's table holds: each
+        file decided it as absent (_file_filters), which would silently match nothing."""
+        if not self._decided:
+            return
+        held = {
+            name.lower()
+            for _path, info in infos
+            if self._key_in(info) is not None
+            for name in info.tables[self._key_in(info)].column_map()
+        }
+        unknown = sorted(n for n in self._decided if n.lower() not in held)
+        if unknown:
+            raise ColumnNotExistError(
+                f"filter column {unknown[0]!r} is in no file's table {self.table!r}"
+            )
+
     def _first_table(self, table_name):
         """The table to read: ``table_name`` (as the files spell it: as given, else lower
         case), or the first table of the first file that opens."""
@@ -173,15 +227,24 @@ class Scanner:
             return table_name
         from tsfile.reader import TsFileReader
 
+        failed = 0
         for path in self.paths:
             try:
                 with TsFileReader(path) as r:
                     names = list(r.get_all_table_schemas())
-            except TsFileError:
-                continue  # reported by the reading pass, per on_error
+            except TsFileError as exc:
+                # a file that cannot be read before the table is known: with on_error="raise"
+                # its error, as the reading pass would raise it (a file with no table was said
+                # to be "no table in any of N files", hiding the damage); with "skip" it is
+                # reported by the reading pass, if there is a table to read
+                if self.on_error == "raise":
+                    raise name_file(exc, path) from exc
+                failed += 1
+                continue
             if names:
                 return names[0]
-        raise TableNotExistError(f"no table in any of {len(self.paths)} files")
+        unread = f" ({failed} could not be read)" if failed else ""
+        raise TableNotExistError(f"no table in any of {len(self.paths)} files{unread}")
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -299,7 +362,7 @@ class Scanner:
                     return info, None, None
                 table = info.tables[key]
                 span = self._span(table)
-                if span is None:
+                if span is None or not self._file_filters(path, table):
                     return info, _PRUNED, None
                 result = read_one(r, self._file_columns(table))
                 handed = keep_open
@@ -316,6 +379,7 @@ class Scanner:
                 self.table = key
                 break
         self.columns, _present = self._plan_columns(self._infos, self._column_names)
+        self._check_decided(self._infos)
         parts = []
         for path, (info, part, span) in done:
             if part is None:
@@ -354,12 +418,18 @@ class Scanner:
                 out.append(key)
         return out
 
-    def _query_kwargs(self):
+    def file_filters(self, path):
+        """(tag_filter, value_filter) of the query for the file ``path`` (see _file_filters)."""
+        return self._filters.get(path, (self.tag_filter, self.value_filter))
+
+    def _query_kwargs(self, path):
+        """The one-file query's arguments for the file ``path``."""
+        tag_filter, value_filter = self.file_filters(path)
         return {
             "start_time": self.start_time,
             "end_time": self.end_time,
-            "tag_filter": self.tag_filter,
-            "value_filter": self.value_filter,
+            "tag_filter": tag_filter,
+            "value_filter": value_filter,
         }
 
     def read_table(self):
@@ -455,14 +525,15 @@ class Scanner:
         def plan(reader, cols):
             readers.append(reader)
             self._time_names[reader._path] = _time_column(reader.get_table_schema(self.table))
+            kw = self._query_kwargs(reader._path)
             read = reader._plan_columns(
                 self.table,
                 cols,
                 self.start_time,
                 self.end_time,
                 "auto",
-                self.tag_filter,
-                self.value_filter,
+                kw["tag_filter"],
+                kw["value_filter"],
             )
             if ahead is not None:
                 ahead.offer(read)
@@ -559,7 +630,8 @@ class Scanner:
         from tsfile.dataframe import read_arrow as one_file
 
         def one(source, cols):
-            return one_file(source, self.table, cols, **self._query_kwargs())
+            path = getattr(source, "_path", source)  # a reader (read_each) or a path
+            return one_file(source, self.table, cols, **self._query_kwargs(path))
 
         parts = self._read(one)
         schema = self.arrow_schema()
@@ -606,7 +678,7 @@ class Scanner:
         present = [n for n in names[1:] if n not in missing]
         with (
             TsFileReader(path) as r,
-            r.query_table(self.table, present, **self._query_kwargs()) as rs,
+            r.query_table(self.table, present, **self._query_kwargs(path)) as rs,
         ):
             while (blk := rs.get_next_tsblock()) is not None:
                 yield block_batch(blk, names, types, schema)
@@ -746,7 +818,10 @@ def _to_dataframe_many(scanner, single, a):
     else:  # beyond MAX_OPEN_READS files: the files' frames concatenated
 
         def one(source, cols):
-            return single(source, scanner.table, None if requested is None else cols, **rest)
+            path = getattr(source, "_path", source)  # a reader (read_each) or a path
+            # the file's own filters (Scanner._file_filters)
+            kw = {**rest, **scanner._query_kwargs(path)}
+            return single(source, scanner.table, None if requested is None else cols, **kw)
 
         frames = []
         for path, df in scanner._read(one):

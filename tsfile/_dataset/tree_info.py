@@ -35,11 +35,18 @@ class TreeDevice:
 
     @classmethod
     def from_json(cls, obj):
-        nodes, segments, series = obj
+        """The TreeDevice of an index entry; ValueError for another shape than to_json's (see
+        tsfile._dataset.files.FileInfo.from_json)."""
+        from tsfile._dataset.files import json_int, json_list, json_str, json_tag
+
+        nodes, segments, series = json_list(obj)
         return cls(
-            tuple(nodes),
-            tuple(segments),
-            {m: (_TYPES[t], int(n), int(a), int(b)) for m, t, n, a, b in series},
+            tuple(json_str(n) for n in json_list(nodes)),
+            tuple(json_tag(s) for s in json_list(segments)),
+            {
+                json_str(m): (_TYPES[json_int(t)], json_int(n), json_int(a), json_int(b))
+                for m, t, n, a, b in json_list(series)
+            },
         )
 
 

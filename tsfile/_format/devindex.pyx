@@ -328,6 +328,8 @@ cdef class DeviceIndex:
         if i < 0:
             return None
         cdef Stats st = self.series[i].stats
+        if st.count == 0 and self.series[i].chunk_hi > self.series[i].chunk_lo:
+            return None  # damage: TsFileReader._time_column_statistics raises for it
         return st.count, st.start, st.end
 
     def plan(self, list fields, int64_t t1, int64_t t2):
@@ -366,9 +368,11 @@ cdef class DeviceIndex:
                 type_at.append(self.series[i].at)
                 names.append(f)
         cdef Series *ts = &self.series[tk]
+        nt = ts.chunk_hi - ts.chunk_lo
+        if ts.stats.count == 0 and nt > 0:
+            return None  # damage: TsFileReader._time_column_statistics raises for it
         if ts.stats.count == 0 or ts.stats.end < t1 or ts.stats.start > t2:
             return types, type_at, names, []
-        nt = ts.chunk_hi - ts.chunk_lo
         cdef ChunkRec *tc = self.chunks + ts.chunk_lo
         cdef int64_t counted = 0
         if nt > 1:  # _ordered_time_chunks: counts add up, sorted by offset, no offset twice

@@ -215,6 +215,33 @@ def _conjunction(terms) -> Predicate:
     return parts[0] if len(parts) == 1 else And(tuple(parts))
 
 
+def decide_absent_columns(value_filter, lacks, decided):
+    """``value_filter`` for a file whose table lacks some of the columns it names
+    (``lacks(name)``: True for such a column; ``schema="union"`` reads that file's rows with
+    them NULL, and NULL matches nothing): each comparison of such a column decided False, and
+    the AND / OR around it simplified. Returns False (no row can match) or the Predicate left;
+    the names decided are added to ``decided`` (a set), so that a name no file holds can still
+    be reported. The filter's form is checked first (as_predicate)."""
+    return _decide(as_predicate(value_filter), lacks, decided)
+
+
+def _decide(p, lacks, decided):
+    if isinstance(p, And):
+        parts = [_decide(x, lacks, decided) for x in p.parts]
+        if any(x is False for x in parts):
+            return False
+        return parts[0] if len(parts) == 1 else And(tuple(parts))
+    if isinstance(p, Or):
+        parts = [x for x in (_decide(x, lacks, decided) for x in p.parts) if x is not False]
+        if not parts:
+            return False
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+    if isinstance(p, Comparison) and isinstance(p.column, str) and lacks(p.column):
+        decided.add(p.column)
+        return False
+    return p
+
+
 # -- binding to a table: validation and constants in the column's domain ------------------------
 
 
@@ -577,6 +604,7 @@ __all__ = [
     "col",
     "as_predicate",
     "bind",
+    "decide_absent_columns",
     "columns_of",
     "time_range",
     "may_match",

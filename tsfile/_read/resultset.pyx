@@ -8,6 +8,7 @@ work besides building the returned value.
 """
 
 cimport cython
+from cpython.number cimport PyNumber_Index
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
@@ -111,6 +112,19 @@ cdef int check_column_index(object i, int ncols) except -1:
     if not 1 <= i <= ncols:
         raise OutOfRangeError(f"column index {i} out of range 1..{ncols}")
     return 0
+
+
+cdef inline int _index_arg(object index, int ncols) except? -1:
+    """A column index as a C int. Only integers (``__index__``): a float was truncated by the
+    `int i` argument (1.5 read column 1); other types are a TypeError. An int beyond C int's
+    range is out of range like any other (OutOfRangeError, an IndexError), not OverflowError."""
+    if type(index) is not int:
+        index = PyNumber_Index(index)
+    try:
+        return index
+    except OverflowError:
+        check_column_index(index, ncols)  # raises: |index| >= 2**31 is never in 1..ncols
+        raise
 
 
 class ResultSetMetaData:
@@ -350,18 +364,20 @@ cdef class ResultSet:
             return "file offset unknown"
         return f"its values come from file offset {at}"
 
-    def get_value_by_index(self, int i):
+    def get_value_by_index(self, i):
         """Value of column i (1-based; 1 is the time column) of the current row; None if null."""
-        self._check(i)
-        return self._value(i - 1)
+        cdef int c = _index_arg(i, self._ncols)
+        self._check(c)
+        return self._value(c - 1)
 
-    def is_null_by_index(self, int i):
-        self._check(i)
-        cdef uint8_t *m = self._mptrs[i - 1]
+    def is_null_by_index(self, i):
+        cdef int c = _index_arg(i, self._ncols)
+        self._check(c)
+        cdef uint8_t *m = self._mptrs[c - 1]
         if m != NULL and m[self._row]:
             return True
-        if self._kinds[i - 1] == K_OBJ:
-            return (<PyObject **>self._ptrs[i - 1])[self._row] == <PyObject *>None
+        if self._kinds[c - 1] == K_OBJ:
+            return (<PyObject **>self._ptrs[c - 1])[self._row] == <PyObject *>None
         return False
 
     cdef int _col(self, name) except -1:
