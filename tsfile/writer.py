@@ -974,11 +974,12 @@ class TsFileWriter:
         float32 (tsfile._write.values has the rules; TypeMismatchError names the column and the
         first bad row). DATE: int yyyyMMdd, datetime.date objects or datetime64 days;
         BOOLEAN/INT/FLOAT columns of the schema's dtype without nulls are encoded straight from
-        the array. null_masks = {column: bool array,
-        True = null}; a numpy.ma.MaskedArray brings its own mask; None in object arrays and NaT
-        are null. NaN is a value, not a null. Columns of the schema that are not given are null.
-        A column given twice (names differ only in case) is refused, and so is a null_masks key
-        that names no column of the table (ColumnNotExistError). A masked timestamp is refused."""
+        the array. null_masks = {column: bool array, True = null} (a scalar column too: the
+        scalar in the other rows); a numpy.ma.MaskedArray brings its own mask; None in object
+        arrays and NaT are null. NaN is a value, not a null. Columns of the schema that are not
+        given are null. A column given twice (names differ only in case) is refused, and so is
+        a null_masks key that names no column of the table (ColumnNotExistError). A masked
+        timestamp is refused."""
         self._check_open()
         table = self._table(table_name)
         ts = to_timestamps(timestamps, _time_name(table))
@@ -992,10 +993,14 @@ class TsFileWriter:
         masks = {k: np.asarray(v, dtype=bool) for k, v in masks.items()}
         cols = {}
         for key, data in columns.items():
-            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
-                cols[key] = data
-                continue
             mask = masks.get(key)
+            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
+                if mask is None:
+                    cols[key] = data
+                    continue
+                # A scalar stands for every row; its null mask says which rows are null (taking
+                # the scalar alone would store it in the rows the caller made null).
+                data = np.full(ts.shape[0], data, dtype=object)
             if isinstance(data, np.ma.MaskedArray):
                 m = np.ma.getmaskarray(data)
                 mask = m if mask is None else mask | m
