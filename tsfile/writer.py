@@ -99,13 +99,14 @@ library decode a page by its value count and read them back (a reader that stops
 end marker, as Java's GORILLA reader does, would lose the rest of that page).
 No page is written that decodes to other values than were given: SPRINTZ (INT32/INT64) cannot
 store a value whose prediction error is exactly the type's minimum (format notes 8.9), CAMEL
-stores a NaN after a page's first value as 0.0 (8.11); the official writer writes such pages
-silently. This writer refuses such values at the write call: for each SPRINTZ/CAMEL column it
+stores a NaN after a page's first value as 0.0 (8.11), TS_2DIFF FLOAT/DOUBLE keeps 2 decimals
+(8.3: 3.14159 would be read back as 3.14, -0.0 as 0.0); the official writer writes such pages
+silently. This writer refuses such values at the write call: for each such column it
 trial-encodes the pages flush will write for the device (its buffered rows plus the call's, in
 time order, page_size rows a page; when the call's rows come after the buffered ones, from the
 last partial page on) and decodes them again; a page that does not round-trip refuses the whole
 call with ``tsfile.EncodeError`` (naming table, device, column, value, time and reason, and
-suggesting another encoding), nothing of it buffered. Cost, for these two encodings only: each
+suggesting another encoding), nothing of it buffered. Cost, for these encodings only: each
 value is encoded twice (at the call and at flush), plus the last partial page once per call
 (many tiny calls pay up to page_size values each; rows out of time order re-check the device's
 buffered rows). So a flush never fails for accepted rows; should it still (a codec bug), the
@@ -250,7 +251,8 @@ class _Table:
         # The encodings the written chunks of each "auto" column used (chunk headers).
         self.chunk_encodings = {name: set() for name, enc in self.encoding.items() if enc == AUTO}
         # {field: (page encoder, page check)} of the columns whose encoding may not store a value
-        # (SPRINTZ, CAMEL): their pages are trial-encoded at the write call (_check_pages).
+        # (SPRINTZ, CAMEL, TS_2DIFF FLOAT/DOUBLE): their pages are trial-encoded at the write call
+        # (_check_pages).
         self.page_checks = {}
         for c in self.fields:
             enc = self.encoding[c.column_name]
@@ -511,12 +513,13 @@ def _duplicate_time(dev, timestamp, row, earlier) -> OutOfOrderError:
 
 
 def _unstorable(table, dev, name, page, page_times, lost) -> EncodeError:
-    """EncodeError for a write call whose rows would make a SPRINTZ/CAMEL page that does not
+    """EncodeError for a write call whose rows would make a page of a lossy encoding (SPRINTZ,
+    CAMEL, TS_2DIFF FLOAT/DOUBLE: encoders.page_loss) that does not
     decode to its values (nothing of the call is buffered)."""
     i, decoded, reason = lost
     column = table.field_by_name[name]
     encoding = table.encoding[name]
-    other = "TS_2DIFF, GORILLA or CHIMP" if encoding == TSEncoding.SPRINTZ else "GORILLA or CHIMP"
+    other = encoders.LOSSLESS_ALTERNATIVES[encoding]
     return EncodeError(
         f"table {table.name!r}, device {_tags_text(dev)}, column {name!r} "
         f"({column.data_type.name}, {encoding.name}): the value {page[i].item()!r} at time "
@@ -819,7 +822,7 @@ class TsFileWriter:
             self._flush()
 
     def _check_series_pages(self, dev, name, ts, values) -> None:
-        """Encodings that can lose values (SPRINTZ, CAMEL): trial-encode the pages flush will
+        """Encodings that can lose values (encoders.page_loss): trial-encode the pages flush will
         write for the series (its buffered points and the call's, in time order; when the call's
         points all follow the buffered ones, from the last partial page on), so that a value a
         page would not store is refused at the call (EncodeError) and a flush never fails for
@@ -852,9 +855,9 @@ class TsFileWriter:
             raise EncodeError(f"device {dev.path!r}, {exc}") from None
 
     def _check_aligned_pages(self, dev, times, staged) -> None:
-        """An aligned device with a SPRINTZ/CAMEL series: build its chunks from the buffered rows
-        and the call's, as flush will, so that a value a page would not store is refused at
-        the call (EncodeError)."""
+        """An aligned device with a lossy series (encoders.page_loss): build its chunks from the
+        buffered rows and the call's, as flush will, so that a value a page would not store is
+        refused at the call (EncodeError)."""
         lossy = [
             name
             for name, s in dev.series.items()
@@ -1359,8 +1362,8 @@ class TsFileWriter:
         return self._pool
 
     def _check_pages(self, table, dev, piece, appended) -> None:
-        """Trial-encode, for each SPRINTZ/CAMEL column, the pages that flush would write for
-        this device once the piece is buffered, and refuse the call (EncodeError, nothing
+        """Trial-encode, for each lossy column (encoders.page_loss), the pages flush would write
+        for this device once the piece is buffered, and refuse the call (EncodeError, nothing
         buffered) if one would not decode to its values (format notes 8.9, 8.11). Rows that
         come after the buffered ones (appended) only change the last page on: the pages before
         it were checked by earlier calls. Otherwise the device's buffered rows are checked
