@@ -1485,13 +1485,22 @@ class TsFileWriter:
             # the record of what is buffered must not name them (_check_times reads the buffers
             # of a device with a span)
             self._forget_unbuffered()
+        # A write to the file failed: the devices not reached are dropped below with the rest;
+        # the error must name them too, or their accepted rows would vanish without a word.
+        unreached = []
+        if self._torn and failed:
+            unreached = [(dev, _piece_rows(pieces)) for dev, pieces in self._buffers.items()]
+            unreached += [
+                (dev, sum(b.count for b in series.values()))
+                for dev, series in self._tree.pending.items()
+            ]
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
         self._unordered.clear()
         self._buffered_bytes = 0
         if failed:
-            raise _flush_error(failed, self._torn)
+            raise _flush_error(failed, self._torn, unreached)
 
     def _forget_unbuffered(self) -> None:
         """Drop what is recorded of devices whose rows are no longer buffered (a flush stopped
@@ -2147,14 +2156,23 @@ def _piece_rows(pieces) -> int:
     return sum(p.times.shape[0] for p in pieces)
 
 
-def _flush_error(failed, torn):
-    """The exception a flush raises: the first device's, saying which rows were not written."""
+def _flush_error(failed, torn, unreached=()):
+    """The exception a flush raises: the first device's, saying which rows were not written
+    (unreached: [(device, rows)] buffered but not written because the file write failed)."""
     exc, dev, rows = failed[0]
     more = f" ({len(failed) - 1} more devices failed alike)" if len(failed) > 1 else ""
     lost = f"the {rows} rows of this device buffered since the last flush were not written{more}"
     if isinstance(exc, EncodeError):
         return EncodeError(f"{exc}; {lost}")
     exc.add_note(f"table {dev[0]!r}, device {dev[1:]!r}: {lost}")
+    if unreached:
+        shown = "; ".join(f"table {d[0]!r}, device {d[1:]!r}: {n} rows" for d, n in unreached[:10])
+        if len(unreached) > 10:
+            shown += f"; and {len(unreached) - 10} more devices"
+        exc.add_note(
+            f"the rows buffered for {len(unreached)} other device(s) were not written either: "
+            f"{shown}"
+        )
     if torn:
         exc.add_note(
             "writing to the file failed: no further rows are written; close() ends the file "
