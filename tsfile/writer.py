@@ -182,7 +182,7 @@ from tsfile._write.chunk import (
     value_chunk,
     value_chunk_build,
 )
-from tsfile._write.metadata import Series, build_metadata, table_schema_bytes
+from tsfile._write.metadata import DEFAULT_PROPERTIES, Series, build_metadata, table_schema_bytes
 from tsfile._write.values import (
     check_tag_value,
     check_value,
@@ -715,6 +715,9 @@ class TsFileWriter:
         replaces its value). The official rules: the key is a str, the value exactly ``bytes``
         (a str, bytearray, bytes subclass or None is a TypeError: TypeMismatchError); a key
         that does not encode to UTF-8 is refused here, not when close() writes the metadata.
+        The encryption properties (encryptLevel, encryptType, encryptKey) keep the values that
+        say the pages are plain (UnsupportedError otherwise): this writer does not encrypt, and a
+        file that claimed encrypted pages could not be read.
         On a closed writer: WriterClosedError (the official FileWriteError)."""
         self._check_open()
         if not isinstance(key, str):
@@ -723,6 +726,14 @@ class TsFileWriter:
         if type(value) is not bytes:
             raise TypeMismatchError(
                 f"property value of {key!r} must be bytes, got {type(value).__name__}"
+            )
+        plain = dict(DEFAULT_PROPERTIES)
+        if key in plain and value != plain[key]:
+            # encryptLevel b"1" over plain pages made a file no reader can read (ours refuses
+            # it as encrypted; a decrypting reader would decode garbage)
+            raise UnsupportedError(
+                f"property {key!r} describes the encryption of the pages, which this writer "
+                f"writes unencrypted: it stays {plain[key]!r} (got {value!r})"
             )
         self._properties[key] = value
 
