@@ -21,8 +21,11 @@ appearing between a check and the open cannot be replaced either; a directory is
 (IsADirectoryError). ``overwrite=True`` never truncates the existing file: the rows go to a new
 file beside it (``.<name>.tsfile-tmp-<random>``), renamed over the path by close() (a reader
 that has the old file mapped keeps reading it; if the process dies, the old file is intact and
-the temporary one is left). Every option, the schema of TsFileTableWriter (names must encode to
-UTF-8; a TAG/FIELD/ATTRIBUTE column named "time" without a TIME column is refused,
+the temporary one is left). The new file takes the old one's permissions (and owner where
+allowed); a symlink's target is replaced, not the link; a path that is not a regular file
+(FIFO, device, socket) is refused (UnsupportedError). Every option, the schema of
+TsFileTableWriter (names must encode to UTF-8; a TAG/FIELD/ATTRIBUTE column named "time"
+without a TIME column is refused,
 ``tsfile.InvalidSchemaError``) and its encodings and compressions are checked before the file
 is created: a constructor that raises leaves the file system as it was.
 
@@ -156,6 +159,7 @@ import functools
 import operator
 import os
 import secrets
+import stat
 import threading
 import time
 import warnings
@@ -446,6 +450,33 @@ def _create_temp_beside(path):
     raise AlreadyExistsError(f"no unused temporary file name beside {path!r}")
 
 
+def _regular_or_none(path):
+    """os.stat of the regular file that overwrite=True replaces, or None if there is none.
+    Anything else (a FIFO, a device, a socket) is refused: renaming a file over it would
+    destroy it, and a TsFile cannot be written into it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsupportedError(
+            f"{path!r} is not a regular file: overwrite=True replaces a file, not a FIFO, device "
+            "or socket"
+        )
+    return st
+
+
+def _take_permissions(fd, old) -> None:
+    """Give the new file (fd) the mode of the file it replaces (a private 0600 file must not
+    come back readable by every user), and its owner where this process may set it."""
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            pass  # only root may give a file away: it stays this process's, with the old mode
+
+
 def _by_lower_name(mapping, what) -> dict:
     """{name.lower(): value}; a name given twice (differing only in case) is refused: column
     names are case-insensitive, and one of the two would be dropped silently."""
@@ -639,6 +670,7 @@ class TsFileWriter:
         self._lock = threading.RLock()
         self._file = None
         self._temp_path = None  # overwrite=True: the file written, renamed over _path by close()
+        self._replaced = None  # overwrite=True: the path renamed over (a symlink's target)
         self._closed = False
         # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
         # nothing more is appended until close() cuts it back to the last complete chunk group.
@@ -663,7 +695,13 @@ class TsFileWriter:
                 errno.EISDIR, "the writer's path is a directory, not a file", self._path
             )
         if overwrite:
-            raw, self._temp_path = _create_temp_beside(self._path)
+            # A symlink: replace the file it names (renaming over the link would leave that file
+            # with the old rows and turn the link into a file), beside it (same file system).
+            self._replaced = os.path.realpath(self._path)
+            old = _regular_or_none(self._replaced)
+            raw, self._temp_path = _create_temp_beside(self._replaced)
+            if old is not None:
+                _take_permissions(raw.fileno(), old)
         else:
             try:
                 raw = open(self._path, "xb", buffering=0)
@@ -1839,7 +1877,7 @@ class TsFileWriter:
             return
         try:
             if complete:
-                os.replace(self._temp_path, self._path)
+                os.replace(self._temp_path, self._replaced)
             else:
                 os.unlink(self._temp_path)
         except OSError as exc:
