@@ -154,6 +154,7 @@ Writing from numpy (no Python work per value for numeric columns)::
 
 from __future__ import annotations
 
+import copy
 import errno
 import functools
 import operator
@@ -222,6 +223,10 @@ class _Table:
     """A registered table: its schema and the encoding/compression of each column."""
 
     def __init__(self, schema: TableSchema, writer: TsFileWriter):
+        # The writer's own copy: the caller's TableSchema and ColumnSchemas stay mutable
+        # (add_column, data_type), and a column added after this made close() fail on the
+        # table schema, leaving a file without metadata.
+        schema = copy.deepcopy(schema)
         self.schema = schema
         self.name = schema.get_table_name()
         # Names the file stores must encode to UTF-8 (the policy of tsfile._format.device):
