@@ -474,7 +474,7 @@ def _regular_or_none(path):
 def _take_permissions(fd, old) -> None:
     """Give the new file (fd) the mode of the file it replaces (a private 0600 file must not
     come back readable by every user), and its owner where this process may set it."""
-    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)  # read/write/execute bits, never set-id
     if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
         try:
             os.fchown(fd, old.st_uid, old.st_gid)
