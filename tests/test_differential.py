@@ -31,6 +31,7 @@ from interop.official import official_python
 
 import tsfile
 from tsfile import ColumnCategory, ColumnSchema, Compressor, TableSchema, TSDataType, TSEncoding
+from tsfile.codecs import ts2diff_float
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "official"
@@ -277,12 +278,13 @@ def test_sprintz_error_of_min_value_not_lost(tmp_path):
 
 def test_ts2diff_double_rounds_like_the_official_writer(tmp_path):
     # was an open bug: v * 100 was rounded half up exactly, not floor(v * 100 + 0.5) in double
-    # as format notes 8.3 and the official writer (which store 60427080716746.5 here)
-    path = tmp_path / "r.tsfile"
+    # as format notes 8.3 and the official writer (which store 60427080716746.5 here); the codec
+    # still encodes as the official writer, and the writer now refuses the value it would change
     v = 60427080716746.49  # v * 100 == 6042708071674649.0; + 0.5 rounds to ...650.0
-    _write_one_column(path, TSDataType.DOUBLE, TSEncoding.TS_2DIFF, [v, 1.0])
-    got = tsfile.read_table(path, "t")["v"]
-    assert got[0] == 60427080716746.5
+    page = ts2diff_float.encode(np.array([v, 1.0]))
+    assert ts2diff_float.decode(page, np.float64)[0] == 60427080716746.5
+    with pytest.raises(tsfile.EncodeError, match=r"'v' \(DOUBLE, TS_2DIFF\).* at time 0 "):
+        _write_one_column(tmp_path / "r.tsfile", TSDataType.DOUBLE, TSEncoding.TS_2DIFF, [v, 1.0])
 
 
 def test_camel_nan_not_lost(tmp_path):

@@ -67,7 +67,22 @@ CANDIDATES = _candidates()
 SCHEMA_WITH_TIME = {"time_column"}
 
 
-def _write(exp, path):
+def lossy_columns(exp) -> set:
+    """The FLOAT/DOUBLE TS_2DIFF columns of a fixture: the ground truth holds the values the
+    official writer's 2-decimal fixed point made of its input, which TS_2DIFF does not always
+    store again exactly (60427080716746.49 * 100 rounds to ...650), so our writer may refuse
+    them."""
+    ((table, series),) = exp.tables.items()
+    encs = exp.meta["column_encodings"][table]
+    return {
+        col
+        for col, tname in zip(series.columns, series.types, strict=True)
+        if tname in ("FLOAT", "DOUBLE") and encs.get(col, {}).get("encoding") == "TS_2DIFF"
+    }
+
+
+def _write(exp, path, leave_out=()):
+    """Write the fixture's rows with its settings (without the columns `leave_out`)."""
     ((table, series),) = exp.tables.items()
     cfg = exp.meta["config"][table]
     encodings = {}
@@ -77,7 +92,7 @@ def _write(exp, path):
     col_enc = exp.meta["column_encodings"][table]
     columns = []
     for name, tname, cat in zip(series.columns, series.types, series.categories, strict=True):
-        if cat == "TIME":
+        if cat == "TIME" or name in leave_out:
             continue
         dt = TSDataType[tname]
         enc = col_enc.get(name, {})
@@ -101,6 +116,8 @@ def _write(exp, path):
     )
     cols, masks = {}, {}
     for c in series.columns[1:]:
+        if c in leave_out:
+            continue
         cols[c] = series.values[c]
         if series.nulls[c].any():
             masks[c] = series.nulls[c]
@@ -114,10 +131,8 @@ def _write(exp, path):
 def test_same_file_as_official(tmp_path, name):
     exp = load_expected(name)
     ((table, series),) = exp.tables.items()
-    encs = exp.meta["column_encodings"][table]
-    for col, tname in zip(series.columns, series.types, strict=True):
-        if tname in ("FLOAT", "DOUBLE") and encs.get(col, {}).get("encoding") == "TS_2DIFF":
-            pytest.skip("lossy FLOAT/DOUBLE TS_2DIFF: the ground truth holds the decoded values")
+    if lossy_columns(exp):
+        pytest.skip("lossy FLOAT/DOUBLE TS_2DIFF: the ground truth holds the decoded values")
     if name in WRITER_UNSUPPORTED:
         # a known gap of the writer, not of this build: it must still refuse, not write
         with pytest.raises(UnsupportedError, match=WRITER_UNSUPPORTED[name]):

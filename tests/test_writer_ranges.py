@@ -24,7 +24,9 @@ CASES = [name for name in fixtures.CANDIDATES if name not in fixtures.WRITER_UNS
 @pytest.mark.parametrize("name", CASES)
 def test_threads_and_page_ranges_write_the_threads_1_bytes(tmp_path, monkeypatch, name):
     exp = load_expected(name)
-    series = fixtures._write(exp, tmp_path / "one.tsfile")
+    # the writer refuses FLOAT/DOUBLE values that TS_2DIFF would round: those columns are left out
+    lossy = fixtures.lossy_columns(exp)
+    series = fixtures._write(exp, tmp_path / "one.tsfile", leave_out=lossy)
     cfg = exp.meta["config"][next(iter(exp.tables))]
     time_in_c = len(series.values["time"]) > 0 and chunk_encode.supports(
         int(TSEncoding[cfg["time_encoding_type_"]]),
@@ -53,7 +55,7 @@ def test_threads_and_page_ranges_write_the_threads_1_bytes(tmp_path, monkeypatch
             fixtures, "TsFileTableWriter", functools.partial(real_writer, threads=threads)
         )
         path = tmp_path / f"t{threads}.tsfile"
-        fixtures._write(exp, path)
+        fixtures._write(exp, path, leave_out=lossy)
         # each null-free C-path chunk (the time chunk too) was split into as many runs as it
         # has pages, up to `threads` (a group's last chunk: up to _LAST_CHUNK_SPLIT times as
         # many); a column with nulls is built in one job

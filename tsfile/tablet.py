@@ -125,7 +125,8 @@ class Tablet:
         BOOLEAN, datetime64 -> TIMESTAMP (in milliseconds), str/object -> STRING or BLOB/DATE/
         TIMESTAMP by the first value). Values are checked against these types here
         (TypeMismatchError, first bad row) and against the table schema's when written.
-        null_masks: {name: bool array, True = null} (numpy.ma convention); a numpy.ma.MaskedArray
+        null_masks: {name: bool array, True = null} (numpy.ma convention; a scalar column too:
+        the scalar in the other rows); a numpy.ma.MaskedArray
         column brings its own mask; None values in object columns are null too.
         Arrays that need no conversion are referenced, not copied (the writer copies what it
         keeps buffered)."""
@@ -155,14 +156,19 @@ class Tablet:
         for name in names:
             data = columns[name]
             key = str(name).lower()
+            mask = masks.get(key)
             if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
                 dt = types.get(key)
                 if dt is None:
                     dt = _infer_type(np.asarray([data]))
-                tab.type_list.append(dt)
-                tab._cols.append(_Const(_check_const(key, dt, data)))
-                continue
-            mask = masks.get(key)
+                if mask is None:
+                    tab.type_list.append(dt)
+                    tab._cols.append(_Const(_check_const(key, dt, data)))
+                    continue
+                # A scalar with a null mask: every row holds it except the rows the mask makes
+                # null (a _Const would store it in those rows too).
+                types[key] = dt
+                data = np.full(n, data, dtype=object)
             if isinstance(data, np.ma.MaskedArray):
                 m = np.ma.getmaskarray(data)
                 mask = m if mask is None else (np.asarray(mask, dtype=bool) | m)

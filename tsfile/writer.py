@@ -21,8 +21,11 @@ appearing between a check and the open cannot be replaced either; a directory is
 (IsADirectoryError). ``overwrite=True`` never truncates the existing file: the rows go to a new
 file beside it (``.<name>.tsfile-tmp-<random>``), renamed over the path by close() (a reader
 that has the old file mapped keeps reading it; if the process dies, the old file is intact and
-the temporary one is left). Every option, the schema of TsFileTableWriter (names must encode to
-UTF-8; a TAG/FIELD/ATTRIBUTE column named "time" without a TIME column is refused,
+the temporary one is left). The new file takes the old one's permissions (and owner where
+allowed); a symlink's target is replaced, not the link; a path that is not a regular file
+(FIFO, device, socket) is refused (UnsupportedError). Every option, the schema of
+TsFileTableWriter (names must encode to UTF-8; a TAG/FIELD/ATTRIBUTE column named "time"
+without a TIME column is refused,
 ``tsfile.InvalidSchemaError``) and its encodings and compressions are checked before the file
 is created: a constructor that raises leaves the file system as it was.
 
@@ -99,13 +102,14 @@ library decode a page by its value count and read them back (a reader that stops
 end marker, as Java's GORILLA reader does, would lose the rest of that page).
 No page is written that decodes to other values than were given: SPRINTZ (INT32/INT64) cannot
 store a value whose prediction error is exactly the type's minimum (format notes 8.9), CAMEL
-stores a NaN after a page's first value as 0.0 (8.11); the official writer writes such pages
-silently. This writer refuses such values at the write call: for each SPRINTZ/CAMEL column it
+stores a NaN after a page's first value as 0.0 (8.11), TS_2DIFF FLOAT/DOUBLE keeps 2 decimals
+(8.3: 3.14159 would be read back as 3.14, -0.0 as 0.0); the official writer writes such pages
+silently. This writer refuses such values at the write call: for each such column it
 trial-encodes the pages flush will write for the device (its buffered rows plus the call's, in
 time order, page_size rows a page; when the call's rows come after the buffered ones, from the
 last partial page on) and decodes them again; a page that does not round-trip refuses the whole
 call with ``tsfile.EncodeError`` (naming table, device, column, value, time and reason, and
-suggesting another encoding), nothing of it buffered. Cost, for these two encodings only: each
+suggesting another encoding), nothing of it buffered. Cost, for these encodings only: each
 value is encoded twice (at the call and at flush), plus the last partial page once per call
 (many tiny calls pay up to page_size values each; rows out of time order re-check the device's
 buffered rows). So a flush never fails for accepted rows; should it still (a codec bug), the
@@ -150,11 +154,13 @@ Writing from numpy (no Python work per value for numeric columns)::
 
 from __future__ import annotations
 
+import copy
 import errno
 import functools
 import operator
 import os
 import secrets
+import stat
 import threading
 import time
 import warnings
@@ -181,7 +187,7 @@ from tsfile._write.chunk import (
     value_chunk,
     value_chunk_build,
 )
-from tsfile._write.metadata import Series, build_metadata, table_schema_bytes
+from tsfile._write.metadata import DEFAULT_PROPERTIES, Series, build_metadata, table_schema_bytes
 from tsfile._write.values import (
     check_tag_value,
     check_value,
@@ -217,6 +223,10 @@ class _Table:
     """A registered table: its schema and the encoding/compression of each column."""
 
     def __init__(self, schema: TableSchema, writer: TsFileWriter):
+        # The writer's own copy: the caller's TableSchema and ColumnSchemas stay mutable
+        # (add_column, data_type), and a column added after this made close() fail on the
+        # table schema, leaving a file without metadata.
+        schema = copy.deepcopy(schema)
         self.schema = schema
         self.name = schema.get_table_name()
         # Names the file stores must encode to UTF-8 (the policy of tsfile._format.device):
@@ -250,7 +260,8 @@ class _Table:
         # The encodings the written chunks of each "auto" column used (chunk headers).
         self.chunk_encodings = {name: set() for name, enc in self.encoding.items() if enc == AUTO}
         # {field: (page encoder, page check)} of the columns whose encoding may not store a value
-        # (SPRINTZ, CAMEL): their pages are trial-encoded at the write call (_check_pages).
+        # (SPRINTZ, CAMEL, TS_2DIFF FLOAT/DOUBLE): their pages are trial-encoded at the write call
+        # (_check_pages).
         self.page_checks = {}
         for c in self.fields:
             enc = self.encoding[c.column_name]
@@ -444,6 +455,33 @@ def _create_temp_beside(path):
     raise AlreadyExistsError(f"no unused temporary file name beside {path!r}")
 
 
+def _regular_or_none(path):
+    """os.stat of the regular file that overwrite=True replaces, or None if there is none.
+    Anything else (a FIFO, a device, a socket) is refused: renaming a file over it would
+    destroy it, and a TsFile cannot be written into it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsupportedError(
+            f"{path!r} is not a regular file: overwrite=True replaces a file, not a FIFO, device "
+            "or socket"
+        )
+    return st
+
+
+def _take_permissions(fd, old) -> None:
+    """Give the new file (fd) the mode of the file it replaces (a private 0600 file must not
+    come back readable by every user), and its owner where this process may set it."""
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)  # read/write/execute bits, never set-id
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            pass  # only root may give a file away: it stays this process's, with the old mode
+
+
 def _by_lower_name(mapping, what) -> dict:
     """{name.lower(): value}; a name given twice (differing only in case) is refused: column
     names are case-insensitive, and one of the two would be dropped silently."""
@@ -511,12 +549,13 @@ def _duplicate_time(dev, timestamp, row, earlier) -> OutOfOrderError:
 
 
 def _unstorable(table, dev, name, page, page_times, lost) -> EncodeError:
-    """EncodeError for a write call whose rows would make a SPRINTZ/CAMEL page that does not
+    """EncodeError for a write call whose rows would make a page of a lossy encoding (SPRINTZ,
+    CAMEL, TS_2DIFF FLOAT/DOUBLE: encoders.page_loss) that does not
     decode to its values (nothing of the call is buffered)."""
     i, decoded, reason = lost
     column = table.field_by_name[name]
     encoding = table.encoding[name]
-    other = "TS_2DIFF, GORILLA or CHIMP" if encoding == TSEncoding.SPRINTZ else "GORILLA or CHIMP"
+    other = encoders.LOSSLESS_ALTERNATIVES[encoding]
     return EncodeError(
         f"table {table.name!r}, device {_tags_text(dev)}, column {name!r} "
         f"({column.data_type.name}, {encoding.name}): the value {page[i].item()!r} at time "
@@ -636,6 +675,7 @@ class TsFileWriter:
         self._lock = threading.RLock()
         self._file = None
         self._temp_path = None  # overwrite=True: the file written, renamed over _path by close()
+        self._replaced = None  # overwrite=True: the path renamed over (a symlink's target)
         self._closed = False
         # A write of chunk bytes failed part way (e.g. OSError): the file's end is unknown, so
         # nothing more is appended until close() cuts it back to the last complete chunk group.
@@ -660,7 +700,13 @@ class TsFileWriter:
                 errno.EISDIR, "the writer's path is a directory, not a file", self._path
             )
         if overwrite:
-            raw, self._temp_path = _create_temp_beside(self._path)
+            # A symlink: replace the file it names (renaming over the link would leave that file
+            # with the old rows and turn the link into a file), beside it (same file system).
+            self._replaced = os.path.realpath(self._path)
+            old = _regular_or_none(self._replaced)
+            raw, self._temp_path = _create_temp_beside(self._replaced)
+            if old is not None:
+                _take_permissions(raw.fileno(), old)
         else:
             try:
                 raw = open(self._path, "xb", buffering=0)
@@ -712,6 +758,9 @@ class TsFileWriter:
         replaces its value). The official rules: the key is a str, the value exactly ``bytes``
         (a str, bytearray, bytes subclass or None is a TypeError: TypeMismatchError); a key
         that does not encode to UTF-8 is refused here, not when close() writes the metadata.
+        The encryption properties (encryptLevel, encryptType, encryptKey) keep the values that
+        say the pages are plain (UnsupportedError otherwise): this writer does not encrypt, and a
+        file that claimed encrypted pages could not be read.
         On a closed writer: WriterClosedError (the official FileWriteError)."""
         self._check_open()
         if not isinstance(key, str):
@@ -720,6 +769,14 @@ class TsFileWriter:
         if type(value) is not bytes:
             raise TypeMismatchError(
                 f"property value of {key!r} must be bytes, got {type(value).__name__}"
+            )
+        plain = dict(DEFAULT_PROPERTIES)
+        if key in plain and value != plain[key]:
+            # encryptLevel b"1" over plain pages made a file no reader can read (ours refuses
+            # it as encrypted; a decrypting reader would decode garbage)
+            raise UnsupportedError(
+                f"property {key!r} describes the encryption of the pages, which this writer "
+                f"writes unencrypted: it stays {plain[key]!r} (got {value!r})"
             )
         self._properties[key] = value
 
@@ -819,7 +876,7 @@ class TsFileWriter:
             self._flush()
 
     def _check_series_pages(self, dev, name, ts, values) -> None:
-        """Encodings that can lose values (SPRINTZ, CAMEL): trial-encode the pages flush will
+        """Encodings that can lose values (encoders.page_loss): trial-encode the pages flush will
         write for the series (its buffered points and the call's, in time order; when the call's
         points all follow the buffered ones, from the last partial page on), so that a value a
         page would not store is refused at the call (EncodeError) and a flush never fails for
@@ -852,9 +909,9 @@ class TsFileWriter:
             raise EncodeError(f"device {dev.path!r}, {exc}") from None
 
     def _check_aligned_pages(self, dev, times, staged) -> None:
-        """An aligned device with a SPRINTZ/CAMEL series: build its chunks from the buffered rows
-        and the call's, as flush will, so that a value a page would not store is refused at
-        the call (EncodeError)."""
+        """An aligned device with a lossy series (encoders.page_loss): build its chunks from the
+        buffered rows and the call's, as flush will, so that a value a page would not store is
+        refused at the call (EncodeError)."""
         lossy = [
             name
             for name, s in dev.series.items()
@@ -974,11 +1031,12 @@ class TsFileWriter:
         float32 (tsfile._write.values has the rules; TypeMismatchError names the column and the
         first bad row). DATE: int yyyyMMdd, datetime.date objects or datetime64 days;
         BOOLEAN/INT/FLOAT columns of the schema's dtype without nulls are encoded straight from
-        the array. null_masks = {column: bool array,
-        True = null}; a numpy.ma.MaskedArray brings its own mask; None in object arrays and NaT
-        are null. NaN is a value, not a null. Columns of the schema that are not given are null.
-        A column given twice (names differ only in case) is refused, and so is a null_masks key
-        that names no column of the table (ColumnNotExistError). A masked timestamp is refused."""
+        the array. null_masks = {column: bool array, True = null} (a scalar column too: the
+        scalar in the other rows); a numpy.ma.MaskedArray brings its own mask; None in object
+        arrays and NaT are null. NaN is a value, not a null. Columns of the schema that are not
+        given are null. A column given twice (names differ only in case) is refused, and so is
+        a null_masks key that names no column of the table (ColumnNotExistError). A masked
+        timestamp is refused."""
         self._check_open()
         table = self._table(table_name)
         ts = to_timestamps(timestamps, _time_name(table))
@@ -992,10 +1050,14 @@ class TsFileWriter:
         masks = {k: np.asarray(v, dtype=bool) for k, v in masks.items()}
         cols = {}
         for key, data in columns.items():
-            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
-                cols[key] = data
-                continue
             mask = masks.get(key)
+            if np.ndim(data) == 0 and not isinstance(data, np.ma.MaskedArray):
+                if mask is None:
+                    cols[key] = data
+                    continue
+                # A scalar stands for every row; its null mask says which rows are null (taking
+                # the scalar alone would store it in the rows the caller made null).
+                data = np.full(ts.shape[0], data, dtype=object)
             if isinstance(data, np.ma.MaskedArray):
                 m = np.ma.getmaskarray(data)
                 mask = m if mask is None else mask | m
@@ -1354,8 +1416,8 @@ class TsFileWriter:
         return self._pool
 
     def _check_pages(self, table, dev, piece, appended) -> None:
-        """Trial-encode, for each SPRINTZ/CAMEL column, the pages that flush would write for
-        this device once the piece is buffered, and refuse the call (EncodeError, nothing
+        """Trial-encode, for each lossy column (encoders.page_loss), the pages flush would write
+        for this device once the piece is buffered, and refuse the call (EncodeError, nothing
         buffered) if one would not decode to its values (format notes 8.9, 8.11). Rows that
         come after the buffered ones (appended) only change the last page on: the pages before
         it were checked by earlier calls. Otherwise the device's buffered rows are checked
@@ -1477,13 +1539,22 @@ class TsFileWriter:
             # the record of what is buffered must not name them (_check_times reads the buffers
             # of a device with a span)
             self._forget_unbuffered()
+        # A write to the file failed: the devices not reached are dropped below with the rest;
+        # the error must name them too, or their accepted rows would vanish without a word.
+        unreached = []
+        if self._torn and failed:
+            unreached = [(dev, _piece_rows(pieces)) for dev, pieces in self._buffers.items()]
+            unreached += [
+                (dev, sum(b.count for b in series.values()))
+                for dev, series in self._tree.pending.items()
+            ]
         self._buffers.clear()
         self._tree.clear()
         self._spans.clear()
         self._unordered.clear()
         self._buffered_bytes = 0
         if failed:
-            raise _flush_error(failed, self._torn)
+            raise _flush_error(failed, self._torn, unreached)
 
     def _forget_unbuffered(self) -> None:
         """Drop what is recorded of devices whose rows are no longer buffered (a flush stopped
@@ -1811,7 +1882,7 @@ class TsFileWriter:
             return
         try:
             if complete:
-                os.replace(self._temp_path, self._path)
+                os.replace(self._temp_path, self._replaced)
             else:
                 os.unlink(self._temp_path)
         except OSError as exc:
@@ -2139,14 +2210,23 @@ def _piece_rows(pieces) -> int:
     return sum(p.times.shape[0] for p in pieces)
 
 
-def _flush_error(failed, torn):
-    """The exception a flush raises: the first device's, saying which rows were not written."""
+def _flush_error(failed, torn, unreached=()):
+    """The exception a flush raises: the first device's, saying which rows were not written
+    (unreached: [(device, rows)] buffered but not written because the file write failed)."""
     exc, dev, rows = failed[0]
     more = f" ({len(failed) - 1} more devices failed alike)" if len(failed) > 1 else ""
     lost = f"the {rows} rows of this device buffered since the last flush were not written{more}"
     if isinstance(exc, EncodeError):
         return EncodeError(f"{exc}; {lost}")
     exc.add_note(f"table {dev[0]!r}, device {dev[1:]!r}: {lost}")
+    if unreached:
+        shown = "; ".join(f"table {d[0]!r}, device {d[1:]!r}: {n} rows" for d, n in unreached[:10])
+        if len(unreached) > 10:
+            shown += f"; and {len(unreached) - 10} more devices"
+        exc.add_note(
+            f"the rows buffered for {len(unreached)} other device(s) were not written either: "
+            f"{shown}"
+        )
     if torn:
         exc.add_note(
             "writing to the file failed: no further rows are written; close() ends the file "

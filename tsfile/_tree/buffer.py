@@ -15,6 +15,8 @@ the value pages' bitmaps), like a table-model device.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from tsfile._format.device import split_tree_path, tree_device_id
@@ -107,7 +109,9 @@ class TreeDevice:
         name = schema.get_timeseries_name()
         if name in self.series:
             raise AlreadyExistsError(f"device {self.path!r} already has a series {name!r}")
-        self.series[name] = schema
+        # a copy: the caller's TimeseriesSchema stays mutable, and a type changed after the
+        # points were checked would be the type their chunk is written with
+        self.series[name] = copy.copy(schema)
 
     def schema_of(self, name) -> TimeseriesSchema:
         schema = self.series.get(name)

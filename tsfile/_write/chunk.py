@@ -327,8 +327,5 @@ def _refuse(measurement, data_type, encoding, values, value_times, a, lost):
     raise EncodeError(
         f"column {measurement!r} ({data_type.name}, {encoding.name}): the value {value!r} at "
         f"time {int(value_times[a + i])} would be read back as {decoded!r}: {reason}; choose "
-        f"another encoding for this column (e.g. {_SUGGEST[encoding]})"
+        f"another encoding for this column (e.g. {encoders.LOSSLESS_ALTERNATIVES[encoding]})"
     )
-
-
-_SUGGEST = {TSEncoding.SPRINTZ: "TS_2DIFF, GORILLA or CHIMP", TSEncoding.CAMEL: "GORILLA or CHIMP"}

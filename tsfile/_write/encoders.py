@@ -35,8 +35,9 @@ _WRITABLE_TYPES = (T.BOOLEAN, *_INTS, *_FLOATS, *_BINARY)
 def _supported():
     """Encoding -> the types the writer encodes with it: every (encoding, type) pair the codec
     registry holds, less _NOT_WRITTEN. TS_2DIFF FLOAT/DOUBLE is lossy, 2 decimals (format notes
-    8.3); ALP (TSEncoding 15, alp-format notes) is this library's extension: the official 2.5
-    package cannot read it, so it is never a default."""
+    8.3; the writer refuses a value it would change, page_loss); ALP (TSEncoding 15, alp-format
+    notes) is this library's extension: the official 2.5 package cannot read it, so it is never
+    a default."""
     table = {}
     for enc in TSEncoding:
         types = tuple(
@@ -168,12 +169,23 @@ def _generic(mod, data_type):
 
 # Encodings whose pages can decode to other values than were written (the official writer writes
 # such pages silently): SPRINTZ INT32/INT64 loses a value whose prediction error is exactly
-# MIN_VALUE (format notes 8.9), CAMEL stores a NaN after the page's first value as 0.0 (8.11).
+# MIN_VALUE (format notes 8.9), CAMEL stores a NaN after the page's first value as 0.0 (8.11),
+# TS_2DIFF FLOAT/DOUBLE stores round(value * 100) (8.3: 3.14159 reads back as 3.14, -0.0 as 0.0).
 # The writer decodes each of their pages again and refuses a page that does not round-trip.
 _LOSSY = {
     E.SPRINTZ: "its SPRINTZ prediction error is exactly the type's minimum, which SPRINTZ cannot "
     "store (format notes 8.9)",
     E.CAMEL: "CAMEL stores a NaN after the first value of a page as 0.0",
+    E.TS_2DIFF: "TS_2DIFF stores FLOAT/DOUBLE values as fixed-point numbers with 2 decimals "
+    "(format notes 8.3)",
+}
+# The types each lossy encoding can lose values of (TS_2DIFF integers are exact).
+_LOSSY_TYPES = {E.TS_2DIFF: _FLOATS}
+# What an EncodeError for a value the encoding cannot store suggests instead.
+LOSSLESS_ALTERNATIVES = {
+    E.SPRINTZ: "TS_2DIFF, GORILLA or CHIMP",
+    E.CAMEL: "GORILLA or CHIMP",
+    E.TS_2DIFF: "GORILLA or CHIMP",
 }
 
 
@@ -182,7 +194,7 @@ def page_loss(encoding, data_type):
     when the page decodes to exactly values (bit for bit), else (index, decoded value, reason)
     of the first value it loses."""
     encoding, data_type = TSEncoding(encoding), TSDataType(data_type)
-    if encoding not in _LOSSY:
+    if encoding not in _LOSSY or data_type not in _LOSSY_TYPES.get(encoding, (data_type,)):
         return None
     mod = _codec(encoding, data_type)
     dtype = _NP[data_type]

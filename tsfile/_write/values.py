@@ -425,6 +425,10 @@ def datetimes_to_ms(column, arr, present=None) -> np.ndarray:
     """int64 milliseconds since the epoch of a datetime64 array of any unit. A value with a
     sub-millisecond remainder, or one beyond the INT64 millisecond range, is refused; NaT rows
     must be nulls (present False; they come out as 0), a present NaT is refused."""
+    if not arr.dtype.isnative:
+        # The int64 view below reads the machine's byte order: a big-endian datetime64 array
+        # (one read from a file or a network buffer) would give other instants.
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     nat = np.isnat(arr)
     _refuse_first(nat, present, column, "NaT is not a timestamp")
     unit, count = np.datetime_data(arr.dtype)
