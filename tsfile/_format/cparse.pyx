@@ -16,6 +16,7 @@ is compared with the bytes present before anything of that size is made), and ev
 the absolute file offset as the Python cursor (tsfile._format.bytes.Cursor) does.
 """
 
+cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
@@ -44,6 +45,10 @@ from tsfile._format.codes cimport (
 )
 
 
+# No automatic pickling: Cython would copy the raw pointer below as a NUL-terminated string,
+# so a copy.copy() of this object pointed into a temporary while keeping the whole length
+# (reads of freed memory); copy and pickle are a TypeError instead.
+@cython.auto_pickle(False)
 cdef class _Reader:
     """The buffer being parsed and the file name for messages."""
 

@@ -38,6 +38,7 @@ Chunks (immutable once read_chunk returns); each caller passes a Scratch of its 
 may run concurrently, without the GIL where they decode.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -180,6 +181,10 @@ cdef inline bint is_binary(int t) noexcept nogil:
 # the file
 
 
+# No automatic pickling: Cython would copy the raw pointer below as a NUL-terminated string,
+# so a copy.copy() of this object pointed into a temporary while keeping the whole length
+# (reads of freed memory); copy and pickle are a TypeError instead.
+@cython.auto_pickle(False)
 cdef class FileView:
     """A read-only view of the whole file (an mmap or bytes) with a raw pointer for C code.
 

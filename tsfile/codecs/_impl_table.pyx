@@ -12,13 +12,21 @@ cdef class ImplTable:
         # an unfilled table would point at no rows: only impl_table() makes them
         raise TypeError("ImplTable is built by impl_table() when its codec module is imported")
 
+    def _check_filled(self):
+        # A table made by ImplTable.__new__ (not impl_table()) points at no rows: reading them
+        # would dereference NULL.
+        if self.at_level[0] == NULL:
+            raise TypeError("ImplTable is built by impl_table() when its codec module is imported")
+
     def implementations(self):
         """The implementation rows this CPU can run, best first (``"scalar"`` last): the row chosen
         for each level that is that level's own."""
+        self._check_filled()
         return impl_table_names(self.at_level)
 
     def active_implementation(self):
         """The row ``path="simd"`` and ``path="auto"`` run at the current ISA level."""
+        self._check_filled()
         return impl_table_active(self.at_level)
 
     def publish(self, dict module):
@@ -26,6 +34,7 @@ cdef class ImplTable:
         ``active_implementation()`` of this table; returns ``has_simd``, the module's
         ``HAS_SIMD`` (true when the build carries SIMD rows: whether the CPU can run them is
         :func:`tsfile.simd_info`'s business; ``path="simd"`` checks both)."""
+        self._check_filled()
         module["implementations"] = self.implementations
         module["active_implementation"] = self.active_implementation
         return self.has_simd

@@ -362,6 +362,12 @@ cdef class GorillaEncoder:
         self._allow = bool(allow_end_markers)
         self._reset()
 
+    cdef _check_ready(self):
+        # made by __new__, or by a subclass that skipped __init__: the C encoder would write
+        # through a NULL output pointer
+        if self._buf is None:
+            raise TypeError("GorillaEncoder.__init__ was not called")
+
     cdef _reset(self):
         self._buf = bytearray(gorilla_encode_bound(64, 64))
         self._count = 0
@@ -369,6 +375,7 @@ cdef class GorillaEncoder:
 
     def encode(self, value):
         """Append one value (EncodeError if it equals the end marker)."""
+        self._check_ready()
         cdef uint64_t v = _bits_of(value, self._kind)
         cdef size_t need = gorilla_encode_bound(self._count + 2, 64)
         if v == _end_value(self._kind) and not self._allow:
@@ -386,6 +393,7 @@ cdef class GorillaEncoder:
     def flush(self):
         """Finish the page (end value + final byte) and return its bytes."""
         cdef size_t n
+        self._check_ready()
         if _wide(self._kind):
             n = gorilla_enc_finish64(&self._e, _end_value(self._kind))
         else:

@@ -18,6 +18,7 @@ takes the batch code for the others. ``HAS_SIMD`` says whether this build has SI
 ``count`` and ``skip`` (the codec contract): fixed-width kinds by arithmetic, INT32 by walking the
 svarints, binary values by their length prefixes; nothing is stored.
 """
+cimport cython
 from cpython.bytes cimport (
     PyBytes_AS_STRING,
     PyBytes_CheckExact,
@@ -221,6 +222,10 @@ cdef Py_ssize_t _encode_kind(int kind, const void *values, Py_ssize_t count,
 # ---------------------------------------------------------------------------------------------
 # The streaming (per-value) decoder
 
+# No automatic pickling: Cython would copy the raw pointer below as a NUL-terminated string,
+# so a copy.copy() of this object pointed into a temporary while keeping the whole length
+# (reads of freed memory); copy and pickle are a TypeError instead.
+@cython.auto_pickle(False)
 cdef class PlainDecoder:
     """Streaming PLAIN decoder: ``has_next()`` / ``next()`` over the values in ``data``.
 

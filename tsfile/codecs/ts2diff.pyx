@@ -520,6 +520,9 @@ cdef class Ts2DiffEncoder:
 
     def encode(self, value):
         """Add one value (an int in the dtype's range)."""
+        if self._buf == NULL:
+            # made by __new__, or by a subclass that skipped __init__: no value buffer to write
+            raise TypeError("Ts2DiffEncoder.__init__ was not called")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"expected an int, not {type(value).__name__}")
         if self._is64:
@@ -534,6 +537,8 @@ cdef class Ts2DiffEncoder:
 
     def flush(self):
         """Write the pending block and return all bytes since the previous flush."""
+        if self._buf == NULL:
+            raise TypeError("Ts2DiffEncoder.__init__ was not called")
         self._emit_block()
         out = bytes(self._out)
         self._out = bytearray()
