@@ -199,7 +199,7 @@ def test_scalar_fallback_on_cpu_without_avx2(tmp_path):
                 cmd += ["-p", "no:cacheprovider", *(str(ROOT / "tests" / n) for n in suites)]
                 procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env))
         for proc in procs:
-            proc.wait(timeout=600)
+            proc.wait(timeout=900)
     finally:
         for proc in procs:
             if proc.poll() is None:
