@@ -77,44 +77,23 @@ def _as_table(blocks, names):
 
 def assert_same_blocks(got, want):
     """The same blocks: lengths, timestamps, columns (values where not null), null maps and
-    types, one by one. The per-block lists and dtypes are compared block by block; timestamps,
-    null maps and values over all blocks at once (one numpy call per column instead of one per
-    block and column: batch_size=1 hands out thousands of blocks), which is the same check
-    since the blocks' lengths and column lists are equal one by one."""
+    types, one by one."""
     assert [len(b) for b in got] == [len(b) for b in want]
-    groups = {}  # (column, dtype) -> the blocks that hold it: the same blocks on both sides
-    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+    for a, b in zip(got, want, strict=True):
+        assert np.array_equal(a.timestamps, b.timestamps)
         assert list(a.columns) == list(b.columns)
         assert sorted(a.nulls) == sorted(b.nulls)
         assert list(a.types) == list(b.types)
-        # every array of the block as long as the block (concatenating would hide a shift)
-        for block in (a, b):
-            arrays = [block.timestamps, *block.columns.values(), *block.nulls.values()]
-            assert all(len(x) == len(b) for x in arrays)
         for name in b.columns:
-            assert a.columns[name].dtype == b.columns[name].dtype, name
-            groups.setdefault((name, b.columns[name].dtype), []).append(i)
-    if not want:
-        return
-    assert np.array_equal(
-        np.concatenate([a.timestamps for a in got]), np.concatenate([b.timestamps for b in want])
-    )
-
-    def nulls_of(block, name):
-        return block.nulls.get(name, np.zeros(len(block), np.bool_))
-
-    for (name, dtype), blocks in groups.items():
-        nulls = np.concatenate([nulls_of(want[i], name) for i in blocks])
-        # the key sets are equal block by block: a column without nulls on one side has none
-        # on the other
-        assert np.array_equal(np.concatenate([nulls_of(got[i], name) for i in blocks]), nulls)
-        va = np.concatenate([got[i].columns[name] for i in blocks])[~nulls]
-        vb = np.concatenate([want[i].columns[name] for i in blocks])[~nulls]
-        assert va.dtype == vb.dtype == dtype, name
-        if dtype.kind == "f":
-            assert np.array_equal(va, vb, equal_nan=True), name
-        else:
-            assert np.array_equal(va, vb), name
+            nulls = b.nulls.get(name, np.zeros(len(b), np.bool_))
+            if name in b.nulls:
+                assert np.array_equal(a.nulls[name], nulls), name
+            va, vb = a.columns[name][~nulls], b.columns[name][~nulls]
+            assert va.dtype == vb.dtype, name
+            if vb.dtype.kind == "f":
+                assert np.array_equal(va, vb, equal_nan=True), name
+            else:
+                assert np.array_equal(va, vb), name
 
 
 def _keep(full, column, op, q):
