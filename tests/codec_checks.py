@@ -1,10 +1,24 @@
 """Checks the codec test modules share: hostile-input properties (random or mutated bytes decode
 the same on every path or raise CorruptDataError) and the bit-exact array comparison."""
 
+import os
+
 import numpy as np
 from hypothesis import strategies as st
 
 from tsfile.errors import CorruptDataError
+
+# TSFILE_TEST_QUICK=1: test_isa_emulation.py runs the codec suites under qemu with a CPU model
+# without AVX2, where every Python step is emulated (~30x slower) and the property tests were most
+# of its time. They draw fewer examples there: the same properties over the same paths are drawn
+# in full by the native run; under emulation what is new is the CPU's dispatch to the scalar
+# rows, which every example goes through.
+QUICK = os.environ.get("TSFILE_TEST_QUICK", "") == "1"
+
+
+def examples(n: int) -> int:
+    """max_examples for a property test: n, or an eighth of n (at least 20) under emulation."""
+    return max(20, n // 8) if QUICK else n
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:

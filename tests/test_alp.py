@@ -6,6 +6,7 @@ import struct
 
 import numpy as np
 import pytest
+from codec_checks import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -325,7 +326,7 @@ def test_smooth_and_mixed_data():
     _check(np.array([1e300, -1e300, 1e-300, 2.0**60, -(2.0**60), 123456789012345.6]))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.lists(st.integers(0, 2**64 - 1), min_size=0, max_size=1100), st.booleans())
 def test_property_arbitrary_bit_patterns(words, is64):
     if is64:
@@ -335,7 +336,7 @@ def test_property_arbitrary_bit_patterns(words, is64):
     _check(vals)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     st.lists(st.one_of(st.integers(-(10**9), 10**9), st.integers(0, 2**64 - 1)), max_size=1500),
     st.integers(0, 8),

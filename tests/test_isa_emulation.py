@@ -19,6 +19,7 @@ import platform
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -54,10 +55,37 @@ def _native_cc():
     pytest.skip("no C compiler (cc, gcc, clang or $CC)")
 
 
-def _compile(cc, src, out, *flags):
-    cmd = [cc, "-O2", "-std=gnu11", "-Wall", f"-I{INCLUDE}", *flags, str(src), "-o", str(out)]
-    proc = subprocess.run(cmd + ["-lm"], capture_output=True, text=True)
-    assert proc.returncode == 0, f"compile failed: {' '.join(cmd)}\n{proc.stderr}"
+class _Builds:
+    """The check programs, compiled os.cpu_count() at a time: the first program asked for with a
+    compiler and flags starts the compiles of every program with them (one configuration's
+    programs are independent), so CI's two cores build two at once while the tests run them one
+    by one. (Compiling ts2diff_check alone takes ~13 s of CPU.)"""
+
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        self.jobs = {}  # (cc, flags, src) -> future of (exe, command, CompletedProcess)
+
+    def _build(self, cc, src, flags, exe):
+        cmd = [cc, "-O2", "-std=gnu11", "-Wall", f"-I{INCLUDE}", *flags, str(src), "-o", str(exe)]
+        return exe, cmd, subprocess.run(cmd + ["-lm"], capture_output=True, text=True)
+
+    def exe(self, cc, src, name, *flags):
+        """The executable of src compiled with cc and flags (a failed compile fails the test)."""
+        if (cc, flags, src) not in self.jobs:
+            for check in CHECKS:
+                exe = self.out_dir / f"{check.stem}_{name}"
+                self.jobs[(cc, flags, check)] = self.pool.submit(self._build, cc, check, flags, exe)
+        exe, cmd, proc = self.jobs[(cc, flags, src)].result()
+        assert proc.returncode == 0, f"compile failed: {' '.join(cmd)}\n{proc.stderr}"
+        return exe
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    b = _Builds(tmp_path_factory.mktemp("c_checks"))
+    yield b
+    b.pool.shutdown(wait=True)
 
 
 def _run(cmd, timeout=240, env=None):
@@ -66,11 +94,10 @@ def _run(cmd, timeout=240, env=None):
 
 
 @pytest.mark.parametrize("src", CHECKS, ids=[p.stem for p in CHECKS])
-def test_c_checks_aarch64_neon_under_qemu(src, tmp_path):
+def test_c_checks_aarch64_neon_under_qemu(src, builds):
     cc = _tool("aarch64-linux-gnu-gcc")
     qemu = _tool("qemu-aarch64")
-    exe = tmp_path / (src.stem + "_aarch64")
-    _compile(cc, src, exe)
+    exe = builds.exe(cc, src, "aarch64")
     rc, out = _run([qemu, "-L", AARCH64_SYSROOT, str(exe)])
     assert rc == 0, out
     if src.stem == "ts2diff_check":
@@ -90,7 +117,7 @@ def _sanitizers_work(cc, tmp_path):
     ids=["native-simd", "native-simd-off", "native-asan"],
 )
 @pytest.mark.parametrize("src", CHECKS, ids=[p.stem for p in CHECKS])
-def test_c_checks_native(src, config, tmp_path):
+def test_c_checks_native(src, config, tmp_path, builds):
     cc = _native_cc()
     simd = config != "simd-off"
     flags = [] if simd else ["-DTSFILE_NO_SIMD"]
@@ -100,8 +127,7 @@ def test_c_checks_native(src, config, tmp_path):
         if not _sanitizers_work(cc, tmp_path):
             pytest.skip("the C compiler cannot build with -fsanitize=address,undefined")
         flags = ["-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
-    exe = tmp_path / (src.stem + "_" + config)
-    _compile(cc, src, exe, *flags)
+    exe = builds.exe(cc, src, config, *flags)
     rc, out = _run([str(exe)])
     assert rc == 0, out
     if src.stem == "ts2diff_check":
@@ -125,17 +151,15 @@ def _python_under(qemu, model, code, env):
 
 # The suites run under the no-AVX2 CPU: every codec with SIMD kernels, the writer's statistics
 # kernels, and the file reader over every official fixture (all codecs through the page engine).
+# They run as two pytest processes at once (about the same emulated time each), so that both of
+# CI's cores emulate: one process was the longest test of the suite (~250 s on a loaded host).
 FALLBACK_SUITES = (
-    "test_ts2diff.py",
-    "test_alp.py",
-    "test_rle.py",
-    "test_plain.py",
-    "test_write_stats_kernels.py",
-    "test_reader_fixtures.py",
+    ("test_alp.py", "test_rle.py", "test_plain.py"),
+    ("test_ts2diff.py", "test_write_stats_kernels.py", "test_reader_fixtures.py"),
 )
 
 
-def test_scalar_fallback_on_cpu_without_avx2():
+def test_scalar_fallback_on_cpu_without_avx2(tmp_path):
     if not IS_X86_64:
         pytest.skip("the AVX2 fallback concerns x86-64 builds")
     qemu = _tool("qemu-x86_64")
@@ -165,24 +189,26 @@ def test_scalar_fallback_on_cpu_without_avx2():
     assert info["available"] is False and info["active"] == "none", info
     assert "avx2" not in info["cpu"], info
 
-    rc, out = _run(
-        [
-            qemu,
-            "-cpu",
-            model,
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            *(str(ROOT / "tests" / name) for name in FALLBACK_SUITES),
-        ],
-        timeout=600,
-        env=env,
-    )
-    assert rc == 0, f"under -cpu {model}:\n{out[-4000:]}"
-    assert " passed" in out and " failed" not in out, out[-2000:]
+    # output to files, not pipes: a process is never held up by a full pipe of the other one
+    logs = [tmp_path / f"suites{i}.log" for i in range(len(FALLBACK_SUITES))]
+    procs = []
+    try:
+        for suites, log in zip(FALLBACK_SUITES, logs, strict=True):
+            with open(log, "w") as f:
+                cmd = [qemu, "-cpu", model, sys.executable, "-m", "pytest", "-q"]
+                cmd += ["-p", "no:cacheprovider", *(str(ROOT / "tests" / n) for n in suites)]
+                procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env))
+        for proc in procs:
+            proc.wait(timeout=900)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    for suites, proc, log in zip(FALLBACK_SUITES, procs, logs, strict=True):
+        out = log.read_text()
+        assert proc.returncode == 0, f"{suites} under -cpu {model}:\n{out[-4000:]}"
+        assert " passed" in out and " failed" not in out, out[-2000:]
 
 
 def test_avx2_kernels_need_every_feature_they_are_compiled_with():

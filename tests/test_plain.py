@@ -6,7 +6,7 @@ import struct
 
 import numpy as np
 import pytest
-from codec_checks import check_mutated_page, check_paths_agree
+from codec_checks import check_mutated_page, check_paths_agree, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -261,7 +261,7 @@ def test_truncated_and_malformed():
         plain.decode_into(b"\x00" * 16, out)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.binary(max_size=64),
     st.sampled_from([T.INT32, T.INT64, T.FLOAT, T.DOUBLE, T.BOOLEAN, T.TEXT]),
@@ -271,7 +271,7 @@ def test_random_bytes_never_crash(data, dtype, count):
     check_paths_agree(plain.decode, data, dtype, count, PATHS, binary=(T.TEXT,))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=300))
 def test_int32_round_trip_property(values):
     data = plain.encode(values, T.INT32)
@@ -279,7 +279,7 @@ def test_int32_round_trip_property(values):
     assert decode_all(data, T.INT32).tolist() == values
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.binary(max_size=300), max_size=40))
 def test_binary_round_trip_property(values):
     data = plain.encode(values, T.BLOB)
@@ -297,7 +297,7 @@ MOD = plain
 BINARY = (T.TEXT,)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_mutated_pages_never_crash(data):
     """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or

@@ -5,7 +5,7 @@ around group / run boundaries, per_value == batch, and hostile input -> CorruptD
 
 import numpy as np
 import pytest
-from codec_checks import check_mutated_page, check_paths_agree
+from codec_checks import check_mutated_page, check_paths_agree, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from serial_ref import uvarint
@@ -340,7 +340,7 @@ def test_huge_implicit_count_is_refused_without_allocating():
     assert rle.decode(data0, T.INT64, count=3, path="per_value").tolist() == [0, 0, 0]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.binary(max_size=80),
     st.sampled_from([T.INT32, T.INT64, T.BOOLEAN]),
@@ -350,7 +350,7 @@ def test_random_bytes_never_crash(data, dtype, count):
     check_paths_agree(rle.decode, data, dtype, count, PATHS)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=1100))
 def test_round_trip_int64_property(values):
     v = np.array(values, dtype=np.int64)
@@ -359,7 +359,7 @@ def test_round_trip_int64_property(values):
     np.testing.assert_array_equal(decode_all(data, T.INT64), v)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=1100))
 def test_round_trip_int32_property(values):
     v = np.array(values, dtype=np.int32)
@@ -384,7 +384,7 @@ def _valid_pages():
     return pages
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_mutated_pages_never_crash(data):
     """Valid pages with flipped bytes, cuts and splices: every path raises CorruptDataError or

@@ -7,7 +7,6 @@ package (tests/fixtures/official/ts2diff_uncompressed.tsfile).
 TSFILE_TEST_QUICK=1 shrinks the large and property-based cases (used under CPU emulation).
 """
 
-import os
 import random
 import struct
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from codec_checks import QUICK, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,9 +22,8 @@ import tsfile
 from tsfile import CorruptDataError, SimdUnavailableError
 from tsfile.codecs import ts2diff
 
-QUICK = os.environ.get("TSFILE_TEST_QUICK", "") == "1"
 LARGE = 20_000 if QUICK else 1_000_003
-FUZZ_EXAMPLES = 40 if QUICK else 300
+FUZZ_EXAMPLES = examples(300)
 
 I32 = np.iinfo(np.int32)
 I64 = np.iinfo(np.int64)
