@@ -4,26 +4,17 @@ The official 2.5 reader returns, for a table-model file too, {device path: Devic
 every device ("tab.d2.null" for a null tag), each with its field series (name order, data
 type, encoding, compression of the chunks); ours returns {} because it walks tree-model
 devices only, so a caller learns nothing of the file from it. Checked against the official
-wheel on this file (written by ours, byte-identical to the official writer's).
-
-The fix belongs to TsFileReader.get_all_timeseries_schemas (tsfile/reader.py, being changed
-on another branch), so the test is xfail(strict) here.
+wheel on this file (written by ours, byte-identical to the official writer's). Fixed in
+stop 23 (the official lists tree and table devices of a mixed file alike: tests/test_tree_model.py).
 """
 
 from __future__ import annotations
-
-import pytest
 
 import tsfile
 from tsfile import ColumnCategory, ColumnSchema, TableSchema, Tablet
 from tsfile import TSDataType as T
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="get_all_timeseries_schemas walks tree-model devices only (fix in tsfile/reader.py, "
-    "another branch)",
-)
 def test_table_model_devices_are_listed(tmp_path):
     path = str(tmp_path / "t.tsfile")
     schema = TableSchema(

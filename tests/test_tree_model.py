@@ -495,7 +495,11 @@ def test_tree_and_table_model_in_one_file(tmp_path):
             w.register_timeseries("t.x", TimeseriesSchema("v", T.DOUBLE))
     with TsFileReader(path) as r:
         assert read_device(r, "root.sg1.d1", ["v"]) == {"v": {3: 0.25}}
-        assert list(r.get_all_timeseries_schemas()) == ["root.sg1.d1"]
+        # tree and table devices alike, as the official 2.5 reader lists this file (checked:
+        # root.sg1.d1 [v DOUBLE PLAIN UNCOMPRESSED], t.x [f INT64 TS_2DIFF LZ4])
+        schemas = r.get_all_timeseries_schemas()
+        assert list(schemas) == ["root.sg1.d1", "t.x"]
+        assert [s.get_timeseries_name() for s in schemas["t.x"].get_timeseries_list()] == ["f"]
         with r.query_table("t", ["f"]) as rs:
             got = []
             while rs.next():

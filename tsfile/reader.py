@@ -1821,14 +1821,16 @@ class TsFileReader:
         return out
 
     def get_all_timeseries_schemas(self):
-        """Tree model: {device path: DeviceSchema} of every tree-model device, its series in
-        name order with the data type, encoding and compression of their first chunk (the file
-        keeps no series schema beside the chunks)."""
+        """{device path: DeviceSchema} of every device, tree-model and table-model ("tab.d1";
+        a null tag is "null"), as the official 2.5 reader lists them (roots in name order,
+        devices in index order): its series in name order with the data type, encoding and
+        compression of their first chunk (the file keeps no series schema beside the chunks)."""
         from tsfile.schema import DeviceSchema, TimeseriesSchema
 
         out = {}
         with self._op():
-            for dev, rng in self._tree_devices():
+            devices = [d for key in sorted(self._meta.table_roots) for d in self._devices(key)]
+            for dev, rng in devices:
                 series = self._series(dev.segments[0], rng)
                 schemas = []
                 for name in sorted(series, key=lambda s: s.encode("utf-8")):
