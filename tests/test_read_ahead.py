@@ -59,9 +59,9 @@ def _equal(got, want):
 
 @pytest.fixture
 def used(monkeypatch):
-    """The helper woken for every job (not only every _WAKE_JOBS), and the number of time
+    """The helper woken for every job (not only every _WAKE_VALUES values), and the number of time
     jobs the read took from it (so a test can tell the pipeline ran)."""
-    monkeypatch.setattr(ahead, "_WAKE_JOBS", 1)
+    monkeypatch.setattr(ahead, "_WAKE_VALUES", 1)
     monkeypatch.setattr(ahead, "_RESERVE_MIN_EXTRA", 0)  # these files are small
     hits = [0]
     original = ahead.TimesAhead.result_of
@@ -288,7 +288,7 @@ def test_an_interrupt_before_offer_records_its_helper_still_waits_for_it(
 
     paths = [_write(tmp_path / f"p{k}.tsfile", k, 600) for k in range(4)]
     events, running = [], threading.Event()
-    original_start, original_run = columns.JobPool.start, engine.run_time_batches
+    original_start, original_run = columns.JobPool.start, engine.run_ahead_batches
     original_close = TsFileReader.close
 
     def start(self, fn):
@@ -296,11 +296,11 @@ def test_an_interrupt_before_offer_records_its_helper_still_waits_for_it(
         assert running.wait(10)  # the helper is inside its engine call now
         raise KeyboardInterrupt  # before offer() records the helper's future
 
-    def slow(batches, s):
+    def slow(batches, values, s):
         events.append("run")
         running.set()
         time.sleep(0.3)
-        got = original_run(batches, s)
+        got = original_run(batches, values, s)
         events.append("ran")
         return got
 
@@ -309,7 +309,7 @@ def test_an_interrupt_before_offer_records_its_helper_still_waits_for_it(
         events.append("closed")
 
     monkeypatch.setattr(columns.JobPool, "start", start)
-    monkeypatch.setattr(engine, "run_time_batches", slow)
+    monkeypatch.setattr(engine, "run_ahead_batches", slow)
     monkeypatch.setattr(TsFileReader, "close", close)
     with pytest.raises(KeyboardInterrupt):
         tsfile.read_table(paths, "m", threads=2)

@@ -18,7 +18,7 @@ from tsfile._read import ahead
 
 def test_a_helper_error_outside_the_engine_leaves_the_jobs_to_the_time_phase(tmp_path, monkeypatch):
     paths = [_write(tmp_path / f"p{k}.tsfile", k, 600) for k in range(5)]
-    monkeypatch.setattr(ahead, "_WAKE_JOBS", 1)
+    monkeypatch.setattr(ahead, "_WAKE_VALUES", 1)
     monkeypatch.setattr(ahead, "_RESERVE_MIN_EXTRA", 0)
     pool = reader_module._SCRATCH
     original_take = pool.take

@@ -26,22 +26,22 @@ _CHILD = textwrap.dedent(
     from test_read_ahead import _write
 
     paths = [_write(f"{sys.argv[2]}/p{k}.tsfile", k, 600) for k in range(6)]
-    ahead._WAKE_JOBS = 1  # the helper woken for every job, as in tests/test_read_ahead.py
+    ahead._WAKE_VALUES = 1  # the helper woken for every job, as in tests/test_read_ahead.py
     ahead._RESERVE_MIN_EXTRA = 0
 
     busy = threading.Event()  # the helper is inside an engine call of the ahead
     closed_while_busy = []
-    original_run = engine.run_time_batches
+    original_run = engine.run_ahead_batches
     original_close = TsFileReader.close
     original_take = ahead.TimesAhead._take
 
-    def slow_run(batches, s):
+    def slow_run(batches, values, s):
         if threading.current_thread() is threading.main_thread():
-            return original_run(batches, s)
+            return original_run(batches, values, s)
         busy.set()
         try:
             time.sleep(1.0)  # the nogil decode of a large file, as the caller goes on
-            return original_run(batches, s)
+            return original_run(batches, values, s)
         finally:
             busy.clear()
 
@@ -59,7 +59,7 @@ _CHILD = textwrap.dedent(
             raise KeyboardInterrupt
         return original_take(self)
 
-    engine.run_time_batches = slow_run
+    engine.run_ahead_batches = slow_run
     TsFileReader.close = closing
     ahead.TimesAhead._take = take
     try:

@@ -31,7 +31,7 @@ import warnings
 
 cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_New
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport strncpy
 
 cdef extern from "numpy/arrayobject.h":
@@ -68,6 +68,10 @@ cdef extern from "mempool.h" nogil:
     uint64_t tsf_pool_release() noexcept
     tsf_pool_stats tsf_pool_get_stats() noexcept
     int tsf_pool_init(uint64_t max_retain, uint64_t decay_ns) noexcept
+    size_t tsf_class_len(size_t need, uint32_t *cls) noexcept
+    size_t TSF_HEADER
+    uint32_t TSF_KIND_UNPOOLED
+    size_t TSF_ALIGN
 
 cnp.import_array()
 
@@ -275,6 +279,25 @@ def _checked_bytes(value):
     if value < 0:
         raise ValueError(f"max_bytes must be >= 0, not {value}")
     return value
+
+
+def block_room(nbytes):
+    """The bytes a pooled array of ``nbytes`` bytes could hold at no cost: the pool hands out
+    blocks by size class (1/8 steps of a power of two beyond 16 MiB) and keeps them so, so an
+    array that a later, exact request may reuse is best sized to its class's room (an array
+    reserved from an estimate, tsfile._read.ahead: a margin that crossed into the next class
+    made every such read miss the blocks the exact reads left). ``nbytes`` for requests the
+    pool does not keep (under MIN_POOLED bytes, or beyond its classes)."""
+    cdef uint32_t cls
+    cdef size_t n, room
+    asked = _checked_bytes(nbytes)
+    if asked < TSF_POOL_MIN or asked > (<size_t>-1) - TSF_HEADER - 2 * TSF_ALIGN:
+        return asked
+    n = asked
+    room = tsf_class_len(n + TSF_HEADER, &cls)
+    if cls == TSF_KIND_UNPOOLED:
+        return n
+    return int(room - TSF_HEADER)
 
 
 def release_memory():

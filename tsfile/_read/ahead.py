@@ -7,7 +7,7 @@ left the second core idle for a sixth of the read. Here the pool's helper decode
 chunks of the files planned so far while the calling thread plans the next ones: each planned
 file (a ColumnRead) is offered as it is planned, and its time jobs, the same batches the time
 phase would run, are prepared on the calling thread (engine.prepare_time_chunks: the checks and
-page plans, which need the GIL) and queued; every _WAKE_JOBS jobs the helper is woken and runs
+page plans, which need the GIL) and queued; every _WAKE_VALUES values the helper is woken and runs
 all those queued in one engine call (engine.run_time_batches), which holds the GIL only to start
 and to return. A first version ran each job as the time phase does (its Python and one engine
 call per file on the helper): every hand-over of the GIL between the helper and the planning
@@ -23,6 +23,19 @@ decoded ahead (result_of) and decodes the rest; when the estimate proves too sma
 large, the read takes an exact array and the rows decoded ahead are copied into it
 (adopt_times).
 
+The helper decodes the field columns of those chunk groups too, in the same engine call right
+after their time chunks (engine.prepare_value_groups / run_ahead_batches): planning is a
+sixth to a fifth of a one-thread read, and with only the time chunks to decode the helper sat
+idle for half of it. A field column's rows land at the group's final rows only when every
+time chunk before it filled its room (a time range that cuts pages leaves gaps the time phase
+closes up): the values are written at the reserved starts and the read keeps them only for the
+groups whose final start is that reserved start (values_of, checked by tsfile._read.columns),
+and decodes the others again, after clearing what the null masks got from the rows moved.
+Only numeric field columns of whole chunk groups are decoded ahead (a group with a column
+absent, a TEXT/STRING/BLOB column, a block of a split group, a file-like source or a value
+filter leaves its groups to the field phase). The field arrays are reserved with the time
+array, at its length.
+
 Nothing decoded ahead raises: a job that fails (a corrupt chunk, a reader closed under it) is
 left undone and the time phase decodes it again, where ``on_error`` applies and the error is
 raised in file order, as without the pipeline. Tag columns do not exist yet: the time phase
@@ -36,17 +49,48 @@ from concurrent.futures import wait
 
 import numpy as np
 
-from tsfile._mem.pool import pooled
+from tsfile._mem import fresh
+from tsfile._mem.pool import block_room, pooled, unpooled
+from tsfile.types import TSDataType
 
-# Jobs queued before the helper is woken to run them all in one engine call: each wake-up and
-# each return from the engine takes the GIL from the planning thread (a wait of its own).
-_WAKE_JOBS = 24
-# Rows reserved above the estimate: a tenth more, and at least this many.
-_RESERVE_MARGIN = 0.10
-_RESERVE_MIN_EXTRA = 1 << 16
+# Values (time and field rows) queued before the helper is woken to run them all in one engine
+# call: each wake-up and each return from the engine takes the GIL from the planning thread (a
+# wait of its own). A helper that finds jobs queued when its call returns runs them at once.
+_WAKE_VALUES = 1 << 21
+# Values a helper's or the caller's engine call takes at most (one job at least): small enough
+# that neither thread is left idle while the other decodes a large share at the end, large
+# enough that the GIL hand-over of each call is small beside its decoding.
+_TAKE_VALUES = 1 << 23
+# The field column types decoded ahead: numeric (TEXT/STRING/BLOB values are Python objects,
+# made with the GIL).
+_NUMERIC = frozenset(
+    int(t)
+    for t in (
+        TSDataType.BOOLEAN,
+        TSDataType.INT32,
+        TSDataType.INT64,
+        TSDataType.FLOAT,
+        TSDataType.DOUBLE,
+        TSDataType.TIMESTAMP,
+        TSDataType.DATE,
+    )
+)
+# Rows reserved above the estimate: a fiftieth more, and at least this many; then up to the
+# room of the pool's size class of that many (tsfile._mem.pool.block_room): a larger margin made
+# the reserved arrays a class larger than the exact arrays of the reads before, so every read
+# decoded ahead missed the blocks they left and took fresh memory (the kernel clearing it: a
+# third more CPU). The class's room adds up to an eighth more rows.
+_RESERVE_MARGIN = 0.02
+_RESERVE_MIN_EXTRA = 1 << 12
 # The reserved array is kept as the result's only when the read's capacity is at least this
 # share of it (else an exact array is taken and the rows decoded ahead are copied).
 _KEEP_SHARE = 0.8
+
+
+def _room(rows, itemsize):
+    """``rows`` or more: as many items of ``itemsize`` bytes as the pool's block for ``rows``
+    of them holds (see _RESERVE_MARGIN)."""
+    return max(rows, block_room(rows * itemsize) // itemsize)
 
 
 class TimesAhead:
@@ -67,7 +111,14 @@ class TimesAhead:
         self._cap = 0  # the capacity of the reads offered so far
         self._bytes = 0  # their stored bytes
         self._full = False  # a read did not fit: no later read is decoded ahead
-        self._jobs = []  # [((read index, start of its batch), prepared TimeBatch, reader)]
+        # [((read index, start of its batch), prepared TimeBatch, its ValueBatch or None,
+        # reader, [start of each of its chunk groups], its values)]
+        self._jobs = []
+        self._queued = 0  # values of the jobs queued since the helper was last woken
+        self.values = {}  # field name -> reserved array (the time array's length)
+        self.nulls = {}  # field name -> its null mask (all False but where a null was decoded)
+        self._kept = False  # adopt_times kept the reserved arrays (so the values hold)
+        self._values_done = {}  # start of a chunk group -> its field columns' null rows
         self._lock = threading.Lock()
         self._wake = threading.Event()  # set: jobs to run, or the end
         self._idle = threading.Event()  # clear while the helper runs jobs it took
@@ -95,6 +146,7 @@ class TimesAhead:
         if self._cap > len(self.ts):
             self._full = True
             return
+        fields = self._field_arrays(read)
         items, at = [], start
         for task, g in read.groups:
             items.append((i, task, g, at, g.rows))
@@ -108,19 +160,77 @@ class TimesAhead:
                 )
             except Exception:
                 return  # the time phase prepares it again and raises, per on_error
+            values = self._value_batch(read, run, prepared, fields)
+            work = sum(g.rows for g in groups) * (1 + (len(fields) if values is not None else 0))
             with self._lock:
-                self._jobs.append(((i, run[0][3]), prepared, read.reader))
-                ready = len(self._jobs) >= _WAKE_JOBS
+                self._jobs.append(((i, run[0][3]), prepared, values, read.reader, starts, work))
+                self._queued += work
+                ready = self._queued >= _WAKE_VALUES
+                if ready:
+                    self._queued = 0
             if ready:
                 self._wake.set()
         if self._helper is None:
             self._helper = self._pool.start(self._run)
+
+    def _field_arrays(self, read):
+        """The reserved arrays of ``read``'s field columns ([(values, nulls)] in its order), or
+        None when they are not decoded ahead (see the module notes)."""
+        from tsfile._read import engine
+
+        q = read.query
+        if q.bound is not None or not q.fields or getattr(read.reader, "_source", None):
+            return None
+        out = []
+        for name, t in zip(q.fields, read.field_types, strict=True):
+            if int(t) not in _NUMERIC:
+                return None
+            dtype = np.dtype(engine.numpy_dtype(int(t)))
+            have = self.values.get(name)
+            if have is None:
+                try:
+                    with pooled():  # the result pool, as the arrays of read_into_one
+                        rows = _room(len(self.ts), dtype.itemsize)
+                        have = self.values[name] = np.empty(rows, dtype)
+                    with unpooled():  # as columns.null_masks
+                        self.nulls[name] = fresh.zeros(len(self.ts), np.bool_)
+                except (MemoryError, ValueError):
+                    self.values.pop(name, None)
+                    return None
+            elif have.dtype != dtype:  # another file's column of that name has another type
+                return None
+            out.append((have, self.nulls[name]))
+        return out
+
+    def _value_batch(self, read, run, prepared, fields):
+        """The ValueBatch of a time job's chunk groups (``run``: its items), or None when a
+        group's field columns are not all numeric chunks of a whole group (or the checks
+        fail: the field phase checks again and raises, per on_error)."""
+        from tsfile._read import engine
+
+        if fields is None:
+            return None
+        vals = [v for v, _m in fields]
+        nulls = [m for _v, m in fields]
+        groups = [
+            None  # a block of a split group, or a column absent: left to the field phase
+            if g.page_hi >= 0 or any(off is None for off in g.values)
+            else (g.values, task.types, vals, nulls, at, task.names or None)
+            for _i, task, g, at, _cap in run
+        ]
+        if not any(groups):
+            return None
+        try:
+            return engine.prepare_value_groups(read.reader._fv, prepared, groups)
+        except Exception:
+            return None
 
     def _reserve(self):
         """Reserve the time array (see the module notes); False if it cannot be had."""
         by_bytes = self._cap / max(1, self._bytes) * max(self._total_bytes, self._bytes)
         by_files = self._cap / len(self.reads) * max(self._total_files, len(self.reads))
         rows = int(min(by_bytes, by_files) * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
+        rows = _room(max(rows, self._cap), 8)
         try:
             with pooled():  # the result pool, as the arrays of read_into_one
                 self.ts = np.empty(max(rows, self._cap), np.int64)
@@ -164,24 +274,39 @@ class TimesAhead:
     # -- the helper's side ----------------------------------------------------------------------
 
     def _run(self):
+        more = False  # jobs were queued while the last ones ran: run them without a wake-up
         while True:
-            self._wake.wait()
+            if not more:
+                self._wake.wait()
             self._wake.clear()
             with self._lock:
                 if self._stopping:
                     return
-                jobs, self._jobs = self._jobs, []
+                jobs = self._take_locked()
                 self._idle.clear()  # under the lock: stop() then waits for these jobs
             try:
                 if jobs:
                     self._decode(jobs)
             finally:
                 self._idle.set()
+            with self._lock:
+                more = bool(self._jobs)
 
     def _take(self):
-        """Every job queued now (the helper's or the caller's to run)."""
+        """The next jobs queued (the helper's or the caller's to run)."""
         with self._lock:
-            jobs, self._jobs = self._jobs, []
+            return self._take_locked()
+
+    def _take_locked(self):
+        """The first jobs queued, up to _TAKE_VALUES values (one job at least): once the
+        planning ends, the helper and the caller share what is left in portions of that size
+        (one taking all of it left the other idle)."""
+        n, work = 0, 0
+        while n < len(self._jobs) and (n == 0 or work + self._jobs[n][5] <= _TAKE_VALUES):
+            work += self._jobs[n][5]
+            n += 1
+        jobs, self._jobs = self._jobs[:n], self._jobs[n:]
+        self._queued = 0
         return jobs
 
     def _decode(self, jobs):
@@ -197,14 +322,14 @@ class TimesAhead:
 
         entered = []
         try:
-            for reader in {id(r): r for _k, _p, r in jobs}.values():
+            for reader in {id(job[3]): job[3] for job in jobs}.values():
                 try:
                     reader._life.enter()
                 except Exception:  # closed: its jobs are not run here
                     continue
                 entered.append(reader)
             live = {id(r) for r in entered}
-            jobs = [job for job in jobs if id(job[2]) in live]
+            jobs = [job for job in jobs if id(job[3]) in live]
             if not jobs:
                 return
             try:
@@ -212,7 +337,9 @@ class TimesAhead:
             except Exception:  # as a failing job: the time phase decodes them (nothing raises)
                 return
             try:
-                got = engine.run_time_batches([prepared for _k, prepared, _r in jobs], scratch)
+                got = engine.run_ahead_batches(
+                    [job[1] for job in jobs], [job[2] for job in jobs], scratch
+                )
             except Exception:
                 return
             finally:
@@ -221,8 +348,14 @@ class TimesAhead:
             for reader in entered:
                 if reader._life.exit():
                     reader._release()
-        for (key, _prepared, _reader), result in zip(jobs, got, strict=False):
-            self._results[key] = result
+        for (key, _prepared, _values, _reader, starts, _work), (times, nulls) in zip(
+            jobs, got, strict=False
+        ):
+            self._results[key] = times
+            if nulls is not None:
+                self._values_done.update(
+                    (at, n) for at, n in zip(starts, nulls, strict=True) if n is not None
+                )
 
     # -- the read's side (after finish) ---------------------------------------------------------
 
@@ -245,13 +378,28 @@ class TimesAhead:
         if self.ts is None or not self._results:
             return None
         if cap <= len(self.ts) and cap >= _KEEP_SHARE * len(self.ts):
+            self._kept = True
             return self.ts
         with pooled():
             ts = np.empty(cap, np.int64)
         n = min(cap, len(self.ts))
         ts[:n] = self.ts[:n]  # rows decoded ahead lie below cap: their starts come from it
         self.ts = None
+        self._values_done.clear()  # their arrays are not the read's: decoded again
         return ts
+
+    def adopt_fields(self):
+        """The reserved field arrays ({name: values}, {name: nulls}) of the columns decoded
+        ahead, for the read whose time array adopt_times kept; None otherwise."""
+        if not self._kept or not self._values_done:
+            return None
+        return self.values, self.nulls
+
+    def values_of(self, start):
+        """The null rows of each field column of the chunk group placed at reserved row
+        ``start``, decoded ahead at that row; None if not decoded ahead. The read keeps them
+        only if the group's final start is ``start`` (see the module notes)."""
+        return self._values_done.get(start)
 
 
 __all__ = ["TimesAhead"]

@@ -234,9 +234,18 @@ class _Decode:
         ts = None if ahead is None else ahead.adopt_times(cap)
         self.ahead = None if ts is None else ahead
         self.ts = np.empty(cap, np.int64) if ts is None else ts
+        # field columns decoded ahead too: their reserved arrays (as long as ts) are the
+        # result's (a value-filtered read decodes its own)
+        adopted = None if self.ahead is None or filtered else self.ahead.adopt_fields()
+        ahead_vals, ahead_nulls = ({}, {}) if adopted is None else adopted
+        self.values_ahead = adopted is not None
         # np.empty: nothing is touched here; each job first-touches its own slice
-        self.values = {n: np.empty(cap, engine.numpy_dtype(t)) for n, t in fields.items()}
-        self.nulls = null_masks([*fields, *tags], cap)
+        self.values = {
+            n: ahead_vals[n] if n in ahead_vals else np.empty(cap, engine.numpy_dtype(t))
+            for n, t in fields.items()
+        }
+        self.nulls = null_masks([n for n in [*fields, *tags] if n not in ahead_nulls], cap)
+        self.nulls.update((n, ahead_nulls[n]) for n in fields if n in ahead_nulls)
         # slots not cleared here (a memset of the whole column, with the GIL, when the pool
         # reuses a block): each time job clears its rows' slots without the GIL (_clear_tags),
         # then the tag jobs fill them (tagfill). A value-filtered read makes its tag columns
@@ -465,11 +474,15 @@ def _read_into_one(reads, pool, on_error, ahead=None, close_readers=False):
     if filtered:
         # filter columns first, then the others only where a row is selected
         return late.read_filtered(d, jobs, timed, rows, starts, total, pool)
-    field_jobs, batches = _field_jobs(d, jobs, timed, rows, starts)
+    done = _fields_ahead(d, jobs, rows, starts)
+    field_jobs, batches = _field_jobs(d, jobs, timed, rows, starts, done)
     run = _closing_after(d.field_job, reads, batches) if close_readers else d.field_job
     null_counts = _flat(pool.map(run, batches), batches)
     spans = _read_spans(reads, jobs, rows, starts)
     counts = dict.fromkeys(d.nulls, 0)
+    for k, nn in done.items():
+        for name, n in zip(reads[jobs[k][0]].query.fields, nn, strict=True):
+            counts[name] += n
     for job, nn in zip(field_jobs, null_counts, strict=True):
         if job[4] is None:  # a tag item
             counts[job[3]] += nn or 0
@@ -480,17 +493,44 @@ def _read_into_one(reads, pool, on_error, ahead=None, close_readers=False):
     return _finish(d, reads, spans, total, counts)
 
 
-def _field_jobs(d, jobs, timed, rows, starts):
+def _fields_ahead(d, jobs, rows, starts):
+    """{index in ``jobs``: null rows per field column} of the chunk groups whose field columns
+    were decoded while the read was planned (tsfile._read.ahead) at their final rows: a group
+    whose time chunk, and every one before it, filled its room. The others are decoded by the
+    field phase; if any of them was decoded ahead at rows that moved, the null masks are
+    cleared from there on first (a decode only sets the null rows of a mask)."""
+    done = {}
+    if not d.values_ahead:
+        return done
+    moved = None
+    for k, ((i, _task, _g, at, cap), n, pos) in enumerate(zip(jobs, rows, starts, strict=True)):
+        counts = d.ahead.values_of(at)
+        if counts is None:
+            continue
+        if pos == at and n == cap and i not in d.failed:
+            done[k] = counts
+        elif moved is None:
+            moved = at  # every later group moved too: the rows kept all lie below
+    if moved is not None:
+        for name in d.fields:
+            if name in d.ahead.nulls:  # the masks of the columns decoded ahead
+                d.nulls[name][moved:] = False
+    return done
+
+
+def _field_jobs(d, jobs, timed, rows, starts, done=()):
     """The items of the field phase: (read index, task, group, ALL_FIELDS, page plan, rows,
-    final start) of every chunk group with field columns, then (..., tag name, None, rows,
-    start) of its tag columns; and their batches, the tag batches spread evenly among the
-    decode batches (so that a thread filling tags, under the GIL, runs beside threads
-    decoding)."""
+    final start) of every chunk group with field columns (but those ``done``: indexes in
+    ``jobs`` of the groups decoded ahead), then (..., tag name, None, rows, start) of its tag
+    columns; and their batches, the tag batches spread evenly among the decode batches (so
+    that a thread filling tags, under the GIL, runs beside threads decoding)."""
     decode, tags = [], []
-    for (i, task, g, _at, _cap), t, n, pos in zip(jobs, timed, rows, starts, strict=True):
+    for k, ((i, task, g, _at, _cap), t, n, pos) in enumerate(
+        zip(jobs, timed, rows, starts, strict=True)
+    ):
         if i in d.failed:
             continue
-        if d.reads[i].query.fields:
+        if d.reads[i].query.fields and k not in done:
             decode.append((i, task, g, ALL_FIELDS, t[1], n, pos))
         if n:
             tags += [(i, task, g, name, None, n, pos) for name in d.tags]

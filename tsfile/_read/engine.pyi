@@ -89,6 +89,28 @@ class TimeBatch:
 def run_time_batches(
     batches: list[TimeBatch], s: Scratch
 ) -> list[list[tuple[int, np.ndarray]]]: ...
+
+class ValueBatch:
+    """The field columns of a prepared time job's chunk groups (prepare_value_groups)."""
+
+def prepare_value_groups(
+    fv: FileView,
+    tb: TimeBatch,
+    groups: list[
+        tuple[
+            list[int | None],
+            list[int],
+            list[np.ndarray],
+            list[np.ndarray],
+            int,
+            list[str] | None,
+        ]
+        | None
+    ],
+) -> ValueBatch: ...
+def run_ahead_batches(
+    batches: list[TimeBatch], values: list[ValueBatch | None], s: Scratch
+) -> list[tuple[list[tuple[int, np.ndarray]], list[list[int] | None] | None]]: ...
 def page_value_ranges(
     fv: FileView, ch: Chunk
 ) -> list[tuple[float, float] | None | EllipsisType]: ...

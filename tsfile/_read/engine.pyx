@@ -1264,6 +1264,18 @@ cdef class TimeBatch:
             flush_hits(&st)
 
 
+cdef struct NumericChunk:
+    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
+    const int64_t *plan # its chunk group's plan (held by the caller's list)
+    Py_ssize_t n_plan   # the plan's pages
+    uint8_t *out        # its values' result at the output position
+    uint8_t *nm         # its null mask there
+    Py_ssize_t cap      # rows of room from there on
+    Py_ssize_t nulls    # null rows written
+    PyObject *counts    # its group's list of null rows (borrowed, as ch)
+    Py_ssize_t at       # its index in that list
+
+
 cdef struct PreparedRun:
     PyObject *fv        # the batch's FileView (borrowed: the batch holds it)
     TimeChunk *todo
@@ -1271,6 +1283,9 @@ cdef struct PreparedRun:
     int64_t t1
     int64_t t2
     int path
+    NumericChunk *vals  # its ValueBatch's chunks (NULL: none), decoded after its time chunks
+    Py_ssize_t n_vals
+    bint vals_run       # set when they were decoded
 
 
 def run_time_batches(list batches, Scratch s not None):
@@ -1282,12 +1297,33 @@ def run_time_batches(list batches, Scratch s not None):
     raises it) and the batches after it left unrun. Every batch given is spent (it runs at most
     once, as with run()). The batches' files must stay open until it
     returns (the caller's guarantee: no operation of a reader is entered here)."""
-    cdef Py_ssize_t j, k, nb = len(batches), done = 0
+    return [t for t, _v in run_batches(batches, None, s)]
+
+
+def run_ahead_batches(list batches, list values, Scratch s not None):
+    """run_time_batches with the field columns of each batch's chunk groups: ``values[j]``, a
+    ValueBatch prepared over ``batches[j]`` (prepare_value_groups) or None, is decoded in the
+    same nogil region right after its time chunks, when every one of them wrote exactly its
+    room's rows (else the value chunks' rows would not be where the ValueBatch placed them).
+    Returns, per batch completed, (its run() result, the ValueBatch's null rows per chunk
+    group and column, or None when it had none or did not run). A batch that fails, in its
+    time or its value chunks, ends the call there as in run_time_batches (values written for it
+    stay written: the caller decodes its chunk groups again). Every batch given is spent."""
+    if values is None or len(values) != len(batches):
+        raise ValueError("run_ahead_batches takes a ValueBatch or None per TimeBatch")
+    return run_batches(batches, values, s)
+
+
+cdef list run_batches(list batches, list values, Scratch s):
+    cdef Py_ssize_t j, k, i, nb = len(batches), done = 0
     cdef TimeBatch b
+    cdef ValueBatch v
     cdef PreparedRun *runs
     cdef PreparedRun *r
     cdef LoopState st
+    cdef bint exact
     held = list(batches)
+    vheld = [None] * nb if values is None else list(values)
     seen = set()  # a batch named twice in this call runs once too (none is marked started yet)
     for j in range(nb):
         if not isinstance(held[j], TimeBatch):  # a typed variable lets None through
@@ -1298,6 +1334,14 @@ def run_time_batches(list batches, Scratch s not None):
         if b.started or id(b) in seen:
             raise ValueError("a TimeBatch runs once")
         seen.add(id(b))
+        if vheld[j] is not None:
+            if not isinstance(vheld[j], ValueBatch):
+                raise TypeError("run_ahead_batches takes ValueBatches (prepare_value_groups)")
+            v = vheld[j]
+            if v.tb is not b or v.started or id(v) in seen:
+                raise ValueError("a ValueBatch runs once, with the TimeBatch it was prepared "
+                                 "over")
+            seen.add(id(v))
     for j in range(nb):
         check_open((<TimeBatch>held[j]).fv)
     runs = <PreparedRun *>malloc(nb * sizeof(PreparedRun) + 1)
@@ -1312,23 +1356,142 @@ def run_time_batches(list batches, Scratch s not None):
         runs[j].t1 = b.t1
         runs[j].t2 = b.t2
         runs[j].path = b.path
+        runs[j].vals = NULL
+        runs[j].n_vals = 0
+        runs[j].vals_run = False
+        if vheld[j] is not None:
+            v = vheld[j]
+            v.started = True
+            runs[j].vals = v.todo
+            runs[j].n_vals = v.m
     memset(&st, 0, sizeof(LoopState))
     try:
         with nogil:
             for j in range(nb):
                 r = &runs[j]
                 run_time_chunks(<FileView>r.fv, r.todo, r.n, r.t1, r.t2, r.path, s, &st)
+                if r.vals != NULL:
+                    exact = True
+                    for k in range(r.n):
+                        exact = exact and r.todo[k].rows == r.todo[k].cap
+                    if exact:
+                        for i in range(r.n_vals):
+                            r.vals[i].nulls = value_pages(
+                                <FileView>r.fv, <Chunk>r.vals[i].ch, r.vals[i].plan,
+                                r.vals[i].n_plan, r.path, r.vals[i].out, None, 0, r.vals[i].nm,
+                                r.vals[i].cap, s, &st)
+                        r.vals_run = True
                 done = j + 1
     except Exception:
         pass  # batch `done` failed: decoded again by the caller, which raises its error
     finally:
         flush_hits(&st)
-        free(runs)
     out = []
-    for j in range(done):
-        b = held[j]
-        out.append([(b.todo[k].rows, b.plans[k]) for k in range(b.n)])
+    try:
+        for j in range(done):
+            b = held[j]
+            times = [(b.todo[k].rows, b.plans[k]) for k in range(b.n)]
+            out.append((times, (<ValueBatch>vheld[j]).counts_of() if runs[j].vals_run else None))
+    finally:
+        free(runs)
     return out
+
+
+cdef class ValueBatch:
+    """The field columns of a prepared time job's chunk groups (prepare_value_groups): parsed
+    and checked, their result places fixed; run_ahead_batches decodes them once, after the
+    time chunks."""
+
+    cdef FileView fv
+    cdef TimeBatch tb
+    cdef list held      # per chunk group (chunks, result arrays): what the todo borrows
+    cdef NumericChunk *todo
+    cdef Py_ssize_t m
+    cdef list widths    # per chunk group, its chunks
+    cdef bint started
+
+    def __dealloc__(self):
+        free(self.todo)
+        self.todo = NULL
+
+    cdef list counts_of(self):
+        """Per chunk group, the null rows of each of its value chunks (after a run); None for a
+        group prepared without its values."""
+        out, i = [], 0
+        for w in self.widths:
+            if w is None:
+                out.append(None)
+                continue
+            out.append([self.todo[i + k].nulls for k in range(<Py_ssize_t>w)])
+            i += w
+        return out
+
+
+def prepare_value_groups(FileView fv not None, TimeBatch tb not None, list groups):
+    """The value chunks of the chunk groups of the prepared time job ``tb``, to decode right
+    after it (run_ahead_batches), the GIL-bound part done now: each group given as (offsets,
+    types, out_vals, out_nulls, pos, names) for tb's chunk k, or None to leave that group's
+    values to the caller (read_value_groups' checks: every
+    chunk parsed, of its type and column name, with the pages of its time chunk, the result
+    arrays' room). Numeric chunks only (TEXT/STRING/BLOB values are Python objects, decoded
+    with the GIL): a value chunk of another type is a ValueError. Its rows land at ``pos``
+    following tb's page plans, so the caller places each group's values at the final rows of
+    its time chunk only if that chunk fills its room (run_ahead_batches checks it)."""
+    cdef Py_ssize_t k, j, m = 0, n, at
+    cdef Chunk ch
+    cdef ValueBatch vb
+    if tb.todo == NULL:
+        raise ValueError("a TimeBatch comes from prepare_time_chunks")
+    if tb.fv is not fv:
+        raise ValueError("prepare_value_groups: the TimeBatch reads another file")
+    if tb.started:
+        raise ValueError("a TimeBatch runs once: this one has run")
+    if len(groups) != tb.n:
+        raise ValueError("prepare_value_groups takes one group per chunk of the TimeBatch")
+    check_open(fv)
+    held, widths = [], []
+    for k in range(tb.n):
+        if groups[k] is None:
+            widths.append(None)
+            continue
+        offsets, types, out_vals, out_nulls, pos, names = groups[k]
+        at = pos  # converted once: checked and used as this one value
+        offsets, types = list(offsets), list(types)
+        out_vals, out_nulls = list(out_vals), list(out_nulls)
+        plan = tb.plans[k]
+        chunks = value_group_chunks(fv, <Chunk>tb.chunks[k], plan, offsets, types, out_vals,
+                                    out_nulls, at, None, None if names is None else list(names))
+        for ch in chunks:
+            if is_binary(ch.data_type):
+                raise ValueError("prepare_value_groups decodes numeric value chunks only")
+        held.append((chunks, plan, out_vals, out_nulls, at))
+        widths.append(len(chunks))
+        m += len(chunks)
+    vb = ValueBatch.__new__(ValueBatch)
+    vb.fv = fv
+    vb.tb = tb
+    vb.held = held
+    vb.widths = widths
+    vb.todo = <NumericChunk *>malloc(m * sizeof(NumericChunk) + 1)
+    if vb.todo == NULL:
+        raise MemoryError()
+    vb.m = m
+    j = 0
+    for chunks, plan, out_vals, out_nulls, at in held:
+        for k in range(len(chunks)):
+            ch = chunks[k]
+            vb.todo[j].ch = <PyObject *>ch
+            vb.todo[j].plan = plan_rows(plan)
+            vb.todo[j].n_plan = plan.shape[0]
+            vb.todo[j].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
+                              + at * itemsize_of(ch.data_type))
+            vb.todo[j].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + at
+            vb.todo[j].cap = len(out_vals[k]) - at
+            vb.todo[j].counts = NULL
+            vb.todo[j].at = k
+            vb.todo[j].nulls = 0
+            j += 1
+    return vb
 
 
 def prepare_time_chunks(FileView fv not None, list chunks, int64_t t1, int64_t t2, int path,
@@ -1854,18 +2017,6 @@ def touch_offsets(FileView fv not None, list offsets):
                 tsfile_touch_byte(fv.ptr + at[k])
     finally:
         free(at)
-
-
-cdef struct NumericChunk:
-    PyObject *ch        # its Chunk (borrowed: the caller's list holds it)
-    const int64_t *plan # its chunk group's plan (held by the caller's list)
-    Py_ssize_t n_plan   # the plan's pages
-    uint8_t *out        # its values' result at the output position
-    uint8_t *nm         # its null mask there
-    Py_ssize_t cap      # rows of room from there on
-    Py_ssize_t nulls    # null rows written
-    PyObject *counts    # its group's list of null rows (borrowed, as ch)
-    Py_ssize_t at       # its index in that list
 
 
 cdef int numeric_chunks_into(FileView fv, list groups, int path, Scratch s, LoopState *st,
