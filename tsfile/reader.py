@@ -39,6 +39,7 @@ from tsfile._mem.pool import pooled
 from tsfile._read import columns as columns_mod
 from tsfile._read import engine, late, predicate
 from tsfile._read import source as source_mod
+from tsfile._read.ahead import TimesAhead
 from tsfile._read.resultset import ResultSet, ResultSetMetaData, TsBlock
 from tsfile._simd import is_simd_enabled, simd_available
 from tsfile.errors import (
@@ -704,6 +705,45 @@ def _table_name_arg(table_name):
     return table_name
 
 
+# Rows of the devices a one-file read on several threads hands to its helper at once
+# (TsFileReader._read_columns_ahead): a read of a portion is one job or more of the decode.
+_PORTION_ROWS = 1 << 18
+
+
+class _Portions:
+    """The devices of a one-file query as they are planned, gathered into reads (ColumnRead)
+    of about _PORTION_ROWS rows, each offered to ``ahead`` (a TimesAhead) when complete."""
+
+    def __init__(self, reader, pcode, path, t1, t2, ahead):
+        self.reader, self.pcode, self.path = reader, pcode, path
+        self.t1, self.t2 = t1, t2
+        self.ahead = ahead
+        self.reads = []
+        self._tasks, self._rows, self._head = [], 0, None
+
+    def add(self, task, head, devices):
+        """_plan_table's on_task: one more device planned (``devices``: their number)."""
+        self._head = head
+        self.ahead.expect_files(devices)
+        self._tasks.append(task)
+        self._rows += sum(g.rows for g in task.groups)
+        if self._rows >= _PORTION_ROWS:
+            self.flush()
+
+    def flush(self):
+        """The devices gathered so far as one read, offered to the helper."""
+        if not self._tasks:
+            return
+        names, types, fields, tags = self._head
+        q = _Plan(names, types, fields, tags, self._tasks, self.t1, self.t2, None, len(names))
+        read = columns_mod.ColumnRead(self.reader, q, self.pcode, self.path)
+        for task in q.tasks:
+            self.reader._check_types(task, q.fields, read.field_types)
+        self.reads.append(read)
+        self.ahead.offer(read, files=len(self._tasks))
+        self._tasks, self._rows = [], 0
+
+
 class TsFileReader:
     """Reader of one TsFile. ``with TsFileReader(path) as r: ...``
 
@@ -1180,10 +1220,15 @@ class TsFileReader:
         if self._source is None:
             engine.touch_offsets(self._fv, [time_offset, *value_offsets])
 
-    def _plan_table(self, table_name, column_names, t1, t2, keep_device=None, prune=None):
+    def _plan_table(
+        self, table_name, column_names, t1, t2, keep_device=None, prune=None, on_task=None
+    ):
         """Plan a table query. ``keep_device(tag values) -> bool`` (a tag filter) is decided
         before a device's series metadata is read; ``prune(task, series, fields)`` (a value
-        filter) returns the chunk groups of a planned device that may hold matching rows."""
+        filter) returns the chunk groups of a planned device that may hold matching rows.
+        ``on_task(task, (names, types, fields, tags), devices)``: called with each device's task
+        as soon as it is planned (``devices``: the table's devices in the index), so that its
+        decoding can start while the next are planned (_read_columns_ahead)."""
         schema = self.get_table_schema(table_name)
         key = self._table_key(table_name)
         cols = schema.columns
@@ -1216,10 +1261,13 @@ class TsFileReader:
         fields = [n for n in req if by_name[n].category == ColumnCategory.FIELD or n in attributes]
         tags = {n: tag_cols.index(n) for n in req if by_name[n].category == ColumnCategory.TAG}
         tasks = []
+        names = ["time", *req]
+        types = [TSDataType.INT64] + [by_name[n].data_type for n in req]
         if key not in self._meta.table_roots and isinstance(key, str):
             key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
-            for dev_id, rng in self._devices(key):
+            devices = self._devices(key)
+            for dev_id, rng in devices:
                 tag_values = dev_id.tag_values(len(tag_cols))
                 if keep_device is not None and not keep_device(tag_values):
                     continue
@@ -1235,8 +1283,8 @@ class TsFileReader:
                 if prune is not None:
                     task.groups = prune(task, series, fields)
                 tasks.append(task)
-        names = ["time", *req]
-        types = [TSDataType.INT64] + [by_name[n].data_type for n in req]
+                if on_task is not None:
+                    on_task(task, (names, types, fields, tags), len(devices))
         return names, types, fields, tags, tasks
 
     # -- decoding --------------------------------------------------------------------------
@@ -1566,10 +1614,13 @@ class TsFileReader:
 
     # -- filters ---------------------------------------------------------------------------
 
-    def _filtered_plan(self, table_name, column_names, t1, t2, tag_filter, value_filter):
+    def _filtered_plan(
+        self, table_name, column_names, t1, t2, tag_filter, value_filter, on_task=None
+    ):
         """Plan a table query with its filters, all checked before any data is read: the tag
         filter picks devices from the index, the value filter narrows the time range, adds the
-        columns it reads and drops the chunk groups whose statistics cannot match."""
+        columns it reads and drops the chunk groups whose statistics cannot match.
+        ``on_task``: see _plan_table."""
         schema = self.get_table_schema(table_name)
         keep_device = None
         if tag_filter is not None:
@@ -1592,7 +1643,7 @@ class TsFileReader:
                 ]
         query = column_names if not extra else [*column_names, *extra]
         names, types, fields, tags, tasks = self._plan_table(
-            table_name, query, t1, t2, keep_device, prune
+            table_name, query, t1, t2, keep_device, prune, on_task
         )
         return _Plan(names, types, fields, tags, tasks, t1, t2, bound, len(names) - len(extra))
 
@@ -1740,15 +1791,47 @@ class TsFileReader:
         same for any number). Returns (names, types, timestamps, {name: values}, {name: null
         mask}) with masks only for columns that have nulls. Filters as in query_table."""
         threads = _thread_count(threads)
-        read = self._plan_columns(
-            table_name, column_names, start_time, end_time, path, tag_filter, value_filter
-        )
-        with columns_mod.JobPool(threads) as pool:
-            got = columns_mod.read_into_one([read], pool)
-        q = read.query
+        if threads > 1 and value_filter is None:
+            got, q = self._read_columns_ahead(
+                table_name, column_names, start_time, end_time, path, tag_filter, threads
+            )
+        else:
+            read = self._plan_columns(
+                table_name, column_names, start_time, end_time, path, tag_filter, value_filter
+            )
+            with columns_mod.JobPool(threads) as pool:
+                got = columns_mod.read_into_one([read], pool)
+            q = read.query
         columns = {n: got.values[n] for n in q.out_names[1:]}
         nulls = {n: got.nulls[n] for n in q.out_names[1:] if n in got.nulls}
         return q.out_names, q.out_types, got.ts, columns, nulls
+
+    def _read_columns_ahead(
+        self, table_name, column_names, start_time, end_time, path, tag_filter, threads
+    ):
+        """read_columns on ``threads`` > 1 threads without a value filter: the devices are
+        planned one after another on this thread and handed, in portions of about
+        _PORTION_ROWS rows, to a helper that decodes their chunk groups (time and field
+        columns) meanwhile (tsfile._read.ahead, as for many files); the planning was a thirteenth
+        of a one-thread read with the second core idle. The portions are reads of one
+        allocation, in device order: the result is read_columns' with one thread.
+        Returns (Columns, the planned query)."""
+        self._check_open()
+        pcode = _path_code(path)
+        t1, t2 = _time_bounds(start_time, end_time)
+        with columns_mod.JobPool(threads) as pool:
+            portions = _Portions(self, pcode, path, t1, t2, TimesAhead(pool, None, 1))
+            try:
+                with self._op():
+                    q = self._filtered_plan(
+                        table_name, column_names, t1, t2, tag_filter, None, portions.add
+                    )
+                portions.flush()
+                portions.ahead.finish()
+            finally:
+                portions.ahead.stop()  # whatever ended the planning (see Scanner._read_batch)
+            reads = portions.reads or [columns_mod.ColumnRead(self, q, pcode, path)]
+            return columns_mod.read_into_one(reads, pool, None, portions.ahead), q
 
     def _plan_columns(
         self, table_name, column_names, start_time, end_time, path, tag_filter, value_filter

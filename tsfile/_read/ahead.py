@@ -104,8 +104,10 @@ class TimesAhead:
 
     def __init__(self, pool, total_bytes, total_files):
         self._pool = pool
-        self._total_bytes = max(1, int(total_bytes))
+        # None: no estimate by bytes (the reads are parts of one file: TsFileReader's portions)
+        self._total_bytes = None if total_bytes is None else max(1, int(total_bytes))
         self._total_files = max(1, int(total_files))
+        self._files = 0  # the files (or devices) of the reads offered so far
         self.reads = []  # the ColumnReads offered, in order
         self.ts = None  # the reserved time array (None until a file with rows is offered)
         self._cap = 0  # the capacity of the reads offered so far
@@ -129,12 +131,19 @@ class TimesAhead:
 
     # -- the caller's side (the planning thread) ------------------------------------------------
 
-    def offer(self, read):
-        """Queue the time jobs of ``read``, the next planned file (see the module notes)."""
+    def expect_files(self, n):
+        """The number of files (or devices) the reads will cover in all, when it is known only
+        as the planning starts (a one-file read: its table's devices)."""
+        self._total_files = max(1, int(n))
+
+    def offer(self, read, files=1):
+        """Queue the time jobs of ``read``, the next planned file (see the module notes), or
+        the next ``files`` devices of one file."""
         from tsfile._read.columns import _batches
 
         i = len(self.reads)
         self.reads.append(read)
+        self._files += files
         start = self._cap
         self._cap += read.capacity
         self._bytes += max(0, int(getattr(read.reader, "_size", 0) or 0))
@@ -227,9 +236,11 @@ class TimesAhead:
 
     def _reserve(self):
         """Reserve the time array (see the module notes); False if it cannot be had."""
-        by_bytes = self._cap / max(1, self._bytes) * max(self._total_bytes, self._bytes)
-        by_files = self._cap / len(self.reads) * max(self._total_files, len(self.reads))
-        rows = int(min(by_bytes, by_files) * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
+        by_files = self._cap / self._files * max(self._total_files, self._files)
+        if self._total_bytes is not None:
+            by_bytes = self._cap / max(1, self._bytes) * max(self._total_bytes, self._bytes)
+            by_files = min(by_bytes, by_files)
+        rows = int(by_files * (1 + _RESERVE_MARGIN)) + _RESERVE_MIN_EXTRA
         rows = _room(max(rows, self._cap), 8)
         try:
             with pooled():  # the result pool, as the arrays of read_into_one
