@@ -46,8 +46,8 @@ def test_write_section(capsys):
     assert "ours write_arrays (numpy)" in out
     assert "ours Tablet row API" in out
     assert "official" not in out.split("\n", 1)[1].replace("vs off.", "")
-    assert "one writer, one thread, all on the caller" in out
-    assert "threads=2 vs all on the caller" in out
+    assert "one writer, threads=1 (all on the caller)" in out
+    assert "threads=2 vs threads=1" in out
 
 
 def test_write_section_with_the_two_process_ceiling(capsys):
@@ -74,7 +74,7 @@ def test_write_section_against_another_tree(capsys):
         capsys, "write", "--rows", "2000", "--repeat", "2", "--no-official", "--against", tree
     )
     name = Path(tree).name
-    for label in (f"{name}: one writer, one thread", f"{name}: one writer, threads=2"):
+    for label in (f"{name}: one writer, default threads", f"{name}: one writer, threads=2"):
         assert re.search(rf"^  {re.escape(label)}\s+\d+\.\d+", out, re.M), out
 
 
@@ -160,25 +160,30 @@ def test_filter_section(capsys):
         assert re.search(rf"^random f7\s+{sel}\s", out, re.M), out
 
 
-@pytest.mark.parametrize("streamed", [False, True])
-def test_write_all_on_the_caller_starts_no_pool_thread(tmp_path, monkeypatch, streamed):
-    # bench write's strictly single-threaded variant raises _STREAM_MIN_VALUES: a group as large
-    # as the bench's is then built and written by the calling thread, no pool thread started
-    # (without the raise, threads=1 streams it from a pool thread: the overlap it measures apart)
-    import sys
-
+@pytest.mark.parametrize("threads", [None, 1])
+def test_write_threads_1_starts_no_pool_thread(tmp_path, threads):
+    # threads=1 (bench write's single-threaded variant): a group as large as the bench's is
+    # built and written by the calling thread, no pool thread started; the default (None)
+    # streams it from one pool thread (the overlap the bench measures apart). The same bytes.
     import numpy as np
 
     import tsfile.writer as writer_module
     from tsfile._bench.write import _schema
 
-    if not streamed:
-        monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", sys.maxsize)
     schema, comp = _schema()
     n = 100_000
     ts = np.arange(n, dtype=np.int64)
     cols = {"device": "d0", **{c.column_name: ts for c in schema.columns[1:]}}
-    with writer_module.TsFileTableWriter(str(tmp_path / "a.tsfile"), schema, compression=comp) as w:
-        w.write_arrays(ts, cols)
-    # the pool is started on first use (TsFileWriter._builders) and kept, shut down, by close
-    assert (w._writer._pool is not None) == streamed
+    paths = {}
+    for option in (threads, 2):
+        paths[option] = str(tmp_path / f"{option}.tsfile")
+        with writer_module.TsFileTableWriter(
+            paths[option], schema, compression=comp, threads=option
+        ) as w:
+            w.write_arrays(ts, cols)
+        if option == threads:
+            # the pool is started on first use (TsFileWriter._builders) and kept, shut down, by
+            # close
+            assert (w._writer._pool is not None) == (threads is None)
+    with open(paths[threads], "rb") as f1, open(paths[2], "rb") as f2:
+        assert f1.read() == f2.read()

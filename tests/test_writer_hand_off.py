@@ -66,7 +66,7 @@ class _FailsOffTheCaller:
         return getattr(self.real, name)
 
 
-@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("threads", [None, 2, 4])  # None: the default, one pool thread
 def test_calls_written_alone_hand_off_their_last_write_and_give_the_same_file(tmp_path, threads):
     calls = [_call(d, 1000 * k) for k, d in enumerate("abc")]  # device order: as a flush
     ref = tmp_path / "ref.tsfile"

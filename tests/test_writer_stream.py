@@ -94,7 +94,7 @@ def test_streamed_chunk_groups_are_the_built_then_written_bytes(
     ref = (tmp_path / "ref.tsfile").read_bytes()
     monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)  # always streamed
     monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 100)  # chunks in page ranges too
-    for threads in (1, 2, 3):
+    for threads in (None, 1, 2, 3):
         path = tmp_path / f"s{threads}.tsfile"
         _write(path, calls, threads=threads, compression=compression)
         assert path.read_bytes() == ref, f"threads={threads}"
@@ -136,7 +136,7 @@ def test_a_large_chunk_group_is_written_while_its_last_chunk_is_being_built(tmp_
     assert len(tsfile.read_table(str(path), "t")["time"]) == 40_000
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [None, 1, 2])  # None: the default, one pool thread
 def test_a_chunk_failing_after_others_were_written_leaves_the_file_as_it_was(
     tmp_path, monkeypatch, threads
 ):
@@ -352,7 +352,7 @@ def test_the_next_chunk_group_is_built_while_the_last_one_is_written(tmp_path, m
     assert path.read_bytes() == ref.read_bytes()
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [None, 1, 2])  # None: the default, one pool thread
 def test_a_group_failing_while_the_next_is_built_ahead_leaves_only_the_next(
     tmp_path, monkeypatch, threads
 ):

@@ -51,12 +51,13 @@ Options (keyword-only, all optional; defaults are the official writer's, format 
 names none, ``time_compression`` (= compression), ``encodings`` {TSDataType: TSEncoding}
 overriding the per-type defaults (TS_2DIFF integers, GORILLA floats, PLAIN booleans and text),
 ``time_encoding`` (TS_2DIFF; the official reader decodes time chunks as TS_2DIFF whatever the
-header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05), ``threads`` (1; more: the
-chunks of a chunk group are built on that many threads, each null-free numeric chunk of a large
-group in that many runs of pages, one per thread, and a large write call's timestamps are
-checked for their order in that many parts; the file's bytes do not depend on it; the chunks
-of a large chunk group are built on the writer's pool, with threads=1 too, while the calling
-thread hands the finished ones to the OS, so that writing overlaps encoding). A call written
+header says), ``index_degree`` (256), ``bloom_error_rate`` (0.05), ``threads`` (None, the
+default: the chunks of a large chunk group are built on one pool thread while the calling
+thread hands the finished ones to the OS, so that writing overlaps encoding; 1: everything on
+the calling thread, no other thread started; more: the chunks of a chunk group are built on
+that many threads, each null-free numeric chunk of a large group in that many runs of pages,
+one per thread, and a large write call's timestamps are checked for their order in that many
+parts; the file's bytes do not depend on it). A call written
 at once as its own chunk group (one device, nothing else buffered, reaching memory_threshold)
 has its time order checked by the time chunk's encode instead, page by page while it reads
 them, so the value chunks are encoded meanwhile; a fault is found before anything of the
@@ -587,7 +588,7 @@ class TsFileWriter:
         time_encoding=None,
         index_degree=None,
         bloom_error_rate=None,
-        threads=1,
+        threads=None,
     ):
         self._configure(
             memory_threshold,
@@ -613,7 +614,7 @@ class TsFileWriter:
         time_encoding=None,
         index_degree=None,
         bloom_error_rate=None,
-        threads=1,
+        threads=None,
     ):
         """Check every option and set the writer up, without touching the file system (a bad
         option must not have created or truncated the file). An option not given (None) comes
@@ -629,7 +630,10 @@ class TsFileWriter:
         index_degree = cfg["index_degree"] if index_degree is None else index_degree
         bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
         self._page_size = _int_option("page_size", page_size, 1)
-        self._threads = _int_option("threads", threads, 1)
+        # threads=None: one pool thread builds large chunk groups while this thread writes;
+        # threads=1: this thread alone (_overlap False)
+        self._overlap = threads is None
+        self._threads = 1 if threads is None else _int_option("threads", threads, 1)
         self._pool = None  # builds the chunks of large chunk groups (_stream_chunk_group)
         self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
         self._copies = _CopyPool(self._memory_threshold)
@@ -1627,7 +1631,7 @@ class TsFileWriter:
             for k, column in enumerate(table.fields)
         ]
         names = [("", T.VECTOR), *((c.column_name, c.data_type) for c in table.fields)]
-        if self._threads == 1 and n * len(names) < _STREAM_MIN_VALUES:
+        if self._threads == 1 and (not self._overlap or n * len(names) < _STREAM_MIN_VALUES):
             chunks = [
                 (
                     name,

@@ -27,11 +27,11 @@ stops; medians of ``--repeat`` runs):
 * threads (issue 8 item 4; median wall time and median process CPU time, the variants
   interleaved): ``write_arrays`` in one thread, two writers in two threads (half the devices
   each, two files), and one writer with ``threads=2``. CPU time equal to wall time means one
-  core was busy. ``threads=1`` still builds a large chunk group's chunks on one pool thread while
-  the calling thread hands the finished ones to the OS (writing overlaps encoding), so a fourth
-  variant writes everything on the calling thread alone (``_STREAM_MIN_VALUES`` raised for it):
-  the strictly single-threaded rate, the base of a second ratio. The load average when they ran
-  is printed with them (a shared machine).
+  core was busy. The writer's default (``threads=None``) builds a large chunk group's chunks on
+  one pool thread while the calling thread hands the finished ones to the OS (writing overlaps
+  encoding), so a fourth variant writes with ``threads=1``, everything on the calling thread:
+  the single-threaded rate, the base of the target's ratio. The load average when they ran is
+  printed with them (a shared machine).
 * ``--against TREE``: the same one-thread and ``threads=2`` writes by the build in another source
   tree (e.g. main's, built in place), in a child process importing tsfile from TREE, on the same
   data, its rounds interleaved with ours (a round of ours, then one of its), so that a build can
@@ -323,11 +323,12 @@ def run_ours(data, out_dir, repeat, row_api_rows):
 def run_threads(data, out_dir, repeat, against=None):
     """Write speed with two threads against one (issue 8 item 4), write_arrays of the same data:
 
-    * ``one``: one writer, one thread (the whole data);
+    * ``one``: one writer, its default threads (the whole data; one pool thread encodes large
+      chunk groups while the calling thread writes);
     * ``two_writers``: two writers in two threads, each writing half the devices to its own file;
     * ``threads2``: one writer with ``threads=2`` (the chunks of each chunk group on two threads);
-    * ``caller_only``: one writer, one thread, every chunk group built and written on the calling
-      thread (no pool thread overlapping the write with the encode).
+    * ``caller_only``: one writer, ``threads=1``: every chunk group built and written on the
+      calling thread (no pool thread overlapping the write with the encode).
 
     The variants run interleaved, `repeat` rounds; each is (median wall seconds, median process
     CPU seconds). `against`: an _Against child, whose round follows each of ours (its variants
@@ -362,14 +363,7 @@ def run_threads(data, out_dir, repeat, against=None):
         write(os.path.join(out_dir, "t3.tsfile"), data, threads=2)
 
     def caller_only():
-        import tsfile.writer as writer_module
-
-        saved = writer_module._STREAM_MIN_VALUES
-        writer_module._STREAM_MIN_VALUES = sys.maxsize  # no group is streamed from the pool
-        try:
-            write(os.path.join(out_dir, "t4.tsfile"), data)
-        finally:
-            writer_module._STREAM_MIN_VALUES = saved
+        write(os.path.join(out_dir, "t4.tsfile"), data, threads=1)
 
     variants = (
         ("one", one),
@@ -522,29 +516,30 @@ def _print_threads(threaded, rows, against=None):
     print(f"  (threads: variants interleaved, medians; load average after them: {load})")
     print(f"  {'write_arrays, threads':<44} " + " ".join(f"{h:>9}" for h in head))
     labels = {
-        "one": "one writer, one thread",
+        "one": "one writer, default threads",
         "two_writers": "two writers in two threads (two files)",
         "threads2": "one writer, threads=2",
     }
     if against is not None:
         tree = os.path.basename(os.path.abspath(against)) or against
-        labels["against_one"] = f"{tree}: one writer, one thread"
+        labels["against_one"] = f"{tree}: one writer, default threads"
         labels["against_threads2"] = f"{tree}: one writer, threads=2"
     for name, label in labels.items():
         wall, cpu = threaded[name]
         base = threaded["against_one" if name.startswith("against_") else "one"][0]
         print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f} {base / wall:8.2f}x")
     wall, cpu = threaded["caller_only"]
-    label = "one writer, one thread, all on the caller"
+    label = "one writer, threads=1 (all on the caller)"
     print(f"  {label:<44} {wall:9.3f} {rows / wall / 1e6:10.2f} {cpu:9.2f}")
-    print(f"  {'  threads=2 vs all on the caller':<44} {wall / threaded['threads2'][0]:38.2f}x")
+    print(f"  {'  threads=2 vs threads=1':<44} {wall / threaded['threads2'][0]:38.2f}x")
 
 
 class _WriteRows:
     """A ceiling job (tsfile._bench.ceiling): write_arrays of the devices ``part`` (None: all,
     0 / 1: every other device) of the E5-2 data of ``rows`` rows to a new file, with every chunk
-    group built and written on the calling thread (``mode`` "caller"), or as ``threads=1`` /
-    ``threads=2`` ("one" / "threads2"). The previous round's file is removed untimed."""
+    group built and written on the calling thread (``mode`` "caller": ``threads=1``), or with
+    the default threads / ``threads=2`` ("one" / "threads2"). The previous round's file is
+    removed untimed."""
 
     def __init__(self, rows, part, mode, out_dir, compression):
         global COMPRESSION
@@ -556,9 +551,7 @@ class _WriteRows:
         self.schema, self.comp = _schema()
         self.options = {"threads": 2} if mode == "threads2" else {}
         if mode == "caller":
-            import tsfile.writer as writer_module
-
-            writer_module._STREAM_MIN_VALUES = sys.maxsize  # this process only
+            self.options = {"threads": 1}
         self.path = os.path.join(out_dir, f"ceiling-{mode}-{part}.tsfile")
 
     def before(self):
@@ -578,8 +571,8 @@ def write_rows_job(rows, part, mode, out_dir, compression):
 
 def print_ceiling(rows, repeat, where=None):
     """The write split between two processes (half the devices each, every chunk group on
-    the calling thread) against one process doing it all so, and threads=1 / threads=2 in one
-    process: threads=2 as a share of what two cores give."""
+    the calling thread) against one process doing it all so (threads=1), and the default
+    threads / threads=2 in one process: threads=2 as a share of what two cores give."""
     from tsfile._bench import ceiling
 
     job = "tsfile._bench.write:write_rows_job"
@@ -604,13 +597,14 @@ def print_ceiling(rows, repeat, where=None):
     def line(label, wall, note=""):
         print(f"  {label:<46} {wall:9.3f} s {rows / wall / 1e6:8.2f} M rows/s  {note}")
 
-    line("one process, all on the calling thread", caller)
+    line("one process, threads=1 (all on the caller)", caller)
     line("two processes, half the devices each", two, f"{caller / two:.2f}x (ceiling)")
-    line("one process, threads=1", one, f"{caller / one:.2f}x")
+    line("one process, default threads", one, f"{caller / one:.2f}x")
     line(
         "one process, threads=2",
         t2,
-        f"{caller / t2:.2f}x, {one / t2:.2f}x threads=1 ({two / t2:.0%} of the ceiling)",
+        f"{caller / t2:.2f}x threads=1, {one / t2:.2f}x the default "
+        f"({two / t2:.0%} of the ceiling)",
     )
 
 
