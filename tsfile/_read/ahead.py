@@ -208,7 +208,11 @@ class TimesAhead:
                     return None
             elif have.dtype != dtype:  # another file's column of that name has another type
                 return None
-            out.append((have, self.nulls[name]))
+            # the decode writes rows [0, len(ts)) only, and takes a values array and a null mask
+            # of one length: a 1- or 4-byte column's room (its own class) is longer than the
+            # mask (the engine refused every such batch: no read with a BOOLEAN, INT32, FLOAT or
+            # DATE column of more than ~270,000 rows decoded its fields ahead)
+            out.append((have[: len(self.ts)], self.nulls[name]))
         return out
 
     def _value_batch(self, read, run, prepared, fields):
@@ -387,17 +391,35 @@ class TimesAhead:
         read and is not far too large, else an exact one holding the rows decoded ahead.
         None when nothing was decoded ahead."""
         if self.ts is None or not self._results:
+            self._drop_fields()
             return None
-        if cap <= len(self.ts) and cap >= _KEEP_SHARE * len(self.ts):
+        if cap <= len(self.ts) and (cap >= _KEEP_SHARE * len(self.ts) or self._same_blocks(cap)):
             self._kept = True
+            if not self._values_done:
+                self._drop_fields()
             return self.ts
         with pooled():
             ts = np.empty(cap, np.int64)
         n = min(cap, len(self.ts))
         ts[:n] = self.ts[:n]  # rows decoded ahead lie below cap: their starts come from it
         self.ts = None
-        self._values_done.clear()  # their arrays are not the read's: decoded again
+        self._drop_fields()  # their arrays are not the read's: decoded again
         return ts
+
+    def _same_blocks(self, cap):
+        """True if every reserved array (the time array and the field arrays) takes the pool
+        block an exact array of ``cap`` rows would take: kept, it holds no more memory than the
+        read's own arrays (below 16 MiB the pool's classes are powers of two: a reserved array
+        a class's room long was often under _KEEP_SHARE full, and every value decoded ahead was
+        thrown away and decoded again)."""
+        arrays = [self.ts, *(self.values.values() if self._values_done else ())]
+        return all(block_room(cap * a.itemsize) >= len(a) * a.itemsize for a in arrays)
+
+    def _drop_fields(self):
+        """The reserved field arrays are not the read's: released now (not held, as large as
+        the result, until the read's end), and no value decoded ahead is used."""
+        self._values_done.clear()
+        self.values, self.nulls = {}, {}
 
     def adopt_fields(self):
         """The reserved field arrays ({name: values}, {name: nulls}) of the columns decoded
