@@ -114,13 +114,16 @@ class TimesAhead:
         self._bytes = 0  # their stored bytes
         self._full = False  # a read did not fit: no later read is decoded ahead
         # [((read index, start of its batch), prepared TimeBatch, its ValueBatch or None,
-        # reader, [start of each of its chunk groups], its values)]
+        # reader, [start of each of its chunk groups], its values, the end of its rows)]
         self._jobs = []
         self._queued = 0  # values of the jobs queued since the helper was last woken
         self.values = {}  # field name -> reserved array (the time array's length)
         self.nulls = {}  # field name -> its null mask (all False but where a null was decoded)
         self._kept = False  # adopt_times kept the reserved arrays (so the values hold)
         self._values_done = {}  # start of a chunk group -> its field columns' null rows
+        # [(start, end)] reserved rows of batches whose field columns failed in the helper's
+        # engine call, after it may have written null bits there (see dirty_rows)
+        self._dirty = []
         self._lock = threading.Lock()
         self._wake = threading.Event()  # set: jobs to run, or the end
         self._idle = threading.Event()  # clear while the helper runs jobs it took
@@ -172,7 +175,17 @@ class TimesAhead:
             values = self._value_batch(read, run, prepared, fields)
             work = sum(g.rows for g in groups) * (1 + (len(fields) if values is not None else 0))
             with self._lock:
-                self._jobs.append(((i, run[0][3]), prepared, values, read.reader, starts, work))
+                self._jobs.append(
+                    (
+                        (i, run[0][3]),
+                        prepared,
+                        values,
+                        read.reader,
+                        starts,
+                        work,
+                        run[-1][3] + run[-1][4],
+                    )
+                )
                 self._queued += work
                 ready = self._queued >= _WAKE_VALUES
                 if ready:
@@ -355,7 +368,8 @@ class TimesAhead:
                 got = engine.run_ahead_batches(
                     [job[1] for job in jobs], [job[2] for job in jobs], scratch
                 )
-            except Exception:
+            except Exception:  # (after the checks) the values may be written: all dirty
+                self._dirty += [(job[4][0], job[6]) for job in jobs if job[2] is not None]
                 return
             finally:
                 _SCRATCH.give(scratch)
@@ -363,7 +377,12 @@ class TimesAhead:
             for reader in entered:
                 if reader._life.exit():
                     reader._release()
-        for (key, _prepared, _values, _reader, starts, _work), (times, nulls) in zip(
+        if len(got) < len(jobs) and jobs[len(got)][2] is not None:
+            # the batch that failed (those after it did not run) may have written null bits
+            # of its value chunks decoded before the failure
+            job = jobs[len(got)]
+            self._dirty.append((job[4][0], job[6]))
+        for (key, _prepared, _values, _reader, starts, _work, _end), (times, nulls) in zip(
             jobs, got, strict=False
         ):
             self._results[key] = times
@@ -427,6 +446,13 @@ class TimesAhead:
         if not self._kept or not self._values_done:
             return None
         return self.values, self.nulls
+
+    def dirty_rows(self):
+        """[(start, end)]: reserved rows where a field column's decode failed in the helper
+        (its chunk groups are not in values_of): their null bits may be set and must be
+        cleared before anything is decoded there again (the rows of a file dropped by
+        on_error are then the next files' rows)."""
+        return list(self._dirty)
 
     def values_of(self, start):
         """The null rows of each field column of the chunk group placed at reserved row

@@ -498,10 +498,16 @@ def _fields_ahead(d, jobs, rows, starts):
     were decoded while the read was planned (tsfile._read.ahead) at their final rows: a group
     whose time chunk, and every one before it, filled its room. The others are decoded by the
     field phase; if any of them was decoded ahead at rows that moved, the null masks are
-    cleared from there on first (a decode only sets the null rows of a mask)."""
+    cleared from there on first (a decode only sets the null rows of a mask), and so are they
+    in the reserved rows of a batch whose values failed in the helper (TimesAhead.dirty_rows:
+    with on_error="skip" the next files' rows may land there)."""
     done = {}
     if not d.values_ahead:
         return done
+    for lo, hi in d.ahead.dirty_rows():  # null bits of a batch that failed in the helper
+        for name in d.fields:
+            if name in d.ahead.nulls:
+                d.nulls[name][lo:hi] = False
     moved = None
     for k, ((i, _task, _g, at, cap), n, pos) in enumerate(zip(jobs, rows, starts, strict=True)):
         counts = d.ahead.values_of(at)
