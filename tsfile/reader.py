@@ -720,15 +720,25 @@ class _Portions:
         self.ahead = ahead
         self.reads = []
         self._tasks, self._rows, self._head = [], 0, None
+        # the table's devices looked at so far (a tag filter skips some) and those of the reads
+        # offered: a read stands for the devices looked at since the last one, kept or not
+        self._seen = self._offered = self._devices = 0
 
-    def add(self, task, head, devices):
-        """_plan_table's on_task: one more device planned (``devices``: their number)."""
+    def add(self, task, head, devices, seen):
+        """_plan_table's on_task: one more device planned (``devices``: the table's, ``seen``:
+        those looked at up to this one)."""
         self._head = head
+        self._seen, self._devices = seen, devices
         self.ahead.expect_files(devices)
         self._tasks.append(task)
         self._rows += sum(g.rows for g in task.groups)
         if self._rows >= _PORTION_ROWS:
             self.flush()
+
+    def finish(self):
+        """The planning is over (every device looked at): the last devices' read offered."""
+        self._seen = max(self._seen, self._devices)
+        self.flush()
 
     def flush(self):
         """The devices gathered so far as one read, offered to the helper."""
@@ -740,7 +750,11 @@ class _Portions:
         for task in q.tasks:
             self.reader._check_types(task, q.fields, read.field_types)
         self.reads.append(read)
-        self.ahead.offer(read, files=len(self._tasks))
+        # the estimate goes by devices looked at, not kept: with a tag filter keeping one
+        # device of forty, rows for forty kept ones were reserved (never kept, the values
+        # decoded ahead thrown away)
+        self.ahead.offer(read, files=max(1, self._seen - self._offered))
+        self._offered = self._seen
         self._tasks, self._rows = [], 0
 
 
@@ -1226,9 +1240,10 @@ class TsFileReader:
         """Plan a table query. ``keep_device(tag values) -> bool`` (a tag filter) is decided
         before a device's series metadata is read; ``prune(task, series, fields)`` (a value
         filter) returns the chunk groups of a planned device that may hold matching rows.
-        ``on_task(task, (names, types, fields, tags), devices)``: called with each device's task
-        as soon as it is planned (``devices``: the table's devices in the index), so that its
-        decoding can start while the next are planned (_read_columns_ahead)."""
+        ``on_task(task, (names, types, fields, tags), devices, seen)``: called with each
+        device's task as soon as it is planned (``devices``: the table's devices in the index,
+        ``seen``: those looked at so far, this one included, kept by the tag filter or not), so
+        that its decoding can start while the next are planned (_read_columns_ahead)."""
         schema = self.get_table_schema(table_name)
         key = self._table_key(table_name)
         cols = schema.columns
@@ -1267,7 +1282,7 @@ class TsFileReader:
             key = key.lower()  # a schema name stored with capitals over a lower-case index root
         if key in self._meta.table_roots:
             devices = self._devices(key)
-            for dev_id, rng in devices:
+            for seen, (dev_id, rng) in enumerate(devices, 1):
                 tag_values = dev_id.tag_values(len(tag_cols))
                 if keep_device is not None and not keep_device(tag_values):
                     continue
@@ -1284,7 +1299,7 @@ class TsFileReader:
                     task.groups = prune(task, series, fields)
                 tasks.append(task)
                 if on_task is not None:
-                    on_task(task, (names, types, fields, tags), len(devices))
+                    on_task(task, (names, types, fields, tags), len(devices), seen)
         return names, types, fields, tags, tasks
 
     # -- decoding --------------------------------------------------------------------------
@@ -1822,11 +1837,11 @@ class TsFileReader:
         with columns_mod.JobPool(threads) as pool:
             portions = _Portions(self, pcode, path, t1, t2, TimesAhead(pool, None, 1))
             try:
-                with self._op():
+                with self._op():  # the last portion too: its offer reads chunk headers
                     q = self._filtered_plan(
                         table_name, column_names, t1, t2, tag_filter, None, portions.add
                     )
-                portions.flush()
+                    portions.finish()
                 portions.ahead.finish()
             finally:
                 portions.ahead.stop()  # whatever ended the planning (see Scanner._read_batch)

@@ -142,8 +142,6 @@ class TimesAhead:
     def offer(self, read, files=1):
         """Queue the time jobs of ``read``, the next planned file (see the module notes), or
         the next ``files`` devices of one file."""
-        from tsfile._read.columns import _batches
-
         i = len(self.reads)
         self.reads.append(read)
         self._files += files
@@ -163,6 +161,27 @@ class TimesAhead:
         for task, g in read.groups:
             items.append((i, task, g, at, g.rows))
             at += g.rows
+        # the preparation reads the file (chunk and page headers): inside an operation of its
+        # reader, which another thread may close meanwhile (TsFileReader.read_columns on
+        # threads=2 offers its last portion after its planning's operation); a closed reader's
+        # jobs are left to the time phase, which raises ClosedError
+        life = read.reader._life
+        try:
+            life.enter()
+        except Exception:
+            return
+        try:
+            self._queue(read, i, items, fields)
+        finally:
+            if life.exit():
+                read.reader._release()
+        if self._helper is None:
+            self._helper = self._pool.start(self._run)
+
+    def _queue(self, read, i, items, fields):
+        """offer's time jobs (and their field columns) of ``items``, prepared and queued."""
+        from tsfile._read.columns import _batches
+
         for _i, run in _batches(items, rows_at=4):
             groups = [g for _i, _task, g, _at, _cap in run]
             starts = [at for _i, _task, _g, at, _cap in run]
@@ -192,8 +211,6 @@ class TimesAhead:
                     self._queued = 0
             if ready:
                 self._wake.set()
-        if self._helper is None:
-            self._helper = self._pool.start(self._run)
 
     def _field_arrays(self, read):
         """The reserved arrays of ``read``'s field columns ([(values, nulls)] in its order), or
