@@ -26,6 +26,7 @@ Policy (the same idea as pyarrow's default jemalloc pool, which keeps dirty page
 The C side is include/mempool.h.
 """
 
+import operator
 import os
 import warnings
 
@@ -290,7 +291,14 @@ def block_room(nbytes):
     pool does not keep (under MIN_POOLED bytes, or beyond its classes)."""
     cdef uint32_t cls
     cdef size_t n, room
-    asked = _checked_bytes(nbytes)
+    # a byte count (an int >= 0): not a size string nor a bool, as _checked_bytes takes for
+    # set_memory_retention, whose messages name max_bytes
+    if isinstance(nbytes, bool) or not hasattr(nbytes, "__index__"):
+        raise TypeError(f"block_room takes a number of bytes (an int), not "
+                        f"{type(nbytes).__name__}")
+    asked = operator.index(nbytes)
+    if asked < 0:
+        raise ValueError(f"block_room takes a number of bytes >= 0, not {asked}")
     if asked < TSF_POOL_MIN or asked > (<size_t>-1) - TSF_HEADER - 2 * TSF_ALIGN:
         return asked
     n = asked
