@@ -79,3 +79,37 @@ def test_a_reader_closed_by_another_thread_during_a_read_on_two_threads(tmp_path
             assert list(nulls) == list(want[4])
             for n in nulls:
                 assert np.array_equal(nulls[n], want[4][n]), n
+
+
+@pytest.mark.parametrize("where", ["prepare_time_chunks", "prepare_value_groups"])
+def test_ctrl_c_while_a_portion_is_prepared_leaves_the_reader_closable(
+    tmp_path, monkeypatch, where
+):
+    """offer() prepares a portion's jobs inside an operation of the reader: a KeyboardInterrupt
+    there must end that operation (else close() waits for it for ever) and stop the helper."""
+    from tsfile import reader as reader_mod
+    from tsfile._read import engine
+
+    monkeypatch.setattr(reader_mod, "_PORTION_ROWS", 1)  # a portion per device
+    monkeypatch.setattr(ahead, "_WAKE_VALUES", 1)
+    path = _write(tmp_path / "f.tsfile", [3_000] * 8)
+    want = _as_lists(tsfile.read_table(path, "m", threads=1))
+    original = getattr(engine, where)
+    calls = []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(*args)
+
+    monkeypatch.setattr(engine, where, interrupted)
+    r = TsFileReader(path)
+    with pytest.raises(KeyboardInterrupt):
+        r.read_columns("m", threads=2)
+    closer = threading.Thread(target=r.close)
+    closer.start()
+    closer.join(timeout=30)
+    assert not closer.is_alive()  # no operation left open
+    monkeypatch.setattr(engine, where, original)
+    assert _as_lists(tsfile.read_table(path, "m", threads=2)) == want
