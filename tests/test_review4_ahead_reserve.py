@@ -114,3 +114,16 @@ def test_field_arrays_not_taken_by_the_read_are_released(tmp_path, watch):
     assert not watch["kept"]
     assert watch["held"] == {}
     _same(got, tsfile.read_table(paths, "m", threads=1))
+
+
+def test_a_narrow_column_reserved_for_one_file_is_decoded_by_the_field_phase_of_another(tmp_path):
+    """schema="union": the first file's DOUBLE column decoded ahead (the reserved arrays become
+    the result's), the second file's INT32 column reserved at its class's room but its chunk
+    groups left to the field phase (an end time cuts its last page): the field phase decoded
+    into a values array longer than its null mask, and the engine refused it (ValueError from
+    a read that one thread completes)."""
+    a = _write(tmp_path / "a.tsfile", 0, 220_000, [T.DOUBLE])
+    b = _write(tmp_path / "b.tsfile", 1, 220_000, [T.DOUBLE, T.INT32])
+    kw = {"schema": "union", "end_time": 10**8 + 220_000 - 5}
+    got = tsfile.read_table([a, b], "m", threads=2, **kw)
+    _same(got, tsfile.read_table([a, b], "m", threads=1, **kw))

@@ -231,18 +231,21 @@ class TimesAhead:
                     with pooled():  # the result pool, as the arrays of read_into_one
                         rows = _room(len(self.ts), dtype.itemsize)
                         have = self.values[name] = np.empty(rows, dtype)
-                    with unpooled():  # as columns.null_masks
-                        self.nulls[name] = fresh.zeros(len(self.ts), np.bool_)
+                    with unpooled():  # as columns.null_masks; as long as the values (the
+                        # engine takes a column's values and mask of one length: the read's
+                        # field phase decodes into these arrays too)
+                        self.nulls[name] = fresh.zeros(rows, np.bool_)
                 except (MemoryError, ValueError):
                     self.values.pop(name, None)
                     return None
             elif have.dtype != dtype:  # another file's column of that name has another type
                 return None
-            # the decode writes rows [0, len(ts)) only, and takes a values array and a null mask
-            # of one length: a 1- or 4-byte column's room (its own class) is longer than the
-            # mask (the engine refused every such batch: no read with a BOOLEAN, INT32, FLOAT or
-            # DATE column of more than ~270,000 rows decoded its fields ahead)
-            out.append((have[: len(self.ts)], self.nulls[name]))
+            # the reserved rows [0, len(ts)) only: a 1- or 4-byte column's room (its own class)
+            # is longer than the time array (with a mask of the time array's length the engine
+            # refused every such batch: no read with a BOOLEAN, INT32, FLOAT or DATE column of
+            # more than ~270,000 rows decoded its fields ahead)
+            n = len(self.ts)
+            out.append((have[:n], self.nulls[name][:n]))
         return out
 
     def _value_batch(self, read, run, prepared, fields):
