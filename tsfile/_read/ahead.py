@@ -34,7 +34,12 @@ and decodes the others again, after clearing what the null masks got from the ro
 Only numeric field columns of whole chunk groups are decoded ahead (a group with a column
 absent, a TEXT/STRING/BLOB column, a block of a split group, a file-like source or a value
 filter leaves its groups to the field phase). The field arrays are reserved with the time
-array, at its length.
+array: each column's values and null mask at the room of its own size class (as long as the
+time array or longer), decoded into over the time array's rows. A batch whose field columns
+fail in the helper may have set null bits before the failure: its rows are cleared before the
+field phase (dirty_rows). The reserved arrays a read does not take are released at once
+(adopt_times); it takes them when they hold it and are not far too large, or take the very
+blocks its exact arrays would.
 
 Nothing decoded ahead raises: a job that fails (a corrupt chunk, a reader closed under it) is
 left undone and the time phase decodes it again, where ``on_error`` applies and the error is
