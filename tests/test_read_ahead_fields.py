@@ -240,3 +240,37 @@ def test_prepare_value_groups_refuses_what_it_cannot_place(tmp_path):
             engine.run_ahead_batches([other], [vb], engine.new_scratch())
         with pytest.raises(ValueError, match="a ValueBatch or None per TimeBatch"):
             engine.run_ahead_batches([batch], [], engine.new_scratch())
+
+
+def test_a_group_without_rows_in_range_shares_no_key_with_the_next(tmp_path, ahead_used):
+    """A chunk group whose statistics meet the time range but none of its pages do has no
+    room: it starts where the next group starts. Its field columns are not decoded ahead (the
+    reserved start is the key of what was), so the next group's null counts are its own."""
+    cols = [
+        tsfile.ColumnSchema("id", TSDataType.STRING, ColumnCategory.TAG),
+        tsfile.ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
+    ]
+    paths = []
+    for k in range(3):
+        path = str(tmp_path / f"g{k}.tsfile")
+        with TsFileWriter(path, overwrite=True, page_size=100) as w:
+            w.register_table(tsfile.TableSchema("m", cols))
+            gap = np.concatenate([np.arange(100), np.arange(1000, 1100)]).astype(np.int64)
+            w.write_arrays("m", gap, {"id": "a", "v": gap})
+            inside = np.arange(200, 900, dtype=np.int64)
+            w.write_arrays("m", inside, {"id": "b", "v": inside}, null_masks={"v": inside % 3 == 0})
+        paths.append(path)
+    kw = {"start_time": 150, "end_time": 950}
+    got = _as_lists(tsfile.read_table(paths, "m", threads=2, **kw))
+    assert got == _as_lists(tsfile.read_table(paths, "m", threads=1, **kw))
+    assert got["id"] == ["b"] * 2100 and ahead_used["kept"] > 0
+
+
+def test_reserved_fields_of_another_dtype_are_not_adopted():
+    t = ahead.TimesAhead(None, None, 1)
+    t._kept = True
+    t._values_done = {0: [0]}
+    t.values = {"v": np.empty(8, np.int64)}
+    t.nulls = {"v": np.zeros(8, np.bool_)}
+    assert t.adopt_fields({"v": np.int64}) == (t.values, t.nulls)
+    assert t.adopt_fields({"v": np.float64}) is None  # same item size, another type

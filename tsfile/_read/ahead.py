@@ -264,10 +264,12 @@ class TimesAhead:
         vals = [v for v, _m in fields]
         nulls = [m for _v, m in fields]
         groups = [
-            None  # a block of a split group, or a column absent: left to the field phase
-            if g.page_hi >= 0 or any(off is None for off in g.values)
+            # a block of a split group, a column absent, or a group of no rows (its reserved
+            # start, the key of values_of, would be its successor's): left to the field phase
+            None
+            if g.page_hi >= 0 or cap <= 0 or any(off is None for off in g.values)
             else (g.values, task.types, vals, nulls, at, task.names or None)
-            for _i, task, g, at, _cap in run
+            for _i, task, g, at, cap in run
         ]
         if not any(groups):
             return None
@@ -465,10 +467,14 @@ class TimesAhead:
         self._values_done.clear()
         self.values, self.nulls = {}, {}
 
-    def adopt_fields(self):
+    def adopt_fields(self, dtypes):
         """The reserved field arrays ({name: values}, {name: nulls}) of the columns decoded
-        ahead, for the read whose time array adopt_times kept; None otherwise."""
+        ahead, for the read whose time array adopt_times kept; None otherwise, or when one of
+        them is not of the read's dtype for its column (``dtypes``: {name: numpy dtype}; the
+        files' schemas agree on the types, else the read fails first: a defence only)."""
         if not self._kept or not self._values_done:
+            return None
+        if any(np.dtype(dtypes.get(n, v.dtype)) != v.dtype for n, v in self.values.items()):
             return None
         return self.values, self.nulls
 

@@ -236,7 +236,11 @@ class _Decode:
         self.ts = np.empty(cap, np.int64) if ts is None else ts
         # field columns decoded ahead too: their reserved arrays (as long as ts) are the
         # result's (a value-filtered read decodes its own)
-        adopted = None if self.ahead is None or filtered else self.ahead.adopt_fields()
+        adopted = (
+            None
+            if self.ahead is None or filtered
+            else self.ahead.adopt_fields({n: engine.numpy_dtype(t) for n, t in fields.items()})
+        )
         ahead_vals, ahead_nulls = ({}, {}) if adopted is None else adopted
         self.values_ahead = adopted is not None
         # np.empty: nothing is touched here; each job first-touches its own slice
@@ -510,7 +514,7 @@ def _fields_ahead(d, jobs, rows, starts):
                 d.nulls[name][lo:hi] = False
     moved = None
     for k, ((i, _task, _g, at, cap), n, pos) in enumerate(zip(jobs, rows, starts, strict=True)):
-        counts = d.ahead.values_of(at)
+        counts = None if cap <= 0 else d.ahead.values_of(at)  # (no-row groups: never ahead)
         if counts is None:
             continue
         if pos == at and n == cap and i not in d.failed:
