@@ -6,7 +6,9 @@ a pass of its own before the chunks are started (TsFileWriter._written_alone, is
 Whatever the check finds is known before anything of the group is written, so a call whose times
 do not rise strictly must behave exactly as the checked path does: a duplicate is refused with
 nothing of that call in the file (the file stays readable), a step back is sorted, and the bytes
-are those of threads=1 and of the checked path.
+are those of threads=1 and of the checked path. Each for threads=None (the default: groups
+streamed from one pool thread), threads=1 (every group built inline on the calling thread,
+whatever its size) and threads=2.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def _write(path, calls, *, threads, memory_threshold=1, time_compression=None):
 @pytest.fixture(params=["streamed", "inline"])
 def split_everywhere(monkeypatch, request):
     # every chunk of a threads=2 group in page ranges; every group streamed (built on the pool
-    # while the calling thread writes), or, with threads=1, small groups built inline
+    # while the calling thread writes; threads=1 never streams), or, with threads=None, small
+    # groups built inline
     monkeypatch.setattr(writer_module, "_RANGE_MIN_ROWS", 1)
     if request.param == "streamed":
         monkeypatch.setattr(writer_module, "_STREAM_MIN_VALUES", 0)
@@ -76,7 +79,7 @@ def _faults():
 
 
 @pytest.mark.parametrize("at", _faults())
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [None, 1, 2])
 @pytest.mark.parametrize("time_compression", [None, Compressor.GZIP])  # C path, per-page path
 def test_a_duplicate_in_a_call_written_alone_is_refused_and_nothing_of_it_is_written(
     tmp_path, split_everywhere, at, threads, time_compression
@@ -104,7 +107,7 @@ def test_a_step_back_in_a_call_written_alone_is_sorted_as_the_checked_path_sorts
     ts[at] = ts[at - 1] - 1
     calls = [("a", ts)]
     files = {}
-    for threads in (1, 2):
+    for threads in (None, 1, 2):
         files[threads] = tmp_path / f"t{threads}.tsfile"
         assert (
             _write(files[threads], calls, threads=threads, time_compression=time_compression)
@@ -114,15 +117,15 @@ def test_a_step_back_in_a_call_written_alone_is_sorted_as_the_checked_path_sorts
     checked = tmp_path / "checked.tsfile"
     _write(checked, calls, threads=1, memory_threshold=1 << 40, time_compression=time_compression)
     want = checked.read_bytes()
-    assert files[1].read_bytes() == want
-    assert files[2].read_bytes() == want
+    for threads, path in files.items():
+        assert path.read_bytes() == want, f"threads={threads}"
     got = tsfile.read_table(str(files[2]), "t")
     assert got["time"].tolist() == np.sort(ts).tolist()
     order = np.argsort(ts, kind="stable")
     assert got["f1"].tolist() == (ts * 3 - 7)[order].tolist()
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [None, 1, 2])
 def test_rising_calls_written_alone_are_the_checked_paths_bytes(tmp_path, threads):
     """Several devices, each call reaching the threshold (written alone): the file of the same
     rows buffered and written by one flush at close (in device order, as the calls come)."""

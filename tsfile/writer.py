@@ -121,7 +121,8 @@ Failures: whatever raises in flush() or close() (an EncodeError, a bug in a code
 while writing), close() still writes the metadata and tail for the chunk groups already in the
 file, closes it, then re-raises: a file that was written to is always readable, with everything
 flushed before the failure. The file is written without a user-space buffer, one os.writev per
-chunk group (a large one, chunk by chunk while its later chunks are built), so a chunk group is
+chunk group (a large one, unless threads=1, chunk by chunk while its later chunks are built on
+the pool), so a chunk group is
 indexed only once the OS has taken all its bytes; after an OSError in the middle of one (a full
 disk, RLIMIT_FSIZE), close() cuts the file back to the last complete chunk group (ftruncate)
 and writes the tail there. Only if the tail itself cannot be written is the file incomplete, and
@@ -129,7 +130,9 @@ the error says so. A write call written at once as its own chunk group returns o
 is built (its arrays are not read any more), its last chunk still being handed to the OS by a
 pool thread; the group is indexed when that is done, before anything else is written: an
 OSError of that write is raised by the next call that writes a chunk group, flush() or close()
-(a note names the device), and close() ends the file before that group. A writer
+(a note names the device), and close() ends the file before that group. With threads=1 there is
+no pool thread: such a call writes its whole group itself and raises that OSError at once (the
+file is the same either way). A writer
 garbage-collected without close() completes its file and emits a ResourceWarning.
 The table schema leaves an explicit TIME column out (Java cannot read category 3). Given the same
 rows, write calls and settings, the file is byte for byte what the official 2.5 writer makes
@@ -375,8 +378,9 @@ def _locked(method):
 
 
 # A chunk group of at least this many values (rows x chunks) is written chunk by chunk while its
-# later chunks are built (TsFileWriter._stream_chunk_group); below it, handing chunks to a thread
-# costs more than the overlap saves, and one thread builds the group before one writev.
+# later chunks are built on the pool (TsFileWriter._stream_chunk_group; with threads=None, the
+# default: threads >= 2 always use the pool, threads=1 never); below it, handing chunks to a
+# thread costs more than the overlap saves, and one thread builds the group before one writev.
 _STREAM_MIN_VALUES = 200_000
 
 # A chunk group of at least `threads` x this many rows has its chunks encoded in `threads` runs of
@@ -573,7 +577,14 @@ class TsFileWriter:
     a writer may be shared by several threads: each call is atomic (all its rows are accepted or
     none), the rows of concurrent calls all land, and the order between calls is the order in
     which they take the lock. Calls do not run in parallel (the lock is held while a call
-    converts, checks and, at memory_threshold, writes its rows)."""
+    converts, checks and, at memory_threshold, writes its rows).
+
+    Options (keyword-only; the module's documentation has them all): ``page_size``,
+    ``compression``, ``time_compression``, ``encodings``, ``time_encoding``, ``index_degree``,
+    ``bloom_error_rate``, ``threads``: None (the default) builds large chunk groups on one pool
+    thread while the calling thread writes; 1 does everything on the calling thread and starts
+    no thread; N >= 2 builds each chunk group's chunks on N threads. The file's bytes do not
+    depend on ``threads``."""
 
     def __init__(
         self,
@@ -2081,7 +2092,12 @@ def _int_option(name, value, minimum) -> int:
     """An integer option (not a float or a bool: 1.5 pages is a mistake, not 1) >= minimum."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got {value!r}")
-    value = operator.index(value)
+    try:
+        value = operator.index(value)
+    except TypeError:
+        # operator.index's own message ("'float' object cannot be interpreted as an integer")
+        # does not say which of the writer's options was wrong
+        raise TypeError(f"{name} must be an int, got {value!r}") from None
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value
@@ -2321,7 +2337,8 @@ class TsFileTableWriter:
     """Write one table (the official TsFileTableWriter, plus the numpy fast path).
 
     Thread safety as TsFileWriter's: every public method runs under the writer's one lock, so
-    concurrent calls take turns, each atomic, and the rows of all of them land."""
+    concurrent calls take turns, each atomic, and the rows of all of them land. ``**options``:
+    TsFileWriter's (``threads=None`` by default, ``threads=1`` for no thread at all)."""
 
     def __init__(
         self,

@@ -32,11 +32,11 @@ stops; medians of ``--repeat`` runs):
   encoding), so a fourth variant writes with ``threads=1``, everything on the calling thread:
   the single-threaded rate, the base of the target's ratio. The load average when they ran is
   printed with them (a shared machine).
-* ``--against TREE``: the same one-thread and ``threads=2`` writes by the build in another source
-  tree (e.g. main's, built in place), in a child process importing tsfile from TREE, on the same
-  data, its rounds interleaved with ours (a round of ours, then one of its), so that a build can
-  be compared with another in one run on a machine whose load comes and goes. Its CPU time is the
-  child's process CPU time.
+* ``--against TREE``: the same default-threads and ``threads=2`` writes by the build in another
+  source tree (e.g. main's, built in place), in a child process importing tsfile from TREE, on
+  the same data, its rounds interleaved with ours (a round of ours, then one of its), so that a
+  build can be compared with another in one run on a machine whose load comes and goes. Its CPU
+  time is the child's process CPU time.
 """
 
 from __future__ import annotations
@@ -437,8 +437,8 @@ def main(argv=None):
         "--against",
         default=None,
         metavar="TREE",
-        help="also time the one-thread and threads=2 writes of the tsfile built in source tree "
-        "TREE (a child process, rounds interleaved with ours)",
+        help="also time the default-threads and threads=2 writes of the tsfile built in source "
+        "tree TREE (a child process, rounds interleaved with ours)",
     )
     parser.add_argument(
         "--ceiling",
