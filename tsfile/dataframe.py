@@ -116,8 +116,8 @@ def read_table(
     str (None for null), BLOB of bytes, DATE int32 ``yyyyMMdd``, BOOLEAN bool. The arrays are
     decoded in place: no per-block copies. ``tag_filter`` / ``value_filter`` as in
     TsFileReader.query_table. ``threads``: decode chunk groups and columns on that many threads
-    (1 by default: the caller may already run reads in parallel); the result is the same for
-    any number.
+    (1 by default: the caller may already run reads in parallel; None: one per core); the
+    result is the same for any number.
     """
     with _open(path) as r:
         table = _resolve_table(r, table_name)

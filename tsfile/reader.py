@@ -688,7 +688,11 @@ def _path_code(path):
 
 
 def _thread_count(threads):
-    """The ``threads=`` argument of a whole-table read: an int >= 1."""
+    """The ``threads=`` argument of a whole-table read: an int >= 1, or None for one per core
+    (as a many-file read's default, TsFileDataFrame's query_workers=None and the writer's
+    None take None for the library's choice)."""
+    if threads is None:
+        return max(1, os.cpu_count() or 1)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
         raise TypeError(f"threads must be an int, not {type(threads).__name__}")
     if threads < 1:
