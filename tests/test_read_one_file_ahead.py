@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tsfile
+from tests.test_read_ahead_fields import _as_lists  # one definition of the comparison
 from tsfile import reader as reader_mod
 from tsfile._read import ahead, columns
 from tsfile.errors import CorruptDataError
@@ -47,17 +48,6 @@ def _write(path, sizes, text=False, seed=0):
         w.flush()
     w.close()
     return str(path)
-
-
-def _as_lists(result):
-    out = {}
-    for key, v in result.items():
-        if isinstance(v, np.ma.MaskedArray):
-            data, mask = np.ma.getdata(v).tolist(), np.ma.getmaskarray(v).tolist()
-            out[key] = [None if m else x for x, m in zip(data, mask, strict=True)]
-        else:
-            out[key] = np.asarray(v).tolist()
-    return out
 
 
 @pytest.fixture

@@ -56,7 +56,6 @@ import numpy as np
 
 from tsfile._mem import fresh
 from tsfile._mem.pool import block_room, pooled, unpooled
-from tsfile.types import TSDataType
 
 # Values (time and field rows) queued before the helper is woken to run them all in one engine
 # call: each wake-up and each return from the engine takes the GIL from the planning thread (a
@@ -66,20 +65,6 @@ _WAKE_VALUES = 1 << 21
 # that neither thread is left idle while the other decodes a large share at the end, large
 # enough that the GIL hand-over of each call is small beside its decoding.
 _TAKE_VALUES = 1 << 23
-# The field column types decoded ahead: numeric (TEXT/STRING/BLOB values are Python objects,
-# made with the GIL).
-_NUMERIC = frozenset(
-    int(t)
-    for t in (
-        TSDataType.BOOLEAN,
-        TSDataType.INT32,
-        TSDataType.INT64,
-        TSDataType.FLOAT,
-        TSDataType.DOUBLE,
-        TSDataType.TIMESTAMP,
-        TSDataType.DATE,
-    )
-)
 # Rows reserved above the estimate: a fiftieth more, and at least this many; then up to the
 # room of the pool's size class of that many (tsfile._mem.pool.block_room): a larger margin made
 # the reserved arrays a class larger than the exact arrays of the reads before, so every read
@@ -227,9 +212,9 @@ class TimesAhead:
             return None
         out = []
         for name, t in zip(q.fields, read.field_types, strict=True):
-            if int(t) not in _NUMERIC:
-                return None
             dtype = np.dtype(engine.numpy_dtype(int(t)))
+            if dtype.kind == "O":  # TEXT/STRING/BLOB: Python objects, made with the GIL
+                return None
             have = self.values.get(name)
             if have is None:
                 try:
