@@ -242,10 +242,22 @@ def test_prepare_value_groups_refuses_what_it_cannot_place(tmp_path):
             engine.run_ahead_batches([batch], [], engine.new_scratch())
 
 
-def test_a_group_without_rows_in_range_shares_no_key_with_the_next(tmp_path, ahead_used):
+def test_a_group_without_rows_in_range_shares_no_key_with_the_next(
+    tmp_path, ahead_used, monkeypatch
+):
     """A chunk group whose statistics meet the time range but none of its pages do has no
     room: it starts where the next group starts. Its field columns are not decoded ahead (the
-    reserved start is the key of what was), so the next group's null counts are its own."""
+    reserved start is the key of what was), so the next group's null counts are not taken for
+    its own."""
+    taken = []  # (capacity of a group whose fields the read took from the helper)
+    counting = columns._fields_ahead
+
+    def recording(d, jobs, rows, starts):
+        done = counting(d, jobs, rows, starts)
+        taken.extend(jobs[k][4] for k in done)
+        return done
+
+    monkeypatch.setattr(columns, "_fields_ahead", recording)
     cols = [
         tsfile.ColumnSchema("id", TSDataType.STRING, ColumnCategory.TAG),
         tsfile.ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
@@ -264,6 +276,7 @@ def test_a_group_without_rows_in_range_shares_no_key_with_the_next(tmp_path, ahe
     got = _as_lists(tsfile.read_table(paths, "m", threads=2, **kw))
     assert got == _as_lists(tsfile.read_table(paths, "m", threads=1, **kw))
     assert got["id"] == ["b"] * 2100 and ahead_used["kept"] > 0
+    assert taken and min(taken) > 0  # no group of no rows took another group's null counts
 
 
 def test_reserved_fields_of_another_dtype_are_not_adopted():

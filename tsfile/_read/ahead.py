@@ -107,9 +107,11 @@ class TimesAhead:
         # reader, [start of each of its chunk groups], its values, the end of its rows)]
         self._jobs = []
         self._queued = 0  # values of the jobs queued since the helper was last woken
-        self.values = {}  # field name -> reserved array (the time array's length)
+        self.values = {}  # field name -> reserved array (its class's room: >= the time array)
         self.nulls = {}  # field name -> its null mask (all False but where a null was decoded)
         self._kept = False  # adopt_times kept the reserved arrays (so the values hold)
+        # _results, _values_done and _dirty are written by whichever thread ran the jobs (the
+        # helper, and the caller in finish() beside it): under _lock; read once both are done
         self._values_done = {}  # start of a chunk group -> its field columns' null rows
         # [(start, end)] reserved rows of batches whose field columns failed in the helper's
         # engine call, after it may have written null bits there (see dirty_rows)
@@ -273,7 +275,7 @@ class TimesAhead:
         rows = _room(max(rows, self._cap), 8)
         try:
             with pooled():  # the result pool, as the arrays of read_into_one
-                self.ts = np.empty(max(rows, self._cap), np.int64)
+                self.ts = np.empty(rows, np.int64)
         except (MemoryError, ValueError):  # the read itself will say whether it fits
             return False
         return True
@@ -381,7 +383,8 @@ class TimesAhead:
                     [job[1] for job in jobs], [job[2] for job in jobs], scratch
                 )
             except Exception:  # (after the checks) the values may be written: all dirty
-                self._dirty += [(job[4][0], job[6]) for job in jobs if job[2] is not None]
+                with self._lock:
+                    self._dirty += [(job[4][0], job[6]) for job in jobs if job[2] is not None]
                 return
             finally:
                 _SCRATCH.give(scratch)
@@ -389,19 +392,20 @@ class TimesAhead:
             for reader in entered:
                 if reader._life.exit():
                     reader._release()
-        if len(got) < len(jobs) and jobs[len(got)][2] is not None:
-            # the batch that failed (those after it did not run) may have written null bits
-            # of its value chunks decoded before the failure
-            job = jobs[len(got)]
-            self._dirty.append((job[4][0], job[6]))
-        for (key, _prepared, _values, _reader, starts, _work, _end), (times, nulls) in zip(
-            jobs, got, strict=False
-        ):
-            self._results[key] = times
-            if nulls is not None:
-                self._values_done.update(
-                    (at, n) for at, n in zip(starts, nulls, strict=True) if n is not None
-                )
+        with self._lock:
+            if len(got) < len(jobs) and jobs[len(got)][2] is not None:
+                # the batch that failed (those after it did not run) may have written null bits
+                # of its value chunks decoded before the failure
+                job = jobs[len(got)]
+                self._dirty.append((job[4][0], job[6]))
+            for (key, _prepared, _values, _reader, starts, _work, _end), (times, nulls) in zip(
+                jobs, got, strict=False
+            ):
+                self._results[key] = times
+                if nulls is not None:
+                    self._values_done.update(
+                        (at, n) for at, n in zip(starts, nulls, strict=True) if n is not None
+                    )
 
     # -- the read's side (after finish) ---------------------------------------------------------
 

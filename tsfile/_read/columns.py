@@ -509,9 +509,7 @@ def _fields_ahead(d, jobs, rows, starts):
     if not d.values_ahead:
         return done
     for lo, hi in d.ahead.dirty_rows():  # null bits of a batch that failed in the helper
-        for name in d.fields:
-            if name in d.ahead.nulls:
-                d.nulls[name][lo:hi] = False
+        _clear_ahead_nulls(d, lo, hi)
     moved = None
     for k, ((i, _task, _g, at, cap), n, pos) in enumerate(zip(jobs, rows, starts, strict=True)):
         counts = None if cap <= 0 else d.ahead.values_of(at)  # (no-row groups: never ahead)
@@ -522,10 +520,15 @@ def _fields_ahead(d, jobs, rows, starts):
         elif moved is None:
             moved = at  # every later group moved too: the rows kept all lie below
     if moved is not None:
-        for name in d.fields:
-            if name in d.ahead.nulls:  # the masks of the columns decoded ahead
-                d.nulls[name][moved:] = False
+        _clear_ahead_nulls(d, moved, len(d.ts))  # (nothing was decoded ahead past the ts)
     return done
+
+
+def _clear_ahead_nulls(d, lo, hi):
+    """Rows [lo, hi) of the null masks of the columns decoded ahead cleared (_fields_ahead)."""
+    for name in d.fields:
+        if name in d.ahead.nulls:
+            d.nulls[name][lo:hi] = False
 
 
 def _field_jobs(d, jobs, timed, rows, starts, done=()):

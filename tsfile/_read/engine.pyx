@@ -1315,7 +1315,7 @@ def run_ahead_batches(list batches, list values, Scratch s not None):
 
 
 cdef list run_batches(list batches, list values, Scratch s):
-    cdef Py_ssize_t j, k, i, nb = len(batches), done = 0
+    cdef Py_ssize_t j, k, nb = len(batches), done = 0
     cdef TimeBatch b
     cdef ValueBatch v
     cdef PreparedRun *runs
@@ -1375,11 +1375,7 @@ cdef list run_batches(list batches, list values, Scratch s):
                     for k in range(r.n):
                         exact = exact and r.todo[k].rows == r.todo[k].cap
                     if exact:
-                        for i in range(r.n_vals):
-                            r.vals[i].nulls = value_pages(
-                                <FileView>r.fv, <Chunk>r.vals[i].ch, r.vals[i].plan,
-                                r.vals[i].n_plan, r.path, r.vals[i].out, None, 0, r.vals[i].nm,
-                                r.vals[i].cap, s, &st)
+                        numeric_pages(<FileView>r.fv, r.vals, r.n_vals, r.path, s, &st)
                         r.vals_run = True
                 done = j + 1
     except Exception:
@@ -1437,7 +1433,7 @@ def prepare_value_groups(FileView fv not None, TimeBatch tb not None, list group
     with the GIL): a value chunk of another type is a ValueError. Its rows land at ``pos``
     following tb's page plans, so the caller places each group's values at the final rows of
     its time chunk only if that chunk fills its room (run_ahead_batches checks it)."""
-    cdef Py_ssize_t k, j, m = 0, n, at
+    cdef Py_ssize_t k, m = 0, at
     cdef Chunk ch
     cdef ValueBatch vb
     if tb.todo == NULL:
@@ -1475,22 +1471,7 @@ def prepare_value_groups(FileView fv not None, TimeBatch tb not None, list group
     vb.todo = <NumericChunk *>malloc(m * sizeof(NumericChunk) + 1)
     if vb.todo == NULL:
         raise MemoryError()
-    vb.m = m
-    j = 0
-    for chunks, plan, out_vals, out_nulls, at in held:
-        for k in range(len(chunks)):
-            ch = chunks[k]
-            vb.todo[j].ch = <PyObject *>ch
-            vb.todo[j].plan = plan_rows(plan)
-            vb.todo[j].n_plan = plan.shape[0]
-            vb.todo[j].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
-                              + at * itemsize_of(ch.data_type))
-            vb.todo[j].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + at
-            vb.todo[j].cap = len(out_vals[k]) - at
-            vb.todo[j].counts = NULL
-            vb.todo[j].at = k
-            vb.todo[j].nulls = 0
-            j += 1
+    vb.m = numeric_chunk_entries(held, None, vb.todo)  # every chunk: numeric, checked above
     return vb
 
 
@@ -2019,40 +2000,59 @@ def touch_offsets(FileView fv not None, list offsets):
         free(at)
 
 
+cdef Py_ssize_t numeric_chunk_entries(list groups, list counts, NumericChunk *todo) except -1:
+    """Fill ``todo`` (room for every chunk of ``groups``) with the numeric chunks of checked
+    chunk groups ((chunks, plan, out_vals, out_nulls, pos) each, held by the caller: the
+    entries borrow them), in order; ``counts``: None, or a list per group that gets each
+    chunk's null rows afterwards (numeric_chunks_into). Returns the entries filled."""
+    cdef Py_ssize_t k, g, m = 0
+    cdef Py_ssize_t pos
+    cdef Chunk ch
+    for g in range(len(groups)):
+        chunks, plan, out_vals, out_nulls, pos = groups[g]
+        for k in range(len(chunks)):
+            ch = chunks[k]
+            if is_binary(ch.data_type):
+                continue
+            todo[m].ch = <PyObject *>ch
+            todo[m].plan = plan_rows(plan)
+            todo[m].n_plan = plan.shape[0]
+            todo[m].out = <uint8_t *>cnp.PyArray_DATA(out_vals[k]) + pos * itemsize_of(ch.data_type)
+            todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + pos
+            todo[m].cap = len(out_vals[k]) - pos
+            todo[m].counts = NULL if counts is None else <PyObject *>counts[g]
+            todo[m].at = k
+            todo[m].nulls = 0
+            m += 1
+    return m
+
+
+cdef int numeric_pages(FileView fv, NumericChunk *todo, Py_ssize_t m, int path, Scratch s,
+                       LoopState *st) except -1 nogil:
+    """The page loops of ``m`` numeric chunk entries, in order, without the GIL: the one loop
+    of numeric_chunks_into and of run_ahead_batches' value batches."""
+    cdef Py_ssize_t i
+    for i in range(m):
+        todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, todo[i].plan, todo[i].n_plan, path,
+                                    todo[i].out, None, 0, todo[i].nm, todo[i].cap, s, st)
+    return 0
+
+
 cdef int numeric_chunks_into(FileView fv, list groups, int path, Scratch s, LoopState *st,
                              list counts) except -1:
     """value_groups_into's nogil region: the page loops of the numeric chunks of every group,
     in order, their null rows into ``counts`` (a list per group; the groups' lists stay
     referenced by the caller, so the borrowed pointers stay valid)."""
-    cdef Py_ssize_t i, k, m = 0, n = 0
-    cdef Chunk ch
+    cdef Py_ssize_t i, m, n = 0
     for g in groups:
         n += len(g[0])
     cdef NumericChunk *todo = <NumericChunk *>malloc(n * sizeof(NumericChunk) + 1)
     if todo == NULL:
         raise MemoryError()
     try:
-        for (chunks, plan, out_vals, out_nulls, pos), nulls in zip(groups, counts):
-            for k in range(len(chunks)):
-                ch = chunks[k]
-                if is_binary(ch.data_type):
-                    continue
-                todo[m].ch = <PyObject *>ch
-                todo[m].plan = plan_rows(plan)
-                todo[m].n_plan = plan.shape[0]
-                todo[m].out = (<uint8_t *>cnp.PyArray_DATA(out_vals[k])
-                               + <Py_ssize_t>pos * itemsize_of(ch.data_type))
-                todo[m].nm = <uint8_t *>cnp.PyArray_DATA(out_nulls[k]) + <Py_ssize_t>pos
-                todo[m].cap = len(out_vals[k]) - pos
-                todo[m].counts = <PyObject *>nulls
-                todo[m].at = k
-                todo[m].nulls = 0
-                m += 1
+        m = numeric_chunk_entries(groups, counts, todo)
         with nogil:
-            for i in range(m):
-                todo[i].nulls = value_pages(fv, <Chunk>todo[i].ch, todo[i].plan, todo[i].n_plan,
-                                            path, todo[i].out, None, 0, todo[i].nm, todo[i].cap,
-                                            s, st)
+            numeric_pages(fv, todo, m, path, s, st)
         for i in range(m):
             (<list>todo[i].counts)[todo[i].at] = todo[i].nulls
     finally:
