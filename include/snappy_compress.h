@@ -76,6 +76,17 @@ static inline uint8_t *snappy_emit_literal(uint8_t *o, const uint8_t *src, size_
     return o + len;
 }
 
+/* A literal of len 1..16 bytes: its tag, then 16 bytes copied whole (two fixed moves, where
+ * memcpy of a variable length is a library call), of which the ones past len are overwritten by
+ * what is emitted next. The caller checks that 16 bytes can be read at src and written after the
+ * tag. */
+static inline uint8_t *snappy_emit_short_literal(uint8_t *o, const uint8_t *src, size_t len)
+{
+    *o++ = (uint8_t)((len - 1) << 2);
+    memcpy(o, src, 16);
+    return o + len;
+}
+
 static inline uint8_t *snappy_emit_copy2(uint8_t *o, size_t offset, size_t len) /* len 1..64 */
 {
     *o++ = (uint8_t)(((len - 1) << 2) | 2);
@@ -129,9 +140,12 @@ static inline size_t snappy_match_end(const uint8_t *src, size_t s, size_t c, si
     return s;
 }
 
-/* One block of n (17..65536) bytes; `table` has room for SNAPPY_MAX_TABLE entries. */
+/* One block of n (17..65536) bytes; `table` has room for SNAPPY_MAX_TABLE entries. `iend` is the
+ * end of the whole input and `oend` of the output's room (snappy_compress_bound of the input):
+ * a short literal may read and write up to 16 bytes before them. */
 static inline uint8_t *snappy_compress_block(const uint8_t *src, size_t n, uint8_t *o,
-                                             uint16_t *table)
+                                             uint16_t *table, const uint8_t *iend,
+                                             const uint8_t *oend)
 {
     size_t table_size = 256;
     int shift = 24;
@@ -146,6 +160,52 @@ static inline uint8_t *snappy_compress_block(const uint8_t *src, size_t n, uint8
     for (;;) {
         /* search: the next position whose 4 bytes match an earlier one of the same hash */
         size_t skip = 32, s_next = s;
+        /* The same probes as the loop below, faster where they can be (most of a search that
+         * ends in a match: a TS_2DIFF page finds one at every block header). While skip < 64
+         * the probes step by one byte: when all 32 lie below the limit they need no limit test
+         * and no step arithmetic, and one 8-byte load gives the words of four positions. Then
+         * each run of probes of one step (skip >> 5 constant, up to a step of 8) that lies below
+         * the limit goes without them too; the rest is the plain loop. */
+        if (s + 32 <= limit) {
+            for (size_t k = 0; k < 32; k += 4) {
+                uint64_t x;
+                memcpy(&x, src + s + k, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                x = __builtin_bswap64(x);
+#endif
+                for (unsigned j = 0; j < 4; j++) {
+                    const uint32_t w = (uint32_t)(x >> (8 * j)); /* snappy_load32(src + s+k+j) */
+                    const uint32_t h = snappy_hash(w, shift);
+                    candidate = table[h];
+                    table[h] = (uint16_t)(s + k + j);
+                    if (w == snappy_load32(src + candidate)) {
+                        s += k + j;
+                        goto found;
+                    }
+                }
+            }
+            s += 32;
+            skip = 64;
+            for (;;) {
+                const size_t step = skip >> 5;
+                if (step > 8) /* runs of a probe or two: not worth a division each */
+                    break;
+                const size_t probes = ((skip | 31) + 1 - skip + step - 1) / step;
+                if (s + probes * step > limit)
+                    break;
+                for (size_t i = 0; i < probes; i++, s += step) {
+                    const uint32_t w = snappy_load32(src + s);
+                    const uint32_t h = snappy_hash(w, shift);
+                    candidate = table[h];
+                    table[h] = (uint16_t)s;
+                    if (w == snappy_load32(src + candidate))
+                        goto found;
+                }
+                skip += probes * step;
+            }
+            s_next = s;
+            next_hash = snappy_hash(snappy_load32(src + s), shift);
+        }
         for (;;) {
             s = s_next;
             const size_t step = skip >> 5;
@@ -159,7 +219,11 @@ static inline uint8_t *snappy_compress_block(const uint8_t *src, size_t n, uint8
             if (snappy_load32(src + s) == snappy_load32(src + candidate))
                 break;
         }
-        o = snappy_emit_literal(o, src + next_emit, s - next_emit);
+    found:
+        if (s - next_emit <= 16 && src + next_emit + 16 <= iend && o + 17 <= oend)
+            o = snappy_emit_short_literal(o, src + next_emit, s - next_emit);
+        else
+            o = snappy_emit_literal(o, src + next_emit, s - next_emit);
         /* copies, as long as the bytes after one copy match again at once */
         for (;;) {
             const size_t base = s;
@@ -189,13 +253,14 @@ done:
  * scratch of SNAPPY_MAX_TABLE u16 (the caller's, so that no call allocates). */
 static inline size_t snappy_compress(const uint8_t *src, size_t n, uint8_t *dst, uint16_t *table)
 {
+    const uint8_t *iend = src + n, *oend = dst + snappy_compress_bound(n);
     uint8_t *o = snappy_put_varint(dst, n);
     while (n) {
         const size_t len = n < SNAPPY_BLOCK_SIZE ? n : SNAPPY_BLOCK_SIZE;
         if (len < SNAPPY_MIN_MATCHING_BLOCK)
             o = snappy_emit_literal(o, src, len);
         else
-            o = snappy_compress_block(src, len, o, table);
+            o = snappy_compress_block(src, len, o, table, iend, oend);
         src += len;
         n -= len;
     }
