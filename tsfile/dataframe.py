@@ -9,11 +9,13 @@ pandas can hold surrogates. ATTRIBUTE columns come as all-null columns (tsfile.r
 from __future__ import annotations
 
 import contextlib
+import operator
 
 import numpy as np
 
 from tsfile._dataset.hook import many_files
 from tsfile.errors import ColumnNotExistError, CorruptDataError, TableNotExistError
+from tsfile.exceptions import InvalidArgumentError
 from tsfile.types import ColumnCategory, TSDataType
 
 _OFFICIAL_ITER_ROWS = 1024  # the official read_data_frame() default batch
@@ -265,6 +267,7 @@ def to_dataframe(
     pandas dtypes; or, with ``as_iterator``, an iterator of DataFrames of ``max_row_num`` rows
     (1024 by default, like the official reader's batches). ``tag_filter`` / ``value_filter``
     as in TsFileReader.query_table; ``threads`` as for read_table (not an official argument)."""
+    _row_limit(max_row_num, as_iterator)  # a bad value raises before the file is read
     with _open(file_path) as r:
         if table_name is None and not r.get_all_table_schemas() and r.get_all_devices():
             # a tree-model file: read as one table, as the official function does
@@ -320,16 +323,36 @@ def to_dataframe(
 def _shaped(df, max_row_num, as_iterator):
     """to_dataframe's result from the whole frame: an iterator of max_row_num-row frames, or
     at most max_row_num rows (an empty result is an empty DataFrame, as the official's)."""
+    limit = _row_limit(max_row_num, as_iterator)
     if as_iterator:
-        step = _OFFICIAL_ITER_ROWS if max_row_num is None else int(max_row_num)
+        step = _OFFICIAL_ITER_ROWS if limit is None else limit
         return (df.iloc[i : i + step].reset_index(drop=True) for i in range(0, len(df), step))
-    if len(df) == 0:
+    if len(df) == 0 or (limit is not None and limit <= 0):
         import pandas as pd
 
-        return pd.DataFrame()
-    if max_row_num is not None and len(df) > max_row_num:
-        df = df.iloc[:max_row_num]
+        return pd.DataFrame()  # the official function returns this for no rows and for <= 0
+    if limit is not None and len(df) > limit:
+        df = df.iloc[:limit]
     return df
+
+
+def _row_limit(max_row_num, as_iterator):
+    """to_dataframe's ``max_row_num`` checked: None or an int (``df.iloc[:-1]`` of a negative
+    one dropped the last row, silently). Batches of an iterator hold at least one row (the
+    official function, given 0 or less, yields the rows one frame each)."""
+    if max_row_num is None:
+        return None
+    if isinstance(max_row_num, bool):
+        raise TypeError(f"max_row_num must be an int or None, got {max_row_num!r}")
+    try:
+        limit = operator.index(max_row_num)
+    except TypeError:
+        raise TypeError(f"max_row_num must be an int or None, got {max_row_num!r}") from None
+    if as_iterator and limit < 1:
+        raise InvalidArgumentError(
+            f"max_row_num must be >= 1 with as_iterator=True (the rows of each batch), got {limit}"
+        )
+    return limit
 
 
 # -- arrow ---------------------------------------------------------------------------------------

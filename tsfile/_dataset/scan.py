@@ -807,8 +807,11 @@ def _to_dataframe_many(scanner, single, a):
     ``as_iterator`` on the whole."""
     import pandas as pd
 
+    from tsfile.dataframe import _row_limit, _shaped
+
     max_row_num = a.pop("max_row_num", None)
     as_iterator = a.pop("as_iterator", False)
+    _row_limit(max_row_num, as_iterator)  # a bad value raises before any file is read
     rest = {k: v for k, v in a.items() if k not in ("table_name", "column_names")}
     requested = a.get("column_names")
 
@@ -835,12 +838,7 @@ def _to_dataframe_many(scanner, single, a):
     wanted = {c[0] for c in scanner.columns}
     order = [c for c in whole.columns if c not in wanted]  # the time column
     whole = whole[order + [c[0] for c in scanner.columns if c[0] in whole.columns]]
-    if as_iterator:
-        step = 1024 if max_row_num is None else int(max_row_num)
-        return (whole.iloc[i : i + step].reset_index(drop=True) for i in range(0, len(whole), step))
-    if max_row_num is not None and len(whole) > max_row_num:
-        whole = whole.iloc[:max_row_num]
-    return whole
+    return _shaped(whole, max_row_num, as_iterator)
 
 
 def _merged_frame(scanner, kept, got):
