@@ -28,6 +28,8 @@ Values to encode in non-native byte order are accepted and encoded by value in e
 """
 import numpy as np
 
+from cpython.pyport cimport PY_SSIZE_T_MAX
+
 from tsfile._simd cimport simd_active
 from tsfile.errors import SimdUnavailableError
 
@@ -86,4 +88,6 @@ cdef Py_ssize_t check_count(object count) except -2:
         raise TypeError(f"count must be an int or None, not {type(count).__name__}")
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
+    if count > PY_SSIZE_T_MAX:  # else an OverflowError from the conversion, naming nothing
+        raise ValueError(f"count {count} is more values than an array can hold")
     return <Py_ssize_t>count
