@@ -222,7 +222,7 @@ def test_one_file_read_columns_is_the_same_for_any_thread_count(files):
 
 @pytest.mark.parametrize("threads", [0, -2])
 def test_threads_below_one_are_refused(tmp_path, files, threads):
-    with pytest.raises(ValueError, match="threads must be at least 1"):
+    with pytest.raises(ValueError, match="threads must be >= 1"):
         tsfile.read_table(str(tmp_path), "m", threads=threads)
 
 

@@ -52,7 +52,7 @@ def test_iterator_batches_need_at_least_one_row(source, limit):
 @pytest.mark.parametrize("limit", [2.7, "5", True])
 def test_a_limit_that_is_no_int_is_a_type_error(source, limit):
     for as_iterator in (False, True):
-        with pytest.raises(TypeError, match="max_row_num must be an int or None"):
+        with pytest.raises(TypeError, match="max_row_num must be an int"):
             tsfile.to_dataframe(source, "m", max_row_num=limit, as_iterator=as_iterator)
 
 

@@ -9,10 +9,10 @@ pandas can hold surrogates. ATTRIBUTE columns come as all-null columns (tsfile.r
 from __future__ import annotations
 
 import contextlib
-import operator
 
 import numpy as np
 
+from tsfile._args import int_arg
 from tsfile._dataset.hook import many_files
 from tsfile.errors import ColumnNotExistError, CorruptDataError, TableNotExistError
 from tsfile.exceptions import InvalidArgumentError
@@ -342,12 +342,7 @@ def _row_limit(max_row_num, as_iterator):
     official function, given 0 or less, yields the rows one frame each)."""
     if max_row_num is None:
         return None
-    if isinstance(max_row_num, bool):
-        raise TypeError(f"max_row_num must be an int or None, got {max_row_num!r}")
-    try:
-        limit = operator.index(max_row_num)
-    except TypeError:
-        raise TypeError(f"max_row_num must be an int or None, got {max_row_num!r}") from None
+    limit = int_arg("max_row_num", max_row_num)
     if as_iterator and limit < 1:
         raise InvalidArgumentError(
             f"max_row_num must be >= 1 with as_iterator=True (the rows of each batch), got {limit}"

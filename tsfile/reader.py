@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tsfile._args import int_arg
 from tsfile._format.bytes import Cursor
 from tsfile._format.device import DeviceID, tree_device_id
 from tsfile._format.devindex import read_device_index
@@ -693,11 +694,7 @@ def _thread_count(threads):
     None take None for the library's choice)."""
     if threads is None:
         return max(1, os.cpu_count() or 1)
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
-        raise TypeError(f"threads must be an int, not {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be at least 1, not {threads}")
-    return int(threads)
+    return int_arg("threads", threads, 1)
 
 
 def _table_name_arg(table_name):

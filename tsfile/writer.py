@@ -161,7 +161,6 @@ from __future__ import annotations
 import copy
 import errno
 import functools
-import operator
 import os
 import secrets
 import stat
@@ -175,6 +174,7 @@ import numpy as np
 
 from tsfile import compression as _compression
 from tsfile import config as _config
+from tsfile._args import int_arg
 from tsfile._format.constants import HEADER, Marker
 from tsfile._format.device import device_path, serialize_device_id, sort_key, text_utf8
 from tsfile._tree.buffer import TreeBuffers, device_segments
@@ -640,13 +640,13 @@ class TsFileWriter:
         time_encoding = cfg["time_encoding"] if time_encoding is None else time_encoding
         index_degree = cfg["index_degree"] if index_degree is None else index_degree
         bloom_error_rate = cfg["bloom_error_rate"] if bloom_error_rate is None else bloom_error_rate
-        self._page_size = _int_option("page_size", page_size, 1)
+        self._page_size = int_arg("page_size", page_size, 1)
         # threads=None: one pool thread builds large chunk groups while this thread writes;
         # threads=1: this thread alone (_overlap False)
         self._overlap = threads is None
-        self._threads = 1 if threads is None else _int_option("threads", threads, 1)
+        self._threads = 1 if threads is None else int_arg("threads", threads, 1)
         self._pool = None  # builds the chunks of large chunk groups (_stream_chunk_group)
-        self._memory_threshold = _int_option("memory_threshold", memory_threshold, 0)
+        self._memory_threshold = int_arg("memory_threshold", memory_threshold, 0)
         self._copies = _CopyPool(self._memory_threshold)
         _config.record_memory_threshold(self._memory_threshold)  # reported, as official
         self._compression = _check_compression(compression)
@@ -665,7 +665,7 @@ class TsFileWriter:
         encoders.check_supported(self._time_encoding, T.INT64)
         if self._time_encoding not in (TSEncoding.TS_2DIFF, TSEncoding.PLAIN):
             raise ValueError("time_encoding must be TS_2DIFF or PLAIN")
-        self._degree = _int_option("index_degree", index_degree, 2)
+        self._degree = int_arg("index_degree", index_degree, 2)
         self._bloom_error_rate = float(bloom_error_rate)
         if not 0.0 < self._bloom_error_rate < 1.0:
             raise ValueError(f"bloom_error_rate must be in (0, 1), got {bloom_error_rate!r}")
@@ -2086,21 +2086,6 @@ def _binary_values(arr) -> list:
         else:
             raise TypeError(f"expected str or bytes, got {type(v).__name__}")
     return out
-
-
-def _int_option(name, value, minimum) -> int:
-    """An integer option (not a float or a bool: 1.5 pages is a mistake, not 1) >= minimum."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        # operator.index's own message ("'float' object cannot be interpreted as an integer")
-        # does not say which of the writer's options was wrong
-        raise TypeError(f"{name} must be an int, got {value!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def _check_compression(compressor) -> Compressor:

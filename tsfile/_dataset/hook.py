@@ -52,10 +52,11 @@ def many_files(kind):
 
 def _check_many_option(key, value):
     """The multi-file options are checked for one file too (a typo fails the same way)."""
+    from tsfile._args import int_arg
     from tsfile._dataset.scan import ON_ERROR, SCHEMA_MODES
 
     allowed = {"on_error": ON_ERROR, "schema": SCHEMA_MODES}.get(key)
     if allowed is not None and value not in allowed:
         raise ValueError(f"{key} must be one of {allowed}, not {value!r}")
-    if key == "threads" and value is not None and int(value) < 1:
-        raise ValueError(f"threads must be at least 1, not {value}")
+    if key == "threads" and value is not None:
+        int_arg("threads", value, 1)

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from tsfile._args import int_arg
 from tsfile._dataset.files import (
     check_same_schema,
     expand_paths,
@@ -67,9 +68,7 @@ def pool_map(fn, items, threads):
     caller's thread would (a JobPool's helpers do the same): numpy's allocator, chosen by
     tsfile._mem.pool.pooled() / unpooled(), is a context variable."""
     items = list(items)
-    threads = default_threads(len(items)) if threads is None else int(threads)
-    if threads < 1:
-        raise ValueError(f"threads must be at least 1, not {threads}")
+    threads = default_threads(len(items)) if threads is None else int_arg("threads", threads, 1)
     if threads == 1 or len(items) <= 1:
         return [fn(x) for x in items]
     # one copy per call: a context can be entered by one thread at a time
