@@ -366,17 +366,22 @@ def test_the_files_are_planned_on_the_calling_thread(files, monkeypatch):
         assert np.array_equal(np.ma.getmaskarray(got[key]), np.ma.getmaskarray(want[key])), key
 
 
-def test_a_time_chunk_that_fails_to_decode_has_no_tag_slot_cleared(files, monkeypatch):
-    """A time job clears its rows' tag slots once their times decoded: a time chunk whose
-    statistics lie about its rows (the capacity is read from the file: up to 1,024 rows a
-    stored byte, allocated untouched) raises CorruptDataError before 8 bytes a claimed row of
-    every tag column are written."""
+def test_a_time_chunk_that_fails_to_decode_has_no_tag_slot_written(files, monkeypatch):
+    """Tag slots are written once every time chunk decoded: a time chunk whose statistics lie
+    about its rows (the capacity is read from the file: up to 1,024 rows a stored byte,
+    allocated untouched) raises CorruptDataError before 8 bytes a claimed row of every tag
+    column are written."""
     from tsfile._read import tagfill
 
     cleared = []
-    clear = tagfill.clear
+    clear, fill_runs = tagfill.clear, tagfill.fill_runs
     monkeypatch.setattr(
         tagfill, "clear", lambda col, lo, hi: cleared.append((lo, hi)) or clear(col, lo, hi)
+    )
+    monkeypatch.setattr(
+        tagfill,
+        "fill_runs",
+        lambda col, a, b, v: cleared.append((a, b)) or fill_runs(col, a, b, v),
     )
 
     def lying(self, *args):

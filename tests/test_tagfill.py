@@ -136,53 +136,98 @@ def test_an_empty_column_frees_cleanly():
     del col
 
 
-def test_an_uncleared_column_takes_fill_only_once_every_row_is_cleared():
-    """empty_column(cleared=False): the read's time jobs clear disjoint ranges on several
-    threads; fill is refused until every row is cleared, then counts as usual."""
+def test_an_uncleared_column_is_written_range_by_range_then_settled():
+    """empty_column(cleared=False): a read's tag jobs write disjoint ranges on several threads
+    (fill_runs writes without reading the slots; clear writes NULL), then settle() checks the
+    ranges tile the rows kept and returns the column of those rows, counts exact."""
     import threading
 
-    v = _fresh("dev")
-    before = sys.getrefcount(v)
+    v, w = _fresh("dev"), _fresh("other")
+    before = sys.getrefcount(v), sys.getrefcount(w)
     col = tagfill.empty_column(1000, cleared=False)
-    tagfill.clear(col, 0, 300)
-    with pytest.raises(ValueError, match="not all cleared"):
-        tagfill.fill(col, 0, 300, v)
-    assert sys.getrefcount(v) == before
-    with pytest.raises(ValueError, match="overlapping"):
-        tagfill.clear(col, 0, 800)
-    with pytest.raises(ValueError, match="empty_column"):
-        tagfill.clear(col[300:], 0, 10)  # a view: not the column's own slots
-    ranges = [(300, 500), (500, 750), (750, 1000)]
-    threads = [threading.Thread(target=tagfill.clear, args=(col, a, b)) for a, b in ranges]
+    jobs = [
+        (tagfill.fill_runs, (col, [0, 100], [100, 300], [v, w])),
+        (tagfill.fill, (col, 300, 500, v)),
+        (tagfill.clear, (col, 500, 600)),
+        (tagfill.fill_runs, (col, [600], [900], [None])),
+    ]
+    threads = [threading.Thread(target=fn, args=args) for fn, args in jobs]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    with pytest.raises(ValueError, match="cleared already"):
-        tagfill.clear(col, 0, 1)
-    tagfill.clear(col, 7, 7)  # an empty range (a time job of groups without rows)
-    empty = tagfill.empty_column(0, cleared=False)
-    tagfill.clear(empty, 0, 0)
-    tagfill.fill(empty, 0, 0, v)
-    tagfill.fill(col, 0, 1000, v)
-    assert sys.getrefcount(v) - before == 1000
+    del jobs, threads  # (their arguments hold references too)
+    tagfill.clear(col, 7, 7)  # an empty range (a job of groups without rows)
+    out = tagfill.settle(col, 900)  # rows 900.. (a reserve's slack) never written
+    assert out.shape == (900,) and out.dtype == object
+    assert out.tolist() == [v] * 100 + [w] * 200 + [v] * 200 + [None] * 400
+    assert sys.getrefcount(v) - before[0] == 300 and sys.getrefcount(w) - before[1] == 200
+    with pytest.raises(ValueError, match="settled"):
+        tagfill.clear(col, 900, 1000)
+    with pytest.raises(ValueError, match="settled"):
+        tagfill.settle(col, 900)
+    del col
+    out[5] = "replaced by the user"  # given back as what the slot holds
+    del out
+    assert (sys.getrefcount(v), sys.getrefcount(w)) == before
+
+
+@pytest.mark.parametrize(
+    "ranges, rows, message",
+    [
+        ([(0, 5), (6, 10)], 10, "row 5 of the column not written"),
+        ([(0, 6), (5, 10)], 10, "row 5 of the column written twice"),
+        ([(0, 5), (0, 5), (5, 10)], 10, "row 0 of the column written twice"),
+        ([(0, 5)], 10, r"rows \[5, 10\) of the column not written"),
+        ([(0, 10)], 8, r"rows \[8, 10\) of the column written past its end"),
+        ([(2, 10)], 10, "row 0 of the column not written"),
+    ],
+)
+def test_settle_refuses_rows_missed_or_written_twice(ranges, rows, message):
+    """An unsettled column that settle() refuses is never read: dropped, it gives back the
+    counts of the ranges written (overlapping ones too), not what its slots hold."""
+    v = _fresh("dev")
+    before = sys.getrefcount(v)
+    col = tagfill.empty_column(10, cleared=False)
+    for lo, hi in ranges:
+        tagfill.fill(col, lo, hi, v)
+    with pytest.raises(ValueError, match=message):
+        tagfill.settle(col, rows)
     del col
     assert sys.getrefcount(v) == before
 
 
-def test_an_uncleared_column_dropped_before_it_was_cleared_reads_no_slot():
-    """A read that fails before its time jobs cleared the tag slots drops the column: its
-    memory (here a block that held other data: every slot an invalid pointer) is not read as
-    references."""
+def test_ranges_of_an_unsettled_column_go_to_the_column_itself():
+    col = tagfill.empty_column(10, cleared=False)
+    with pytest.raises(ValueError, match="empty_column"):
+        tagfill.fill(col[3:], 0, 2, "x")  # a view would record rows shifted by 3
+    with pytest.raises(ValueError, match="empty_column"):
+        tagfill.clear(col[3:], 0, 2)
+    with pytest.raises(IndexError):
+        tagfill.clear(col, 5, 11)
+    with pytest.raises(IndexError):
+        tagfill.settle(col, 11)
+    assert tagfill.settle(tagfill.empty_column(0, cleared=False), 0).shape == (0,)
+
+
+def test_an_uncleared_column_dropped_before_it_was_settled_reads_no_slot():
+    """A read that fails before its tag columns were settled drops them: their memory (here a
+    block that held other data: every slot not written an invalid pointer) is not read as
+    references; the ranges written give back exactly what they counted."""
     from tsfile._mem import pool
 
+    v = _fresh("dev")
+    before = sys.getrefcount(v)
     n = 600_000  # 4.8 MB: a pooled block
     with pool.pooled():
         dirty = np.full(n, 0x7FFF_DEAD_BEEF, np.int64)
         del dirty  # kept by the pool, not cleared
         col = tagfill.empty_column(n, cleared=False)
-        tagfill.clear(col, 0, n // 2)
+        tagfill.clear(col, 0, n // 4)
+        tagfill.fill(col, n // 4, n // 2, v)
+    assert sys.getrefcount(v) - before == n // 4 + 1  # its slots, and the range's record
     del col  # half its slots garbage: dealloc must not give them back
+    assert sys.getrefcount(v) == before
 
 
 def test_none_is_refused_before_it_is_read_as_an_array():
@@ -230,7 +275,9 @@ def test_fill_runs_checks_every_range_before_writing():
     with pytest.raises(ValueError, match="a start, a stop and a value per range"):
         tagfill.fill_runs(col, [0, 2], [2], [v, v])
     assert col.tolist() == [None] * 4 and sys.getrefcount(v) == before
-    uncleared = tagfill.empty_column(4, cleared=False)
-    with pytest.raises(ValueError, match="not all cleared"):
-        tagfill.fill_runs(uncleared, [0], [1], [v])
+    unsettled = tagfill.empty_column(4, cleared=False)
+    with pytest.raises(IndexError):  # nothing counted nor recorded
+        tagfill.fill_runs(unsettled, [0, 2], [2, 5], [v, v])
+    with pytest.raises(ValueError, match="not written"):
+        tagfill.settle(unsettled, 4)
     assert sys.getrefcount(v) == before

@@ -250,10 +250,10 @@ class _Decode:
         }
         self.nulls = null_masks([n for n in [*fields, *tags] if n not in ahead_nulls], cap)
         self.nulls.update((n, ahead_nulls[n]) for n in fields if n in ahead_nulls)
-        # slots not cleared here (a memset of the whole column, with the GIL, when the pool
-        # reuses a block): each time job clears its rows' slots without the GIL (_clear_tags),
-        # then the tag jobs fill them (tagfill). A value-filtered read makes its tag columns
-        # over the selected rows only, after the selection (tsfile._read.late): none here.
+        # slots neither cleared nor read: the tag jobs write each row kept once, without the
+        # GIL, and _finish settles the columns (tagfill). A value-filtered read makes its tag
+        # columns over the selected rows only, after the selection (tsfile._read.late): none
+        # here.
         self.filtered = filtered
         if not filtered:
             self.values.update((n, tagfill.empty_column(cap, cleared=False)) for n in tags)
@@ -274,16 +274,15 @@ class _Decode:
 
     def time_job(self, job):
         """Decode the time chunks of a batch of chunk groups of one read; [(rows, page plan)]
-        per group (None: the read was dropped). Then clears the tag slots of the batch's rows:
-        after the decode, which checks each page's count against its timestamps, so that a time
+        per group (None: the read was dropped). No tag slot is written before every time
+        chunk decoded (the decode checks each page's count against its timestamps): a time
         chunk whose statistics lie (a capacity read from the file, up to _ROWS_PER_STORED_BYTE
         rows a stored byte, allocated untouched) raises before 8 bytes a claimed row of every
-        tag column are written (on_error="raise"; a dropped read's rows are cleared too)."""
+        tag column are written; the tag jobs write the rows kept, once the gaps are closed."""
         i, items = job
         r = self.reads[i]
         got = None if self.ahead is None else self.ahead.result_of(i, items[0][3])
-        if got is not None:  # decoded while the read was planned: its tag slots still to clear
-            self._clear_tags(items)
+        if got is not None:  # decoded while the read was planned
             return got
 
         def run():
@@ -296,20 +295,7 @@ class _Decode:
                     groups, self.ts, starts, r.query.t1, r.query.t2, r.pcode, s
                 )
 
-        got = self._guard(i, run)
-        self._clear_tags(items)
-        return got
-
-    def _clear_tags(self, items):
-        """Clear the tag columns' slots of the capacity of a time job's chunk groups (whatever
-        happens to the read: the time jobs together clear every row, which the tag columns
-        need before they are filled)."""
-        if self.filtered or not self.tags or not items:
-            return
-        lo = items[0][3]
-        hi = items[-1][3] + items[-1][4]  # a batch's groups are consecutive (_batches)
-        for name in self.tags:
-            tagfill.clear(self.values[name], lo, hi)
+        return self._guard(i, run)
 
     def field_job(self, job):
         """Decode a batch of (chunk group, field column) pairs of one read, or of its chunk
@@ -615,7 +601,11 @@ def _finish(d, reads, spans, total, counts):
     compaction)."""
     keep = _kept_rows(d, spans, total)
     ts = d.ts[:total]
-    values = {n: v[:total] for n, v in d.values.items()}
+    # the tag columns: their rows [0, total) written once each by the tag jobs, checked and
+    # handed out as columns of those rows only (the slots after them were never written)
+    values = {
+        n: tagfill.settle(v, total) if n in d.tags else v[:total] for n, v in d.values.items()
+    }
     nulls = {n: m[:total] for n, m in d.nulls.items() if counts[n]}
     if keep is not None:
         ts, values, nulls, spans = compact(ts, values, nulls, spans, keep)

@@ -20,14 +20,16 @@ Here instead:
 Every slot is filled at most once (fill refuses a slot that already holds a reference), so the
 counts stay exact.
 
-Clearing the slots is work too: inside the result pool (tsfile._mem.pool.pooled(), where the
-reads allocate) np.zeros of a reused block is a memset of the whole block (160 MB for 20 M rows,
-~16 ms with the GIL held, before any thread could start decoding). So a read asks for
-``empty_column(n, cleared=False)``: the slots' memory is taken as it is, and the read's jobs
-clear it a range at a time, without the GIL, on every thread (clear(); the time jobs of
-tsfile._read.columns cover every row). Until every slot has been cleared the column refuses
-fill(), and if it is dropped before that (a read that failed) its slots are not read: they can
-hold no reference.
+Clearing the slots is work too: a memset of a reused block (160 MB for 20 M rows) before the
+fill, which then reads each slot to check that it is NULL: three passes over the column's
+memory where one would do. So a read asks for ``empty_column(n, cleared=False)`` instead: the
+slots' memory is taken as it is, and the read writes each row it keeps exactly once, a range at
+a time, on any thread: fill_runs() writes the pointers without looking at the slots (the write
+of a memset), clear() writes NULL where no value goes. Every range written is recorded (with the
+GIL); settle() then checks that the ranges tile the rows the result keeps, exactly, and only
+the column it returns may be read. Until then the block gives back, when freed, the references
+its recorded ranges counted, never what its slots hold: a read that fails half way (its column
+dropped unsettled) reads no slot, and its counts stay exact whatever ranges it wrote.
 
 Freeing such a column the numpy way costs as much again with the GIL held: a decref per slot (20
 M for a 20 M-row read, ~30 ms, while any other thread waits). So the column's memory belongs to
@@ -44,6 +46,7 @@ would leak (never a freed object). Nothing but the read that made a column may f
 its slots are read only once every fill has returned.
 """
 
+cimport cython
 cimport numpy as cnp
 from cpython.ref cimport PyObject
 from libc.stdlib cimport free, malloc
@@ -80,23 +83,37 @@ cdef extern from *:
 cnp.import_array()
 
 
+# The value recorded for a range clear() wrote (NULL slots: no reference counted).
+_CLEARED = object()
+
+
+@cython.no_gc_clear  # __dealloc__ reads ``ranges``: the collector must not empty it first
 cdef class _SlotBlock:
     """The slots of an object column made by empty_column, as the memory of an intp array
     (zeroed: NULL pointers, None to numpy; numpy's allocator: calloc'ed, untouched until
     written, huge pages for large ones, and freeing an intp array touches no slot; or, made
-    with cleared=False, as it came until clear() has covered every slot): their references
-    are given back (release_refs) when the last array using them is freed, if it was
-    settled."""
+    with cleared=False, as it came, written range by range until settle()). Once settled, the
+    references its slots hold are given back (release_refs) when the last array using them is
+    freed; before, those its recorded ranges counted."""
 
     cdef object memory  # the intp array owning the slots' memory
     cdef PyObject **slots
-    cdef Py_ssize_t n
-    cdef Py_ssize_t cleared  # slots cleared by clear() (empty_column(cleared=False))
+    cdef Py_ssize_t n  # the slots read when freed (settle() may lower it)
     cdef bint settled  # every slot is NULL or a counted reference (fill() allowed)
+    # empty_column(cleared=False), until settled: (lo, hi, value or _CLEARED) of every range
+    # written, each range's references counted (hi - lo of them)
+    cdef list ranges
 
     def __dealloc__(self):
-        if self.slots != NULL and self.settled:  # an unsettled block was never filled
+        cdef Py_ssize_t lo, hi
+        if self.slots == NULL:
+            return
+        if self.settled:
             release_refs(self.slots, self.n)
+        elif self.ranges is not None:  # the counts, not the slots (never read unsettled)
+            for lo, hi, value in self.ranges:
+                if value is not _CLEARED and hi > lo:
+                    tsfile_decref_n(<PyObject *>value, hi - lo)
         self.slots = NULL
 
 
@@ -119,8 +136,9 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     """An object array of ``n`` slots, all NULL (None to numpy), its memory untouched; its base
     is the _SlotBlock owning the slots (freed a run at a time, see the module notes).
 
-    ``cleared=False``: the slots are not cleared here; the caller clears every one of them with
-    clear() (disjoint ranges, on any threads) before the column is filled or read."""
+    ``cleared=False``: the slots are left as they are; the caller writes each row it keeps
+    exactly once (fill_runs / fill, or clear for NULL; disjoint ranges, on any threads), then
+    reads only the column settle() returns."""
     if n < 0:
         raise ValueError(f"column length {n} is negative")
     cdef _SlotBlock block = _SlotBlock()
@@ -128,8 +146,8 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     block.memory = memory
     block.slots = <PyObject **>cnp.PyArray_DATA(memory)
     block.n = n
-    block.cleared = n if cleared else 0
-    block.settled = block.cleared == n
+    block.settled = cleared
+    block.ranges = None if cleared else []
     cdef cnp.npy_intp dims[1]
     dims[0] = n
     # writable and contiguous, not owning its data: numpy frees neither the slots nor their
@@ -141,33 +159,59 @@ def empty_column(Py_ssize_t n, bint cleared=True):
 
 
 cdef _SlotBlock slot_block(cnp.ndarray column):
-    """The _SlotBlock of a column made by empty_column (the column itself, not a view of it);
-    else ValueError."""
+    """The _SlotBlock of a column made by empty_column(cleared=False) and not settled (the
+    column itself, not a view of it); else ValueError."""
     block = cnp.get_array_base(column)
     if not isinstance(block, _SlotBlock) or \
             <PyObject **>cnp.PyArray_DATA(column) != (<_SlotBlock>block).slots:
-        raise ValueError("clear takes a column made by empty_column(cleared=False)")
+        raise ValueError("clear and settle take a column made by empty_column(cleared=False)")
+    if (<_SlotBlock>block).ranges is None:
+        raise ValueError("the column's slots are settled (clear would drop references)")
     return <_SlotBlock>block
 
 
 def clear(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi):
-    """Clear slots [lo, hi) of a column made by empty_column(cleared=False), without the GIL.
-    Ranges of one column must not overlap (the column counts the rows cleared: once it counts
-    them all, it takes fill()). An empty range does nothing."""
+    """Write NULL (None) into rows [lo, hi) of a column made by empty_column(cleared=False), not
+    settled, without the GIL: rows the result keeps that no fill writes. An empty range does
+    nothing."""
     cdef _SlotBlock block = slot_block(column)
     if not 0 <= lo <= hi <= block.n:
         raise IndexError(f"rows [{lo}, {hi}) outside a column of {block.n}")
     if lo == hi:
         return
-    if block.settled:
-        raise ValueError("the column's slots are cleared already (clear would drop references)")
-    if hi - lo > block.n - block.cleared:
-        raise ValueError(f"rows [{lo}, {hi}): more than the {block.n - block.cleared} rows left "
-                         "to clear (overlapping ranges)")
+    block.ranges.append((lo, hi, _CLEARED))
     with nogil:
         memset(block.slots + lo, 0, (hi - lo) * sizeof(PyObject *))
-    block.cleared += hi - lo  # with the GIL: ranges cleared at once on several threads add up
-    block.settled = block.cleared == block.n
+
+
+def settle(cnp.ndarray column not None, Py_ssize_t rows):
+    """The column of the first ``rows`` rows of a column made by empty_column(cleared=False),
+    once the ranges written into it (fill_runs, fill, clear) tile [0, rows) exactly: each row
+    written once, none outside. ValueError naming the first row missed or written twice, else:
+    the block is settled (it gives back what its ``rows`` slots hold when freed) and the column
+    returned, of those rows only, is the one to read (the slots after ``rows`` were never
+    written; ``column`` must not be read)."""
+    cdef _SlotBlock block = slot_block(column)
+    cdef Py_ssize_t pos = 0, lo, hi
+    if not 0 <= rows <= block.n:
+        raise IndexError(f"{rows} rows of a column of {block.n}")
+    for lo, hi in sorted((r[0], r[1]) for r in block.ranges if r[1] > r[0]):
+        if lo != pos:
+            what = "written twice" if lo < pos else "not written"
+            raise ValueError(f"row {min(lo, pos)} of the column {what}")
+        pos = hi
+    if pos != rows:
+        raise ValueError(f"rows [{min(pos, rows)}, {max(pos, rows)}) of the column "
+                         + ("not written" if pos < rows else "written past its end"))
+    block.n = rows
+    block.settled = True
+    block.ranges = None
+    cdef cnp.npy_intp dims[1]
+    dims[0] = rows
+    cdef cnp.ndarray out = cnp.PyArray_SimpleNewFromData(
+        1, dims, cnp.NPY_OBJECT, <void *>block.slots)
+    cnp.set_array_base(out, block)
+    return out
 
 
 cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noexcept nogil:
@@ -180,6 +224,14 @@ cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noex
         else:
             taken += 1
     return taken
+
+
+cdef void put_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noexcept nogil:
+    """Write ``value`` into ``slots[:n]`` without reading them (a range of a column being
+    written, whose slots hold nothing yet: one pass of stores, as a memset)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        slots[i] = value
 
 
 def fill(cnp.ndarray column not None, Py_ssize_t lo, Py_ssize_t hi, object value):
@@ -200,7 +252,10 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
     [starts[k], stops[k]) all refer to values[k]. Every range is checked and every reference
     counted first, then the pointers of all of them are written in ONE nogil region: one GIL
     hand-over per call, not one per range. Rows filled before are left as they are and raise
-    ValueError (naming the first such range) after the others are written."""
+    ValueError (naming the first such range) after the others are written.
+
+    A column made by empty_column(cleared=False), not settled yet: the ranges are recorded and
+    their slots written without being read (each row is written once; settle() checks it)."""
     cdef Py_ssize_t k, lo, hi, dim, n = len(starts)
     cdef PyObject **base_slots
     cdef Run *runs
@@ -211,9 +266,11 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
         raise ValueError("fill_runs takes a start, a stop and a value per range")
     dim = cnp.PyArray_DIM(column, 0)
     base = cnp.get_array_base(column)
+    while isinstance(base, cnp.ndarray):  # a view's owner: the block is at the chain's end
+        base = cnp.get_array_base(base)
+    cdef _SlotBlock block = None  # a column being written (cleared=False, not settled)
     if isinstance(base, _SlotBlock) and not (<_SlotBlock>base).settled:
-        raise ValueError("the column's slots are not all cleared yet (empty_column(cleared=False) "
-                         "needs clear() over every row before fill)")
+        block = slot_block(column)  # the column itself: a view would record shifted rows
     runs = <Run *>malloc(n * sizeof(Run) + 1)
     if runs == NULL:
         raise MemoryError()
@@ -231,8 +288,24 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
             runs[k].n = hi - lo
             runs[k].value = <PyObject *>values[k]
             runs[k].taken = 0
+        if block is not None:
+            # the bounds as converted and checked above (runs[k]), not converted again
+            recorded = [(runs[k].slots - base_slots, runs[k].slots - base_slots + runs[k].n,
+                         values[k]) for k in range(n)]
         for k in range(n):  # the references first, while the GIL is held
             tsfile_incref_n(runs[k].value, runs[k].n)
+        if block is not None:
+            try:
+                block.ranges.extend(recorded)
+            except BaseException:  # (a MemoryError) nothing written: the counts taken back
+                for k in range(n):
+                    if runs[k].n:
+                        tsfile_decref_n(runs[k].value, runs[k].n)
+                raise
+            with nogil:
+                for k in range(n):
+                    put_refs(runs[k].slots, runs[k].n, runs[k].value)
+            return
         with nogil:
             for k in range(n):
                 runs[k].taken = write_refs(runs[k].slots, runs[k].n, runs[k].value)
