@@ -17,8 +17,8 @@ Here instead:
   that also takes the column's page faults). Writing a pointer needs no GIL; only the reference
   count does, and it is settled before the slots exist.
 
-Every slot is filled at most once (fill refuses a slot that already holds a reference), so the
-counts stay exact.
+Every slot of such a column is filled at most once (fill refuses a slot that already holds a
+reference), so the counts stay exact.
 
 Clearing the slots is work too: a memset of a reused block (160 MB for 20 M rows) before the
 fill, which then reads each slot to check that it is NULL: three passes over the column's
@@ -42,8 +42,9 @@ decrefs the old object and increfs the new one in the slot) is given back as wha
 Threads: several threads may fill DISJOINT rows of one column at once (the read's tag jobs do:
 each job's rows are fixed by the plan). The refusal of a filled slot is a plain check, not an
 atomic one: two threads filling the same row at once would both write it and one reference
-would leak (never a freed object). Nothing but the read that made a column may fill it, and
-its slots are read only once every fill has returned.
+would leak (never a freed object); in a column being written (cleared=False) settle() refuses
+such rows, and the block then gives back exactly what was counted. Nothing but the read that
+made a column may fill it, and its slots are read only once every fill has returned.
 """
 
 cimport cython
