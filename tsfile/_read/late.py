@@ -383,7 +383,8 @@ def _selected_tags(d, jobs, rows, starts, keep, kept):
     (columns._Decode.fill_tag into arrays of the selected rows)."""
     d.nulls.update(columns.null_masks(d.tags, kept))
     for name in d.tags:
-        d.values[name] = tagfill.empty_column(kept)  # NULL slots: fill_tag writes each once
+        # written once each (fill_tag), then settled: no clearing pass (tagfill)
+        d.values[name] = tagfill.empty_column(kept, cleared=False)
     null_rows = dict.fromkeys(d.tags, 0)
     at = 0
     for (i, task, _g, _at, _cap), n, pos in zip(jobs, rows, starts, strict=True):
@@ -393,7 +394,7 @@ def _selected_tags(d, jobs, rows, starts, keep, kept):
         for name in d.tags:
             null_rows[name] += d.fill_tag(d.reads[i], task, name, picked, at)
         at += picked
-    values = {n: d.values[n] for n in d.tags}
+    values = {n: tagfill.settle(d.values[n], kept) for n in d.tags}
     return values, {n: d.nulls[n] for n in d.tags if null_rows[n]}
 
 
