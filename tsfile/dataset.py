@@ -42,6 +42,7 @@ from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
 from tsfile._mem.pool import pooled
 from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
+from tsfile.exceptions import TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 NUMERIC_TYPES = frozenset(
@@ -117,6 +118,13 @@ class SeriesPath(str):
 class DatasetClosedError(ClosedError, RuntimeError):
     """A closed TsFileDataFrame or Timeseries was used: this package's ClosedError, and the
     RuntimeError the official view raises."""
+
+
+class DatasetFileChangedError(TsFileError, RuntimeError):
+    """With ``trust_index=False``, a file of the view whose size or modification time is no
+    longer what its metadata were read from (rewritten, appended to, replaced): its series'
+    counts and time ranges would not match what is read. This package's TsFileError, and the
+    RuntimeError the official view raises. Open the view again."""
 
 
 # -- the catalog: what the files' metadata say ---------------------------------------------------
@@ -262,10 +270,14 @@ def _table_catalog(infos):
 class _ReaderPool:
     """Readers of the dataset's files, the least recently used closed beyond ``limit`` (None:
     no limit). ``with pool.use(path) as reader:``; a reader in use is never closed: a thread
-    needing another file waits until one is free."""
+    needing another file waits until one is free. ``expected``: {path: (size, mtime_ns)} of the
+    metadata the view was built from, checked at every use (trust_index=False; None: not
+    checked), as the official view does: a file rewritten after the view read its metadata
+    gave rows that its counts and positions did not describe (a series cut short, or shifted)."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, expected=None):
         self.limit = limit
+        self._expected = expected
         self._open = OrderedDict()  # path -> [reader, users]
         self._cond = threading.Condition()
         self.closed = False
@@ -273,9 +285,26 @@ class _ReaderPool:
     def use(self, path):
         return _Lease(self, path)
 
+    def _check_generation(self, path):
+        from tsfile.reader import open_error
+
+        want = self._expected.get(path)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise open_error(exc, path) from None
+        if want is not None and (st.st_size, st.st_mtime_ns) != want:
+            raise DatasetFileChangedError(
+                f"{path} changed after the TsFileDataFrame read its metadata (size "
+                f"{want[0]} -> {st.st_size} bytes, mtime_ns {want[1]} -> {st.st_mtime_ns}); "
+                "open the TsFileDataFrame again"
+            )
+
     def _acquire(self, path):
         from tsfile.reader import TsFileReader
 
+        if self._expected is not None:
+            self._check_generation(path)
         with self._cond:
             while True:
                 if self.closed:
@@ -608,10 +637,13 @@ class TsFileDataFrame:
         self._trust_index = trust_index
         self._workers = options.get("query_workers")
         self._parallel_min_rows = options.get("query_parallel_min_rows", 0)
-        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES))
         self._closed = False
         self._root = None
         infos = self._load_infos()
+        # trust_index=False: every use of a file checks it is still the one its metadata
+        # describe (the readers are opened after the metadata were read, by this pool)
+        expected = None if trust_index else {i.path: (i.size, i.mtime_ns) for i in infos}
+        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES), expected)
         self._model = model_of(infos)
         _check_schemas(infos)
         self._all = _catalog(infos, self._model)
@@ -969,5 +1001,6 @@ __all__ = [
     "AlignedTimeseries",
     "SeriesPath",
     "DatasetClosedError",
+    "DatasetFileChangedError",
     "Scanner",
 ]

@@ -36,10 +36,8 @@ def is_many(paths):
     that is not itself an existing file's name. One file's path keeps the one-file readers."""
     if isinstance(paths, (list, tuple)):
         return True
-    if isinstance(paths, (str, os.PathLike)):
-        text = os.fspath(paths)
-        if isinstance(text, bytes):
-            return False
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        text = os.fsdecode(paths)
         return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
     return False
 
@@ -66,14 +64,17 @@ def expand_paths(paths):
     order (each directory or glob in it expanded in sorted order), a directory gives its
     ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
     matches nothing raises TsFileNotFoundError."""
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    # bytes are one path (as the one-file reader takes them), not a sequence of ints
+    items = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
     if not items:
         raise ValueError("no paths given")
     out = []
     for item in items:
-        if not isinstance(item, (str, os.PathLike)):
-            raise TypeError(f"a path must be a str or os.PathLike, not {type(item).__name__}")
-        text = os.fspath(item)
+        if not isinstance(item, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"a path must be a str, bytes or os.PathLike, not {type(item).__name__}"
+            )
+        text = os.fsdecode(item)
         if os.path.isdir(text):
             out.extend(_directory_files(text))
         elif os.path.exists(text):
@@ -85,7 +86,22 @@ def expand_paths(paths):
             out.extend(matches)
         else:
             raise _not_found("TsFile not found", text)
-    return list(dict.fromkeys(os.path.abspath(p) for p in out))
+    return _distinct_files(os.path.abspath(p) for p in out)
+
+
+def _distinct_files(paths):
+    """``paths`` without a second name of a file already named: the same file through a
+    symlink, or a recursive glob going round a symlink loop (``dir/loop/x.tsfile``,
+    ``dir/loop/loop/x.tsfile``...), was read once per name (its rows repeated, or a dataset's
+    "duplicate timestamp" error); the first name is kept. A name that cannot be resolved is
+    kept as it is (opening it raises the reader's error naming it)."""
+    seen, out = set(), []
+    for p in dict.fromkeys(paths):
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 # -- what one file's metadata says -------------------------------------------------------------
@@ -238,9 +254,12 @@ def read_file_info(path, reader=None, tables=None):
     devices of a tree-model file too). Errors of a file that is no TsFile, or a damaged one, are
     CorruptDataError naming the file."""
     from tsfile._dataset.tree_info import read_tree_devices
-    from tsfile.reader import TsFileReader
+    from tsfile.reader import TsFileReader, open_error
 
-    st = os.stat(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:  # a dangling link, a symlink loop: the reader's errors, naming it
+        raise open_error(exc, path) from None
     own = reader is None
     try:
         if own:
