@@ -171,11 +171,18 @@ def _numeric_series(info):
         for dtype, count, _s, _e in dev.series.values()
         if dtype in NUMERIC_TYPES and count > 0
     )
-    return tree + sum(
-        len(t.devices)
-        * sum(1 for _n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES)
-        for t in info.tables.values()
-    )
+    table = 0
+    for t in info.tables.values():
+        fields = _numeric_fields(t)
+        table += sum(len(fields) - sum(1 for f in d.absent if f in fields) for d in t.devices)
+    return tree + table
+
+
+def _numeric_fields(table_info):
+    """The numeric FIELD columns of a table (its series' fields), in schema order."""
+    return [
+        n for n, dt, c in table_info.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
+    ]
 
 
 def model_of(infos):
@@ -231,30 +238,31 @@ def _tree_catalog(infos):
 
 def _table_catalog(infos):
     """{name: _Series} of the numeric fields of every device of every table, in first-seen
-    order (files in order, devices in index order, fields in schema order). A name is built
-    once per series, and one _Shard per device and file serves all its fields (opening a
-    dataset of many files from its index is mostly this loop)."""
+    order (files in order, devices in index order, fields in schema order). As in the official
+    view, a field is a series of a device in the files where the device holds a value of it
+    (DeviceStats.absent): a field a device never wrote is no series, and a file where all its
+    cells are null is no shard of it (before, such a phantom series was listed, all NaN, and
+    the null rows of such a file were counted and read as NaN rows of the series). A name is
+    built once per series, and one _Shard per device and file serves all its fields (opening
+    a dataset of many files from its index is mostly this loop)."""
     series = {}
-    devices = {}  # (table, tags) -> {field: _Series}
+    devices = {}  # (table, tags) -> ("table.tags" name prefix, {field: _Series})
     for info in infos:
         for table, t in info.tables.items():
             tag_cols = t.tag_names()
-            fields = [
-                n for n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
-            ]
+            fields = _numeric_fields(t)
             for dev in t.devices:
-                by_field = devices.get((table, dev.tags))
-                if by_field is None:
-                    by_field = devices[(table, dev.tags)] = {}
+                known = devices.get((table, dev.tags))
+                if known is None:
                     prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
-                    for f in fields:
-                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
-                        by_field[f] = series[s.name] = s
+                    known = devices[(table, dev.tags)] = (prefix, {})
+                prefix, by_field = known
                 shard = _Shard(info.path, dev.count, dev.start, dev.end)
                 for f in fields:
+                    if dev.absent and f in dev.absent:
+                        continue
                     s = by_field.get(f)
-                    if s is None:  # a field this file's schema adds to a known device
-                        prefix = series_name(table, dev.tags, "")[:-1]
+                    if s is None:
                         s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
                         by_field[f] = series[s.name] = s
                     s.shards.append(shard)
@@ -665,7 +673,7 @@ class TsFileDataFrame:
         try:
 
             def scan(path):
-                info = read_file_info(path)
+                info = read_file_info(path, field_values=True)
                 progress.update()
                 return info
 
@@ -686,8 +694,12 @@ class TsFileDataFrame:
         split by time cost nothing here."""
         seen = set()
         for s in self._all.values():
-            # a table device's series share its timestamps; a tree series has its own
-            key = s.name if s.device is not None else (s.table, s.tags)
+            # a table device's series share its timestamps in the files they share; a tree
+            # series has its own
+            if s.device is not None:
+                key = s.name
+            else:
+                key = (s.table, s.tags, tuple(sh.path for sh in s.shards))
             if key in seen:
                 continue
             seen.add(key)

@@ -109,12 +109,15 @@ def _distinct_files(paths):
 
 @dataclass
 class DeviceStats:
-    """One device of a table in one file: its tag values (None = null), rows and time range."""
+    """One device of a table in one file: its tag values (None = null), rows and time range;
+    ``absent``: the FIELD columns of which it holds no value in this file (no series, or one
+    counting 0 values: the official view lists no series there, tsfile.dataset)."""
 
     tags: tuple
     count: int
     start: int
     end: int
+    absent: tuple = ()
 
 
 @dataclass
@@ -163,7 +166,10 @@ class FileInfo:
             "tables": {
                 name: {
                     "columns": [[n, int(t), int(c)] for n, t, c in info.columns],
-                    "devices": [[list(d.tags), d.count, d.start, d.end] for d in info.devices],
+                    "devices": [
+                        [list(d.tags), d.count, d.start, d.end, list(d.absent)]
+                        for d in info.devices
+                    ],
                 }
                 for name, info in self.tables.items()
             },
@@ -188,8 +194,9 @@ class FileInfo:
                     json_int(n),
                     json_int(a),
                     json_int(b),
+                    tuple(json_str(f) for f in json_list(absent)),
                 )
-                for tags, n, a, b in json_list(t["devices"])
+                for tags, n, a, b, absent in json_list(t["devices"])
             ]
             tables[name] = TableInfo(columns, devices)
         from tsfile._dataset.tree_info import TreeDevice
@@ -237,22 +244,42 @@ def json_int(value):
     return value
 
 
-def _table_devices(reader, key, n_tags):
-    """DeviceStats of every device of one table, from the statistics of its time column (the
-    series metadata only)."""
+def _table_devices(reader, key, n_tags, fields=()):
+    """DeviceStats of every device of one table, from the statistics of its time column and
+    of its ``fields``' series (the series metadata only; no field: ``absent`` is not filled)."""
     out = []
     if key not in reader._meta.table_roots:
         return out
     for dev_id, rng in reader._devices(key):
         count, start, end = reader._time_statistics(key, dev_id, rng)
-        out.append(DeviceStats(dev_id.tag_values(n_tags), count, start, end))
+        absent = (
+            ()
+            if not fields
+            else tuple(
+                f
+                for f, n in zip(fields, _value_counts(reader, key, rng, fields), strict=True)
+                if n <= 0
+            )
+        )
+        out.append(DeviceStats(dev_id.tag_values(n_tags), count, start, end, absent))
     return out
 
 
-def read_file_info(path, reader=None, tables=None):
+def _value_counts(reader, key, rng, fields):
+    """The value count of each of ``fields`` in one device (0: no series of that name): from
+    the compact index when it takes the device, else from its series metadata."""
+    d = reader._device_index(rng)
+    if d is not None:
+        return d.value_counts(fields)
+    series = reader._series(key, rng)
+    return [series[f].statistics.count if f in series else 0 for f in fields]
+
+
+def read_file_info(path, reader=None, tables=None, field_values=False):
     """FileInfo of ``path`` from its metadata (``tables``: only these table names; with None, the
-    devices of a tree-model file too). Errors of a file that is no TsFile, or a damaged one, are
-    CorruptDataError naming the file."""
+    devices of a tree-model file too; ``field_values``: each table device's ``absent`` fields,
+    which the dataset view needs and a query's planning does not). Errors of a file that is no
+    TsFile, or a damaged one, are CorruptDataError naming the file."""
     from tsfile._dataset.tree_info import read_tree_devices
     from tsfile.reader import TsFileReader, open_error
 
@@ -272,7 +299,12 @@ def read_file_info(path, reader=None, tables=None):
                         continue
                     columns = [(c.column_name, c.data_type, c.category) for c in schema.columns]
                     info = TableInfo(columns)
-                    info.devices = _table_devices(reader, name, len(info.tag_names()))
+                    n_tags = len(info.tag_names())
+                    if field_values:
+                        fields = [n for n, _t, c in columns if c == ColumnCategory.FIELD]
+                        info.devices = _table_devices(reader, name, n_tags, fields=fields)
+                    else:
+                        info.devices = _table_devices(reader, name, n_tags)
                     infos[name] = info
                 tree = read_tree_devices(reader) if tables is None else []
         finally:

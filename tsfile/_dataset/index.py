@@ -19,7 +19,7 @@ import warnings
 
 from tsfile._dataset.files import FileInfo, json_list
 
-INDEX_VERSION = 2  # 2: tree-model devices (FileInfo.tree)
+INDEX_VERSION = 3  # 2: tree-model devices (FileInfo.tree); 3: fields a device lacks (absent)
 INDEX_PREFIX = ".tsfile-turbo-dataset"
 
 
