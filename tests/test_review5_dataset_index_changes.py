@@ -74,3 +74,41 @@ def test_a_view_reopened_after_the_change_reads_the_new_rows(tmp_path):
         assert df["m.a.x"][:].tolist() == [
             t + 0.5 for t in [*range(20), *range(100, 130), *range(200, 220)]
         ]
+
+
+def test_two_threads_writing_the_same_index_at_once_both_succeed(tmp_path, monkeypatch):
+    # both views of the same files wrote "<index>.<pid>.tmp": the first rename took the
+    # second writer's file away ("dataset index not written" RuntimeWarning, an error under
+    # -W error) or renamed it while the other thread was still writing into it
+    import json
+    import threading
+    import warnings
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tsfile._dataset import index as index_mod
+
+    _three(tmp_path)
+    both_writing = threading.Barrier(2, timeout=10)
+    real_dump = json.dump
+
+    def dump_together(doc, f, **kw):
+        both_writing.wait()  # the two writers are inside their temporary files at once
+        real_dump(doc, f, **kw)
+
+    monkeypatch.setattr(index_mod.json, "dump", dump_together)
+
+    def open_once(_):
+        with _open(tmp_path, use_index=True) as df:
+            return len(df["m.a.x"])
+
+    # the warnings filter is the process's: set once here, around both threads
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with ThreadPoolExecutor(2) as pool:
+            assert list(pool.map(open_once, range(2))) == [60, 60]
+    assert [str(w.message) for w in caught] == []
+    monkeypatch.setattr(index_mod.json, "dump", real_dump)
+    written = list(tmp_path.glob(".tsfile-turbo-dataset.*"))
+    assert len(written) == 1 and written[0].suffix == ".json"  # no temporary file left
+    with open(written[0], encoding="utf-8") as f:
+        assert len(json.load(f)["files"]) == 3
