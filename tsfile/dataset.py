@@ -444,10 +444,22 @@ def _merge_parts(name, parts):
 # -- the public classes --------------------------------------------------------------------------
 
 
-def _format_time(ms):
+def _display_time(ms):
+    """A time for display: the pandas Timestamp of ``ms``, or the int itself where pandas has
+    none (beyond its nanosecond range, about the years 1677..2262: e.g. a file whose times
+    are in another unit than milliseconds, or at the int64 bounds). Displaying such a view,
+    series or result raised OutOfBoundsDatetime; the official view shows the int too."""
     import pandas as pd
 
-    text = str(pd.to_datetime(ms, unit="ms"))
+    try:
+        t = pd.to_datetime(ms, unit="ms")
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+        return ms
+    return ms if t is pd.NaT else t  # int64's least value is pandas' "no time" (NaT)
+
+
+def _format_time(ms):
+    text = str(_display_time(ms))
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -474,7 +486,13 @@ class AlignedTimeseries:
         import pandas as pd
 
         df = pd.DataFrame(self.values, columns=self.series_names)
-        df.insert(0, "time", pd.to_datetime(self.timestamps, unit="ms"))
+        try:
+            times = pd.to_datetime(self.timestamps, unit="ms")
+            if times.isna().any():  # int64's least value: NaT to pandas
+                raise ValueError
+        except (OverflowError, ValueError):  # some beyond pandas' range: each its own way
+            times = pd.Series([_display_time(t) for t in self.timestamps.tolist()], dtype=object)
+        df.insert(0, "time", times)
         if max_rows is not None and len(df) > max_rows:
             half = max(1, max_rows // 2)
             df = pd.concat([df.head(half), df.tail(max_rows - half)])
@@ -744,7 +762,14 @@ class TsFileDataFrame:
 
     def list_timeseries_metadata(self, path_prefix=""):
         """A pandas DataFrame indexed by series name: table, field, start_time and end_time
-        (pandas Timestamps), count, then the tag columns."""
+        (pandas Timestamps; a time beyond pandas' range raises OutOfBoundsDatetime, as in the
+        official view), count, then the tag columns."""
+        import pandas as pd
+
+        return self._metadata(path_prefix, lambda ms: pd.to_datetime(ms, unit="ms"))
+
+    def _metadata(self, path_prefix, time_of):
+        """list_timeseries_metadata with times made by ``time_of`` (display: _display_time)."""
         import pandas as pd
 
         rows, index, tag_order = [], [], {}
@@ -753,8 +778,8 @@ class TsFileDataFrame:
             row = {
                 "table": s.table,  # not in a tree-model view (the official view has none)
                 "field": s.field,
-                "start_time": pd.to_datetime(s.start, unit="ms"),
-                "end_time": pd.to_datetime(s.end, unit="ms"),
+                "start_time": time_of(s.start),
+                "end_time": time_of(s.end),
                 "count": int(s.count),
             }
             for col, value in zip(s.tag_columns, s.tags, strict=False):
@@ -921,7 +946,7 @@ class TsFileDataFrame:
         )
 
     def _table(self, max_rows):
-        meta = self.list_timeseries_metadata().reset_index(drop=True)
+        meta = self._metadata("", _display_time).reset_index(drop=True)
         lead = self._leading()
         tags = list(meta.columns[len(lead) + 4 :])
         cols = [*lead, *tags, "field", "start_time", "end_time", "count"]
