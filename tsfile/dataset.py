@@ -834,12 +834,21 @@ class TsFileDataFrame:
         if isinstance(key, list):
             return self._subset([self._lookup(self._position(i)).name for i in key])
         if _is_bool_series(key):
-            return self._subset([n for n, keep in zip(key.index, key, strict=True) if keep])
+            return self._subset([self._mask_label(n) for n, keep in key.items() if keep])
         if isinstance(key, str) and key not in self._all and key in self._listing_columns():
             return self._listing_column(key)
         if not isinstance(key, (str, int, np.integer)):
             raise TypeError(f"Unsupported key type: {type(key)}")
         return Timeseries(self, self._lookup(key))
+
+    def _mask_label(self, label):
+        """The series a boolean mask's index label names: a position (the index of a listing
+        column, ``df["field"] == "x"``, as in the official view) or a series name (the index
+        of list_timeseries_metadata()). Positions were taken as names: the view held series
+        named "1", "3"... that no lookup found."""
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+            return self._lookup(int(label)).name
+        return self._lookup(str(label)).name
 
     @staticmethod
     def _position(item):
