@@ -95,3 +95,34 @@ def test_a_symlink_loop_is_the_packages_open_error_naming_it(tmp_path):
         assert info.value.filename == str(loop) and str(loop) in str(info.value)
     with pytest.raises(FileOpenError, match="self.tsfile"):
         tsfile.TsFileReader(str(loop))
+
+
+def test_a_file_object_given_as_several_files_is_a_type_error_naming_it(tmp_path):
+    # iterated, a BytesIO gave its lines, each taken for a path (TsFileNotFoundError naming
+    # a line of the file's bytes)
+    import io
+
+    data = open(write_shard(tmp_path / "a.tsfile", 0, 10), "rb").read()
+    with pytest.raises(TypeError, match="BytesIO"):
+        _frame(io.BytesIO(data))
+    with pytest.raises(TypeError, match="BytesIO"):
+        tsfile.read_table([io.BytesIO(data)])
+    assert len(tsfile.read_table(io.BytesIO(data))["time"]) == 20  # one object: one file
+
+
+def test_a_files_bytes_given_as_a_path_is_the_packages_path_error(tmp_path):
+    # bytes are a path; a NUL in one was os.open's builtin ValueError
+    from tsfile.exceptions import InvalidPathError
+
+    data = open(write_shard(tmp_path / "a.tsfile", 0, 10), "rb").read()
+    with pytest.raises(InvalidPathError, match="BytesIO"):
+        tsfile.TsFileReader(data)
+    with pytest.raises(InvalidPathError):
+        tsfile.read_table("a\0b.tsfile")
+
+
+def test_a_closed_file_object_is_the_packages_open_error(tmp_path):
+    f = open(write_shard(tmp_path / "a.tsfile", 0, 10), "rb")
+    f.close()
+    with pytest.raises(FileOpenError, match="closed"):  # was a builtin ValueError
+        tsfile.TsFileReader(f)

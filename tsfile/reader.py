@@ -53,7 +53,7 @@ from tsfile.errors import (
     TypeMismatchError,
     UnsupportedError,
 )
-from tsfile.exceptions import FileOpenError
+from tsfile.exceptions import FileOpenError, InvalidPathError
 from tsfile.filters import compile_tag_filter
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -613,6 +613,12 @@ def _open_regular_file(path):
         fd = os.open(path, flags)
     except OSError as exc:
         raise open_error(exc, path) from None
+    except ValueError as exc:  # a NUL in the name: no path at all (e.g. a file's bytes)
+        hint = (
+            "; a file's contents are read from io.BytesIO(data)" if isinstance(path, bytes) else ""
+        )
+        shown = repr(path[:40]) + ("..." if len(path) > 40 else "")
+        raise InvalidPathError(f"{shown}: not a path ({exc}){hint}") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

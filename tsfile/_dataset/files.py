@@ -64,7 +64,13 @@ def expand_paths(paths):
     order (each directory or glob in it expanded in sorted order), a directory gives its
     ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
     matches nothing raises TsFileNotFoundError."""
-    # bytes are one path (as the one-file reader takes them), not a sequence of ints
+    # bytes are one path (as the one-file reader takes them), not a sequence of ints; a file
+    # object is one file, not an iterable of lines (each line was taken for a path)
+    if hasattr(paths, "read"):
+        raise TypeError(
+            f"several files are given as paths, not as a {type(paths).__name__}; a file "
+            "object is read by TsFileReader or by read_table & co. given that one object"
+        )
     items = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
     if not items:
         raise ValueError("no paths given")
