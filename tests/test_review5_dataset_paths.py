@@ -126,3 +126,29 @@ def test_a_closed_file_object_is_the_packages_open_error(tmp_path):
     f.close()
     with pytest.raises(FileOpenError, match="closed"):  # was a builtin ValueError
         tsfile.TsFileReader(f)
+
+
+def test_tree_model_files_in_a_many_file_read_say_how_to_read_them(tmp_path):
+    # a list of one tree-model file: the one-file to_dataframe reads it as a table, the
+    # many-file reads said only "no table in any of 1 files"
+    from tsfile.exceptions import TableNotExistError
+
+    tree = tmp_path / "t.tsfile"
+    w = tsfile.TsFileWriter(str(tree))
+    w.register_timeseries(
+        "root.sg.d1",
+        tsfile.TimeseriesSchema(
+            "s", tsfile.TSDataType.INT64, tsfile.TSEncoding.PLAIN, tsfile.Compressor.UNCOMPRESSED
+        ),
+    )
+    for t in range(3):
+        w.write_row_record(
+            tsfile.RowRecord("root.sg.d1", t, [tsfile.Field("s", t, tsfile.TSDataType.INT64)])
+        )
+    w.close()
+    assert len(tsfile.to_dataframe(str(tree))) == 3
+    for read in (tsfile.read_table, tsfile.to_dataframe, tsfile.read_arrow):
+        with pytest.raises(TableNotExistError, match="tree-model files are read one at a time"):
+            read([str(tree)])
+    with _frame([str(tree)]) as df:
+        assert [str(n) for n in df.list_timeseries()] == ["root.sg.d1.s"]
