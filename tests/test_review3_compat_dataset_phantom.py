@@ -3,13 +3,12 @@
 The official view (tsfile 2.5 dataset reader, _metadata_field_stats) surfaces a device's numeric
 field only when the field's value statistics count a non-null value; a field the device never
 wrote (every cell null) is no series: absent from list_timeseries and len(), and df[name] is a
-KeyError. Ours builds the table catalog as devices x numeric schema fields, so it lists such a
-phantom series (all NaN, its count the device's rows), as its tree catalog already refuses to
+KeyError. Ours built the table catalog as devices x numeric schema fields, so it lists such a
+phantom series (all NaN, its count the device's rows), as its tree catalog already refused to
 (a tree series with no point is dropped there).
 
-The fix needs per-device, per-field value counts in tsfile/_dataset/files.py's FileInfo (and the
-dataset index) and the table catalog in tsfile/dataset.py to skip fields counted 0: the
-many-file reader's code, being changed on another branch, so the test is xfail(strict) here.
+Fixed by per-device value counts in tsfile/_dataset/files.py's FileInfo (DeviceStats.absent,
+also in the dataset index) and the table catalog in tsfile/dataset.py skipping fields counted 0.
 """
 
 from __future__ import annotations
@@ -43,11 +42,6 @@ def _write(path):
             w.write_table(tab)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="table catalog is devices x schema fields; needs per-field value counts in "
-    "tsfile/_dataset/files.py FileInfo (many-file reader, another branch)",
-)
 def test_a_field_a_device_never_wrote_is_no_series(tmp_path):
     path = str(tmp_path / "p.tsfile")
     _write(path)

@@ -42,6 +42,7 @@ from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
 from tsfile._mem.pool import pooled
 from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
+from tsfile.exceptions import TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 NUMERIC_TYPES = frozenset(
@@ -119,6 +120,13 @@ class DatasetClosedError(ClosedError, RuntimeError):
     RuntimeError the official view raises."""
 
 
+class DatasetFileChangedError(TsFileError, RuntimeError):
+    """With ``trust_index=False``, a file of the view whose size or modification time is no
+    longer what its metadata were read from (rewritten, appended to, replaced): its series'
+    counts and time ranges would not match what is read. This package's TsFileError, and the
+    RuntimeError the official view raises. Open the view again."""
+
+
 # -- the catalog: what the files' metadata say ---------------------------------------------------
 
 
@@ -163,11 +171,18 @@ def _numeric_series(info):
         for dtype, count, _s, _e in dev.series.values()
         if dtype in NUMERIC_TYPES and count > 0
     )
-    return tree + sum(
-        len(t.devices)
-        * sum(1 for _n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES)
-        for t in info.tables.values()
-    )
+    table = 0
+    for t in info.tables.values():
+        fields = _numeric_fields(t)
+        table += sum(len(fields) - sum(1 for f in d.absent if f in fields) for d in t.devices)
+    return tree + table
+
+
+def _numeric_fields(table_info):
+    """The numeric FIELD columns of a table (its series' fields), in schema order."""
+    return [
+        n for n, dt, c in table_info.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
+    ]
 
 
 def model_of(infos):
@@ -223,30 +238,31 @@ def _tree_catalog(infos):
 
 def _table_catalog(infos):
     """{name: _Series} of the numeric fields of every device of every table, in first-seen
-    order (files in order, devices in index order, fields in schema order). A name is built
-    once per series, and one _Shard per device and file serves all its fields (opening a
-    dataset of many files from its index is mostly this loop)."""
+    order (files in order, devices in index order, fields in schema order). As in the official
+    view, a field is a series of a device in the files where the device holds a value of it
+    (DeviceStats.absent): a field a device never wrote is no series, and a file where all its
+    cells are null is no shard of it (before, such a phantom series was listed, all NaN, and
+    the null rows of such a file were counted and read as NaN rows of the series). A name is
+    built once per series, and one _Shard per device and file serves all its fields (opening
+    a dataset of many files from its index is mostly this loop)."""
     series = {}
-    devices = {}  # (table, tags) -> {field: _Series}
+    devices = {}  # (table, tags) -> ("table.tags" name prefix, {field: _Series})
     for info in infos:
         for table, t in info.tables.items():
             tag_cols = t.tag_names()
-            fields = [
-                n for n, dt, c in t.columns if c == ColumnCategory.FIELD and dt in NUMERIC_TYPES
-            ]
+            fields = _numeric_fields(t)
             for dev in t.devices:
-                by_field = devices.get((table, dev.tags))
-                if by_field is None:
-                    by_field = devices[(table, dev.tags)] = {}
+                known = devices.get((table, dev.tags))
+                if known is None:
                     prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
-                    for f in fields:
-                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
-                        by_field[f] = series[s.name] = s
+                    known = devices[(table, dev.tags)] = (prefix, {})
+                prefix, by_field = known
                 shard = _Shard(info.path, dev.count, dev.start, dev.end)
                 for f in fields:
+                    if dev.absent and f in dev.absent:
+                        continue
                     s = by_field.get(f)
-                    if s is None:  # a field this file's schema adds to a known device
-                        prefix = series_name(table, dev.tags, "")[:-1]
+                    if s is None:
                         s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
                         by_field[f] = series[s.name] = s
                     s.shards.append(shard)
@@ -262,10 +278,14 @@ def _table_catalog(infos):
 class _ReaderPool:
     """Readers of the dataset's files, the least recently used closed beyond ``limit`` (None:
     no limit). ``with pool.use(path) as reader:``; a reader in use is never closed: a thread
-    needing another file waits until one is free."""
+    needing another file waits until one is free. ``expected``: {path: (size, mtime_ns)} of the
+    metadata the view was built from, checked at every use (trust_index=False; None: not
+    checked), as the official view does: a file rewritten after the view read its metadata
+    gave rows that its counts and positions did not describe (a series cut short, or shifted)."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, expected=None):
         self.limit = limit
+        self._expected = expected
         self._open = OrderedDict()  # path -> [reader, users]
         self._cond = threading.Condition()
         self.closed = False
@@ -273,9 +293,26 @@ class _ReaderPool:
     def use(self, path):
         return _Lease(self, path)
 
+    def _check_generation(self, path):
+        from tsfile.reader import open_error
+
+        want = self._expected.get(path)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise open_error(exc, path) from None
+        if want is not None and (st.st_size, st.st_mtime_ns) != want:
+            raise DatasetFileChangedError(
+                f"{path} changed after the TsFileDataFrame read its metadata (size "
+                f"{want[0]} -> {st.st_size} bytes, mtime_ns {want[1]} -> {st.st_mtime_ns}); "
+                "open the TsFileDataFrame again"
+            )
+
     def _acquire(self, path):
         from tsfile.reader import TsFileReader
 
+        if self._expected is not None:
+            self._check_generation(path)
         with self._cond:
             while True:
                 if self.closed:
@@ -407,10 +444,22 @@ def _merge_parts(name, parts):
 # -- the public classes --------------------------------------------------------------------------
 
 
-def _format_time(ms):
+def _display_time(ms):
+    """A time for display: the pandas Timestamp of ``ms``, or the int itself where pandas has
+    none (beyond its nanosecond range, about the years 1677..2262: e.g. a file whose times
+    are in another unit than milliseconds, or at the int64 bounds). Displaying such a view,
+    series or result raised OutOfBoundsDatetime; the official view shows the int too."""
     import pandas as pd
 
-    text = str(pd.to_datetime(ms, unit="ms"))
+    try:
+        t = pd.to_datetime(ms, unit="ms")
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+        return ms
+    return ms if t is pd.NaT else t  # int64's least value is pandas' "no time" (NaT)
+
+
+def _format_time(ms):
+    text = str(_display_time(ms))
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -437,7 +486,13 @@ class AlignedTimeseries:
         import pandas as pd
 
         df = pd.DataFrame(self.values, columns=self.series_names)
-        df.insert(0, "time", pd.to_datetime(self.timestamps, unit="ms"))
+        try:
+            times = pd.to_datetime(self.timestamps, unit="ms")
+            if times.isna().any():  # int64's least value: NaT to pandas
+                raise ValueError
+        except (OverflowError, ValueError):  # some beyond pandas' range: each its own way
+            times = pd.Series([_display_time(t) for t in self.timestamps.tolist()], dtype=object)
+        df.insert(0, "time", times)
         if max_rows is not None and len(df) > max_rows:
             half = max(1, max_rows // 2)
             df = pd.concat([df.head(half), df.tail(max_rows - half)])
@@ -608,10 +663,13 @@ class TsFileDataFrame:
         self._trust_index = trust_index
         self._workers = options.get("query_workers")
         self._parallel_min_rows = options.get("query_parallel_min_rows", 0)
-        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES))
         self._closed = False
         self._root = None
         infos = self._load_infos()
+        # trust_index=False: every use of a file checks it is still the one its metadata
+        # describe (the readers are opened after the metadata were read, by this pool)
+        expected = None if trust_index else {i.path: (i.size, i.mtime_ns) for i in infos}
+        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES), expected)
         self._model = model_of(infos)
         _check_schemas(infos)
         self._all = _catalog(infos, self._model)
@@ -633,7 +691,7 @@ class TsFileDataFrame:
         try:
 
             def scan(path):
-                info = read_file_info(path)
+                info = read_file_info(path, field_values=True)
                 progress.update()
                 return info
 
@@ -654,8 +712,12 @@ class TsFileDataFrame:
         split by time cost nothing here."""
         seen = set()
         for s in self._all.values():
-            # a table device's series share its timestamps; a tree series has its own
-            key = s.name if s.device is not None else (s.table, s.tags)
+            # a table device's series share its timestamps in the files they share; a tree
+            # series has its own
+            if s.device is not None:
+                key = s.name
+            else:
+                key = (s.table, s.tags, tuple(sh.path for sh in s.shards))
             if key in seen:
                 continue
             seen.add(key)
@@ -700,7 +762,14 @@ class TsFileDataFrame:
 
     def list_timeseries_metadata(self, path_prefix=""):
         """A pandas DataFrame indexed by series name: table, field, start_time and end_time
-        (pandas Timestamps), count, then the tag columns."""
+        (pandas Timestamps; a time beyond pandas' range raises OutOfBoundsDatetime, as in the
+        official view), count, then the tag columns."""
+        import pandas as pd
+
+        return self._metadata(path_prefix, lambda ms: pd.to_datetime(ms, unit="ms"))
+
+    def _metadata(self, path_prefix, time_of):
+        """list_timeseries_metadata with times made by ``time_of`` (display: _display_time)."""
         import pandas as pd
 
         rows, index, tag_order = [], [], {}
@@ -709,8 +778,8 @@ class TsFileDataFrame:
             row = {
                 "table": s.table,  # not in a tree-model view (the official view has none)
                 "field": s.field,
-                "start_time": pd.to_datetime(s.start, unit="ms"),
-                "end_time": pd.to_datetime(s.end, unit="ms"),
+                "start_time": time_of(s.start),
+                "end_time": time_of(s.end),
                 "count": int(s.count),
             }
             for col, value in zip(s.tag_columns, s.tags, strict=False):
@@ -765,12 +834,21 @@ class TsFileDataFrame:
         if isinstance(key, list):
             return self._subset([self._lookup(self._position(i)).name for i in key])
         if _is_bool_series(key):
-            return self._subset([n for n, keep in zip(key.index, key, strict=True) if keep])
+            return self._subset([self._mask_label(n) for n, keep in key.items() if keep])
         if isinstance(key, str) and key not in self._all and key in self._listing_columns():
             return self._listing_column(key)
         if not isinstance(key, (str, int, np.integer)):
             raise TypeError(f"Unsupported key type: {type(key)}")
         return Timeseries(self, self._lookup(key))
+
+    def _mask_label(self, label):
+        """The series a boolean mask's index label names: a position (the index of a listing
+        column, ``df["field"] == "x"``, as in the official view) or a series name (the index
+        of list_timeseries_metadata()). Positions were taken as names: the view held series
+        named "1", "3"... that no lookup found."""
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+            return self._lookup(int(label)).name
+        return self._lookup(str(label)).name
 
     @staticmethod
     def _position(item):
@@ -877,7 +955,7 @@ class TsFileDataFrame:
         )
 
     def _table(self, max_rows):
-        meta = self.list_timeseries_metadata().reset_index(drop=True)
+        meta = self._metadata("", _display_time).reset_index(drop=True)
         lead = self._leading()
         tags = list(meta.columns[len(lead) + 4 :])
         cols = [*lead, *tags, "field", "start_time", "end_time", "count"]
@@ -969,5 +1047,6 @@ __all__ = [
     "AlignedTimeseries",
     "SeriesPath",
     "DatasetClosedError",
+    "DatasetFileChangedError",
     "Scanner",
 ]

@@ -54,6 +54,7 @@ from tsfile.errors import (
     TypeMismatchError,
     UnsupportedError,
 )
+from tsfile.exceptions import FileOpenError, InvalidPathError
 from tsfile.filters import compile_tag_filter
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -594,6 +595,15 @@ class _TagColumns:
         return arr[:n], None if mask is None else mask[:n]
 
 
+def open_error(exc, path):
+    """The package's error for an OSError met opening or probing ``path``: TsFileNotFoundError
+    for a missing file (or a dangling link), else FileOpenError (a symlink loop, no permission,
+    a name too long...), both OSErrors with ``errno`` and ``filename`` set and both the
+    official FileOpenError, which users of the official package catch."""
+    cls = TsFileNotFoundError if isinstance(exc, FileNotFoundError) else FileOpenError
+    return cls(exc.errno, exc.strerror, path)
+
+
 def _open_regular_file(path):
     """A read-only descriptor of ``path``; UnsupportedError for anything but a regular file (a
     FIFO or a device would block or cannot be mapped; O_NONBLOCK keeps the open itself from
@@ -602,9 +612,14 @@ def _open_regular_file(path):
     flags |= getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
-    except FileNotFoundError as exc:
-        # also the official FileOpenError, which users of the official package catch
-        raise TsFileNotFoundError(exc.errno, exc.strerror, path) from None
+    except OSError as exc:
+        raise open_error(exc, path) from None
+    except ValueError as exc:  # a NUL in the name: no path at all (e.g. a file's bytes)
+        hint = (
+            "; a file's contents are read from io.BytesIO(data)" if isinstance(path, bytes) else ""
+        )
+        shown = repr(path[:40]) + ("..." if len(path) > 40 else "")
+        raise InvalidPathError(f"{shown}: not a path ({exc}){hint}") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

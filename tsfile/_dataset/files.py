@@ -36,10 +36,8 @@ def is_many(paths):
     that is not itself an existing file's name. One file's path keeps the one-file readers."""
     if isinstance(paths, (list, tuple)):
         return True
-    if isinstance(paths, (str, os.PathLike)):
-        text = os.fspath(paths)
-        if isinstance(text, bytes):
-            return False
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        text = os.fsdecode(paths)
         return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
     return False
 
@@ -66,14 +64,23 @@ def expand_paths(paths):
     order (each directory or glob in it expanded in sorted order), a directory gives its
     ``*.tsfile`` files recursively, a glob its matches; duplicates are dropped. A name that
     matches nothing raises TsFileNotFoundError."""
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    # bytes are one path (as the one-file reader takes them), not a sequence of ints; a file
+    # object is one file, not an iterable of lines (each line was taken for a path)
+    if hasattr(paths, "read"):
+        raise TypeError(
+            f"several files are given as paths, not as a {type(paths).__name__}; a file "
+            "object is read by TsFileReader or by read_table & co. given that one object"
+        )
+    items = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
     if not items:
         raise ValueError("no paths given")
     out = []
     for item in items:
-        if not isinstance(item, (str, os.PathLike)):
-            raise TypeError(f"a path must be a str or os.PathLike, not {type(item).__name__}")
-        text = os.fspath(item)
+        if not isinstance(item, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"a path must be a str, bytes or os.PathLike, not {type(item).__name__}"
+            )
+        text = os.fsdecode(item)
         if os.path.isdir(text):
             out.extend(_directory_files(text))
         elif os.path.exists(text):
@@ -85,7 +92,22 @@ def expand_paths(paths):
             out.extend(matches)
         else:
             raise _not_found("TsFile not found", text)
-    return list(dict.fromkeys(os.path.abspath(p) for p in out))
+    return _distinct_files(os.path.abspath(p) for p in out)
+
+
+def _distinct_files(paths):
+    """``paths`` without a second name of a file already named: the same file through a
+    symlink, or a recursive glob going round a symlink loop (``dir/loop/x.tsfile``,
+    ``dir/loop/loop/x.tsfile``...), was read once per name (its rows repeated, or a dataset's
+    "duplicate timestamp" error); the first name is kept. A name that cannot be resolved is
+    kept as it is (opening it raises the reader's error naming it)."""
+    seen, out = set(), []
+    for p in dict.fromkeys(paths):
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 # -- what one file's metadata says -------------------------------------------------------------
@@ -93,12 +115,15 @@ def expand_paths(paths):
 
 @dataclass
 class DeviceStats:
-    """One device of a table in one file: its tag values (None = null), rows and time range."""
+    """One device of a table in one file: its tag values (None = null), rows and time range;
+    ``absent``: the FIELD columns of which it holds no value in this file (no series, or one
+    counting 0 values: the official view lists no series there, tsfile.dataset)."""
 
     tags: tuple
     count: int
     start: int
     end: int
+    absent: tuple = ()
 
 
 @dataclass
@@ -147,7 +172,10 @@ class FileInfo:
             "tables": {
                 name: {
                     "columns": [[n, int(t), int(c)] for n, t, c in info.columns],
-                    "devices": [[list(d.tags), d.count, d.start, d.end] for d in info.devices],
+                    "devices": [
+                        [list(d.tags), d.count, d.start, d.end, list(d.absent)]
+                        for d in info.devices
+                    ],
                 }
                 for name, info in self.tables.items()
             },
@@ -172,8 +200,9 @@ class FileInfo:
                     json_int(n),
                     json_int(a),
                     json_int(b),
+                    tuple(json_str(f) for f in json_list(absent)),
                 )
-                for tags, n, a, b in json_list(t["devices"])
+                for tags, n, a, b, absent in json_list(t["devices"])
             ]
             tables[name] = TableInfo(columns, devices)
         from tsfile._dataset.tree_info import TreeDevice
@@ -221,26 +250,49 @@ def json_int(value):
     return value
 
 
-def _table_devices(reader, key, n_tags):
-    """DeviceStats of every device of one table, from the statistics of its time column (the
-    series metadata only)."""
+def _table_devices(reader, key, n_tags, fields=()):
+    """DeviceStats of every device of one table, from the statistics of its time column and
+    of its ``fields``' series (the series metadata only; no field: ``absent`` is not filled)."""
     out = []
     if key not in reader._meta.table_roots:
         return out
     for dev_id, rng in reader._devices(key):
         count, start, end = reader._time_statistics(key, dev_id, rng)
-        out.append(DeviceStats(dev_id.tag_values(n_tags), count, start, end))
+        absent = (
+            ()
+            if not fields
+            else tuple(
+                f
+                for f, n in zip(fields, _value_counts(reader, key, rng, fields), strict=True)
+                if n <= 0
+            )
+        )
+        out.append(DeviceStats(dev_id.tag_values(n_tags), count, start, end, absent))
     return out
 
 
-def read_file_info(path, reader=None, tables=None):
-    """FileInfo of ``path`` from its metadata (``tables``: only these table names; with None, the
-    devices of a tree-model file too). Errors of a file that is no TsFile, or a damaged one, are
-    CorruptDataError naming the file."""
-    from tsfile._dataset.tree_info import read_tree_devices
-    from tsfile.reader import TsFileReader
+def _value_counts(reader, key, rng, fields):
+    """The value count of each of ``fields`` in one device (0: no series of that name): from
+    the compact index when it takes the device, else from its series metadata."""
+    d = reader._device_index(rng)
+    if d is not None:
+        return d.value_counts(fields)
+    series = reader._series(key, rng)
+    return [series[f].statistics.count if f in series else 0 for f in fields]
 
-    st = os.stat(path)
+
+def read_file_info(path, reader=None, tables=None, field_values=False):
+    """FileInfo of ``path`` from its metadata (``tables``: only these table names; with None, the
+    devices of a tree-model file too; ``field_values``: each table device's ``absent`` fields,
+    which the dataset view needs and a query's planning does not). Errors of a file that is no
+    TsFile, or a damaged one, are CorruptDataError naming the file."""
+    from tsfile._dataset.tree_info import read_tree_devices
+    from tsfile.reader import TsFileReader, open_error
+
+    try:
+        st = os.stat(path)
+    except OSError as exc:  # a dangling link, a symlink loop: the reader's errors, naming it
+        raise open_error(exc, path) from None
     own = reader is None
     try:
         if own:
@@ -253,7 +305,12 @@ def read_file_info(path, reader=None, tables=None):
                         continue
                     columns = [(c.column_name, c.data_type, c.category) for c in schema.columns]
                     info = TableInfo(columns)
-                    info.devices = _table_devices(reader, name, len(info.tag_names()))
+                    n_tags = len(info.tag_names())
+                    if field_values:
+                        fields = [n for n, _t, c in columns if c == ColumnCategory.FIELD]
+                        info.devices = _table_devices(reader, name, n_tags, fields=fields)
+                    else:
+                        info.devices = _table_devices(reader, name, n_tags)
                     infos[name] = info
                 tree = read_tree_devices(reader) if tables is None else []
         finally:

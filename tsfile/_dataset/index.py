@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import warnings
 
 from tsfile._dataset.files import FileInfo, json_list
 
-INDEX_VERSION = 2  # 2: tree-model devices (FileInfo.tree)
+INDEX_VERSION = 3  # 2: tree-model devices (FileInfo.tree); 3: fields a device lacks (absent)
 INDEX_PREFIX = ".tsfile-turbo-dataset"
 
 
@@ -65,9 +66,13 @@ def _unchanged(path, entry):
 
 
 def save_index(path, infos):
-    """Write the index atomically (a temporary file renamed over the old one)."""
+    """Write the index atomically (a temporary file renamed over the old one). The temporary
+    name is the writer's own (process and thread): two views of the same files opened at once
+    by two threads shared one name, one thread's rename took the other's file away (a
+    spurious "index not written" warning, an error under ``-W error``) or renamed a file the
+    other was still writing."""
     doc = {"version": INDEX_VERSION, "files": [info.to_json() for info in infos]}
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(doc, f, separators=(",", ":"))

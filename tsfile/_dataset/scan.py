@@ -52,6 +52,12 @@ from tsfile.types import ColumnCategory, TSDataType
 ON_ERROR = ("raise", "skip")
 UNION_HINT = " (schema='union' reads files whose columns differ)"
 SCHEMA_MODES = ("strict", "union")
+# tree-model files hold devices, no table: the one-file to_dataframe reads such a file as one
+# table, the many-file reads do not (a list of one tree-model file was only "no table")
+NO_TABLE_HINT = (
+    "; tree-model files are read one at a time (to_dataframe(path), query_tree_by_row) or as "
+    "a dataset (TsFileDataFrame)"
+)
 # Files whose readers are open at once in a whole-table read: each holds a descriptor and a
 # mapping until the decode ends; more files are read in batches of this many.
 MAX_OPEN_READS = 256
@@ -243,7 +249,9 @@ class Scanner:
             if names:
                 return names[0]
         unread = f" ({failed} could not be read)" if failed else ""
-        raise TableNotExistError(f"no table in any of {len(self.paths)} files{unread}")
+        raise TableNotExistError(
+            f"no table in any of {len(self.paths)} files{unread}{NO_TABLE_HINT}"
+        )
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -282,7 +290,7 @@ class Scanner:
             for _path, info in infos:
                 if info.tables:
                     return next(iter(info.tables))
-            raise TableNotExistError(f"no table in any of {len(self.paths)} files")
+            raise TableNotExistError(f"no table in any of {len(self.paths)} files{NO_TABLE_HINT}")
         if any(table_name in info.tables for _p, info in infos):
             return table_name
         lower = table_name.lower() if isinstance(table_name, str) else table_name

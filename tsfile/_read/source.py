@@ -83,7 +83,11 @@ class RangeSource:
                 f"{type(fileobj).__name__}"
             )
         seekable = getattr(fileobj, "seekable", None)
-        if seekable is not None and not seekable():
+        try:
+            can_seek = seekable is None or seekable()
+        except Exception as exc:  # noqa: BLE001 - a closed file: ValueError, any other object's
+            raise FileOpenError(f"{name}: cannot use the file object: {exc}") from None
+        if not can_seek:
             raise TypeError(f"{name}: TsFileReader needs a seekable binary file object")
         self.file = fileobj
         self.name = name
