@@ -19,8 +19,8 @@
  *              16-byte store per group at its w-byte offset: w bytes of the group and 16 - w
  *              zero bytes that the next group's store overwrites. The last store of a step ends
  *              16 - w bytes past the step; where that would pass the block's planned end the
- *              step is stored to a stack buffer and copied (4w bytes), so nothing is written past
- *              the block.
+ *              step is stored exactly (ts2diff_enc2_store_last), so nothing is written past the
+ *              block.
  * The deltas after the last whole step of a block (fewer than 32) go to the scalar packer,
  * ts2diff_pack_from_*, which starts on the byte boundary where the steps end (32w bits).
  *
@@ -81,13 +81,12 @@ TS2DIFF_ENC2_INLINE __m256i ts2diff_enc2_units4(__m256i a, __m256i b, __m256i c,
 }
 
 /*
- * Pack the 32 residuals r (as from ts2diff_enc2_residuals32_*, width w <= 16) to the 4w bytes at
- * o. `lanes`: per lane j, 64 - (j+1)w; `cw`: 4w and `cw1`: 64 - 4w as shift counts. Writes
- * o[0 .. 3w + 16): the caller makes sure the block has those bytes (the last 16 - w are zeros
- * that the next step or the scalar packer overwrites).
+ * The four groups of the 32 residuals r (as from ts2diff_enc2_residuals32_*, width w <= 16), each
+ * as 16 bytes in memory order (its w bytes, then zeros): groups 0 and 2 in *g02, 1 and 3 in *g13.
+ * `lanes`: per lane j, 64 - (j+1)w; `cw`: 4w and `cw1`: 64 - 4w as shift counts.
  */
-TS2DIFF_ENC2_INLINE void ts2diff_enc2_pack32(const __m256i r[8], __m256i lanes, __m128i cw,
-                                             __m128i cw1, size_t w, uint8_t *o)
+TS2DIFF_ENC2_INLINE void ts2diff_enc2_groups32(const __m256i r[8], __m256i lanes, __m128i cw,
+                                               __m128i cw1, __m256i *g02, __m256i *g13)
 {
     __m256i x[8];
     for (int k = 0; k < 8; k++) x[k] = _mm256_sllv_epi64(r[k], lanes);
@@ -98,11 +97,54 @@ TS2DIFF_ENC2_INLINE void ts2diff_enc2_pack32(const __m256i r[8], __m256i lanes, 
     const __m256i w0 = _mm256_shuffle_epi8(_mm256_or_si256(first, _mm256_srl_epi64(second, cw)),
                                            bswap64);
     const __m256i w1 = _mm256_shuffle_epi8(_mm256_sll_epi64(second, cw1), bswap64);
-    const __m256i g02 = _mm256_unpacklo_epi64(w0, w1), g13 = _mm256_unpackhi_epi64(w0, w1);
+    *g02 = _mm256_unpacklo_epi64(w0, w1);
+    *g13 = _mm256_unpackhi_epi64(w0, w1);
+}
+
+/* Store groups 0..2 (16 bytes each at their offsets, each overwriting the zeros of the one
+ * before): writes o[0 .. 2w + 16). */
+TS2DIFF_ENC2_INLINE void ts2diff_enc2_store3(uint8_t *o, size_t w, __m256i g02, __m256i g13)
+{
     _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(g02));
     _mm_storeu_si128((__m128i *)(o + w), _mm256_castsi256_si128(g13));
     _mm_storeu_si128((__m128i *)(o + 2 * w), _mm256_extracti128_si256(g02, 1));
-    _mm_storeu_si128((__m128i *)(o + 3 * w), _mm256_extracti128_si256(g13, 1));
+}
+
+/* The 4w bytes of a step at o, writing nothing past them (the block's last step). Widths 8..16:
+ * groups 0..2 as in a full step (their stores end by 2w + 16 <= 4w), group 3 by an 8-byte store
+ * of its first bytes and one of its last 8 (bytes w - 8 .. w - 1, from its two words). Widths
+ * 1..7 (the step is 4..28 bytes): through a stack buffer, copied by two overlapping moves. */
+TS2DIFF_ENC2_INLINE void ts2diff_enc2_store_last(uint8_t *o, size_t w, __m256i g02, __m256i g13)
+{
+    if (w >= 8) {
+        ts2diff_enc2_store3(o, w, g02, g13);
+        const __m128i g3 = _mm256_extracti128_si256(g13, 1);
+        const uint64_t lo = (uint64_t)_mm_cvtsi128_si64(g3);
+        const uint64_t hi = (uint64_t)_mm_extract_epi64(g3, 1);
+        const unsigned s = 8 * (unsigned)(w - 8); /* little-endian words: bytes w-8.. of g3 */
+        const uint64_t last = s == 0 ? lo : s == 64 ? hi : (lo >> s) | (hi << (64 - s));
+        memcpy(o + 3 * w, &lo, 8);
+        memcpy(o + 4 * w - 8, &last, 8);
+        return;
+    }
+    uint8_t tmp[64];
+    ts2diff_enc2_store3(tmp, w, g02, g13);
+    _mm_storeu_si128((__m128i *)(tmp + 3 * w), _mm256_extracti128_si256(g13, 1));
+    const size_t n = 4 * w;
+    if (n >= 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)tmp);
+        const __m128i b = _mm_loadu_si128((const __m128i *)(tmp + n - 16));
+        _mm_storeu_si128((__m128i *)o, a);
+        _mm_storeu_si128((__m128i *)(o + n - 16), b);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, tmp, 8);
+        memcpy(&b, tmp + n - 8, 8);
+        memcpy(o, &a, 8);
+        memcpy(o + n - 8, &b, 8);
+    } else {
+        memcpy(o, tmp, 4);
+    }
 }
 
 /*
@@ -122,13 +164,14 @@ TS2DIFF_ENC2_INLINE void ts2diff_enc2_pack32(const __m256i r[8], __m256i lanes, 
         size_t i = 0;                                                                              \
         for (; i + 32 <= n; i += 32, out += 4 * uw) {                                              \
             __m256i r[8];                                                                          \
+            __m256i g02, g13;                                                                      \
             ts2diff_enc2_residuals32_##SUF(v + i, umin, r);                                        \
+            ts2diff_enc2_groups32(r, lanes, cw, cw1, &g02, &g13);                                  \
             if ((size_t)(end - out) >= 3 * uw + 16) {                                              \
-                ts2diff_enc2_pack32(r, lanes, cw, cw1, uw, out);                                   \
-            } else { /* the block's last step: through a buffer, never past the block */           \
-                uint8_t tmp[3 * TS2DIFF_ENC2_MAX_WIDTH + 16];                                      \
-                ts2diff_enc2_pack32(r, lanes, cw, cw1, uw, tmp);                                   \
-                memcpy(out, tmp, 4 * uw);                                                          \
+                ts2diff_enc2_store3(out, uw, g02, g13);                                            \
+                _mm_storeu_si128((__m128i *)(out + 3 * uw), _mm256_extracti128_si256(g13, 1));     \
+            } else { /* the block's last step: nothing past the block */                          \
+                ts2diff_enc2_store_last(out, uw, g02, g13);                                        \
             }                                                                                      \
         }                                                                                          \
         *o = out;                                                                                  \
