@@ -9,10 +9,13 @@
  *   residuals  eight vectors of four u64 lanes, deltas 4k .. 4k+3 in vector k (int32 subtracts
  *              in 32-bit lanes, so that it wraps as the type does, then widens);
  *   units      4 consecutive residuals make a "unit" of 4w <= 64 bits: lane j of a vector is
- *              shifted left by 64 - (j+1)w (one vpsllvq by a constant vector), so that the OR of
- *              its four lanes is the unit, top-aligned; the ORs of eight vectors are done
- *              together (unpack lo/hi, OR, then the 128-bit halves), giving the first units of
- *              the four groups in one vector and their second units in another;
+ *              shifted left by 64 - (j+1)w (one vpsllvq by a constant vector), so that the sum
+ *              (= the OR: disjoint bits) of its four lanes is the unit, top-aligned; the sums of
+ *              eight vectors are done together (unpack lo/hi, add, then the 128-bit halves),
+ *              giving the first units of the four groups in one vector and their second units
+ *              in another. int64 subtracts min_delta from the units, not the lanes: the shifted
+ *              min_delta of the four lanes, summed, once per unit (shifts and sums are linear
+ *              mod 2^64), which saves six of a step's subtractions;
  *   words      a group is 8w <= 128 bits: word 0 = first | second >> 4w, word 1 =
  *              second << (64 - 4w) (zero for w <= 8); shift counts in an xmm register;
  *   store      each word byte-reversed (vpshufb), a group's two words side by side, and one
@@ -41,20 +44,26 @@
 
 #define TS2DIFF_ENC2_INLINE TSFILE_TARGET_AVX2 TSFILE_INLINE
 
-/* The residuals of the 32 deltas at v (v[0 .. 32] read): vector k holds deltas 4k .. 4k+3. */
-TS2DIFF_ENC2_INLINE void ts2diff_enc2_residuals32_i64(const int64_t *v, uint64_t umin,
-                                                      __m256i r[8])
+/*
+ * The 32 deltas at v (v[0 .. 32] read) in eight vectors of four u64 lanes, deltas 4k .. 4k+3 in
+ * vector k; returns the min_delta still in them, which the units take off (ts2diff_enc2_groups32:
+ * the shifted lanes of a unit hold disjoint bits, so their sum is their OR, and shifting and
+ * summing are linear mod 2^64). int64 leaves it in (one subtraction per unit instead of one per
+ * lane); int32 subtracts it in 32-bit lanes, where its residuals wrap, and returns 0.
+ */
+TS2DIFF_ENC2_INLINE uint64_t ts2diff_enc2_residuals32_i64(const int64_t *v, uint64_t umin,
+                                                          __m256i r[8])
 {
-    const __m256i vmin = _mm256_set1_epi64x((long long)umin);
     for (int k = 0; k < 8; k++) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(v + 4 * k));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(v + 4 * k + 1));
-        r[k] = _mm256_sub_epi64(_mm256_sub_epi64(b, a), vmin);
+        r[k] = _mm256_sub_epi64(b, a);
     }
+    return umin;
 }
 
-TS2DIFF_ENC2_INLINE void ts2diff_enc2_residuals32_i32(const int32_t *v, uint32_t umin,
-                                                      __m256i r[8])
+TS2DIFF_ENC2_INLINE uint64_t ts2diff_enc2_residuals32_i32(const int32_t *v, uint32_t umin,
+                                                          __m256i r[8])
 {
     const __m256i vmin = _mm256_set1_epi32((int)umin);
     for (int k = 0; k < 4; k++) {
@@ -64,34 +73,41 @@ TS2DIFF_ENC2_INLINE void ts2diff_enc2_residuals32_i32(const int32_t *v, uint32_t
         r[2 * k] = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(d));
         r[2 * k + 1] = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(d, 1));
     }
+    return 0;
 }
 
-/* [a0|a1, b0|b1 | a2|a3, b2|b3]: the first step of OR-ing each vector's four lanes. */
-TS2DIFF_ENC2_INLINE __m256i ts2diff_enc2_or_pairs(__m256i a, __m256i b)
+/* [a0+a1, b0+b1 | a2+a3, b2+b3]: the first step of summing each vector's four lanes. */
+TS2DIFF_ENC2_INLINE __m256i ts2diff_enc2_sum_pairs(__m256i a, __m256i b)
 {
-    return _mm256_or_si256(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+    return _mm256_add_epi64(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
 }
 
-/* The units of vectors a, b, c, d (each the OR of its four shifted lanes), in that order. */
-TS2DIFF_ENC2_INLINE __m256i ts2diff_enc2_units4(__m256i a, __m256i b, __m256i c, __m256i d)
+/* The sums of the four lanes of vectors a, b, c, d, in that order, less `bias` each. */
+TS2DIFF_ENC2_INLINE __m256i ts2diff_enc2_units4(__m256i a, __m256i b, __m256i c, __m256i d,
+                                                __m256i bias)
 {
-    const __m256i ab = ts2diff_enc2_or_pairs(a, b), cd = ts2diff_enc2_or_pairs(c, d);
-    return _mm256_or_si256(_mm256_permute2x128_si256(ab, cd, 0x20),
-                           _mm256_permute2x128_si256(ab, cd, 0x31));
+    const __m256i ab = ts2diff_enc2_sum_pairs(a, b), cd = ts2diff_enc2_sum_pairs(c, d);
+    const __m256i lo = _mm256_permute2x128_si256(ab, cd, 0x20);
+    return _mm256_add_epi64(_mm256_sub_epi64(lo, bias), _mm256_permute2x128_si256(ab, cd, 0x31));
 }
 
 /*
- * The four groups of the 32 residuals r (as from ts2diff_enc2_residuals32_*, width w <= 16), each
- * as 16 bytes in memory order (its w bytes, then zeros): groups 0 and 2 in *g02, 1 and 3 in *g13.
- * `lanes`: per lane j, 64 - (j+1)w; `cw`: 4w and `cw1`: 64 - 4w as shift counts.
+ * The four groups of the 32 deltas r (as from ts2diff_enc2_residuals32_*, with `lmin` the
+ * min_delta still in them; width w <= 16), each as 16 bytes in memory order (its w bytes, then
+ * zeros): groups 0 and 2 in *g02, 1 and 3 in *g13. `lanes`: per lane j, 64 - (j+1)w; `cw`: 4w
+ * and `cw1`: 64 - 4w as shift counts.
  */
-TS2DIFF_ENC2_INLINE void ts2diff_enc2_groups32(const __m256i r[8], __m256i lanes, __m128i cw,
-                                               __m128i cw1, __m256i *g02, __m256i *g13)
+TS2DIFF_ENC2_INLINE void ts2diff_enc2_groups32(const __m256i r[8], uint64_t lmin, int w,
+                                               __m256i lanes, __m128i cw, __m128i cw1,
+                                               __m256i *g02, __m256i *g13)
 {
+    uint64_t b = 0; /* lmin in each of a unit's four lanes, shifted and summed */
+    for (int j = 1; j <= 4; j++) b += lmin << (64 - j * w);
+    const __m256i bias = _mm256_set1_epi64x((long long)b);
     __m256i x[8];
     for (int k = 0; k < 8; k++) x[k] = _mm256_sllv_epi64(r[k], lanes);
-    const __m256i first = ts2diff_enc2_units4(x[0], x[2], x[4], x[6]);
-    const __m256i second = ts2diff_enc2_units4(x[1], x[3], x[5], x[7]);
+    const __m256i first = ts2diff_enc2_units4(x[0], x[2], x[4], x[6], bias);
+    const __m256i second = ts2diff_enc2_units4(x[1], x[3], x[5], x[7], bias);
     const __m256i bswap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
                                              7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
     const __m256i w0 = _mm256_shuffle_epi8(_mm256_or_si256(first, _mm256_srl_epi64(second, cw)),
@@ -165,8 +181,8 @@ TS2DIFF_ENC2_INLINE void ts2diff_enc2_store_last(uint8_t *o, size_t w, __m256i g
         for (; i + 32 <= n; i += 32, out += 4 * uw) {                                              \
             __m256i r[8];                                                                          \
             __m256i g02, g13;                                                                      \
-            ts2diff_enc2_residuals32_##SUF(v + i, umin, r);                                        \
-            ts2diff_enc2_groups32(r, lanes, cw, cw1, &g02, &g13);                                  \
+            const uint64_t lmin = ts2diff_enc2_residuals32_##SUF(v + i, umin, r);                  \
+            ts2diff_enc2_groups32(r, lmin, w, lanes, cw, cw1, &g02, &g13);                         \
             if ((size_t)(end - out) >= 3 * uw + 16) {                                              \
                 ts2diff_enc2_store3(out, uw, g02, g13);                                            \
                 _mm_storeu_si128((__m128i *)(out + 3 * uw), _mm256_extracti128_si256(g13, 1));     \
