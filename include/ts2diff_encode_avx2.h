@@ -27,10 +27,16 @@
  * The deltas after the last whole step of a block (fewer than 32) go to the scalar packer,
  * ts2diff_pack_from_*, which starts on the byte boundary where the steps end (32w bits).
  *
- * Widths 17..64 stay scalar. Measured on this host (AMD EPYC, Zen, `python -m tsfile bench
- * ts2diff`, int64 128-delta blocks, see the commit message for the numbers): the vector step
- * writes widths 1..16 at several times the scalar packer's rate; above 16 a unit would hold fewer
- * than 4 deltas, and the group 3 words, which this layout does not cover.
+ * Widths 17..64 stay scalar: a unit would hold fewer than 4 deltas and a group 3 or more words,
+ * which this layout does not cover. The numbers that decided it (write pass alone, 65536 values in
+ * 128-delta blocks, cache-resident, AMD EPYC Zen3, medians of 3 interleaved runs; M values/s,
+ * scalar row -> this writer):
+ *   int64  w1 2338 -> 3251 (1.39x)  w2 1.50x  w4 1.46x  w7 1.56x  w8 2399 -> 4112 (1.71x)
+ *          w9 1.84x  w12 1.84x  w15 1.98x  w16 1.65x
+ *   int32  w1 1.27x  w4 1.23x  w8 1.34x  w12 1.49x  w15 1.66x  w16 1.35x (widened to 64-bit
+ *          lanes; no int32 column in the E5-2 shape, so not tuned further)
+ *   above 16 (the scalar packer, out of line): 0.88 .. 1.04x of the scalar row, the per-block
+ *          call being the difference.
  */
 #ifndef TS2DIFF_ENCODE_AVX2_H
 #define TS2DIFF_ENCODE_AVX2_H
@@ -198,6 +204,23 @@ TS2DIFF_ENC2_DEFINE_STEPS(i64, int64_t, uint64_t)
 TS2DIFF_ENC2_DEFINE_STEPS(i32, int32_t, uint32_t)
 
 /*
+ * Generates ts2diff_enc2_pack_rest_SUF: the scalar packer (ts2diff_pack_from_SUF), compiled for
+ * the baseline ISA and kept out of line, for what the vector steps leave (the last < 32 deltas
+ * of a block and widths 17..64). Inlined into the AVX2 block writer, the compiler vectorised
+ * its 8-delta gather into stack slots that the packing then reads back one by one: widths
+ * above 16 ran at 0.64-0.95x the scalar row's speed (int32 widths 24 and 32: 0.80x).
+ */
+#define TS2DIFF_ENC2_DEFINE_PACK_REST(SUF, T, UT)                                                  \
+    static TS2DIFF_NOINLINE uint8_t *ts2diff_enc2_pack_rest_##SUF(const T *v, size_t n, int w,    \
+                                                                  UT umin, size_t i, uint8_t *o)  \
+    {                                                                                              \
+        return ts2diff_pack_from_##SUF(v, n, w, umin, i, o);                                       \
+    }
+/* ts2diff_enc2_pack_rest_i64, ts2diff_enc2_pack_rest_i32 */
+TS2DIFF_ENC2_DEFINE_PACK_REST(i64, int64_t, uint64_t)
+TS2DIFF_ENC2_DEFINE_PACK_REST(i32, int32_t, uint32_t)
+
+/*
  * Generates ts2diff_write_block_SUF_avx2, the AVX2 twin of ts2diff_write_block_SUF: the header,
  * the vector steps for widths 1..16, the rest by the scalar packer. A macro because the two types
  * differ only in these names.
@@ -216,7 +239,7 @@ TS2DIFF_ENC2_DEFINE_STEPS(i32, int32_t, uint32_t)
             const uint8_t *end = o + ((n * (size_t)w + 7) >> 3);                                   \
             i = ts2diff_enc2_steps_##SUF(v, n, w, umin, end, &o);                                  \
         }                                                                                          \
-        return ts2diff_pack_from_##SUF(v, n, w, umin, i, o);                                       \
+        return i < n ? ts2diff_enc2_pack_rest_##SUF(v, n, w, umin, i, o) : o;                      \
     }
 /* ts2diff_write_block_i64_avx2, ts2diff_write_block_i32_avx2 */
 TS2DIFF_ENC2_DEFINE_WRITE_BLOCK(i64, int64_t, uint64_t)
