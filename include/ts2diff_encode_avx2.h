@@ -206,9 +206,10 @@ TS2DIFF_ENC2_DEFINE_STEPS(i32, int32_t, uint32_t)
 /*
  * Generates ts2diff_enc2_pack_rest_SUF: the scalar packer (ts2diff_pack_from_SUF), compiled for
  * the baseline ISA and kept out of line, for what the vector steps leave (the last < 32 deltas
- * of a block and widths 17..64). Inlined into the AVX2 block writer, the compiler vectorised
- * its 8-delta gather into stack slots that the packing then reads back one by one: widths
- * above 16 ran at 0.64-0.95x the scalar row's speed (int32 widths 24 and 32: 0.80x).
+ * of a block and widths 17..64). Inlined into the AVX2 block writer, widths above 16 ran at
+ * 0.64-0.95x the scalar row's speed (int32 widths 24 and 32: 0.80x): the compiler vectorised
+ * the 8-delta residual gather (its disassembly stores ymm registers to stack slots that the
+ * packing then reads back one value at a time).
  */
 #define TS2DIFF_ENC2_DEFINE_PACK_REST(SUF, T, UT)                                                  \
     static TS2DIFF_NOINLINE uint8_t *ts2diff_enc2_pack_rest_##SUF(const T *v, size_t n, int w,    \
