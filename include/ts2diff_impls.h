@@ -11,6 +11,7 @@
 
 #include "ts2diff_avx2.h"
 #include "ts2diff_avx512.h"
+#include "ts2diff_encode_avx2.h"
 #include "ts2diff_encode_avx512.h"
 #include "ts2diff_neon.h"
 #include "ts2diff_scalar.h"
@@ -58,8 +59,8 @@ static const ts2diff_impl ts2diff_impls[] = {
 #endif
 #if TSFILE_ISA_AVX2
     {{"avx2", TSFILE_LEVEL_AVX2, TSFILE_NEED_AVX2}, ts2diff_avx2_init, ts2diff_decode_i64_avx2,
-     ts2diff_decode_i32_avx2, ts2diff_plan_i64_avx2, ts2diff_plan_i32_avx2, ts2diff_write_i64,
-     ts2diff_write_i32},
+     ts2diff_decode_i32_avx2, ts2diff_plan_i64_avx2, ts2diff_plan_i32_avx2, ts2diff_write_i64_avx2,
+     ts2diff_write_i32_avx2},
 #endif
 #if TSFILE_ISA_NEON
     {{"neon", TSFILE_LEVEL_NEON, 0}, ts2diff_neon_init, ts2diff_decode_i64_neon,

@@ -672,8 +672,8 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
  *                             delta i starting on a byte boundary at o): whole groups of 8 first
  *                             (each ends on a byte boundary), the rest bit by bit, 32 bits a put
  *                             (an int64 delta of more than 32 bits in two); returns the end. The
- *                             SIMD block writers (ts2diff_encode_avx512.h) pack their whole
- *                             groups and leave the rest to it;
+ *                             SIMD block writers (ts2diff_encode_avx2.h, _avx512.h) pack
+ *                             their whole groups and leave the rest to it;
  *   ts2diff_write_block_SUF:  one block of m = b->n + 1 values, header and deltas.
  * A macro because the two types differ only in these names.
  */
@@ -794,8 +794,8 @@ static inline size_t ts2diff_block_count(size_t len, size_t bs) { return (len + 
         }                                                                                          \
         return total;                                                                              \
     }
-/* The writing pass, parameterised by the block writer (ts2diff_encode_avx512.h instantiates it
- * again with its SIMD one). */
+/* The writing pass, parameterised by the block writer (ts2diff_encode_avx2.h and
+ * ts2diff_encode_avx512.h instantiate it again with their SIMD ones). */
 #define TS2DIFF_DEFINE_WRITE(ATTR, NAME, T, WRITE_BLOCK)                                           \
     ATTR size_t NAME(const T *v, size_t len, size_t bs, const ts2diff_blockinfo *info,            \
                      uint8_t *out)                                                                 \

@@ -62,6 +62,8 @@ FORCED_BY_TYPE = {
     "ts2diff_avx512_{T}_groups": "the group loops of the two decoders above",
     "ts2diff_enc512_residuals16_{T}": "int64 subtracts in two 8-lane vectors and pairs each; "
     "int32 subtracts and pairs in one 16-lane vector, then widens its halves",
+    "ts2diff_enc2_residuals32_{T}": "int64 subtracts in eight 4-lane vectors; int32 subtracts "
+    "in four 8-lane vectors (wrapping at 32 bits) and widens their halves to 64-bit lanes",
 }
 
 _TYPE_TOKEN = re.compile(r"(?<=_)(i32|i64|f32|f64|bool|q64|d32|u32|u64)(?=_|$)")

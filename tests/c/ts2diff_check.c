@@ -102,6 +102,21 @@ static void check_one(int is64, int w, size_t m, size_t align, size_t slack)
             if (written2 != planned || memcmp(exact, exact2, planned) != 0)
                 FAIL("is64 %d w %d m %zu: SIMD packing differs\n", is64, w, m);
             free(exact2);
+            /* block by block (as the writer's pages call it), each into its own exactly sized
+             * buffer: the same bytes, and nothing past a block's planned end (ASan) */
+            size_t at = 0, k = 0;
+            for (size_t s = 0; s < m; s += 65, k++) {
+                const size_t mk = m - s < 65 ? m - s : 65;
+                const size_t bits = (size_t)info[k].n * (size_t)info[k].width;
+                const size_t size = (is64 ? 24 : 16) + ((bits + 7) >> 3);
+                uint8_t *blk = malloc(size);
+                size_t wk = is64 ? simd_write64(v64 + s, mk, 64, &info[k], blk)
+                                 : simd_write32(v32 + s, mk, 64, &info[k], blk);
+                if (wk != size || at + size > planned || memcmp(exact + at, blk, size) != 0)
+                    FAIL("is64 %d w %d m %zu: SIMD packing of block %zu differs\n", is64, w, m, k);
+                at += size;
+                free(blk);
+            }
         }
         free(exact);
         free(one);

@@ -84,6 +84,8 @@ cdef extern from "ts2diff_avx2.h":
     pass
 cdef extern from "ts2diff_avx512.h":
     pass
+cdef extern from "ts2diff_encode_avx2.h":
+    pass
 cdef extern from "ts2diff_encode_avx512.h":
     pass
 cdef extern from "ts2diff_neon.h":
