@@ -230,11 +230,7 @@ TS2DIFF_ENC2_DEFINE_PACK_REST(i32, int32_t, uint32_t)
     static TSFILE_TARGET_AVX2 uint8_t *ts2diff_write_block_##SUF##_avx2(                           \
         const T *v, const ts2diff_blockinfo *b, uint8_t *o)                                        \
     {                                                                                              \
-        o = ts2diff_write_header_##SUF(v, b, o);                                                   \
-        const size_t n = (size_t)b->n;                                                             \
-        const int w = b->width;                                                                    \
-        if (n == 0 || w == 0) return o;                                                            \
-        const UT umin = (UT)b->min_delta;                                                          \
+        TS2DIFF_WRITE_BLOCK_START(SUF, UT);                                                        \
         size_t i = 0;                                                                              \
         if (w <= TS2DIFF_ENC2_MAX_WIDTH && n >= 32) {                                              \
             const uint8_t *end = o + ((n * (size_t)w + 7) >> 3);                                   \

@@ -228,11 +228,7 @@ TS2DIFF_ENC512_INLINE size_t ts2diff_enc512_groups8_wide(const int64_t *v, size_
     static TSFILE_TARGET_AVX512 uint8_t *ts2diff_write_block_##SUF##_avx512(                       \
         const T *v, const ts2diff_blockinfo *b, uint8_t *o)                                        \
     {                                                                                              \
-        o = ts2diff_write_header_##SUF(v, b, o);                                                   \
-        const size_t n = (size_t)b->n;                                                             \
-        const int w = b->width;                                                                    \
-        if (n == 0 || w == 0) return o;                                                            \
-        const UT umin = (UT)b->min_delta;                                                          \
+        TS2DIFF_WRITE_BLOCK_START(SUF, UT);                                                        \
         const size_t i = w <= 32 ? ts2diff_enc512_groups16_##SUF(v, n, w, umin, &o)                \
                                  : WIDE(v, n, w, umin, &o);                                        \
         return ts2diff_pack_from_##SUF(v, n, w, umin, i, o);                                       \

@@ -663,6 +663,17 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
         }                                                                                          \
         break;
 
+/* The start of every block writer (the scalar one below, the SIMD ones of
+ * ts2diff_encode_avx2.h / ts2diff_encode_avx512.h): the header written, then n (the deltas),
+ * w (their width) and umin (min_delta in the unsigned type UT) in scope, the writer returning
+ * after the header when there is no delta to pack. Inside a function taking (v, b, o). */
+#define TS2DIFF_WRITE_BLOCK_START(SUF, UT)                                                         \
+    o = ts2diff_write_header_##SUF(v, b, o);                                                       \
+    const size_t n = (size_t)b->n;                                                                 \
+    const int w = b->width;                                                                        \
+    if (n == 0 || w == 0) return o;                                                                \
+    const UT umin = (UT)b->min_delta
+
 /*
  * Generates, per value type (T / UT the type and its unsigned twin, BITS their width: the header's
  * min_delta and first value are BITS-bit words; CASES the width cases of the whole-group packer,
@@ -714,9 +725,8 @@ TSFILE_INLINE void ts2diff_pack8(uint8_t *o, const uint64_t *r, const unsigned W
     TSFILE_INLINE uint8_t *ts2diff_write_block_##SUF(const T *v, const ts2diff_blockinfo *b,       \
                                                      uint8_t *o)                                   \
     {                                                                                              \
-        o = ts2diff_write_header_##SUF(v, b, o);                                                   \
-        if (b->n == 0 || b->width == 0) return o;                                                  \
-        return ts2diff_pack_from_##SUF(v, (size_t)b->n, b->width, (UT)b->min_delta, 0, o);         \
+        TS2DIFF_WRITE_BLOCK_START(SUF, UT);                                                        \
+        return ts2diff_pack_from_##SUF(v, n, w, umin, 0, o);                                       \
     }
 
 /* ts2diff_write_header_i64, ts2diff_pack_from_i64, ts2diff_write_block_i64 */

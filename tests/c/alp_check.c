@@ -17,17 +17,7 @@
 
 #include "alp_impls.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static int failures = 0;
-#define FAIL(...) do { if (failures++ < 20) { printf("FAIL: " __VA_ARGS__); printf("\n"); } } while (0)
+#include "check_common.h"
 
 /* The kernels under test: one implementation row of alp_impls.h at a time (main() runs the checks
  * once per row this CPU can run, the scalar row included; its kernels are the reference's twins

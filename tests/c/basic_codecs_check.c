@@ -22,21 +22,9 @@
 #include "rle_impls.h"
 #include "zigzag_scalar.h"
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int failures = 0;
+#define CHECK_SEED 0x243F6A8885A308D3ull
+#include "check_common.h"
 static size_t cases = 0;
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        if (failures++ < 20) fprintf(stderr, __VA_ARGS__);                                         \
-    } while (0)
 
 /* A copy of `len` bytes at the very end of a fresh heap block. */
 static uint8_t *tail_copy(const uint8_t *src, size_t len, uint8_t **block)

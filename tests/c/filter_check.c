@@ -16,20 +16,8 @@
 
 #include "filter_impls.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int failures = 0;
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        if (failures++ < 20) fprintf(stderr, __VA_ARGS__);                                         \
-    } while (0)
+#define CHECK_SEED 0x2545F4914F6CDD1Dull
+#include "check_common.h"
 
 #define MAXN 100
 

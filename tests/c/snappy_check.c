@@ -20,21 +20,8 @@
 #include "tsfile_isa.h" /* TSFILE_ISA_NAME: the build configuration checked */
 #include "snappy_compress.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int failures = 0;
+#include "check_common.h"
 static size_t cases = 0;
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        if (failures++ < 20) fprintf(stderr, __VA_ARGS__);                                         \
-    } while (0)
 
 static uint16_t table[SNAPPY_MAX_TABLE];
 
@@ -75,7 +62,8 @@ static void check_one(int kind, size_t n, int damage)
     free(c);
     uint8_t *out = malloc(n ? n : 1);
     int rc = decompress(stream, cn, out, n);
-    if (rc != 0 || memcmp(out, in, n) != 0) FAIL("kind %d n %zu: round trip rc %d\n", kind, n, rc);
+    if (rc != 0 || memcmp(out, in, n) != 0)
+        FAIL("kind %d n %zu: round trip rc %d (%s)", kind, n, rc, tsfile_snappy_strerror(rc));
     if (damage) {
         for (size_t cut = 0; cut < cn; cut += 1 + cn / 200) {
             uint8_t *t = malloc(cut ? cut : 1);

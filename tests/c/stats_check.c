@@ -13,17 +13,7 @@
 
 #include "stats_encode.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static int failures = 0;
-#define FAIL(...) do { if (failures++ < 20) { printf("FAIL: " __VA_ARGS__); printf("\n"); } } while (0)
+#include "check_common.h"
 
 static const size_t LENS[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000};
 #define NLENS (sizeof(LENS) / sizeof(LENS[0]))

@@ -149,10 +149,15 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     block.n = n
     block.settled = cleared
     block.ranges = None if cleared else []
+    return column_over(block, n)
+
+
+cdef cnp.ndarray column_over(_SlotBlock block, Py_ssize_t n):
+    """The object array of the first ``n`` slots of ``block``, its base: writable and
+    contiguous, not owning its data (numpy frees neither the slots nor their references, the
+    block does)."""
     cdef cnp.npy_intp dims[1]
     dims[0] = n
-    # writable and contiguous, not owning its data: numpy frees neither the slots nor their
-    # references, the base does
     cdef cnp.ndarray column = cnp.PyArray_SimpleNewFromData(
         1, dims, cnp.NPY_OBJECT, <void *>block.slots)
     cnp.set_array_base(column, block)
@@ -207,12 +212,7 @@ def settle(cnp.ndarray column not None, Py_ssize_t rows):
     block.n = rows
     block.settled = True
     block.ranges = None
-    cdef cnp.npy_intp dims[1]
-    dims[0] = rows
-    cdef cnp.ndarray out = cnp.PyArray_SimpleNewFromData(
-        1, dims, cnp.NPY_OBJECT, <void *>block.slots)
-    cnp.set_array_base(out, block)
-    return out
+    return column_over(block, rows)
 
 
 cdef Py_ssize_t write_refs(PyObject **slots, Py_ssize_t n, PyObject *value) noexcept nogil:
