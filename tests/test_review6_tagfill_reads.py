@@ -89,10 +89,18 @@ def _reads(paths):
     return [
         ("one", lambda th: tsfile.read_table(one, "m", threads=th)),
         ("many", lambda th: tsfile.read_table(paths, "m", threads=th)),
-        ("range", lambda th: tsfile.read_table(paths, "m", start_time=10**6 + 30, end_time=2 * 10**6 + 500,
-                                               threads=th)),
-        ("filter", lambda th: tsfile.read_table(paths, "m", threads=th,
-                                                value_filter=tsfile.col("v") > 300)),
+        (
+            "range",
+            lambda th: tsfile.read_table(
+                paths, "m", start_time=10**6 + 30, end_time=2 * 10**6 + 500, threads=th
+            ),
+        ),
+        (
+            "filter",
+            lambda th: tsfile.read_table(
+                paths, "m", threads=th, value_filter=tsfile.col("v") > 300
+            ),
+        ),
     ]
 
 
@@ -167,8 +175,12 @@ def test_skipped_files_and_a_tag_absent_from_a_file(tmp_path, monkeypatch, threa
 
     monkeypatch.setattr(columns, "JOB_VALUES", 64)
     held = Held(monkeypatch)
-    paths = [_write(tmp_path / "a.tsfile", 0), write_two(tmp_path / "b.tsfile", 1),
-             _write(tmp_path / "c.tsfile", 2, with_site=False), write_two(tmp_path / "d.tsfile", 3)]
+    paths = [
+        _write(tmp_path / "a.tsfile", 0),
+        write_two(tmp_path / "b.tsfile", 1),
+        _write(tmp_path / "c.tsfile", 2, with_site=False),
+        write_two(tmp_path / "d.tsfile", 3),
+    ]
     _break(paths[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -176,8 +188,9 @@ def test_skipped_files_and_a_tag_absent_from_a_file(tmp_path, monkeypatch, threa
         for flt in (None, tsfile.col("v") > 100):
             kw = {} if flt is None else {"value_filter": flt}
             for _ in range(2):
-                res = tsfile.read_table(paths, "m", threads=threads, on_error="skip",
-                                        schema="union", **kw)
+                res = tsfile.read_table(
+                    paths, "m", threads=threads, on_error="skip", schema="union", **kw
+                )
                 ids = np.ma.getdata(res["id"])
                 assert all(type(x) is str for x in ids)
                 site = np.ma.getdata(res["site"])

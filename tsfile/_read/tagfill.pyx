@@ -27,7 +27,9 @@ slots' memory is taken as it is, and the read writes each row it keeps exactly o
 a time, on any thread: fill_runs() writes the pointers without looking at the slots (the write
 of a memset), clear() writes NULL where no value goes. Every range written is recorded (with the
 GIL); settle() then checks that the ranges tile the rows the result keeps, exactly, and only
-the column it returns may be read. Until then the block gives back, when freed, the references
+the column it returns can be read: until then the array the read holds is a handle of no rows
+over the slots (a read that fails leaves it in its state, which a debugger or a traceback's
+locals may show; a repr of the slots would dereference whatever the memory held). Until then the block gives back, when freed, the references
 its recorded ranges counted, never what its slots hold: a read that fails half way (its column
 dropped unsettled) reads no slot, and its counts stay exact whatever ranges it wrote.
 
@@ -137,9 +139,10 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     """An object array of ``n`` slots, all NULL (None to numpy), its memory untouched; its base
     is the _SlotBlock owning the slots (freed a run at a time, see the module notes).
 
-    ``cleared=False``: the slots are left as they are; the caller writes each row it keeps
-    exactly once (fill_runs / fill, or clear for NULL; disjoint ranges, on any threads), then
-    reads only the column settle() returns."""
+    ``cleared=False``: the slots are left as they are, and the array returned has no rows (a
+    handle: nothing can read a slot through it); the caller writes each row it keeps exactly
+    once through it (fill_runs / fill, or clear for NULL; rows [0, n), disjoint ranges, on any
+    threads), then reads only the column settle() returns."""
     if n < 0:
         raise ValueError(f"column length {n} is negative")
     cdef _SlotBlock block = _SlotBlock()
@@ -149,7 +152,10 @@ def empty_column(Py_ssize_t n, bint cleared=True):
     block.n = n
     block.settled = cleared
     block.ranges = None if cleared else []
-    return column_over(block, n)
+    # unsettled: a handle of NO rows over the slots (fill_runs, clear and settle find the block
+    # through it), so that nothing holding it (the read's state, reached from a traceback by a
+    # debugger, a repr) can read a slot before settle() hands out the column of the rows written
+    return column_over(block, n if cleared else 0)
 
 
 cdef cnp.ndarray column_over(_SlotBlock block, Py_ssize_t n):
@@ -166,7 +172,7 @@ cdef cnp.ndarray column_over(_SlotBlock block, Py_ssize_t n):
 
 cdef _SlotBlock slot_block(cnp.ndarray column):
     """The _SlotBlock of a column made by empty_column(cleared=False) and not settled (the
-    column itself, not a view of it); else ValueError."""
+    handle itself, not a view of it); else ValueError."""
     block = cnp.get_array_base(column)
     if not isinstance(block, _SlotBlock) or \
             <PyObject **>cnp.PyArray_DATA(column) != (<_SlotBlock>block).slots:
@@ -196,7 +202,7 @@ def settle(cnp.ndarray column not None, Py_ssize_t rows):
     written once, none outside. ValueError naming the first row missed or written twice, else:
     the block is settled (it gives back what its ``rows`` slots hold when freed) and the column
     returned, of those rows only, is the one to read (the slots after ``rows`` were never
-    written; ``column`` must not be read)."""
+    written; ``column``, the handle, stays of no rows)."""
     cdef _SlotBlock block = slot_block(column)
     cdef Py_ssize_t pos = 0, lo, hi
     if not 0 <= rows <= block.n:
@@ -272,6 +278,7 @@ def fill_runs(cnp.ndarray column not None, list starts, list stops, list values)
     cdef _SlotBlock block = None  # a column being written (cleared=False, not settled)
     if isinstance(base, _SlotBlock) and not (<_SlotBlock>base).settled:
         block = slot_block(column)  # the column itself: a view would record shifted rows
+        dim = block.n  # the handle has no rows: the block's slots are the ones written
     runs = <Run *>malloc(n * sizeof(Run) + 1)
     if runs == NULL:
         raise MemoryError()
