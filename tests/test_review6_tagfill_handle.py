@@ -84,3 +84,35 @@ def test_the_handle_has_no_rows_until_settled():
         tagfill.clear(col, 0, 0)
     del col, out
     assert sys.getrefcount(v) == before
+
+
+def test_two_threads_writing_overlapping_rows_are_refused_counts_exact():
+    """Two threads writing overlapping ranges of one column at once (never done by a read, whose
+    jobs' rows are disjoint by the plan): settle() refuses the column, and dropping it gives back
+    exactly the references both counted, without reading a slot."""
+    import threading
+
+    v, w = "".join(["o", "ne"]), "".join(["tw", "o"])
+    before = sys.getrefcount(v), sys.getrefcount(w)
+    for _ in range(20):
+        col = tagfill.empty_column(200_000, cleared=False)
+        go = threading.Barrier(2)
+
+        def write(value, lo, hi, col=col, go=go):
+            go.wait()
+            for k in range(lo, hi, 10_000):
+                tagfill.fill_runs(col, [k], [min(hi, k + 10_000)], [value])
+
+        threads = [
+            threading.Thread(target=write, args=(v, 0, 120_000)),
+            threading.Thread(target=write, args=(w, 80_000, 200_000)),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with pytest.raises(ValueError, match="written twice"):
+            tagfill.settle(col, 200_000)
+        assert col.shape == (0,)
+        del col, write, threads, go  # (the function's default held the column)
+    assert (sys.getrefcount(v), sys.getrefcount(w)) == before

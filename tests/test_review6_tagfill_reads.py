@@ -104,6 +104,38 @@ def _reads(paths):
     ]
 
 
+def _other_reads(paths):
+    """Reads built on the same columns: a DataFrame, Arrow, a tag filter, a filtered frame."""
+    return [
+        ("frame", lambda th: tsfile.to_dataframe(paths, "m", threads=th)),
+        ("arrow", lambda th: tsfile.read_arrow(paths, "m", threads=th)),
+        (
+            "tags",
+            lambda th: tsfile.read_table(
+                paths, "m", threads=th, tag_filter=tsfile.tag_eq("id", "d1")
+            ),
+        ),
+        (
+            "frame-filter",
+            lambda th: tsfile.to_dataframe(
+                paths, "m", threads=th, value_filter=tsfile.col("v") > 500
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_other_reads_give_exact_counts(files, monkeypatch, threads):
+    monkeypatch.setattr(columns, "JOB_VALUES", 64)
+    held = Held(monkeypatch)
+    rest = _prime(held, files)
+    for name, call in _other_reads(files):
+        res = call(threads)
+        assert len(res) > 0, name
+        del res
+        assert held.snapshot() == rest, name
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_reads_give_exact_counts_and_values(files, monkeypatch, threads):
     monkeypatch.setattr(columns, "JOB_VALUES", 64)  # many jobs: many ranges per column
@@ -130,7 +162,7 @@ class Stop(Exception):
 
 
 @pytest.mark.parametrize("exc", [Stop, KeyboardInterrupt])
-@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("threads", [1, 3])
 def test_reads_stopped_at_each_job_give_counts_back(files, monkeypatch, threads, exc):
     monkeypatch.setattr(columns, "JOB_VALUES", 64)
     held = Held(monkeypatch)
@@ -150,7 +182,7 @@ def test_reads_stopped_at_each_job_give_counts_back(files, monkeypatch, threads,
 
     monkeypatch.setattr(columns._Decode, "field_job", counting(real_field))
     monkeypatch.setattr(columns._Decode, "fill_tag", counting(real_fill))
-    for name, call in _reads(files):
+    for name, call in _reads(files) + _other_reads(files):
         at = 1
         while True:
             calls["n"], calls["at"] = 0, at
