@@ -29,9 +29,9 @@ of a memset), clear() writes NULL where no value goes. Every range written is re
 GIL); settle() then checks that the ranges tile the rows the result keeps, exactly, and only
 the column it returns can be read: until then the array the read holds is a handle of no rows
 over the slots (a read that fails leaves it in its state, which a debugger or a traceback's
-locals may show; a repr of the slots would dereference whatever the memory held). Until then the block gives back, when freed, the references
-its recorded ranges counted, never what its slots hold: a read that fails half way (its column
-dropped unsettled) reads no slot, and its counts stay exact whatever ranges it wrote.
+locals may show; a repr of the slots would dereference whatever the memory held). The block,
+freed unsettled, gives back the references its recorded ranges counted, never what its slots
+hold: a read that fails half way reads no slot, and its counts stay exact whatever it wrote.
 
 Freeing such a column the numpy way costs as much again with the GIL held: a decref per slot (20
 M for a 20 M-row read, ~30 ms, while any other thread waits). So the column's memory belongs to
