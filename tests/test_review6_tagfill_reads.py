@@ -161,9 +161,7 @@ class Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize(
-    "threads, exc", [(1, KeyboardInterrupt), (3, Stop), (3, KeyboardInterrupt)]
-)
+@pytest.mark.parametrize("threads, exc", [(1, KeyboardInterrupt), (3, Stop)])
 def test_reads_stopped_at_each_job_give_counts_back(files, monkeypatch, threads, exc):
     monkeypatch.setattr(columns, "JOB_VALUES", 64)
     held = Held(monkeypatch)
