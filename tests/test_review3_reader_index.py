@@ -50,7 +50,13 @@ def _damage_table(doc, how):
     elif how == "tables_none":
         entry["tables"] = None
     elif how == "column_name_list":
-        table["columns"][0][0] = [1]
+        doc["schemas"][table["schema"]][0][0] = [1]
+    elif how == "schema_out_of_range":
+        table["schema"] = len(doc["schemas"])
+    elif how == "schema_bool":
+        table["schema"] = False
+    elif how == "schemas_missing":
+        del doc["schemas"]
     elif how == "tag_object":
         table["devices"][0][0][0] = {}
     elif how == "count_beyond_int64":
@@ -68,6 +74,9 @@ TABLE_DAMAGE = [
     "tables_list",
     "tables_none",
     "column_name_list",
+    "schema_out_of_range",
+    "schema_bool",
+    "schemas_missing",
     "tag_object",
     "count_beyond_int64",
     "count_bool",

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tsfile._dataset.files import check_same_schema, expand_paths, read_file_info
+from tsfile._dataset.gcpause import collector_paused
 from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
@@ -140,6 +141,9 @@ class _Shard:
     end: int
 
 
+_SHARD_ORDER = operator.attrgetter("start", "path")  # a series' shards: by start time
+
+
 @dataclass(eq=False)
 class _Series:
     name: str
@@ -231,8 +235,7 @@ def _tree_catalog(infos):
                     series[name] = s
                 s.shards.append(_Shard(info.path, count, start, end))
     for s in series.values():
-        if len(s.shards) > 1:
-            s.shards.sort(key=lambda sh: (sh.start, sh.path))
+        s.shards.sort(key=_SHARD_ORDER)
     return series
 
 
@@ -244,32 +247,78 @@ def _table_catalog(infos):
     cells are null is no shard of it (before, such a phantom series was listed, all NaN, and
     the null rows of such a file were counted and read as NaN rows of the series). A name is
     built once per series, and one _Shard per device and file serves all its fields (opening
-    a dataset of many files from its index is mostly this loop)."""
+    a dataset of many files from its index is mostly this loop: see _DeviceSeries)."""
     series = {}
-    devices = {}  # (table, tags) -> ("table.tags" name prefix, {field: _Series})
+    devices = {}  # (table, tags) -> _DeviceSeries
     for info in infos:
         for table, t in info.tables.items():
             tag_cols = t.tag_names()
-            fields = _numeric_fields(t)
+            fields = tuple(_numeric_fields(t))
             for dev in t.devices:
-                known = devices.get((table, dev.tags))
-                if known is None:
+                d = devices.get((table, dev.tags))
+                if d is None:
                     prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
-                    known = devices[(table, dev.tags)] = (prefix, {})
-                prefix, by_field = known
-                shard = _Shard(info.path, dev.count, dev.start, dev.end)
-                for f in fields:
-                    if dev.absent and f in dev.absent:
-                        continue
-                    s = by_field.get(f)
-                    if s is None:
-                        s = _Series(prefix + "." + _escape(f), table, tag_cols, dev.tags, f, [])
-                        by_field[f] = series[s.name] = s
-                    s.shards.append(shard)
-    for s in series.values():
-        if len(s.shards) > 1:
-            s.shards.sort(key=lambda sh: (sh.start, sh.path))
+                    d = _DeviceSeries(prefix, table, tag_cols, dev.tags)
+                    devices[(table, dev.tags)] = d
+                d.add(_Shard(info.path, dev.count, dev.start, dev.end), fields, dev.absent, series)
+    for d in devices.values():
+        d.finish()
     return series
+
+
+class _DeviceSeries:
+    """The series of one table device while the catalog is built. A series present in every
+    file of its device so far ("full") keeps no list of its own: the device's list of shards
+    (one per file) is its list, shared once sorted (never changed after the catalog is built).
+    A file where a full series is missing gives it a list of its own from then on. Appending
+    each file's shard to every series of its device was a quarter of opening 1,000 files from
+    their index (80,000 appends for 10,000 device-files)."""
+
+    __slots__ = ("prefix", "table", "tag_cols", "tags", "shards", "full", "full_fields", "own")
+
+    def __init__(self, prefix, table, tag_cols, tags):
+        self.prefix, self.table, self.tag_cols, self.tags = prefix, table, tag_cols, tags
+        self.shards = []  # the device's, one per file, in file order
+        self.full = {}  # field -> _Series holding every shard of the device
+        self.full_fields = ()  # their fields, in creation order
+        self.own = {}  # field -> _Series with a list of its own
+
+    def add(self, shard, fields, absent, series):
+        """The device's shard of one more file, whose numeric fields are ``fields`` (less
+        ``absent``); new series go into ``series`` in schema order."""
+        self.shards.append(shard)
+        if not absent and fields == self.full_fields:
+            # exactly the full series (a series with a list of its own has a field outside
+            # them, so none is in this file): nothing to record
+            return
+        present = [f for f in fields if f not in absent] if absent else fields
+        if len(present) < len(self.full) or any(f not in present for f in self.full):
+            kept = set(present)
+            for f in [f for f in self.full if f not in kept]:
+                s = self.own[f] = self.full.pop(f)
+                s.shards = self.shards[:-1]  # every file before this one
+        for f in present:
+            if f in self.full:
+                continue
+            s = self.own.get(f)
+            if s is None:
+                s = _Series(
+                    self.prefix + "." + _escape(f), self.table, self.tag_cols, self.tags, f, []
+                )
+                series[s.name] = s
+                if len(self.shards) == 1:  # the device's first file: full so far
+                    self.full[f] = s
+                    continue
+                self.own[f] = s
+            s.shards.append(shard)
+        self.full_fields = tuple(self.full)
+
+    def finish(self):
+        self.shards.sort(key=_SHARD_ORDER)
+        for s in self.full.values():
+            s.shards = self.shards
+        for s in self.own.values():
+            s.shards.sort(key=_SHARD_ORDER)
 
 
 # -- open readers, at most max_open_files at once ------------------------------------------------
@@ -665,17 +714,22 @@ class TsFileDataFrame:
         self._parallel_min_rows = options.get("query_parallel_min_rows", 0)
         self._closed = False
         self._root = None
-        infos = self._load_infos()
-        # trust_index=False: every use of a file checks it is still the one its metadata
-        # describe (the readers are opened after the metadata were read, by this pool)
-        expected = None if trust_index else {i.path: (i.size, i.mtime_ns) for i in infos}
-        self._pool = _ReaderPool(options.get("max_open_files", _UNINDEXED_OPEN_FILES), expected)
-        self._model = model_of(infos)
-        _check_schemas(infos)
-        self._all = _catalog(infos, self._model)
-        self._names = list(self._all)
-        self._names_cache = None
-        self._check_shard_times()
+        # opening makes tens of objects per file that live as long as the view (the files'
+        # metadata, the catalog's shards), none of them in a cycle: the collector's passes over
+        # them took 22 of 73 ms of opening 1,000 small files from their index (gcpause)
+        with collector_paused():
+            infos = self._load_infos()
+            # trust_index=False: every use of a file checks it is still the one its metadata
+            # describe (the readers are opened after the metadata were read, by this pool)
+            expected = None if trust_index else {i.path: (i.size, i.mtime_ns) for i in infos}
+            limit = options.get("max_open_files", _UNINDEXED_OPEN_FILES)
+            self._pool = _ReaderPool(limit, expected)
+            self._model = model_of(infos)
+            _check_schemas(infos)
+            self._all = _catalog(infos, self._model)
+            self._names = list(self._all)
+            self._names_cache = None
+            self._check_shard_times()
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -712,12 +766,12 @@ class TsFileDataFrame:
         split by time cost nothing here."""
         seen = set()
         for s in self._all.values():
-            # a table device's series share its timestamps in the files they share; a tree
-            # series has its own
+            # a table device's series share its timestamps in the files they share (series
+            # with the same shards share one list: checked once); a tree series has its own
             if s.device is not None:
                 key = s.name
             else:
-                key = (s.table, s.tags, tuple(sh.path for sh in s.shards))
+                key = id(s.shards)  # the lists live as long as the view
             if key in seen:
                 continue
             seen.add(key)

@@ -18,9 +18,11 @@ import os
 import threading
 import warnings
 
-from tsfile._dataset.files import FileInfo, json_list
+from tsfile._dataset.files import FileInfo, json_list, schemas_from_json, schemas_to_json
 
-INDEX_VERSION = 3  # 2: tree-model devices (FileInfo.tree); 3: fields a device lacks (absent)
+# 2: tree-model devices (FileInfo.tree); 3: fields a device lacks (absent); 4: each table's
+# columns written once per index ("schemas"), the tables naming theirs by position
+INDEX_VERSION = 4
 INDEX_PREFIX = ".tsfile-turbo-dataset"
 
 
@@ -44,9 +46,10 @@ def load_index(path, paths, trust_index):
         # AttributeError or TypeError from deep inside the view (FileInfo.from_json checks)
         if not isinstance(doc, dict) or doc.get("version") != INDEX_VERSION:
             return {}
+        schemas = schemas_from_json(doc["schemas"])
         entries = {}
         for e in json_list(doc["files"]):
-            info = FileInfo.from_json(e)
+            info = FileInfo.from_json(e, schemas)
             entries[info.path] = info
     except (OSError, ValueError, KeyError, TypeError):
         return {}
@@ -71,7 +74,9 @@ def save_index(path, infos):
     by two threads shared one name, one thread's rename took the other's file away (a
     spurious "index not written" warning, an error under ``-W error``) or renamed a file the
     other was still writing."""
-    doc = {"version": INDEX_VERSION, "files": [info.to_json() for info in infos]}
+    schemas = {}
+    files = [info.to_json(schemas) for info in infos]
+    doc = {"version": INDEX_VERSION, "schemas": schemas_to_json(schemas), "files": files}
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
