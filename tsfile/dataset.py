@@ -42,8 +42,9 @@ from tsfile._dataset.index import index_path, load_index, save_index
 from tsfile._dataset.progress import Progress
 from tsfile._dataset.scan import Scanner, pool_map
 from tsfile._mem.pool import pooled
+from tsfile._read.source import is_url
 from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
-from tsfile.exceptions import TsFileError
+from tsfile.exceptions import NotSupportedError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 NUMERIC_TYPES = frozenset(
@@ -707,6 +708,13 @@ class TsFileDataFrame:
             raise ValueError("Dataset read options require use_index=True")
         options = _resolve_options(options) if use_index else {}
         self._paths = expand_paths(paths)
+        remote = next((p for p in self._paths if is_url(p)), None)
+        if remote is not None:
+            # its index and its change checks stat local files; read_table & co. take URLs
+            raise NotSupportedError(
+                f"TsFileDataFrame reads local files, not {remote}; read_table, to_dataframe, "
+                "read_arrow and Scanner read several files by URL"
+            )
         self._show_progress = show_progress
         self._use_index = use_index
         self._trust_index = trust_index

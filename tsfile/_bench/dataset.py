@@ -27,6 +27,11 @@ rows asked (they are never rewritten under a reader of another run), else write 
   ``tsfile.to_dataframe(directory, threads=2)``, interleaved (dask's overhead; skipped without
   dask).
 
+* remote: a 1 % time-range query (the middle 1 % of the time span) over the threads part's files
+  read as remote files, by fsspec URL through a file system that counts the bytes read
+  (tsfile._bench.counting_fs): the bytes fetched against the files' (target: at most 5 %), and
+  the whole read's.
+
 ``--small`` runs every part at a size for smoke tests. Results are checked equal first.
 """
 
@@ -441,6 +446,39 @@ def bench_dask(split, one, repeat):
     print(f"  split one file         {t['groups'] / t['ref']:10.2f}x the threaded reader's time")
 
 
+def bench_remote(where, files, rows):
+    """A 1 % time-range query over the threads part's files read as remote files (by ranges,
+    through an fsspec file system counting the bytes read: tsfile._bench.counting_fs), against
+    the files' bytes and the whole read's (target: at most 5 %)."""
+    import tsfile
+    from tsfile._bench.counting_fs import PROTOCOL, CountingFileSystem, register
+
+    register()
+    split, _one = _dataset_files(where, files, rows)
+    url = f"{PROTOCOL}://{split.resolve()}/"
+    total = sum(p.stat().st_size for p in split.glob("part*.tsfile"))
+    local = tsfile.to_dataframe(str(split), "bench")
+    first, last = int(local["time"].min()), int(local["time"].max())
+    span = last - first
+    lo, hi = first + span * 495 // 1000, first + span * 505 // 1000
+    want = local[(local["time"] >= lo) & (local["time"] <= hi)].reset_index(drop=True)
+    CountingFileSystem.reset()
+    got = tsfile.to_dataframe(url, "bench", start_time=lo, end_time=hi)
+    fetched, reads = CountingFileSystem.bytes_read, CountingFileSystem.reads
+    assert got.equals(want), "the query by URL read other rows than the local query"
+    CountingFileSystem.reset()
+    whole = tsfile.to_dataframe(url, "bench")
+    assert whole.equals(local), "the whole read by URL differs from the local read"
+    whole_bytes, whole_reads = CountingFileSystem.bytes_read, CountingFileSystem.reads
+    print(f"\n## {files} files read as remote files ({PROTOCOL}://, counted), {total:,} bytes")
+    print(f"  whole read        {whole_bytes:14,} bytes in {whole_reads:6,} reads")
+    print(
+        f"  1 % time range    {fetched:14,} bytes in {reads:6,} reads: "
+        f"{100 * fetched / total:.2f} % of the files' bytes (target <= 5 %), "
+        f"{len(got):,} of {len(local):,} rows"
+    )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tsfile bench dataset", description=__doc__)
     ap.add_argument("--files", type=int, default=100, help="files of the threads benchmark")
@@ -458,8 +496,8 @@ def main(argv=None):
     ap.add_argument(
         "--parts",
         default="threads,index,dask",
-        help="comma-separated parts to run (threads, ceiling, plan, index, dask; dask needs "
-        "threads)",
+        help="comma-separated parts to run (threads, ceiling, plan, index, dask, remote; dask "
+        "needs threads)",
     )
     args = ap.parse_args(argv)
     if args.small:
@@ -483,6 +521,8 @@ def main(argv=None):
             bench_index(where, args.small_files, args.repeat)
         if "dask" in parts and split is not None:
             bench_dask(split, str(where / "one.tsfile"), args.repeat)
+        if "remote" in parts:
+            bench_remote(where, args.files, args.rows)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n# load average at the end: {os.getloadavg()}")

@@ -15,6 +15,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from tsfile._read.source import is_url
 from tsfile.errors import InvalidSchemaError, TsFileError, TsFileNotFoundError
 from tsfile.types import ColumnCategory, TSDataType
 
@@ -34,13 +35,52 @@ def _is_glob(text):
 
 def is_many(paths):
     """True when ``paths`` names several files: a list or tuple, a directory, or a glob pattern
-    that is not itself an existing file's name. One file's path keeps the one-file readers."""
+    that is not itself an existing file's name (a local path or an fsspec URL). One file's path
+    or URL keeps the one-file readers."""
     if isinstance(paths, (list, tuple)):
         return True
     if isinstance(paths, (str, bytes, os.PathLike)):
         text = os.fsdecode(paths)
+        if is_url(text):
+            return _is_glob(text) or _url_is_dir(text)
         return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
     return False
+
+
+def _url_fs(url):
+    """(fsspec file system, path) of a URL; ImportError naming fsspec without it."""
+    try:
+        import fsspec
+    except ImportError:
+        raise ImportError(f"{url}: reading a URL needs fsspec (pip install fsspec)") from None
+    return fsspec.core.url_to_fs(url)
+
+
+def _url_is_dir(url):
+    fs, path = _url_fs(url)
+    try:
+        return bool(fs.isdir(path))
+    except OSError:
+        return False
+
+
+def _url_files(url):
+    """The ``*.tsfile`` files a URL names, as URLs: its directory's (recursively) or its glob's
+    matches (sorted), or the file itself; TsFileNotFoundError when it names nothing."""
+    fs, path = _url_fs(url)
+    if _is_glob(path):
+        found = [p for p in fs.glob(path) if fs.isfile(p)]
+        if not found:
+            raise _not_found("no file matches", url)
+    elif fs.isdir(path):
+        found = [p for p in fs.find(path) if p.endswith(TSFILE_SUFFIX)]
+        if not found:
+            raise _not_found(f"no {TSFILE_SUFFIX} files in directory", url)
+    elif fs.isfile(path):
+        return [url]
+    else:
+        raise _not_found("TsFile not found", url)
+    return [fs.unstrip_protocol(p) for p in sorted(found)]
 
 
 def _not_found(what, name):
@@ -82,7 +122,9 @@ def expand_paths(paths):
                 f"a path must be a str, bytes or os.PathLike, not {type(item).__name__}"
             )
         text = os.fsdecode(item)
-        if os.path.isdir(text):
+        if is_url(text):  # fsspec URLs stay URLs: each file is read by ranges (source.py)
+            out.extend(_url_files(text))
+        elif os.path.isdir(text):
             out.extend(_directory_files(text))
         elif os.path.exists(text):
             out.append(text)
@@ -93,7 +135,7 @@ def expand_paths(paths):
             out.extend(matches)
         else:
             raise _not_found("TsFile not found", text)
-    return _distinct_files(os.path.abspath(p) for p in out)
+    return _distinct_files(p if is_url(p) else os.path.abspath(p) for p in out)
 
 
 def _distinct_files(paths):
@@ -106,7 +148,7 @@ def _distinct_files(paths):
     of opening 1,000 files from their index)."""
     seen, out, real_dirs = set(), [], {}
     for p in dict.fromkeys(paths):
-        key = _real_path(p, real_dirs)
+        key = p if is_url(p) else _real_path(p, real_dirs)
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -350,14 +392,18 @@ def read_file_info(path, reader=None, tables=None, field_values=False):
     from tsfile._dataset.tree_info import read_tree_devices
     from tsfile.reader import TsFileReader, open_error
 
-    try:
-        st = os.stat(path)
-    except OSError as exc:  # a dangling link, a symlink loop: the reader's errors, naming it
-        raise open_error(exc, path) from None
+    if is_url(path):
+        st = None  # size and time from the reader (a remote file has no local stat)
+    else:
+        try:
+            st = os.stat(path)
+        except OSError as exc:  # a dangling link, a symlink loop: the reader's errors, naming it
+            raise open_error(exc, path) from None
     own = reader is None
     try:
         if own:
             reader = TsFileReader(path)
+        size, mtime_ns = (st.st_size, st.st_mtime_ns) if st is not None else (reader._size, 0)
         try:
             infos = {}
             with reader._op():
@@ -379,7 +425,7 @@ def read_file_info(path, reader=None, tables=None, field_values=False):
                 reader.close()
     except TsFileError as exc:
         raise name_file(exc, path) from exc
-    return FileInfo(path, st.st_size, st.st_mtime_ns, infos, tree)
+    return FileInfo(path, size, mtime_ns, infos, tree)
 
 
 def name_file(exc, path):
