@@ -9,9 +9,8 @@ Checked against the official wheel on the fixture below (its own writer's file):
 root.sg1.d1 (s_i64, no s_date) and root.sg1.d2 (s_date, no s_i64) give the columns time,
 root.sg1.d1.s_i64, root.sg1.d2.s_date, and the first three rows below.
 
-The fix belongs to TsFileReader.query_tree_by_row (tsfile/reader.py, being changed on another
-branch), so the test is xfail(strict) here; tests/test_query_by_row.py::test_tree_missing_series
-asserts the raising behaviour for a single device and would change with it.
+tests/test_query_by_row.py::test_tree_missing_series has the cases of a missing measurement or
+device (checked against the same wheel: the pairs that exist, or the time column alone).
 """
 
 from __future__ import annotations
@@ -19,18 +18,11 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-import pytest
-
 import tsfile
 
 TREE = str(Path(__file__).resolve().parent / "fixtures" / "tree" / "tree_tablets.tsfile")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="query_tree_by_row raises ColumnNotExistError for a device lacking a measurement; "
-    "the official gives the pairs that exist (fix in tsfile/reader.py, another branch)",
-)
 def test_devices_of_different_measurements():
     with tsfile.TsFileReader(TREE) as r:
         with r.query_tree_by_row(["root.sg1.d1", "root.sg1.d2"], ["s_i64", "s_date"], 0, 3) as rs:

@@ -1907,21 +1907,36 @@ class TsFileReader:
         device (outer loop) and measurement (inner loop), outer-joined on time, and of those rows
         ``offset`` .. ``offset + limit`` (a negative offset is 0, a negative limit no limit).
 
-        A series the file does not hold raises DeviceNotExistError / ColumnNotExistError (the
-        official reader crashes on one). The series are decoded whole, then joined."""
+        As the official 2.5 reader does, only the pairs the file holds are columns: devices
+        have different measurements, and a device or measurement the file lacks gives no column
+        (none at all: a result of the time column only, without rows). The series are decoded
+        whole, then joined."""
         self._check_open()
         offset, limit = _row_window(offset, limit)
         devices = [str(d) for d in device_ids]
         measurements = [str(m) for m in measurement_names]
         parts = []  # per device: (names, types, timestamps, columns, nulls)
         for device in devices:
-            with self.query_timeseries(device, measurements, path=path) as rs:
-                parts.append(_collect_blocks(rs))
+            held = self._held_measurements(device, measurements)
+            if held:
+                with self.query_timeseries(device, held, path=path) as rs:
+                    parts.append(_collect_blocks(rs))
         names = ["time"] + [n for p in parts for n in p[0][1:]]
         types = [TSDataType.INT64] + [t for p in parts for t in p[1][1:]]
         with self._op():
             block = _outer_join(parts, names, types, offset, limit)
             return self._result_set(iter(() if block is None else (block,)), names, types)
+
+    def _held_measurements(self, device, measurements):
+        """The ``measurements`` (in their order) that the tree device ``device`` holds; [] when
+        the file has no such device."""
+        with self._op():
+            try:
+                dev_id, rng = self._find_device(device)
+            except DeviceNotExistError:
+                return []
+            series = self._series(dev_id.segments[0], rng)
+        return [m for m in measurements if m != "" and m in series]
 
     # -- tree model: schemas, statistics, the tree as a table ---------------------------------
 

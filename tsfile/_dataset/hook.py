@@ -19,10 +19,11 @@ MANY_DOC = """
     files, recursively) or a glob, local or as fsspec URLs (``s3://bucket/dir/``,
     ``memory://d/*.tsfile``: each file read by byte ranges); the result is the files' results
     one after another in path order, with the query pushed to every file and files whose time
-    statistics miss the range never read past their metadata. ``threads`` (files read at once; default one per core), ``on_error="skip"``
-    (leave a damaged file out with a warning instead of raising its CorruptDataError) and
-    ``schema="union"`` (files may lack columns, read as nulls; else differing schemas raise
-    InvalidSchemaError naming both files) apply then (tsfile._dataset.scan)."""
+    statistics miss the range never read past their metadata. ``threads`` (files read at once;
+    default one per core), ``on_error="skip"`` (leave a damaged file out with a warning instead
+    of raising its CorruptDataError) and ``schema="union"`` (files may lack columns, read as
+    nulls; else differing schemas raise InvalidSchemaError naming both files) apply then
+    (tsfile._dataset.scan)."""
 
 
 def many_files(kind):
