@@ -44,7 +44,7 @@ from tsfile._dataset.scan import Scanner, pool_map
 from tsfile._mem.pool import pooled
 from tsfile._read.source import is_url
 from tsfile.errors import ClosedError, CorruptDataError, InvalidSchemaError
-from tsfile.exceptions import NotSupportedError, TsFileError
+from tsfile.exceptions import InvalidArgumentError, NotSupportedError, TsFileError
 from tsfile.types import ColumnCategory, TSDataType
 
 NUMERIC_TYPES = frozenset(
@@ -735,6 +735,13 @@ class TsFileDataFrame:
             self._model = model_of(infos)
             _check_schemas(infos)
             self._all = _catalog(infos, self._model)
+            if not self._all:
+                # the official view refuses files without a numeric series (ValueError, the
+                # same words); an empty view was returned here
+                raise InvalidArgumentError(
+                    f"No valid time series found in the provided TsFile files ({len(infos)} "
+                    f"file{'s' if len(infos) != 1 else ''}, none with a numeric series)"
+                )
             self._names = list(self._all)
             self._names_cache = None
             self._check_shard_times()
