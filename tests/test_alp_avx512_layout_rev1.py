@@ -142,20 +142,20 @@ def test_blocks_of_every_count_around_the_chunks(width, restore_simd):
             assert intact, (row, offset)
 
 
-def _errors(data):
+def _errors(data, dtype=np.float64):
     """What every path of every row makes of `data`: the values or the error message."""
     seen = {}
     for row in alp.implementations():
         simd.set_simd(row)
         for path in ["per_value", "batch"] + (["simd"] if row != "scalar" else []):
             try:
-                seen[row, path] = alp.decode(data, np.float64, path=path).tobytes()
+                seen[row, path] = alp.decode(data, dtype, path=path).tobytes()
             except CorruptDataError as e:
                 seen[row, path] = str(e)
             count = struct.unpack_from("<I", data, 4)[0] if len(data) >= 8 else 0
             if count > 1 << 16:  # a damaged count: no output array of that size
                 continue
-            out = np.empty(count)
+            out = np.empty(count, dtype)
             try:
                 alp.decode_into(data, out, path=path)
                 seen[row, path, "into"] = out.tobytes()
@@ -164,20 +164,22 @@ def _errors(data):
     return seen
 
 
-def test_blocks_past_the_values_same_error_on_every_path(restore_simd):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_blocks_past_the_values_same_error_on_every_path(dtype, restore_simd):
     # The header lists more blocks than the page's values need. The batch driver parsed the
     # extra block and reported what is wrong with it ("block extends past the end of the data",
     # "block value count out of range", ...); the streaming decoder (path="per_value") said
     # "block value counts do not add up" without looking at it. Both now parse it.
+    is64, size = (1, 8) if dtype == np.float64 else (0, 4)
     ints = list(range(10))
-    page = bytearray(_page(1, 10, [_block(10, 0, 0, 0, 4, ints)]))
+    page = bytearray(_page(is64, 10, [_block(10, 0, 0, 0, 4, ints, size=size)]))
     struct.pack_into("<I", page, 8, 2)  # two blocks
     cases = {
         "nothing after the block": bytes(page),
         "a cut header": bytes(page) + bytes(27),
         "a count of 0": bytes(page) + bytes(28),
         "a width of 65": bytes(page) + struct.pack("<BBBBIIIqB3x", 0, 0, 0, 0, 1, 0, 8, 0, 65),
-        "a whole block": bytes(page) + _block(3, 0, 0, 0, 2, [0, 1, 2]),
+        "a whole block": bytes(page) + _block(3, 0, 0, 0, 2, [0, 1, 2], size=size),
     }
     want = {
         "nothing after the block": "block extends past the end of the data",
@@ -187,7 +189,7 @@ def test_blocks_past_the_values_same_error_on_every_path(restore_simd):
         "a whole block": "block value counts do not add up",
     }
     for name, data in cases.items():
-        seen = _errors(data)
+        seen = _errors(data, dtype)
         assert len(set(seen.values())) == 1, (name, seen)
         assert want[name] in next(iter(seen.values())), (name, seen)
 
