@@ -6,11 +6,12 @@
  * `width` bytes, a group of 16 FLOAT values (32-bit lanes) exactly 2 * `width` <= 64 bytes, so one
  * 64-byte register holds a whole group and in every group each lane starts at the same byte
  * offset and bit shift (computed once per block). A group is one plain 64-byte load while those
- * 64 bytes lie within the packed bits and the ALP_GUARD bytes after them; the last few groups
- * take a byte-masked load of their own bytes only (a partial last group: a shorter mask and a
- * masked store), so nothing past what the kernel contract promises is read. `vpermb` moves each
- * lane's bytes into place, a per-lane shift aligns them and a mask clears the neighbours' bits
- * (the plan of indices and shifts is built in registers per block).
+ * 64 bytes lie within the packed bits and the ALP_GUARD bytes after them; FLOAT's last few
+ * groups take a byte-masked load of their own bytes only (a partial last group: a shorter mask
+ * and a masked store), DOUBLE's come out of the block's last 64 readable bytes (see
+ * alp_avx512_f64_groups), so nothing past what the kernel contract promises is read. `vpermb`
+ * moves each lane's bytes into place, a per-lane shift aligns them and a mask clears the
+ * neighbours' bits (the plan of indices and shifts is built in registers per block).
  *
  * Values: exactly the scalar kernels' operations in their order, (double)n * P * Ie and
  * (float)n * P * Ie, each product rounded separately (no fused multiply-add), so the results are
@@ -127,7 +128,7 @@ TSFILE_TARGET_AVX512 static inline alp_avx512_plan alp_avx512_plan_f32(int width
  * 64-byte store would straddle two lines; when `out` is 8-byte aligned (and not already 64-byte
  * aligned) the groups are shifted instead, so that every store but the first is aligned (see
  * alp_avx512_f64_groups). (A software prefetch of the output 2 KiB ahead measured no better
- * once the stores were aligned; a prefetchw of 1 KiB ahead does: see alp_avx512_f64_groups.) */
+ * once the stores were aligned; a prefetcht0 of 1 KiB ahead does: see alp_avx512_f64_groups.) */
 typedef struct {
     __m512i idx, shift, mask, magic_bits;
     __m512d magic_less_base, p, ie;

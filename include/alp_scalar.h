@@ -637,8 +637,15 @@ static inline int alp_stream_ready(alp_stream_t *s, alp_err_t *err)
 {
     if (s->open && s->i < s->b.count) return 1;
     if (s->produced == s->vc) {
-        if (s->blk != s->bc) { err->code = ALP_E_TOTAL; err->offset = s->off; return -1; }
-        return 0;
+        if (s->blk == s->bc) return 0;
+        /* the header lists more blocks than the values need: the batch driver parses the next
+         * one before it finds the count too large, so a damaged block is reported as such there;
+         * the same error here (into a local: the current block stays as it was) */
+        alp_block_t extra;
+        err->offset = s->off;
+        int rc = alp_parse_block(s->d + s->off, s->nbytes - s->off, s->is64, &extra);
+        err->code = rc ? rc : ALP_E_TOTAL;
+        return -1;
     }
     err->offset = s->off;
     if (s->blk >= s->bc) { err->code = ALP_E_TOTAL; return -1; }
