@@ -79,6 +79,13 @@ cdef int check_out_array(object out) except -1:
         raise ValueError("out must be a writeable 1-D contiguous array")
     if not out.dtype.isnative:
         raise ValueError(f"out must have native byte order, not {out.dtype}")
+    if not out.flags.aligned:
+        # a view at an odd byte offset (np.frombuffer of a slice): the kernels store through
+        # typed pointers, which C requires aligned
+        raise ValueError(
+            f"out must be aligned to its {out.dtype.itemsize}-byte items (it starts at byte "
+            f"{out.ctypes.data % out.dtype.itemsize} of one); copy it into a fresh array"
+        )
     return 0
 
 
