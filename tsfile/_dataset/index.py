@@ -51,7 +51,9 @@ def load_index(path, paths, trust_index):
         for e in json_list(doc["files"]):
             info = FileInfo.from_json(e, schemas)
             entries[info.path] = info
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        # RecursionError: json.load of arrays or objects nested past the recursion limit (a
+        # damaged or hostile index of a few hundred kB)
         return {}
     wanted = set(paths)
     entries = {p: e for p, e in entries.items() if p in wanted}
