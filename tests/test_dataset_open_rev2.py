@@ -9,7 +9,10 @@ Findings, each with its test below:
   row count made ``len(df[name])`` raise ValueError (``__len__() should return >= 0``), a
   device with more or fewer tag values than its table has TAG columns became series of other
   names that read nothing (their counts saying otherwise), a device with rows whose start
-  time is after its end time was kept. Such an index is rebuilt now.
+  time is after its end time was kept; a tree device without nodes or segments was an
+  IndexError. Such an index is rebuilt now;
+- a FIFO at the index path (a directory others may write to) made the opening hang, waiting
+  for a writer: only a regular file is read now.
 
 The rest checks what the commit must keep: a view opened from its index equals the view read
 from the files on random datasets (devices in some files only, fields all null in some files,
@@ -278,6 +281,25 @@ def test_an_index_of_version_3_or_other_versions_is_rebuilt(tmp_path):
     d, fresh, path, doc = _built(tmp_path)
     for version in (3, 5, "4", None):
         _rebuilt_from(d, path, json.dumps({**doc, "version": version}), fresh)
+
+
+def test_a_fifo_at_the_index_path_is_not_waited_on(tmp_path):
+    # opening the index for reading waited for a writer of the FIFO: the view hung
+    d = _write_dataset(tmp_path / "data", 3)
+    fresh = _observe(d)
+    path = _index_of(d)
+    os.mkfifo(path)
+    got = []
+    opener = threading.Thread(target=lambda: got.append(_observe(d, use_index=True)), daemon=True)
+    opener.start()
+    opener.join(60)
+    if opener.is_alive():  # let the blocked open go on before failing
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        opener.join(60)
+        pytest.fail("the view waited on a FIFO at its index path")
+    assert got == [fresh]
+    assert os.path.isfile(path)  # the index written over it
+    assert _observe(d, use_index=True) == fresh
 
 
 def test_two_threads_opening_the_same_directory_at_once(tmp_path):
