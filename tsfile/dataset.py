@@ -291,8 +291,14 @@ class _DeviceSeries:
             # exactly the full series (a series with a list of its own has a field outside
             # them, so none is in this file): nothing to record
             return
+        if len(absent) > 8:  # a wide table's sparse device: each test in a set, not a tuple
+            absent = set(absent)
         present = [f for f in fields if f not in absent] if absent else fields
-        if len(present) < len(self.full) or any(f not in present for f in self.full):
+        full = self.full
+        # a full series is missing from this file when fewer of the file's fields are full
+        # ones than there are full series: counted by dict lookups (testing each full series
+        # against the list of fields was quadratic, 2,000 fields: 6x the old catalog's time)
+        if full and (len(present) < len(full) or sum(f in full for f in present) < len(full)):
             kept = set(present)
             for f in [f for f in self.full if f not in kept]:
                 s = self.own[f] = self.full.pop(f)
