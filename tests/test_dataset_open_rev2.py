@@ -15,7 +15,11 @@ Findings, each with its test below:
   for a writer: only a regular file is read now;
 - the catalog tested each series present in all files so far against the list of a file's
   fields: quadratic in a table's width when devices lack fields (2,000 fields, 100 files of
-  20 devices: 7.6 s, against 1.3 s before 8b19f4a; now 0.6 s).
+  20 devices: 7.6 s, against 1.3 s before 8b19f4a; now 0.6 s);
+- the check that overlapping shards repeat no time ran once per shard list instead of once per
+  device and set of files: a device whose fields are all null in one file gives each field a
+  list of its own, and each read the device's timestamps in the same overlapping files again
+  (40 fields of 200,000 rows: 285 ms to open, 12 ms before 8b19f4a and now).
 
 The rest checks what the commit must keep: a view opened from its index equals the view read
 from the files on random datasets (devices in some files only, fields all null in some files,
@@ -618,3 +622,57 @@ def test_the_catalog_of_a_wide_sparse_table_compares_each_name_a_few_times():
     # per field, device and file: about 7 comparisons here (the catalog before 8b19f4a about
     # 5); the quadratic test made about 35, and more the wider the table
     assert _CountedName.compared < 15 * width * files * 2
+
+
+# -- the check that overlapping shards repeat no time ------------------------------------------
+
+
+def _write_null_then_overlapping(directory, fields, repeat):
+    """a: the device with every field null (so each field's series has a shard list of its
+    own); b and c: the device's rows overlapping in time, c repeating one of b's times when
+    ``repeat``."""
+    os.makedirs(directory, exist_ok=True)
+    cols = [tsfile.ColumnSchema("id", TSDataType.STRING, ColumnCategory.TAG)] + [
+        tsfile.ColumnSchema(f"f{i}", TSDataType.DOUBLE, ColumnCategory.FIELD) for i in range(fields)
+    ]
+    for name, ts, null in (
+        ("a", np.arange(-20, -10), True),
+        ("b", np.arange(0, 40, 2), False),
+        ("c", np.arange(1, 40, 2) - (1 if repeat else 0) * (np.arange(20) == 5), False),
+    ):
+        w = TsFileWriter(os.path.join(directory, f"{name}.tsfile"))
+        w.register_table(tsfile.TableSchema("t", cols))
+        data = {"id": "x"}
+        for i in range(fields):
+            data[f"f{i}"] = np.ma.MaskedArray(
+                np.arange(len(ts), dtype=np.float64), mask=np.full(len(ts), null)
+            )
+        w.write_arrays("t", np.asarray(ts, dtype=np.int64), data)
+        w.close()
+    return directory
+
+
+def test_overlapping_shards_are_checked_once_per_device_and_set_of_files(tmp_path, monkeypatch):
+    # the series of a device whose fields are all null in one file each have a list of their
+    # own naming the same files: each list was checked, reading the device's timestamps in
+    # both overlapping files once per field (40 fields of 200,000 rows: 12 -> 285 ms)
+    import tsfile.dataset as dataset
+
+    d = _write_null_then_overlapping(tmp_path / "ok", fields=12, repeat=False)
+    reads = []
+    real = dataset.TsFileDataFrame._timestamps
+
+    def counted(self, series, path):
+        reads.append(os.path.basename(path))
+        return real(self, series, path)
+
+    monkeypatch.setattr(dataset.TsFileDataFrame, "_timestamps", counted)
+    for use_index in (False, True, True):
+        reads.clear()
+        with tsfile.TsFileDataFrame(str(d), show_progress=False, use_index=use_index) as df:
+            assert len(df) == 12
+            assert df["t.x.f3"].timestamps.tolist() == list(range(40))
+        assert sorted(reads) == ["b.tsfile", "c.tsfile"]
+    bad = _write_null_then_overlapping(tmp_path / "bad", fields=12, repeat=True)
+    with pytest.raises(tsfile.TsFileError, match="Duplicate timestamp 10"):
+        tsfile.TsFileDataFrame(str(bad), show_progress=False)

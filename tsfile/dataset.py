@@ -771,13 +771,21 @@ class TsFileDataFrame:
         view checks this when it opens too): their timestamps are read to make sure. Shards
         split by time cost nothing here."""
         seen = set()
+        lists = set()
         for s in self._all.values():
-            # a table device's series share its timestamps in the files they share (series
-            # with the same shards share one list: checked once); a tree series has its own
+            # a table device's series share its timestamps in the files they share: checked
+            # once per set of files. Series with the same shards share one list (its files
+            # named once per list); series with lists of their own may name the same files
+            # (a device whose fields are all null in one file: each of them was checked
+            # again, reading the timestamps of the same files once per field). A tree series
+            # has its own timestamps
             if s.device is not None:
                 key = s.name
             else:
-                key = id(s.shards)  # the lists live as long as the view
+                if id(s.shards) in lists:  # the lists live as long as the view
+                    continue
+                lists.add(id(s.shards))
+                key = (s.table, s.tags, tuple(sh.path for sh in s.shards))
             if key in seen:
                 continue
             seen.add(key)
