@@ -311,7 +311,7 @@ def test_a_fifo_at_the_index_path_is_not_waited_on(tmp_path):
     assert _observe(d, use_index=True) == fresh
 
 
-def test_two_threads_opening_the_same_directory_at_once(tmp_path):
+def test_two_threads_opening_the_same_directory_at_once(tmp_path, collector_enabled):
     d = _write_dataset(tmp_path / "data", 5)
     fresh = _observe(d)
     for _round in range(4):
@@ -426,6 +426,15 @@ def _expanded_without_dedupe(given):
 
 
 @pytest.fixture
+def collector_enabled():
+    """The collector enabled for the test (as a user's is), its state given back after."""
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    (gc.enable if was else gc.disable)()
+
+
+@pytest.fixture
 def broken_dataset(tmp_path):
     d = _write_dataset(tmp_path / "data", 2)
     good = sorted(p for p in os.listdir(d) if p.endswith(".tsfile"))[0]
@@ -455,7 +464,9 @@ def test_the_collector_is_restored_after_an_opening_fails(broken_dataset, use_in
         (gc.enable if was else gc.disable)()
 
 
-def test_the_collector_is_restored_after_an_interrupt_while_scanning(tmp_path, monkeypatch):
+def test_the_collector_is_restored_after_an_interrupt_while_scanning(
+    tmp_path, monkeypatch, collector_enabled
+):
     import tsfile.dataset as dataset
 
     d = _write_dataset(tmp_path / "data", 4)
@@ -478,7 +489,7 @@ def test_the_collector_is_restored_after_an_interrupt_while_scanning(tmp_path, m
 
 
 def test_views_opened_inside_an_opening_and_on_threads_leave_the_collector_enabled(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, collector_enabled
 ):
     import tsfile.dataset as dataset
 
