@@ -247,35 +247,42 @@ class FileInfo:
     @classmethod
     def from_json(cls, obj, schemas):
         """The FileInfo of an index entry whose tables name their columns in ``schemas`` (the
-        index's column lists, as schemas_from_json gives them); ValueError (the index is then
-        rebuilt) for an entry of another shape than to_json's, checked value by value
-        (json_object, json_int, ...): the index is a file anyone may edit or damage, and a list
-        where a name belongs made the view fail later with a TypeError. The device loop checks
-        its values inline (its tens of thousands of checks were most of opening a dataset from
-        its index)."""
+        index's (columns, TAG column count) pairs, as schemas_from_json gives them);
+        ValueError (the index is then rebuilt) for an entry of another shape than to_json's,
+        checked value by value (json_object, json_int, ...): the index is a file anyone may
+        edit or damage, and a list where a name belongs made the view fail later with a
+        TypeError. The device loop checks its values inline (its tens of thousands of checks
+        were most of opening a dataset from its index)."""
         tables = {}
         for name, t in json_object(json_object(obj)["tables"]).items():
             t = json_object(t)
             k = json_int(t["schema"])
             if not 0 <= k < len(schemas):
                 raise ValueError(f"dataset index: schema {k} of {len(schemas)}")
+            columns, n_tags = schemas[k]
             devices = []
             for tags, n, a, b, absent in json_list(t["devices"]):
                 tags = tuple(json_list(tags))
                 absent = tuple(json_list(absent))
+                # a device has one value per TAG column (a file's reader pads them), a row
+                # count >= 0 and, with rows, start <= end: any other entry made a nonsense
+                # view (series of other names reading nothing) or failed later (a negative
+                # count: len() of a series raised ValueError)
                 if not (
                     type(n) is int  # not a bool
                     and type(a) is int
                     and type(b) is int
-                    and n in _INT64
+                    and n in _COUNT
                     and a in _INT64
                     and b in _INT64
+                    and (a <= b or not n)
+                    and len(tags) == n_tags
                     and _TAG_TYPES.issuperset(map(type, tags))
                     and (not absent or _STR_TYPE.issuperset(map(type, absent)))
                 ):
-                    _device_shape_error(tags, (n, a, b), absent)
+                    _device_shape_error(tags, (n, a, b), absent, n_tags)
                 devices.append(DeviceStats(tags, n, a, b, absent))
-            tables[name] = TableInfo(list(schemas[k]), devices)
+            tables[name] = TableInfo(list(columns), devices)
         from tsfile._dataset.tree_info import TreeDevice
 
         tree = [TreeDevice.from_json(d) for d in json_list(obj.get("tree", []))]
@@ -290,20 +297,22 @@ def schemas_to_json(schemas):
 
 
 def schemas_from_json(value):
-    """The column lists (name, TSDataType, ColumnCategory) of an index's ``schemas``."""
-    return [
-        [
+    """(columns, number of TAG columns) of each schema of an index's ``schemas``, the columns
+    as (name, TSDataType, ColumnCategory); the count checks its devices' tag values."""
+    out = []
+    for columns in json_list(value):
+        columns = [
             (json_str(n), _TYPES[json_int(dt)], _CATEGORIES[json_int(c)])
             for n, dt, c in json_list(columns)
         ]
-        for columns in json_list(value)
-    ]
+        out.append((columns, sum(c == ColumnCategory.TAG for _n, _t, c in columns)))
+    return out
 
 
 # -- index entries: each value of the shape to_json writes, else ValueError ----------------------
 
 
-def _device_shape_error(tags, ints, absent):
+def _device_shape_error(tags, ints, absent, n_tags):
     """Raise the error of the first value of a device entry that is not of its shape."""
     for v in ints:
         json_int(v)
@@ -311,6 +320,12 @@ def _device_shape_error(tags, ints, absent):
         json_tag(v)
     for f in absent:
         json_str(f)
+    n, a, b = ints
+    if n < 0 or (n and a > b) or len(tags) != n_tags:
+        raise ValueError(
+            f"dataset index: a device of {len(tags)} tag values ({n_tags} TAG columns), "
+            f"{n} rows from {a} to {b}"
+        )
     raise ValueError("dataset index: a device entry of another shape")  # not from json.load
 
 
@@ -342,6 +357,7 @@ def json_tag(value):
 
 
 _INT64 = range(-(2**63), 2**63)  # `in` tests an int's range in constant time
+_COUNT = range(2**63)  # a row count: an int64 >= 0
 _TAG_TYPES = frozenset((str, type(None)))  # a tag value: a str, or None for a null one
 _STR_TYPE = frozenset((str,))
 

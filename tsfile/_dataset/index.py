@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 import warnings
 
@@ -40,7 +41,19 @@ def load_index(path, paths, trust_index):
     """{file path: FileInfo} of the index entries still valid for ``paths`` (all of them when
     trusted, else those whose size and modification time match); {} without a usable index."""
     try:
-        with open(path, encoding="utf-8") as f:
+        # a regular file only: the index's name in a directory others may write to can be a
+        # FIFO (opening it waited for a writer: the view hung) or a link to a device such as
+        # /dev/zero (read until memory ran out); opened without blocking, then checked
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        except BaseException:
+            os.close(fd)
+            raise
+        if not regular:
+            os.close(fd)
+            return {}
+        with open(fd, encoding="utf-8") as f:
             doc = json.load(f)
         # any other shape than save_index's is a damaged index (ValueError: rebuilt), never an
         # AttributeError or TypeError from deep inside the view (FileInfo.from_json checks)
@@ -51,7 +64,9 @@ def load_index(path, paths, trust_index):
         for e in json_list(doc["files"]):
             info = FileInfo.from_json(e, schemas)
             entries[info.path] = info
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        # RecursionError: json.load of arrays or objects nested past the recursion limit (a
+        # damaged or hostile index of a few hundred kB)
         return {}
     wanted = set(paths)
     entries = {p: e for p, e in entries.items() if p in wanted}

@@ -40,7 +40,7 @@ class TreeDevice:
         from tsfile._dataset.files import json_int, json_list, json_str, json_tag
 
         nodes, segments, series = json_list(obj)
-        return cls(
+        device = cls(
             tuple(json_str(n) for n in json_list(nodes)),
             tuple(json_tag(s) for s in json_list(segments)),
             {
@@ -48,6 +48,15 @@ class TreeDevice:
                 for m, t, n, a, b in json_list(series)
             },
         )
+        # a device has a root (its first node names its series, its first segment finds it in
+        # the file: an empty list was an IndexError of the view) and series of counts >= 0
+        # whose points, if any, run from start to end
+        if not device.nodes or not device.segments:
+            raise ValueError("dataset index: a tree device without path nodes or segments")
+        for _t, n, a, b in device.series.values():
+            if n < 0 or (n and a > b):
+                raise ValueError(f"dataset index: a tree series of {n} points from {a} to {b}")
+        return device
 
 
 def read_tree_devices(reader):
