@@ -261,7 +261,11 @@ def _table_catalog(infos):
                     prefix = series_name(table, dev.tags, "")[:-1]  # "table.tags."
                     d = _DeviceSeries(prefix, table, tag_cols, dev.tags)
                     devices[(table, dev.tags)] = d
-                d.add(_Shard(info.path, dev.count, dev.start, dev.end), fields, dev.absent, series)
+                shard = _Shard(info.path, dev.count, dev.start, dev.end)
+                if not dev.absent and fields == d.full_fields:
+                    d.shards.append(shard)  # add()'s first case, inline: most device-files
+                else:
+                    d.add(shard, fields, dev.absent, series)
     for d in devices.values():
         d.finish()
     return series

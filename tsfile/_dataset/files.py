@@ -262,14 +262,14 @@ class FileInfo:
             columns, n_tags = schemas[k]
             devices = []
             for tags, n, a, b, absent in json_list(t["devices"]):
-                tags = tuple(json_list(tags))
-                absent = tuple(json_list(absent))
                 # a device has one value per TAG column (a file's reader pads them), a row
                 # count >= 0 and, with rows, start <= end: any other entry made a nonsense
                 # view (series of other names reading nothing) or failed later (a negative
                 # count: len() of a series raised ValueError)
                 if not (
-                    type(n) is int  # not a bool
+                    type(tags) is list
+                    and type(absent) is list
+                    and type(n) is int  # not a bool
                     and type(a) is int
                     and type(b) is int
                     and n in _COUNT
@@ -281,7 +281,7 @@ class FileInfo:
                     and (not absent or _STR_TYPE.issuperset(map(type, absent)))
                 ):
                     _device_shape_error(tags, (n, a, b), absent, n_tags)
-                devices.append(DeviceStats(tags, n, a, b, absent))
+                devices.append(DeviceStats(tuple(tags), n, a, b, tuple(absent) if absent else ()))
             tables[name] = TableInfo(list(columns), devices)
         from tsfile._dataset.tree_info import TreeDevice
 
@@ -314,6 +314,7 @@ def schemas_from_json(value):
 
 def _device_shape_error(tags, ints, absent, n_tags):
     """Raise the error of the first value of a device entry that is not of its shape."""
+    tags, absent = json_list(tags), json_list(absent)
     for v in ints:
         json_int(v)
     for v in tags:
