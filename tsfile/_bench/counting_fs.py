@@ -35,7 +35,12 @@ class CountingFileSystem(LocalFileSystem):
         return f"{PROTOCOL}://{self._strip_protocol(name)}"
 
     def _open(self, path, mode="rb", **kwargs):
-        return _CountingFile(open(self._strip_protocol(path), mode))  # noqa: SIM115 - returned
+        if mode != "rb":
+            # the counting is of reads: a file opened to write (or append, or update) is the
+            # local file system's. The wrapper has no write: "wb" truncated the file and then
+            # failed on the first write, losing it.
+            return super()._open(path, mode, **kwargs)
+        return _CountingFile(open(self._strip_protocol(path), "rb"))  # noqa: SIM115 - returned
 
 
 class _CountingFile:
@@ -44,12 +49,31 @@ class _CountingFile:
     def __init__(self, raw):
         self._raw = raw
 
+    def _count(self, n):
+        with CountingFileSystem._lock:
+            CountingFileSystem.bytes_read += n
+            CountingFileSystem.reads += 1
+
     def read(self, n=-1):
         data = self._raw.read(n)
-        with CountingFileSystem._lock:
-            CountingFileSystem.bytes_read += len(data)
-            CountingFileSystem.reads += 1
+        self._count(len(data))
         return data
+
+    def read1(self, n=-1):
+        data = self._raw.read1(n)
+        self._count(len(data))
+        return data
+
+    def readinto(self, b):
+        n = self._raw.readinto(b)
+        self._count(n or 0)
+        return n
+
+    def writable(self):
+        return False
+
+    def flush(self):
+        pass
 
     def seek(self, offset, whence=0):
         return self._raw.seek(offset, whence)
