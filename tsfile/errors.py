@@ -63,6 +63,12 @@ class TsFileNotFoundError(FileOpenError, FileNotFoundError):
     FileNotFoundError (``errno``, ``filename`` set)."""
 
 
+class MissingDependencyError(NotSupportedError, ImportError):
+    """A URL whose reading needs a package that is not installed: fsspec itself, or the file
+    system of its protocol (s3fs for ``s3://``, gcsfs for ``gcs://``...). Also an ImportError,
+    which it was before it had a class; the message names the URL."""
+
+
 class ValueOutOfRangeError(TypeMismatchError, OverflowError):
     """An integer outside its column's range, given to the Tablet's row API
     (``add_value_by_index`` / ``add_value_by_name``): a ``TypeMismatchError``, as every value a
@@ -90,6 +96,7 @@ __all__ = [
     "NoCurrentRowError",
     "WriterClosedError",
     "TsFileNotFoundError",
+    "MissingDependencyError",
     "TableNotExistError",
     "ColumnNotExistError",
     "DeviceNotExistError",

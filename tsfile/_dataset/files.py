@@ -15,8 +15,9 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from tsfile._read.source import is_url
+from tsfile._read.source import is_url, url_fs
 from tsfile.errors import InvalidSchemaError, TsFileError, TsFileNotFoundError
+from tsfile.exceptions import FileOpenError
 from tsfile.types import ColumnCategory, TSDataType
 
 TSFILE_SUFFIX = ".tsfile"
@@ -42,18 +43,17 @@ def is_many(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         text = os.fsdecode(paths)
         if is_url(text):
-            return _is_glob(text) or _url_is_dir(text)
+            # a file whose name holds [ ? * is that file, as a local path is (a glob of it
+            # matched nothing: "a[1].tsfile" is no pattern matching itself)
+            return (_is_glob(text) and not _url_is_file(text)) or _url_is_dir(text)
         return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
     return False
 
 
 def _url_fs(url):
-    """(fsspec file system, path) of a URL; ImportError naming fsspec without it."""
-    try:
-        import fsspec
-    except ImportError:
-        raise ImportError(f"{url}: reading a URL needs fsspec (pip install fsspec)") from None
-    return fsspec.core.url_to_fs(url)
+    """(fsspec file system, path) of a URL (tsfile._read.source.url_fs: the package's errors
+    naming the URL without fsspec or for an unknown protocol)."""
+    return url_fs(url)
 
 
 def _url_is_dir(url):
@@ -64,11 +64,45 @@ def _url_is_dir(url):
         return False
 
 
+def _url_is_file(url):
+    fs, path = _url_fs(url)
+    try:
+        return bool(fs.isfile(path))
+    except OSError:
+        return False
+
+
+def _glob_root(path):
+    """The part of a glob pattern before its first wildcard's path segment."""
+    at = min(path.index(ch) for ch in _GLOB_CHARS if ch in path)
+    return path[: path.rfind("/", 0, at) + 1] or path[:at]
+
+
 def _url_files(url):
     """The ``*.tsfile`` files a URL names, as URLs: its directory's (recursively) or its glob's
-    matches (sorted), or the file itself; TsFileNotFoundError when it names nothing."""
+    matches (sorted), or the file itself; TsFileNotFoundError when it names nothing,
+    FileOpenError naming the URL when its file system fails (a connection refused...)."""
     fs, path = _url_fs(url)
-    if _is_glob(path):
+    try:
+        return _listed(fs, path, url)
+    except TsFileError:  # _listed's own (a TsFileNotFoundError is a FileNotFoundError too)
+        raise
+    except FileNotFoundError as exc:  # a bucket that does not exist...
+        raise _not_found(str(exc) or "TsFile not found", url) from None
+    except OSError as exc:
+        raise FileOpenError(f"{url}: cannot list: {type(exc).__name__}: {exc}") from None
+
+
+def _listed(fs, path, url):
+    glob_like = _is_glob(path)
+    # a remote file system keeps the listings it made (s3fs: for the life of the process):
+    # files written since by anyone else were not listed, or listed and then not found when
+    # opened, their directory's cached listing lacking them. A read of a directory lists it
+    # anew, as a local directory's read does.
+    fs.invalidate_cache(_glob_root(path) if glob_like else path)
+    if fs.isfile(path):  # before the glob test: a file's name may hold [ ? *
+        return [url]
+    if glob_like:
         found = [p for p in fs.glob(path) if fs.isfile(p)]
         if not found:
             raise _not_found("no file matches", url)
@@ -76,11 +110,22 @@ def _url_files(url):
         found = [p for p in fs.find(path) if p.endswith(TSFILE_SUFFIX)]
         if not found:
             raise _not_found(f"no {TSFILE_SUFFIX} files in directory", url)
-    elif fs.isfile(path):
-        return [url]
     else:
         raise _not_found("TsFile not found", url)
     return [fs.unstrip_protocol(p) for p in sorted(found)]
+
+
+def _url_key(url, real_dirs):
+    """What tells one file's URLs apart: its file system's canonical URL (``memory://d/x`` and
+    ``memory:///d/x``, as a listing spells it, are one file), and for a ``file://`` URL the
+    local file's real path, so that the same file named by a path and by a URL is read once
+    (it was read once per spelling: its rows repeated)."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    fs, path = _url_fs(url)
+    if type(fs) is LocalFileSystem:
+        return _real_path(os.path.abspath(path), real_dirs)
+    return fs.unstrip_protocol(path)
 
 
 def _not_found(what, name):
@@ -148,7 +193,7 @@ def _distinct_files(paths):
     of opening 1,000 files from their index)."""
     seen, out, real_dirs = set(), [], {}
     for p in dict.fromkeys(paths):
-        key = p if is_url(p) else _real_path(p, real_dirs)
+        key = _url_key(p, real_dirs) if is_url(p) else _real_path(p, real_dirs)
         if key not in seen:
             seen.add(key)
             out.append(p)

@@ -45,20 +45,38 @@ def is_url(source) -> bool:
     return isinstance(source, str) and "://" in source and not os.path.exists(source)
 
 
+def url_fs(url: str):
+    """(fsspec file system, path) of a URL. Errors of the package naming the URL: without fsspec
+    or the protocol's file system (s3fs...) MissingDependencyError (an ImportError), for a
+    protocol fsspec does not know InvalidPathError (a ValueError); fsspec's own were a bare
+    ImportError / ValueError that named no URL, from deep inside a many-file read."""
+    from tsfile.errors import MissingDependencyError
+    from tsfile.exceptions import InvalidPathError
+
+    try:
+        import fsspec
+    except ImportError:
+        raise MissingDependencyError(
+            f"{url}: reading a URL needs fsspec (pip install fsspec)"
+        ) from None
+    try:
+        return fsspec.core.url_to_fs(url)
+    except ImportError as exc:  # fsspec knows the protocol, its package is not installed
+        raise MissingDependencyError(f"{url}: {exc}") from None
+    except ValueError as exc:  # "Protocol not known: ..."
+        raise InvalidPathError(f"{url}: {exc}") from None
+
+
 def open_url(url: str):
     """A binary file object of an fsspec URL (``memory://``, ``file://``, ``s3://`` with s3fs);
-    ImportError naming fsspec when it is not installed.
+    MissingDependencyError (an ImportError) naming fsspec when it is not installed.
 
     Opened without fsspec's read cache (``cache_type="none"``): RangeSource keeps what it
     fetched and joins nearby ranges itself, and a remote file system's default cache reads
     ahead by whole blocks (s3fs: 50 MB), so that a query needing a part of a file would fetch
     all of it. A file system whose files take no cache type is opened as it opens."""
+    fs, path = url_fs(url)
     try:
-        import fsspec
-    except ImportError:
-        raise ImportError(f"{url}: reading a URL needs fsspec (pip install fsspec)") from None
-    try:
-        fs, path = fsspec.core.url_to_fs(url)
         try:
             return fs.open(path, "rb", cache_type="none")
         except TypeError:  # an implementation without the cache_type keyword
