@@ -412,6 +412,10 @@ def test_an_s3_prefix_read_again_sees_the_files_written_since(s3_conf):
         # "not found" when opened
         assert len(tsfile.read_table("s3://rev3/grow/", "t")["time"]) == 2 * one
         assert len(tsfile.read_table("s3://rev3/grow/*.tsfile", "t")["time"]) == 2 * one
+        # one file written after the directory was listed, read by its own URL: the opening
+        # answered from the cached listing ("not found")
+        fs.pipe("rev3/grow/p2.tsfile", (d / "part2.tsfile").read_bytes())
+        assert len(tsfile.read_table("s3://rev3/grow/p2.tsfile", "t")["time"]) == one
     finally:
         fs.rm("rev3/grow", recursive=True)
 

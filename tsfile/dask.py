@@ -161,9 +161,10 @@ def read_tsfile(
     partition_rows=DEFAULT_PARTITION_ROWS,
 ):
     """A ``dask.dataframe.DataFrame`` of ``table`` over the files ``paths`` names (a file, a
-    list, a directory, a glob). ``partition_rows``: the most rows planned for a partition (a
-    larger file is split along its chunk groups), None for one partition per file. See the
-    module's documentation."""
+    list, a directory, a glob; local, or fsspec URLs as tsfile.read_table takes them, each
+    partition reading its file by ranges). ``partition_rows``: the most rows planned for a
+    partition (a larger file is split along its chunk groups), None for one partition per
+    file. See the module's documentation."""
     import dask.dataframe as dd
 
     if index not in ("auto", "time", None):

@@ -78,15 +78,25 @@ def open_url(url: str):
     fs, path = url_fs(url)
     try:
         try:
-            return fs.open(path, "rb", cache_type="none")
-        except TypeError:  # an implementation without the cache_type keyword
-            return fs.open(path, "rb")
+            return _open_rb(fs, path)
+        except FileNotFoundError:
+            # s3fs answers from the listing it cached (a directory read earlier in the
+            # process): a file written since is "not found" there. Asked again without it.
+            fs.invalidate_cache(path)
+            return _open_rb(fs, path)
     except FileNotFoundError as exc:
         from tsfile.errors import TsFileNotFoundError
 
         raise TsFileNotFoundError(2, str(exc) or "No such file", url) from None
     except OSError as exc:
         raise FileOpenError(f"{url}: cannot open: {exc}") from None
+
+
+def _open_rb(fs, path):
+    try:
+        return fs.open(path, "rb", cache_type="none")
+    except TypeError:  # an implementation without the cache_type keyword
+        return fs.open(path, "rb")
 
 
 class RangeSource:
