@@ -458,3 +458,12 @@ def test_the_counting_file_system_modes_and_counters(tmp_path):
     assert CountingFileSystem.reads == 4 * 300 * 2
     CountingFileSystem.reset()
     assert CountingFileSystem.bytes_read == 0
+
+
+def test_the_remote_benchmark_part_runs_small(tmp_path, capsys):
+    # --small: the middle 1 % of the span falls between two files' times; the check compared
+    # the empty result (a frame without columns, as one file's is) with the whole read filtered
+    from tsfile._bench.dataset import main
+
+    main(["--small", "--parts", "remote", "--dir", str(tmp_path)])
+    assert "read as remote files (counting://" in capsys.readouterr().out
