@@ -467,3 +467,12 @@ def test_the_remote_benchmark_part_runs_small(tmp_path, capsys):
 
     main(["--small", "--parts", "remote", "--dir", str(tmp_path)])
     assert "read as remote files (counting://" in capsys.readouterr().out
+
+
+def test_the_dataset_view_refuses_a_url_before_listing_it():
+    # it listed the URL first: a remote prefix's whole listing only to refuse it, and an
+    # unreachable host's listing error instead of this one
+    fsspec.register_implementation("rev3down", _FailingFS, clobber=True)
+    for paths in ("rev3down://host/", ["rev3down://host/x.tsfile"]):
+        with pytest.raises(tsfile.NotSupportedError, match="reads local files, not rev3down"):
+            tsfile.TsFileDataFrame(paths, show_progress=False)

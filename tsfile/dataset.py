@@ -717,8 +717,19 @@ class TsFileDataFrame:
         if not use_index and any(v is not None for v in options.values()):
             raise ValueError("Dataset read options require use_index=True")
         options = _resolve_options(options) if use_index else {}
-        self._paths = expand_paths(paths)
-        remote = next((p for p in self._paths if is_url(p)), None)
+        if isinstance(paths, (list, tuple)):
+            named = paths
+        elif isinstance(paths, (str, bytes, os.PathLike)):
+            named = [paths]
+        else:  # an iterable: expand_paths takes it once, or refuses it
+            named = ()
+        # a URL as named refused before it is listed: listing a remote directory (thousands of
+        # requests for a large prefix) only to refuse it, or failing on the listing (an
+        # unreachable host) with another error than this one
+        remote = next((p for p in named if isinstance(p, str) and is_url(p)), None)
+        if remote is None:
+            self._paths = expand_paths(paths)
+            remote = next((p for p in self._paths if is_url(p)), None)
         if remote is not None:
             # its index and its change checks stat local files; read_table & co. take URLs
             raise NotSupportedError(
