@@ -45,7 +45,7 @@ def is_many(paths):
         if is_url(text):
             # a file whose name holds [ ? * is that file, as a local path is (a glob of it
             # matched nothing: "a[1].tsfile" is no pattern matching itself)
-            return (_is_glob(text) and not _url_is_file(text)) or _url_is_dir(text)
+            return (_is_glob(text) and not _url_is(text, "file")) or _url_is(text, "dir")
         return os.path.isdir(text) or (_is_glob(text) and not os.path.exists(text))
     return False
 
@@ -56,18 +56,11 @@ def _url_fs(url):
     return url_fs(url)
 
 
-def _url_is_dir(url):
+def _url_is(url, kind):
+    """Whether the URL names a "dir" or a "file" (False when the file system cannot say)."""
     fs, path = _url_fs(url)
     try:
-        return bool(fs.isdir(path))
-    except OSError:
-        return False
-
-
-def _url_is_file(url):
-    fs, path = _url_fs(url)
-    try:
-        return bool(fs.isfile(path))
+        return bool(fs.isdir(path) if kind == "dir" else fs.isfile(path))
     except OSError:
         return False
 
