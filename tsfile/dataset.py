@@ -263,7 +263,7 @@ def _table_catalog(infos):
                     devices[(table, dev.tags)] = d
                 shard = _Shard(info.path, dev.count, dev.start, dev.end)
                 if not dev.absent and fields == d.full_fields:
-                    d.shards.append(shard)  # add()'s first case, inline: most device-files
+                    d.shards.append(shard)  # the full series only (see add): most device-files
                 else:
                     d.add(shard, fields, dev.absent, series)
     for d in devices.values():
@@ -290,12 +290,11 @@ class _DeviceSeries:
 
     def add(self, shard, fields, absent, series):
         """The device's shard of one more file, whose numeric fields are ``fields`` (less
-        ``absent``); new series go into ``series`` in schema order."""
+        ``absent``); new series go into ``series`` in schema order. A file holding exactly
+        the full series (no field absent, ``fields == full_fields``) needs nothing but the
+        append: _table_catalog does that one itself, inline (a series with a list of its own
+        has a field outside the full ones, so none is in such a file)."""
         self.shards.append(shard)
-        if not absent and fields == self.full_fields:
-            # exactly the full series (a series with a list of its own has a field outside
-            # them, so none is in this file): nothing to record
-            return
         if len(absent) > 8:  # a wide table's sparse device: each test in a set, not a tuple
             absent = set(absent)
         present = [f for f in fields if f not in absent] if absent else fields
@@ -305,11 +304,11 @@ class _DeviceSeries:
         # against the list of fields was quadratic, 2,000 fields: 6x the old catalog's time)
         if full and (len(present) < len(full) or sum(f in full for f in present) < len(full)):
             kept = set(present)
-            for f in [f for f in self.full if f not in kept]:
-                s = self.own[f] = self.full.pop(f)
+            for f in [f for f in full if f not in kept]:
+                s = self.own[f] = full.pop(f)
                 s.shards = self.shards[:-1]  # every file before this one
         for f in present:
-            if f in self.full:
+            if f in full:
                 continue
             s = self.own.get(f)
             if s is None:
@@ -318,11 +317,11 @@ class _DeviceSeries:
                 )
                 series[s.name] = s
                 if len(self.shards) == 1:  # the device's first file: full so far
-                    self.full[f] = s
+                    full[f] = s
                     continue
                 self.own[f] = s
             s.shards.append(shard)
-        self.full_fields = tuple(self.full)
+        self.full_fields = tuple(full)
 
     def finish(self):
         self.shards.sort(key=_SHARD_ORDER)

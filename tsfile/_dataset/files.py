@@ -50,15 +50,9 @@ def is_many(paths):
     return False
 
 
-def _url_fs(url):
-    """(fsspec file system, path) of a URL (tsfile._read.source.url_fs: the package's errors
-    naming the URL without fsspec or for an unknown protocol)."""
-    return url_fs(url)
-
-
 def _url_is(url, kind):
     """Whether the URL names a "dir" or a "file" (False when the file system cannot say)."""
-    fs, path = _url_fs(url)
+    fs, path = url_fs(url)
     try:
         return bool(fs.isdir(path) if kind == "dir" else fs.isfile(path))
     except OSError:
@@ -75,7 +69,7 @@ def _url_files(url):
     """The ``*.tsfile`` files a URL names, as URLs: its directory's (recursively) or its glob's
     matches (sorted), or the file itself; TsFileNotFoundError when it names nothing,
     FileOpenError naming the URL when its file system fails (a connection refused...)."""
-    fs, path = _url_fs(url)
+    fs, path = url_fs(url)
     try:
         return _listed(fs, path, url)
     except TsFileError:  # _listed's own (a TsFileNotFoundError is a FileNotFoundError too)
@@ -115,7 +109,7 @@ def _url_key(url, real_dirs):
     (it was read once per spelling: its rows repeated)."""
     from fsspec.implementations.local import LocalFileSystem
 
-    fs, path = _url_fs(url)
+    fs, path = url_fs(url)
     if type(fs) is LocalFileSystem:
         return _real_path(os.path.abspath(path), real_dirs)
     return fs.unstrip_protocol(path)
