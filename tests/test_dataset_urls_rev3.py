@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from s3_moto import filesystem, serve, use_server
 
 import tsfile
 from tsfile import ColumnCategory, ColumnSchema, TableSchema, TSDataType, TsFileTableWriter
@@ -300,87 +301,43 @@ def test_dask_reads_urls(local_dir, mem):
 # -- S3 on moto's server ------------------------------------------------------------------------
 
 
+S3_FILES, S3_GROUPS, S3_ROWS = 6, 20, 2_000
+
+
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory):
-    """(endpoint, counting app, local directory) of a moto S3 server on 127.0.0.1 whose bucket
-    holds, under split/, S3_FILES files of one table split by time."""
-    moto_server = pytest.importorskip("moto.server")
-    s3fs = pytest.importorskip("s3fs")
-    serving = pytest.importorskip("werkzeug.serving")
-
-    class Counting:
-        def __init__(self, app):
-            self.app, self.lock, self.bytes_sent = app, threading.Lock(), 0
-
-        def __call__(self, environ, start_response):
-            body = self.app(environ, start_response)
-            if environ.get("REQUEST_METHOD") != "GET":
-                return body
-            chunks = list(body)
-            if hasattr(body, "close"):
-                body.close()
-            with self.lock:
-                self.bytes_sent += sum(len(c) for c in chunks)
-            return chunks
-
-    class Quiet(serving.WSGIRequestHandler):
-        def log_request(self, *args, **kwargs):
-            pass
-
-    app = Counting(moto_server.DomainDispatcherApplication(moto_server.create_backend_app))
-    server = serving.make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    endpoint = f"http://127.0.0.1:{server.server_port}"
-    d = tmp_path_factory.mktemp("s3_split")
-    schema = TableSchema(
-        "t",
-        [
-            ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG),
-            ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
-        ],
-    )
-    rng = np.random.default_rng(8)
-    for k in range(S3_FILES):
-        with TsFileTableWriter(str(d / f"part{k}.tsfile"), schema) as w:
-            for g in range(S3_GROUPS):
-                t0 = (k * S3_GROUPS + g) * S3_ROWS
-                t = np.arange(t0, t0 + S3_ROWS, dtype=np.int64)
-                w.write_arrays(t, {"dev": "d1", "v": rng.integers(-(10**12), 10**12, t.size)})
-                w.flush()
-    fs = s3fs.S3FileSystem(
-        key="testing",
-        secret="testing",
-        client_kwargs={"endpoint_url": endpoint, "region_name": "us-east-1"},
-        skip_instance_cache=True,
-    )
-    fs.call_s3("create_bucket", Bucket="rev3")
-    for p in sorted(d.glob("*.tsfile")):
-        fs.pipe(f"rev3/split/{p.name}", p.read_bytes())
-    try:
+    """(endpoint, counting app, local directory, file system) of a moto S3 server on 127.0.0.1
+    (tests/s3_moto.py) whose bucket holds, under split/, S3_FILES files of one table split by
+    time."""
+    with serve() as (endpoint, app):
+        d = tmp_path_factory.mktemp("s3_split")
+        schema = TableSchema(
+            "t",
+            [
+                ColumnSchema("dev", TSDataType.STRING, ColumnCategory.TAG),
+                ColumnSchema("v", TSDataType.INT64, ColumnCategory.FIELD),
+            ],
+        )
+        rng = np.random.default_rng(8)
+        for k in range(S3_FILES):
+            with TsFileTableWriter(str(d / f"part{k}.tsfile"), schema) as w:
+                for g in range(S3_GROUPS):
+                    t0 = (k * S3_GROUPS + g) * S3_ROWS
+                    t = np.arange(t0, t0 + S3_ROWS, dtype=np.int64)
+                    w.write_arrays(t, {"dev": "d1", "v": rng.integers(-(10**12), 10**12, t.size)})
+                    w.flush()
+        fs = filesystem(endpoint)
+        fs.call_s3("create_bucket", Bucket="rev3")
+        for p in sorted(d.glob("*.tsfile")):
+            fs.pipe(f"rev3/split/{p.name}", p.read_bytes())
         yield endpoint, app, d, fs
-    finally:
-        server.shutdown()
-        thread.join(10)
-
-
-S3_FILES, S3_GROUPS, S3_ROWS = 6, 20, 2_000
 
 
 @pytest.fixture
 def s3_conf(s3, monkeypatch):
-    endpoint = s3[0]
     # instances cached as by default: the listing cache of one instance is what a long-lived
     # process reading a growing prefix has
-    monkeypatch.setitem(
-        fsspec.config.conf,
-        "s3",
-        {
-            "key": "testing",
-            "secret": "testing",
-            "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
-        },
-    )
+    use_server(monkeypatch, s3[0], instance_cache=True)
     return s3
 
 
@@ -393,8 +350,7 @@ def test_an_s3_prefix_reads_what_the_local_files_read(s3_conf):
     span = S3_FILES * S3_GROUPS * S3_ROWS
     lo = span // 2 + 100
     hi = lo + span // 100 - 1
-    with app.lock:
-        app.bytes_sent = 0
+    app.reset()
     got = tsfile.to_dataframe("s3://rev3/split/", "t", start_time=lo, end_time=hi)
     assert got.equals(want[(want["time"] >= lo) & (want["time"] <= hi)].reset_index(drop=True))
     # every file's tail and index, and the chunks of the range: far from the whole files

@@ -6,104 +6,38 @@ Skipped without ``moto[server]`` and ``s3fs`` (the ``test`` extra installs them)
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
+from s3_moto import filesystem, serve, use_server
 
 import tsfile
 from tsfile import ColumnCategory, ColumnSchema, TableSchema, TSDataType, TsFileTableWriter
 
-moto_server = pytest.importorskip("moto.server")
-s3fs = pytest.importorskip("s3fs")
-fsspec = pytest.importorskip("fsspec")
-werkzeug_serving = pytest.importorskip("werkzeug.serving")
+for _needed in ("moto.server", "s3fs", "fsspec", "werkzeug.serving"):
+    pytest.importorskip(_needed)
 
 ROWS_PER_GROUP = 2_000
 GROUPS = 100
 BUCKET = "tsfile-test"
 
 
-class CountingApp:
-    """A WSGI wrapper counting the GET requests and the body bytes they were sent."""
-
-    def __init__(self, app):
-        self.app = app
-        self.lock = threading.Lock()
-        self.gets = 0
-        self.bytes_sent = 0
-
-    def __call__(self, environ, start_response):
-        body = self.app(environ, start_response)
-        if environ.get("REQUEST_METHOD") != "GET":
-            return body
-        try:
-            chunks = list(body)
-        finally:
-            close = getattr(body, "close", None)
-            if close is not None:
-                close()
-        with self.lock:
-            self.gets += 1
-            self.bytes_sent += sum(len(c) for c in chunks)
-        return chunks
-
-    def reset(self):
-        with self.lock:
-            self.gets = self.bytes_sent = 0
-
-
-class _QuietHandler(werkzeug_serving.WSGIRequestHandler):
-    def log_request(self, *args, **kwargs):  # one line per request is noise in a test run
-        pass
-
-
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory):
     """(endpoint URL, CountingApp, local file, its key) of a moto S3 server on 127.0.0.1 holding
     a table file of GROUPS chunk groups."""
-    app = CountingApp(moto_server.DomainDispatcherApplication(moto_server.create_backend_app))
-    server = werkzeug_serving.make_server(
-        "127.0.0.1", 0, app, threaded=True, request_handler=_QuietHandler
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    endpoint = f"http://127.0.0.1:{server.server_port}"
-    path = _write_groups(tmp_path_factory.mktemp("s3") / "groups.tsfile")
-    fs = _filesystem(endpoint)
-    fs.call_s3("create_bucket", Bucket=BUCKET)
-    fs.pipe(f"{BUCKET}/groups.tsfile", path.read_bytes())
-    try:
+    with serve() as (endpoint, app):
+        path = _write_groups(tmp_path_factory.mktemp("s3") / "groups.tsfile")
+        fs = filesystem(endpoint)
+        fs.call_s3("create_bucket", Bucket=BUCKET)
+        fs.pipe(f"{BUCKET}/groups.tsfile", path.read_bytes())
         yield endpoint, app, path
-    finally:
-        server.shutdown()
-        thread.join(10)
-
-
-def _filesystem(endpoint):
-    # moto accepts any credentials; these name no account (and stop boto looking for one)
-    return s3fs.S3FileSystem(
-        key="testing",
-        secret="testing",
-        client_kwargs={"endpoint_url": endpoint, "region_name": "us-east-1"},
-        skip_instance_cache=True,
-    )
 
 
 @pytest.fixture
 def s3_url(s3, monkeypatch):
     """``s3://`` URLs open on the moto server (fsspec's configuration for the s3 protocol)."""
     endpoint, app, path = s3
-    monkeypatch.setitem(
-        fsspec.config.conf,
-        "s3",
-        {
-            "key": "testing",
-            "secret": "testing",
-            "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
-            "skip_instance_cache": True,
-        },
-    )
+    use_server(monkeypatch, endpoint)
     app.reset()
     return f"s3://{BUCKET}/groups.tsfile", app, path
 
