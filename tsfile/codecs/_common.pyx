@@ -28,6 +28,7 @@ Values to encode in non-native byte order are accepted and encoded by value in e
 """
 import numpy as np
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_GET_SIZE
 from cpython.pyport cimport PY_SSIZE_T_MAX
 
 from tsfile._simd cimport simd_active
@@ -79,6 +80,17 @@ cdef const unsigned char[::1] as_byte_view(object data):
     except TypeError:
         raise TypeError(f"expected a bytes-like object, not {type(data).__name__}") from None
     return as_byte_view(mv)
+
+
+cdef object byte_span(object data, const uint8_t **ptr, Py_ssize_t *n):
+    if PyBytes_CheckExact(data):
+        ptr[0] = <const uint8_t*>PyBytes_AS_STRING(data)
+        n[0] = PyBytes_GET_SIZE(data)
+        return data
+    cdef const unsigned char[::1] view = as_byte_view(data)
+    n[0] = view.shape[0]
+    ptr[0] = &view[0] if n[0] > 0 else <const uint8_t*>b""
+    return view
 
 
 cdef Py_ssize_t check_count(object count) except -2:

@@ -7,10 +7,14 @@ turns TEXT/STRING into ``str`` itself; the codecs never guess a character set).
 """
 from cpython.bytes cimport PyBytes_CheckExact
 
+cimport numpy as cnp
+
 import numpy as np
 
 from tsfile.errors import CorruptDataError, UnsupportedError
 from tsfile.types import TSDataType
+
+cnp.import_array()
 
 _TS_KINDS = {
     TSDataType.BOOLEAN: KIND_BOOL,
@@ -73,13 +77,18 @@ cdef int resolve_kind(object dtype) except -1:
 
 
 cdef int check_out_array(object out) except -1:
-    if not isinstance(out, np.ndarray):
+    # numpy's C API for every test (flag bits, not the `flags`/`dtype` attribute objects): this
+    # check runs on every decode_into call, where the attribute lookups took ~0.3 us of a 1 us call
+    if not cnp.PyArray_Check(out):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
-    if out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
+    cdef cnp.ndarray a = <cnp.ndarray>out
+    cdef int flags = cnp.PyArray_FLAGS(a)
+    if (cnp.PyArray_NDIM(a) != 1 or not (flags & cnp.NPY_ARRAY_C_CONTIGUOUS)
+            or not (flags & cnp.NPY_ARRAY_WRITEABLE)):
         raise ValueError("out must be a writeable 1-D contiguous array")
-    if not out.dtype.isnative:
+    if cnp.PyArray_ISBYTESWAPPED(a):
         raise ValueError(f"out must have native byte order, not {out.dtype}")
-    if not out.flags.aligned:
+    if not (flags & cnp.NPY_ARRAY_ALIGNED):
         # a view at an odd byte offset (np.frombuffer of a slice): the kernels store through
         # typed pointers, which C requires aligned
         raise ValueError(

@@ -48,6 +48,7 @@ from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
     PATH_SIMD,
     as_byte_view,
+    byte_span,
     check_count,
     resolve_path,
 )
@@ -337,12 +338,14 @@ def decode_into(data, out, path="auto"):
     """Decode the first ``len(out)`` values into ``out`` (1-D contiguous float32/float64, the
     page's type); returns the bytes consumed."""
     check_out_array(out)  # the shared layout check (_kinds): TypeError / ValueError
-    cdef int is64 = _is64_of(out.dtype)
-    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>out)
+    cdef int is64 = (1 if typenum == cnp.NPY_DOUBLE else 0 if typenum == cnp.NPY_FLOAT
+                     else _is64_of(out.dtype))  # raises the TypeError
+    cdef const uint8_t* ptr
+    cdef Py_ssize_t nbytes
+    cdef object owner = byte_span(data, &ptr, &nbytes)  # holds the bytes during the decode
     cdef int p = resolve_path(path, HAS_SIMD, "ALP")
-    cdef Py_ssize_t nbytes = buf.shape[0]
-    cdef const uint8_t* ptr = &buf[0] if nbytes > 0 else <const uint8_t*>b""
-    cdef Py_ssize_t n = out.shape[0]
+    cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>out, 0)
     cdef void* op = cnp.PyArray_DATA(out)
     cdef Py_ssize_t used
     with nogil:

@@ -31,6 +31,7 @@ from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
     PATH_SIMD,
     as_byte_view,
+    byte_span,
     check_count,
     resolve_path,
 )
@@ -326,10 +327,10 @@ def decode_into(data, out, path="auto"):
     contiguous array ``out`` (its dtype selects the type); returns the number of bytes consumed."""
     check_out_array(out)  # the shared layout check (_kinds): TypeError / ValueError
     cdef int kind = _kind_of(out.dtype)
-    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef const uint8_t* ptr
+    cdef Py_ssize_t nbytes
+    cdef object owner = byte_span(data, &ptr, &nbytes)  # holds the bytes during the decode
     cdef int p = resolve_path(path, False, "GORILLA")
-    cdef Py_ssize_t nbytes = buf.shape[0]
-    cdef const uint8_t* ptr = &buf[0] if nbytes > 0 else <const uint8_t*>b""
     cdef Py_ssize_t n = out.shape[0]
     cdef void* op = cnp.PyArray_DATA(out)
     cdef Py_ssize_t used

@@ -30,6 +30,7 @@ from tsfile.codecs._common cimport (
     PATH_PER_VALUE,
     PATH_SIMD,
     as_byte_view,
+    byte_span,
     check_count,
     resolve_path,
 )
@@ -306,9 +307,9 @@ def decode_into(data, out, path="auto"):
         raise TypeError(f"out must be int32 or int64, not {arr.dtype}")
     _check_out(arr)
     cdef int p = resolve_path(path, HAS_SIMD, "ts2diff")
-    cdef const unsigned char[::1] view = as_byte_view(data)
-    cdef const uint8_t* src = _ptr(view)
-    cdef Py_ssize_t nbytes = view.shape[0]
+    cdef const uint8_t* src
+    cdef Py_ssize_t nbytes
+    cdef object owner = byte_span(data, &src, &nbytes)  # holds the bytes during the decode
     cdef Py_ssize_t count = cnp.PyArray_DIM(arr, 0)
     cdef void* dst = cnp.PyArray_DATA(arr)
     cdef Py_ssize_t used
