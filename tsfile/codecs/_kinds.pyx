@@ -86,7 +86,10 @@ cdef int check_out_array(object out) except -1:
     if (cnp.PyArray_NDIM(a) != 1 or not (flags & cnp.NPY_ARRAY_C_CONTIGUOUS)
             or not (flags & cnp.NPY_ARRAY_WRITEABLE)):
         raise ValueError("out must be a writeable 1-D contiguous array")
-    if cnp.PyArray_ISBYTESWAPPED(a):
+    # PyArray_ISBYTESWAPPED reads the dtype's own byte-order character, which is '|' for a
+    # structured dtype whatever order its fields have; dtype.isnative looks into the fields, so
+    # such dtypes (rare, off the common path) still get the byte-order error, not a TypeError
+    if cnp.PyArray_ISBYTESWAPPED(a) or (cnp.PyArray_HASFIELDS(a) and not out.dtype.isnative):
         raise ValueError(f"out must have native byte order, not {out.dtype}")
     if not (flags & cnp.NPY_ARRAY_ALIGNED):
         # a view at an odd byte offset (np.frombuffer of a slice): the kernels store through
