@@ -6,12 +6,14 @@
  * bytes, a masked partial chunk, an unaligned store of values 0..7, the small-block path) and
  * at its factor-0 loop (no product by P = 1):
  *  - every width 1..51 and 52, 64 (which every row hands to the scalar kernel);
- *  - every count up to where the layout's shape stops changing, then every count of two
- *    8-value periods in the middle and at the end of the 1..1024 range. From 384 / width + 7
+ *  - every count up to where the layout's shape stops changing, then every count of a
+ *    32-value period in the middle and at the end of the 1..1024 range. From 384 / width + 7
  *    values on, the first chunk's 64 bytes are readable at every a, so `loadable` is
  *    (readable - skip - 64) / width + 1 without the clamp to 0, and 8 more values only add one
- *    plainly loaded chunk (readable grows by `width` bytes, `loadable` and the chunks by one):
- *    the counts checked take every shape the kernel has;
+ *    plainly loaded chunk (readable grows by `width` bytes, `loadable` and the chunks by one);
+ *    the plainly loaded chunks go four per turn, then one by one, so the shape repeats every
+ *    32 values: the counts checked take every shape the kernel has (a, plain chunks mod 4, none
+ *    or some whole turns, chunks from the last 64 bytes, a partial chunk or not);
  *  - outputs at every 8-byte offset within a cache line, and, for the AVX-512 row, at byte
  *    offsets 1..7 (no aligned layout: every store unaligned);
  *  - bodies whose readable bytes (packed + ALP_GUARD) end where an inaccessible page begins, and
@@ -44,9 +46,9 @@ static const uint8_t GUARD_BYTE = 0xF5;
 /* The counts checked at `width` (see the header): 1 = check. */
 static void pick_counts(int width, unsigned char *take)
 {
-    size_t settled = 384 / (size_t)width + 7 + 16; /* two periods past the last change */
+    size_t settled = 384 / (size_t)width + 7 + 64; /* two periods past the last change */
     for (size_t n = 1; n <= ALP_BLOCK; n++)
-        take[n] = n <= settled || (n >= 504 && n < 520) || n > ALP_BLOCK - 16;
+        take[n] = n <= settled || (n >= 496 && n < 528) || n > ALP_BLOCK - 32;
 }
 
 /* A base for `width` inside the SIMD-safe range: its low end, its high end, 0 or in between. */
