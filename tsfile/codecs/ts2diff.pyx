@@ -298,11 +298,14 @@ def decode_into(data, out, path="auto"):
         raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
     cdef cnp.ndarray arr = out
     cdef int typenum = cnp.PyArray_TYPE(arr)
+    cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(arr)
     cdef bint is64
-    if typenum == cnp.NPY_INT64:
-        is64 = True
-    elif typenum == cnp.NPY_INT32:
-        is64 = False
+    # by C type and size, not one type number per width: int64 has two where long and long long
+    # are both 64-bit (np.longlong, dtype 'q': NPY_LONGLONG, not NPY_INT64 = NPY_LONG here), as
+    # int32 has where long is 32-bit (Windows)
+    if (typenum == cnp.NPY_INT or typenum == cnp.NPY_LONG or typenum == cnp.NPY_LONGLONG) \
+            and (size == 8 or size == 4):
+        is64 = size == 8
     else:
         raise TypeError(f"out must be int32 or int64, not {arr.dtype}")
     _check_out(arr)
