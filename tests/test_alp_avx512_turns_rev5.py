@@ -10,22 +10,13 @@ and nothing stored around the output. (tests/c/alp_layout_check.c checks the ker
 import numpy as np
 import pytest
 from test_alp import _block, _page
+from test_alp_avx512_layout_rev1 import LIM, _decode_at, restore_simd  # noqa: F401 (a fixture)
 
 import tsfile._simd as simd
 from tsfile.codecs import alp
 
 ROWS = [row for row in alp.implementations() if row != "scalar"]
-LIM = 2**51  # alp_f64_simd_safe: every integer of a block in (-2^51, 2^51)
 COUNTS = list(range(1, 65)) + list(range(961, 1025))
-
-
-@pytest.fixture
-def restore_simd():
-    before = simd.set_simd("scalar")
-    try:
-        yield
-    finally:
-        simd.set_simd(before)
 
 
 def _pages(width, rng):
@@ -49,18 +40,10 @@ def _pages(width, rng):
         yield _page(1, sum(counts), blocks)
 
 
-def _decode_at(page, n, offset, path):
-    raw = np.full(n * 8 + 4 * 64, 0xA5, dtype=np.uint8)
-    start = (-raw.ctypes.data % 64) + 64 + offset
-    out = raw[start : start + n * 8].view(np.float64)
-    used = alp.decode_into(page, out, path=path)
-    intact = (raw[:start] == 0xA5).all() and (raw[start + n * 8 :] == 0xA5).all()
-    return out.tobytes(), intact, used
-
-
 @pytest.mark.skipif(not ROWS, reason="no SIMD row runs on this CPU")
 @pytest.mark.parametrize("widths", [range(w, min(w + 9, 52)) for w in range(1, 52, 9)], ids=str)
-def test_every_width_every_count_mod_32_at_every_offset(widths, restore_simd):
+@pytest.mark.usefixtures("restore_simd")
+def test_every_width_every_count_mod_32_at_every_offset(widths):
     for width in widths:
         rng = np.random.default_rng(width)
         for page in _pages(width, rng):
