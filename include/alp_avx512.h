@@ -200,10 +200,11 @@ TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_small(const uint8_t *body
  * straddles two lines, and the hardware prefetchers, busy with the output's lines, left those
  * loads waiting on L2. One prefetch every two chunks (every chunk when 2 * width > 64, so that no
  * line is passed over) costs less than one per chunk. C loop over the prices page of `bench
- * floats` (64 blocks, widths 11-13, P != 1, output in L2), medians of 7 runs alternating the
- * builds: 5,660 -> 6,320 M/s (AVX2 4,520-4,690 in both builds); pages of width 6 and 20 gained as
- * much, pages with 14 % exceptions (widths 28-44, bound by the scalar patching) 5-8 %. The same
- * input prefetch in the AVX2 kernel, bound by its uops, gained nothing measurable. */
+ * floats` (64 blocks, widths 11-13, P != 1, output in L2), medians of 5 runs, three rounds
+ * alternating the builds: 5,807-5,963 -> 6,287-6,480 M/s (AVX2 4,646-4,827 in both builds); a
+ * page of width 20 gained as much, pages with 14 % exceptions (widths 28-44, bound by the scalar
+ * patching) 5-8 % (one run of each build). The same input prefetch in the AVX2 kernel, bound by
+ * its uops, gained nothing measurable. */
 #define ALP_AVX512_OUT_AHEAD 128 /* values */
 #define ALP_AVX512_IN_AHEAD 512  /* bytes */
 TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_groups(const uint8_t *body, size_t count,
