@@ -7,6 +7,7 @@ chunk has 0 pages, its time chunk 5"), so any query naming that column failed; t
 from __future__ import annotations
 
 import javafix
+import numpy as np
 import pytest
 
 import tsfile
@@ -88,3 +89,45 @@ def test_time_ranges_over_empty_chunks(t1, t2, n):
     assert len(rows) == n
     assert all(row[1] is None and row[3] is None for row in rows)
     assert any(row[5] is not None for row in rows)
+
+
+# The table model: field z (DOUBLE) and s (TEXT) null in every row of the first chunk group of
+# each device (java_table_nullgroup.tsfile: 2 devices x 2 chunk groups of 50 rows, a = row,
+# z = 1.5 * row and s = "t<row>" from row 50 on). Every table API failed on it.
+TABLE = "java_table_nullgroup"
+
+
+def test_table_read_table():
+    for threads in (1, 2):
+        cols = tsfile.read_table(javafix.path(TABLE), "g", threads=threads)
+        assert len(cols["time"]) == 200
+        z, s, a = cols["z"], cols["s"], np.ma.getdata(cols["a"])
+        present = a >= 50
+        assert list(np.ma.getmaskarray(z)) == list(~present)
+        assert list(np.ma.getdata(z)[present]) == [1.5 * x for x in a[present]]
+        assert [v is None for v in s] == list(~present)
+        assert [v for v in s if v is not None] == [f"t{x}" for x in a[present]]
+
+
+def test_table_dataframe_and_arrow():
+    df = tsfile.to_dataframe(javafix.path(TABLE), "g")
+    assert len(df) == 200 and int(df["z"].isna().sum()) == 100 and float(df["z"].sum()) == 11175.0
+    pytest.importorskip("pyarrow")
+    assert tsfile.read_arrow(javafix.path(TABLE), "g").column("z").null_count == 100
+
+
+def test_table_rows_and_ranges():
+    with tsfile.TsFileReader(javafix.path(TABLE)) as r:
+        rs = r.query_table("g", ["dev", "a", "z", "s"], start_time=40, end_time=60)
+        rows = []
+        while rs.next():
+            rows.append(
+                (rs.get_value_by_name("a"), rs.get_value_by_name("z"), rs.get_value_by_name("s"))
+            )
+        rs = r.query_table_by_row("g", ["dev", "z"], offset=45, limit=10)
+        by_row = []
+        while rs.next():
+            by_row.append(rs.get_value_by_name("z"))
+    assert len(rows) == 42
+    assert all((z is None) == (a < 50) and (s is None) == (a < 50) for a, z, s in rows)
+    assert by_row == [None] * 5 + [1.5 * x for x in range(50, 55)]
