@@ -116,3 +116,26 @@ def tsfile_date(v):
 
     v = int(v)
     return datetime.date(v // 10000, v // 100 % 100, v % 100)
+
+
+# Two chunks of one series inside one chunk group, non-aligned and aligned (two time chunks, each
+# followed by its value chunks), written with Java's TsFileIOWriter as IoTDB's compaction does:
+# root.m.nd s1 = 3t, s2 = t / 4; root.m.ad a = t (null when t % 3 == 0), b = t / 2 (null when
+# t % 5 == 0); t = 0..199, 100 per chunk.
+MULTI = "java_multichunk_group"
+
+
+@pytest.mark.parametrize(("t1", "t2"), [(0, 1000), (95, 104), (100, 100), (150, 300)])
+def test_several_chunks_of_a_series_in_one_chunk_group(t1, t2):
+    with tsfile.TsFileReader(javafix.path(MULTI)) as r:
+        rs = r.query_timeseries("root.m.nd", ["s1", "s2"], start_time=t1, end_time=t2)
+        nd = []
+        while rs.next():
+            nd.append(rs.get_row())
+        rs = r.query_timeseries("root.m.ad", ["a", "b"], start_time=t1, end_time=t2)
+        ad = []
+        while rs.next():
+            ad.append(rs.get_row())
+    ts = range(t1, min(t2, 199) + 1)
+    assert nd == [(t, 3 * t, t * 0.25) for t in ts]
+    assert ad == [(t, None if t % 3 == 0 else t, None if t % 5 == 0 else t * 0.5) for t in ts]
