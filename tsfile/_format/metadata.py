@@ -9,6 +9,7 @@ walks are bounded so that a cyclic or hostile index cannot loop.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass, field
 
 from tsfile._format.bytes import Cursor
@@ -348,6 +349,15 @@ def read_tail(buf, size: int, path: str) -> int:
         if buf[6] in (1, 2, 3):
             raise UnsupportedError(
                 f"{path}: TsFile format version {buf[6]} at file offset 6 (only 4 is supported)"
+            )
+        # before format version 3 (TsFile 0.x, IoTDB up to 0.11) the magic was followed by a
+        # 6-character version string ("000001", "000002", and "v0.3.0"-style in the earliest
+        # releases), not a version byte: an old file, not a damaged one
+        old = bytes(buf[6:12])
+        if size >= 12 and re.fullmatch(rb"v?[0-9][0-9.]{4,5}", old):
+            raise UnsupportedError(
+                f"{path}: TsFile format version string {old.decode('ascii')!r} at file offset "
+                "6 (a TsFile from before format version 3; only version 4 is supported)"
             )
         raise CorruptDataError(f"{path}: bad version byte {buf[6]} at file offset 6")
     if bytes(buf[size - len(MAGIC) : size]) != MAGIC:

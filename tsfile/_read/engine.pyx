@@ -1799,6 +1799,21 @@ def read_value_chunk(FileView fv not None, Chunk ch not None, plan, int expect_t
         flush_hits(&st)
 
 
+cdef int pad_null_chunk(Chunk ch, Py_ssize_t n_plan) except -1:
+    """A value chunk with no bytes at all is how the Java writer (ValueChunkWriter) stores a
+    column that is null in every row of its chunk group, where the C++ writer stores one empty
+    page (0x00) per time page: it is given empty pages up to the plan's count, so both read as
+    the nulls they are. It is left incomplete (pages beyond the plan are not made up), so a
+    later, longer plan over the same cached chunk pads it further."""
+    cdef Page pg
+    memset(&pg, 0, sizeof(Page))
+    pg.body = ch.data_start
+    while ch.n_pages < n_plan:
+        ch.push(&pg)
+    ch.complete = False
+    return 0
+
+
 cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_type,
                            expect_name) except -1:
     """A value chunk of the expected type (and of the column ``expect_name``, unless None), with
@@ -1813,6 +1828,8 @@ cdef int check_value_chunk(FileView fv, Chunk ch, Py_ssize_t n_plan, int expect_
     if ch.data_type != expect_type:
         raise corrupt(fv, f"value chunk of type {ch.data_type} where the series has type "
                           f"{expect_type}", ch.offset)
+    if ch.n_pages < n_plan and ch.data_start == ch.data_end:
+        pad_null_chunk(ch, n_plan)
     if ch.n_pages < n_plan or (ch.complete and ch.n_pages != n_plan):
         raise corrupt(fv, f"value chunk has {ch.n_pages} pages, its time chunk {n_plan}",
                       ch.offset)

@@ -24,7 +24,7 @@ _BINARY = (T.TEXT, T.STRING, T.BLOB)
 # official reader returns wrong values for those pages (format notes 8.9), so a file with them
 # would not read back there.
 _NOT_WRITTEN = {
-    E.RLE: (T.BOOLEAN,),
+    E.RLE: (T.BOOLEAN, T.FLOAT, T.DOUBLE),  # FLOAT/DOUBLE RLE: Java's; C++ 2.5 cannot read it
     E.ZIGZAG: (T.DATE, T.TIMESTAMP),
     E.DICTIONARY: (T.BLOB,),
     E.SPRINTZ: (T.DATE, T.TIMESTAMP, T.FLOAT, T.DOUBLE),

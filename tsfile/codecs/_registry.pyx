@@ -58,6 +58,7 @@ CODEC_MODULES = (
     "rle",
     "ts2diff",
     "ts2diff_float",
+    "rle_float",
     "gorilla",
     "zigzag",
     "chimp",

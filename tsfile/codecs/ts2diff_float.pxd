@@ -15,7 +15,23 @@
 #     tsfile.codecs.ts2diff with `path` (PATH_PER_VALUE / PATH_BATCH / PATH_SIMD), then scaled:
 #     x / 10^p, x as is (scaled bit clear), or x's bits (form 3 raw bit). *consumed (if not NULL)
 #     receives the bytes used. CorruptDataError on bad data (the GIL is taken only to raise).
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint32_t
+
+# The page prefix (forms 1-3, see the module docstring), shared with FLOAT/DOUBLE RLE
+# (tsfile.codecs.rle_float), whose Java writer (FloatEncoder) puts the same prefix before RLE
+# blocks of the scaled integers.
+ctypedef struct float_prefix:
+    int form                   # 1, 2 or 3
+    uint32_t n                 # forms 2/3: the values the bitmaps describe
+    Py_ssize_t scaled_at       # byte offset of the scaled bitmap
+    Py_ssize_t raw_at          # byte offset of the raw bitmap (form 3)
+    Py_ssize_t blocks_at       # byte offset of the first integer block
+    double divisor             # 10 ** p (1 when p == 0 or p does not fit an int, as C++ does)
+
+# Rewrite out[0:m], the scaled integers of values first..first+m-1 of a page with prefix h, as
+# those values (kind SK_F32 / SK_F64; float and integer slots have the same size).
+cdef void float_prefix_scale(const uint8_t *data, const float_prefix *h, void *out,
+                             Py_ssize_t first, Py_ssize_t m, int kind) noexcept nogil
 
 
 cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbytes,

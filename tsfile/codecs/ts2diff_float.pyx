@@ -46,13 +46,7 @@ cdef enum:
     _MARK_SCALED = 0x7FFFFFFF  # form 2: scaled bitmap only
     _MARK_RAW = 0x7FFFFFFE     # form 3: scaled and raw bitmaps
 
-ctypedef struct _prefix:
-    int form                   # 1, 2 or 3
-    uint32_t n                 # forms 2/3: the values the bitmaps describe
-    Py_ssize_t scaled_at       # byte offset of the scaled bitmap
-    Py_ssize_t raw_at          # byte offset of the raw bitmap (form 3)
-    Py_ssize_t blocks_at       # byte offset of the first TS_2DIFF block
-    double divisor             # 10 ** p (1 when p == 0 or p does not fit an int, as C++ does)
+ctypedef float_prefix _prefix  # (declared in ts2diff_float.pxd: rle_float shares it)
 
 
 cdef enum:
@@ -181,6 +175,11 @@ cdef void _scale(const uint8_t *data, const _prefix *h, void *out, Py_ssize_t fi
                     f32[i] = <float>(<double>x32 / div)
                 else:
                     f32[i] = <float>(<double>x32)
+
+
+cdef void float_prefix_scale(const uint8_t *data, const float_prefix *h, void *out,
+                             Py_ssize_t first, Py_ssize_t m, int kind) noexcept nogil:
+    _scale(data, h, out, first, m, kind)
 
 
 cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,

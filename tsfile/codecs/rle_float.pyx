@@ -1,0 +1,291 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""FLOAT/DOUBLE RLE: the lossy fixed-point form of RLE that only the Java writer produces.
+
+Java's FloatEncoder scales FLOAT/DOUBLE values to integers whatever its base encoding: with
+TS_2DIFF it is the page layout of :mod:`tsfile.codecs.ts2diff_float`, with RLE (IoTDB's own
+examples declare FLOAT series ``encoding=RLE``) the same prefix (``uvarint p``, or the overflow
+forms 2/3 with their bitmaps) followed by INT32 (FLOAT) or INT64 (DOUBLE) RLE blocks
+(:mod:`tsfile.codecs.rle`; INT64 run values big-endian, as Java writes them) of the scaled
+integers. Value i is ``x / 10**p`` (double division, then float32 for FLOAT), ``x`` as is when
+its scaled bit is clear, or ``x``'s IEEE bits when its raw bit is set.
+
+The official C++ 2.5 reader has no such decoder; the writer here does not produce it either
+(tsfile._write.encoders), only this reader reads it.
+"""
+import numpy as np
+
+from libc.math cimport pow
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+
+from tsfile.codecs._common cimport as_byte_view
+from tsfile.codecs._serial cimport (
+    COUNT_EXACT,
+    SK_F32,
+    SK_F64,
+    SerialCodec,
+    serial_codec,
+    serial_kind,
+    serial_kind_name,
+    sk_of_kind,
+)
+from tsfile.codecs.rle cimport rle_count_c, rle_decode_i32_c, rle_decode_i64_c
+from tsfile.codecs.ts2diff_float cimport float_prefix, float_prefix_scale
+
+from tsfile.codecs import rle as _rle
+from tsfile.codecs import ts2diff_float as _ts2diff_float
+from tsfile.errors import CorruptDataError
+
+HAS_SIMD = False
+DEFAULT_MAX_POINT_NUMBER = 2
+
+cdef enum:
+    _ALLOWED = (1 << SK_F32) | (1 << SK_F64)
+    _MARK_SCALED = 0x7FFFFFFF
+    _MARK_RAW = 0x7FFFFFFE
+
+cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
+
+
+cdef enum:
+    _E_TRUNC = 0
+    _E_VARINT = 1
+    _E_BITMAPS = 2
+    _E_MISMATCH = 3
+
+
+cdef int _fail(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
+               int kind) except -1 with gil:
+    if what == _E_TRUNC:
+        msg = "prefix truncated"
+    elif what == _E_VARINT:
+        msg = "malformed varint in the prefix"
+    elif what == _E_BITMAPS:
+        msg = f"bitmaps of {a} values truncated"
+    else:
+        msg = f"the bitmaps describe {a} values but the blocks hold {b}"
+    raise CorruptDataError(f"RLE {serial_kind_name(kind)}: {msg} at byte offset {at} (of {n})")
+
+
+cdef int _uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
+                  int kind) except -1 nogil:
+    cdef uint32_t v = 0
+    cdef Py_ssize_t at = pos[0]
+    cdef int i
+    cdef uint8_t b
+    for i in range(5):
+        if pos[0] >= n:
+            _fail(_E_TRUNC, 0, 0, at, n, kind)
+        b = p[pos[0]]
+        pos[0] += 1
+        v |= <uint32_t>(b & 0x7F) << (7 * i)
+        if not (b & 0x80):
+            out[0] = v
+            return 0
+    _fail(_E_VARINT, 0, 0, at, n, kind)
+    return -1
+
+
+cdef int _parse(const uint8_t *p, Py_ssize_t n, float_prefix *h, int kind) except -1 nogil:
+    cdef Py_ssize_t pos = 0, bm
+    cdef uint32_t tag, pnum
+    _uvarint(p, n, &pos, &tag, kind)
+    h.form = 1
+    h.n = 0
+    h.scaled_at = h.raw_at = 0
+    if tag == _MARK_SCALED or tag == _MARK_RAW:
+        h.form = 2 if tag == _MARK_SCALED else 3
+        _uvarint(p, n, &pos, &h.n, kind)
+        bm = h.n // 8 + 1
+        if bm * (2 if h.form == 3 else 1) > n - pos:
+            _fail(_E_BITMAPS, h.n, 0, pos, n, kind)
+        h.scaled_at = pos
+        pos += bm
+        if h.form == 3:
+            h.raw_at = pos
+            pos += bm
+        _uvarint(p, n, &pos, &pnum, kind)
+    else:
+        pnum = tag
+    h.blocks_at = pos
+    h.divisor = 1.0 if (pnum == 0 or pnum > 0x7FFFFFFF) else pow(10.0, <double>pnum)
+    return 0
+
+
+cdef Py_ssize_t _segment(const uint8_t *data, Py_ssize_t nbytes, Py_ssize_t at,
+                         float_prefix *h, Py_ssize_t *block_end, int kind) except -1 nogil:
+    """Parse the segment at data[at:]: its prefix into h (offsets relative to data + at) and the
+    end (relative to data) of its one RLE block; returns the block's value count. A Java page is
+    one segment (FloatEncoder writes the prefix, then its base encoder's one block, per page);
+    pages made of several (as encoders called more than once on a page write them) read too."""
+    cdef const uint8_t *p = data + at
+    cdef Py_ssize_t n = nbytes - at, pos, total
+    cdef uint32_t blen
+    _parse(p, n, h, kind)
+    pos = h.blocks_at
+    _uvarint(p, n, &pos, &blen, kind)
+    if <Py_ssize_t>blen > n - pos:
+        _fail(_E_TRUNC, 0, 0, at + h.blocks_at, nbytes, kind)
+    block_end[0] = at + pos + blen
+    total = rle_count_c(p + h.blocks_at, pos + blen - h.blocks_at, kind == SK_F64, PY_SSIZE_T_MAX)
+    if h.form != 1 and total != <Py_ssize_t>h.n:
+        _fail(_E_MISMATCH, h.n, total, at, nbytes, kind)
+    return total
+
+
+cdef Py_ssize_t rle_float_count_values(const uint8_t *data, Py_ssize_t nbytes,
+                                       int kind) except -1 nogil:
+    cdef float_prefix h
+    cdef Py_ssize_t at = 0, total = 0, end
+    while at < nbytes:
+        total += _segment(data, nbytes, at, &h, &end, kind)
+        at = end
+    return total
+
+
+cdef Py_ssize_t rle_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
+                                     Py_ssize_t cap, int kind, int path,
+                                     Py_ssize_t *consumed) except -1 nogil:
+    cdef float_prefix h
+    cdef Py_ssize_t at = 0, done = 0, end, k, m
+    cdef Py_ssize_t size = 8 if kind == SK_F64 else 4
+    cdef uint8_t *o = <uint8_t *>out
+    cdef const uint8_t *seg
+    while at < nbytes and done < cap:
+        k = _segment(data, nbytes, at, &h, &end, kind)
+        m = k if k < cap - done else cap - done
+        seg = data + at
+        if m > 0:
+            if kind == SK_F64:
+                rle_decode_i64_c(seg + h.blocks_at, end - at - h.blocks_at,
+                                 <int64_t *>(o + done * size), m)
+            else:
+                rle_decode_i32_c(seg + h.blocks_at, end - at - h.blocks_at,
+                                 <int32_t *>(o + done * size), m)
+            float_prefix_scale(seg, &h, o + done * size, 0, m, kind)
+        done += m
+        at = end
+    if consumed != NULL:
+        consumed[0] = at
+    return done
+
+
+cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept nogil:
+    return &buf[0] if buf.shape[0] > 0 else NULL
+
+
+def count_values(data, dtype):
+    """The number of values in a FLOAT/DOUBLE RLE page."""
+    cdef int kind = serial_kind(dtype, _ALLOWED, "RLE (lossy float)")
+    cdef const unsigned char[::1] buf = as_byte_view(data)
+    cdef Py_ssize_t n
+    cdef const uint8_t *src = _ptr(buf)
+    with nogil:
+        n = rle_float_count_values(src, buf.shape[0], kind)
+    return n
+
+
+cdef SerialCodec _CODEC = serial_codec(
+    "RLE", "RLE (lossy float)", None, _ALLOWED, HAS_SIMD, COUNT_EXACT, False,
+    rle_float_count_values, rle_float_decode_raw, rle_float_decode_raw
+)
+
+
+def decode(data, dtype, count=None, path="auto"):
+    """Decode a FLOAT (float32) or DOUBLE (float64) RLE page (Java's FloatEncoder layout).
+
+    ``count``: the number of values, None = all. Every path decodes the same way."""
+    return _CODEC.decode(data, dtype, count, path)
+
+
+def decode_into(data, out, path="auto"):
+    """Decode exactly ``len(out)`` values into a float32/float64 array; return the bytes used."""
+    return _CODEC.decode_into(data, out, path)
+
+
+def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER):
+    """Encode FLOAT (float32) or DOUBLE (float64) values as Java's FloatEncoder does with an RLE
+    base (values * 10**p rounded; forms 2/3 for overflow and NaN, as for TS_2DIFF): for tests and
+    fixtures; the file writer does not use it."""
+    kind, pnum = _ts2diff_float._check_encode_args(values, dtype, max_point_number)
+    ints, ok, raw, rounded = _ts2diff_float._scaled_ints(np.asarray(values), kind, pnum)
+    blocks = _rle.encode(ints)
+    head = _ts2diff_float._uvarint_bytes(pnum)
+    if not (raw.any() or rounded.any()):
+        return head + blocks
+    n = len(ints)
+    scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    out = bytearray()
+    if raw.any():
+        out += _ts2diff_float._uvarint_bytes(_MARK_RAW) + _ts2diff_float._uvarint_bytes(n)
+        out += scaled_bm
+        out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
+    else:
+        out += _ts2diff_float._uvarint_bytes(_MARK_SCALED) + _ts2diff_float._uvarint_bytes(n)
+        out += scaled_bm
+    return bytes(out) + head + blocks
+
+
+class RleFloatDecoder:
+    """Per-value decoder of a FLOAT/DOUBLE RLE page: ``has_next()`` / ``next()`` (the page is
+    decoded whole on construction: its RLE blocks hold one page's values)."""
+
+    def __init__(self, data, dtype):
+        self._values = decode(data, dtype)
+        self._i = 0
+
+    def has_next(self):
+        return self._i < len(self._values)
+
+    def next(self):
+        v = self._values[self._i]
+        self._i += 1
+        return v
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.has_next():
+            raise StopIteration
+        return self.next()
+
+
+# ---- the codec contract (tsfile/codecs/_contract.pxd) -------------------------------------------
+
+from tsfile.codecs._contract cimport (
+    ROW_BATCH,
+    ROW_PER_VALUE,
+    check_decoded,
+    check_skip,
+    codec_row,
+    codec_table,
+    make_row,
+    publish_rows,
+)
+from tsfile.codecs._kinds cimport KIND_F32, KIND_F64
+
+
+cdef Py_ssize_t _row_count(const uint8_t *src, Py_ssize_t n, int kind) except -2 nogil:
+    return rle_float_count_values(src, n, sk_of_kind(kind))
+
+
+cdef Py_ssize_t _row_skip(const uint8_t *src, Py_ssize_t n, Py_ssize_t k,
+                          int kind) except -1 nogil:
+    check_skip(_row_count(src, n, kind), k, b"RLE")
+    return k
+
+
+cdef Py_ssize_t _row_decode(const uint8_t *src, Py_ssize_t n, void *out, Py_ssize_t count,
+                            int kind, int path) except -1 nogil:
+    check_decoded(rle_float_decode_raw(src, n, out, count, sk_of_kind(kind), path, NULL),
+                  count, b"RLE")
+    return 0
+
+
+cdef codec_row _ROWS[2]
+cdef codec_table _TABLE
+for _i, _kind in enumerate((KIND_F32, KIND_F64)):
+    _ROWS[_i] = make_row(2, _kind, b"rle_float", b"RLE", ROW_PER_VALUE | ROW_BATCH,
+                         _row_count, _row_decode, NULL, _row_skip, NULL, NULL)
+CODEC_ROWS = publish_rows(&_TABLE, _ROWS, 2)
