@@ -9,6 +9,7 @@ from __future__ import annotations
 import javafix
 import numpy as np
 import pytest
+from interop.chunk_scan import scan_chunks
 
 import tsfile
 
@@ -19,34 +20,13 @@ COLUMNS = ["s_allnull", "s_bool", "s_d", "s_f", "s_i32", "s_i64", "s_t"]
 
 def _zero_size_value_chunks(path):
     """(offset, name) of every value chunk whose data size is 0, from a sequential scan."""
-    b = open(path, "rb").read()
-
-    def uv(p):
-        r = s = 0
-        while True:
-            x = b[p]
-            p += 1
-            r |= (x & 0x7F) << s
-            s += 7
-            if x < 0x80:
-                return r, p
-
-    out, p = [], 7
-    while b[p] != 2:
-        m = b[p]
-        if m == 0:
-            n, p = uv(p + 1)
-            for _ in range(n):
-                z, p = uv(p)
-                p += max((z >> 1) ^ -(z & 1), 0)
-        else:
-            z, q = uv(p + 1)
-            name = b[q : q + (z >> 1)].decode()
-            size, q = uv(q + (z >> 1))
-            if m & 0x40 and size == 0:
-                out.append((p, name))
-            p = q + 3 + size
-    return out
+    with open(path, "rb") as fh:
+        chunks = scan_chunks(fh.read())
+    return [
+        (c["offset"], c["measurement"])
+        for c in chunks
+        if c["kind"] == "value" and c["data_size"] == 0
+    ]
 
 
 def test_fixture_has_java_empty_value_chunks():

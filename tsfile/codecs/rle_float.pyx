@@ -14,7 +14,6 @@ The official C++ 2.5 reader has no such decoder; the writer here does not produc
 """
 import numpy as np
 
-from libc.math cimport pow
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from tsfile.codecs._common cimport as_byte_view
@@ -29,11 +28,18 @@ from tsfile.codecs._serial cimport (
     sk_of_kind,
 )
 from tsfile.codecs.rle cimport rle_count_c, rle_decode_i32_c, rle_decode_i64_c
-from tsfile.codecs.ts2diff_float cimport float_prefix, float_prefix_scale
+from tsfile.codecs.ts2diff_float cimport (
+    FLOAT_PREFIX_E_MISMATCH,
+    FLOAT_PREFIX_E_TRUNC,
+    float_prefix,
+    float_prefix_parse,
+    float_prefix_raise,
+    float_prefix_scale,
+    float_prefix_uvarint,
+)
 
 from tsfile.codecs import rle as _rle
 from tsfile.codecs import ts2diff_float as _ts2diff_float
-from tsfile.errors import CorruptDataError
 
 HAS_SIMD = False
 DEFAULT_MAX_POINT_NUMBER = 2
@@ -47,69 +53,9 @@ cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
 
 
-cdef enum:
-    _E_TRUNC = 0
-    _E_VARINT = 1
-    _E_BITMAPS = 2
-    _E_MISMATCH = 3
-
-
-cdef int _fail(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
-               int kind) except -1 with gil:
-    if what == _E_TRUNC:
-        msg = "prefix truncated"
-    elif what == _E_VARINT:
-        msg = "malformed varint in the prefix"
-    elif what == _E_BITMAPS:
-        msg = f"bitmaps of {a} values truncated"
-    else:
-        msg = f"the bitmaps describe {a} values but the blocks hold {b}"
-    raise CorruptDataError(f"RLE {serial_kind_name(kind)}: {msg} at byte offset {at} (of {n})")
-
-
-cdef int _uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
-                  int kind) except -1 nogil:
-    cdef uint32_t v = 0
-    cdef Py_ssize_t at = pos[0]
-    cdef int i
-    cdef uint8_t b
-    for i in range(5):
-        if pos[0] >= n:
-            _fail(_E_TRUNC, 0, 0, at, n, kind)
-        b = p[pos[0]]
-        pos[0] += 1
-        v |= <uint32_t>(b & 0x7F) << (7 * i)
-        if not (b & 0x80):
-            out[0] = v
-            return 0
-    _fail(_E_VARINT, 0, 0, at, n, kind)
-    return -1
-
-
-cdef int _parse(const uint8_t *p, Py_ssize_t n, float_prefix *h, int kind) except -1 nogil:
-    cdef Py_ssize_t pos = 0, bm
-    cdef uint32_t tag, pnum
-    _uvarint(p, n, &pos, &tag, kind)
-    h.form = 1
-    h.n = 0
-    h.scaled_at = h.raw_at = 0
-    if tag == _MARK_SCALED or tag == _MARK_RAW:
-        h.form = 2 if tag == _MARK_SCALED else 3
-        _uvarint(p, n, &pos, &h.n, kind)
-        bm = h.n // 8 + 1
-        if bm * (2 if h.form == 3 else 1) > n - pos:
-            _fail(_E_BITMAPS, h.n, 0, pos, n, kind)
-        h.scaled_at = pos
-        pos += bm
-        if h.form == 3:
-            h.raw_at = pos
-            pos += bm
-        _uvarint(p, n, &pos, &pnum, kind)
-    else:
-        pnum = tag
-    h.blocks_at = pos
-    h.divisor = 1.0 if (pnum == 0 or pnum > 0x7FFFFFFF) else pow(10.0, <double>pnum)
-    return 0
+# the base encoding's name in this module's error messages (the prefix is parsed by
+# tsfile.codecs.ts2diff_float, whose layout Java's FloatEncoder writes before either base)
+cdef const char *_NAME = b"RLE"
 
 
 cdef Py_ssize_t _segment(const uint8_t *data, Py_ssize_t nbytes, Py_ssize_t at,
@@ -121,15 +67,15 @@ cdef Py_ssize_t _segment(const uint8_t *data, Py_ssize_t nbytes, Py_ssize_t at,
     cdef const uint8_t *p = data + at
     cdef Py_ssize_t n = nbytes - at, pos, total
     cdef uint32_t blen
-    _parse(p, n, h, kind)
+    float_prefix_parse(p, n, h, kind, _NAME)
     pos = h.blocks_at
-    _uvarint(p, n, &pos, &blen, kind)
+    float_prefix_uvarint(p, n, &pos, &blen, kind, _NAME)
     if <Py_ssize_t>blen > n - pos:
-        _fail(_E_TRUNC, 0, 0, at + h.blocks_at, nbytes, kind)
+        float_prefix_raise(FLOAT_PREFIX_E_TRUNC, 0, 0, at + h.blocks_at, nbytes, kind, _NAME)
     block_end[0] = at + pos + blen
     total = rle_count_c(p + h.blocks_at, pos + blen - h.blocks_at, kind == SK_F64, PY_SSIZE_T_MAX)
     if h.form != 1 and total != <Py_ssize_t>h.n:
-        _fail(_E_MISMATCH, h.n, total, at, nbytes, kind)
+        float_prefix_raise(FLOAT_PREFIX_E_MISMATCH, h.n, total, at, nbytes, kind, _NAME)
     return total
 
 

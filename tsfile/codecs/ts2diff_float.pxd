@@ -28,6 +28,22 @@ ctypedef struct float_prefix:
     Py_ssize_t blocks_at       # byte offset of the first integer block
     double divisor             # 10 ** p (1 when p == 0 or p does not fit an int, as C++ does)
 
+# Parse the prefix at p[0:n] into h; CorruptDataError "<base> FLOAT|DOUBLE: <what> at byte offset
+# <at> (of <n>)" when it is truncated or malformed (`base`: the encoding after the prefix, for the
+# message). The uvarint reader and the error raiser it uses are shared too; `what` is a
+# FLOAT_PREFIX_E_* code, `a` and `b` the counts its message names.
+cdef enum:
+    FLOAT_PREFIX_E_TRUNC = 0      # prefix truncated
+    FLOAT_PREFIX_E_VARINT = 1     # malformed varint
+    FLOAT_PREFIX_E_BITMAPS = 2    # bitmaps of `a` values truncated
+    FLOAT_PREFIX_E_MISMATCH = 3   # the bitmaps describe `a` values, the blocks hold `b`
+cdef int float_prefix_parse(const uint8_t *p, Py_ssize_t n, float_prefix *h, int kind,
+                            const char *base) except -1 nogil
+cdef int float_prefix_uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
+                              int kind, const char *base) except -1 nogil
+cdef int float_prefix_raise(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
+                            int kind, const char *base) except -1 with gil
+
 # Rewrite out[0:m], the scaled integers of values first..first+m-1 of a page with prefix h, as
 # those values (kind SK_F32 / SK_F64; float and integer slots have the same size).
 cdef void float_prefix_scale(const uint8_t *data, const float_prefix *h, void *out,

@@ -49,67 +49,65 @@ cdef enum:
 ctypedef float_prefix _prefix  # (declared in ts2diff_float.pxd: rle_float shares it)
 
 
-cdef enum:
-    _E_TRUNC = 0
-    _E_VARINT = 1
-    _E_BITMAPS = 2
-    _E_MISMATCH = 3
+# the base encoding's name in this module's error messages
+cdef const char *_NAME = b"TS_2DIFF"
 
 
-cdef int _raise(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
-                int kind) except -1 with gil:
-    if what == _E_TRUNC:
+cdef int float_prefix_raise(int what, Py_ssize_t a, Py_ssize_t b, Py_ssize_t at, Py_ssize_t n,
+                            int kind, const char *base) except -1 with gil:
+    if what == FLOAT_PREFIX_E_TRUNC:
         msg = "prefix truncated"
-    elif what == _E_VARINT:
+    elif what == FLOAT_PREFIX_E_VARINT:
         msg = "malformed varint in the prefix"
-    elif what == _E_BITMAPS:
+    elif what == FLOAT_PREFIX_E_BITMAPS:
         msg = f"bitmaps of {a} values truncated"
     else:
         msg = f"the bitmaps describe {a} values but the blocks hold {b}"
     raise CorruptDataError(
-        f"TS_2DIFF {serial_kind_name(kind)}: {msg} at byte offset {at} (of {n})"
+        f"{base.decode()} {serial_kind_name(kind)}: {msg} at byte offset {at} (of {n})"
     )
 
 
-cdef int _uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
-                  int kind) except -1 nogil:
+cdef int float_prefix_uvarint(const uint8_t *p, Py_ssize_t n, Py_ssize_t *pos, uint32_t *out,
+                              int kind, const char *base) except -1 nogil:
     cdef uint32_t v = 0
     cdef Py_ssize_t at = pos[0]
     cdef int i
     cdef uint8_t b
     for i in range(5):
         if pos[0] >= n:
-            _raise(_E_TRUNC, 0, 0, at, n, kind)
+            float_prefix_raise(FLOAT_PREFIX_E_TRUNC, 0, 0, at, n, kind, base)
         b = p[pos[0]]
         pos[0] += 1
         v |= <uint32_t>(b & 0x7F) << (7 * i)
         if not (b & 0x80):
             out[0] = v
             return 0
-    _raise(_E_VARINT, 0, 0, at, n, kind)
+    float_prefix_raise(FLOAT_PREFIX_E_VARINT, 0, 0, at, n, kind, base)
     return -1
 
 
-cdef int _parse(const uint8_t *p, Py_ssize_t n, _prefix *h, int kind) except -1 nogil:
+cdef int float_prefix_parse(const uint8_t *p, Py_ssize_t n, float_prefix *h, int kind,
+                            const char *base) except -1 nogil:
     cdef Py_ssize_t pos = 0
     cdef uint32_t tag, pnum
     cdef Py_ssize_t bm
-    _uvarint(p, n, &pos, &tag, kind)
+    float_prefix_uvarint(p, n, &pos, &tag, kind, base)
     h.form = 1
     h.n = 0
     h.scaled_at = h.raw_at = 0
     if tag == _MARK_SCALED or tag == _MARK_RAW:
         h.form = 2 if tag == _MARK_SCALED else 3
-        _uvarint(p, n, &pos, &h.n, kind)
+        float_prefix_uvarint(p, n, &pos, &h.n, kind, base)
         bm = h.n // 8 + 1
         if bm * (2 if h.form == 3 else 1) > n - pos:
-            _raise(_E_BITMAPS, h.n, 0, pos, n, kind)
+            float_prefix_raise(FLOAT_PREFIX_E_BITMAPS, h.n, 0, pos, n, kind, base)
         h.scaled_at = pos
         pos += bm
         if h.form == 3:
             h.raw_at = pos
             pos += bm
-        _uvarint(p, n, &pos, &pnum, kind)
+        float_prefix_uvarint(p, n, &pos, &pnum, kind, base)
     else:
         pnum = tag
     h.blocks_at = pos
@@ -128,10 +126,10 @@ cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbyte
     cdef Py_ssize_t total
     if nbytes <= 0:
         return 0
-    _parse(data, nbytes, &h, kind)
+    float_prefix_parse(data, nbytes, &h, kind, _NAME)
     total = ts2diff_count_values(data + h.blocks_at, nbytes - h.blocks_at, kind == SK_F64)
     if h.form != 1 and total != <Py_ssize_t>h.n:
-        _raise(_E_MISMATCH, h.n, total, 0, nbytes, kind)
+        float_prefix_raise(FLOAT_PREFIX_E_MISMATCH, h.n, total, 0, nbytes, kind, _NAME)
     return total
 
 
@@ -191,10 +189,10 @@ cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes,
         consumed[0] = 0
     if nbytes <= 0:
         return 0
-    _parse(data, nbytes, &h, kind)
+    float_prefix_parse(data, nbytes, &h, kind, _NAME)
     total = ts2diff_count_values(data + h.blocks_at, nbytes - h.blocks_at, kind == SK_F64)
     if h.form != 1 and total != <Py_ssize_t>h.n:
-        _raise(_E_MISMATCH, h.n, total, 0, nbytes, kind)
+        float_prefix_raise(FLOAT_PREFIX_E_MISMATCH, h.n, total, 0, nbytes, kind, _NAME)
     m = cap if cap < total else total
     if m <= 0:
         if consumed != NULL:
@@ -394,7 +392,7 @@ class Ts2DiffFloatDecoder:
             h.blocks_at = 0
             h.divisor = 1.0
         else:
-            _parse(_ptr(buf), buf.shape[0], &h, kind)
+            float_prefix_parse(_ptr(buf), buf.shape[0], &h, kind, _NAME)
         self._form = h.form
         self._div = h.divisor
         bm = (h.n // 8 + 1) if h.form != 1 else 0
@@ -488,17 +486,17 @@ from tsfile.codecs.ts2diff_kernels cimport (
 
 cdef int _parse_readable(const uint8_t *src, Py_ssize_t n, void *more, _prefix *h,
                          int kind) except -1 nogil:
-    """_parse on a body read as far as asked: its first 16 bytes hold the tag and the bitmaps'
+    """float_prefix_parse on a body read as far as asked: its first 16 bytes hold the tag and the bitmaps'
     count (two uvarints), which bound the prefix's end."""
     cdef Py_ssize_t ready = rows_readable(more, src, n, 16, b"TS_2DIFF")
     cdef Py_ssize_t pos = 0, bound
     cdef uint32_t tag, count = 0
-    _uvarint(src, ready, &pos, &tag, kind)
+    float_prefix_uvarint(src, ready, &pos, &tag, kind, _NAME)
     if tag == _MARK_SCALED or tag == _MARK_RAW:
-        _uvarint(src, ready, &pos, &count, kind)
+        float_prefix_uvarint(src, ready, &pos, &count, kind, _NAME)
     bound = pos + 2 * (<Py_ssize_t>count // 8 + 1) + 5
     rows_readable(more, src, n, bound, b"TS_2DIFF")
-    _parse(src, n, h, kind)
+    float_prefix_parse(src, n, h, kind, _NAME)
     return 0
 
 
@@ -515,10 +513,10 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
     if stop <= start:
         return 0
     if n <= 0:  # an empty page holds no value
-        _raise(_E_TRUNC, 0, 0, 0, n, sk)
+        float_prefix_raise(FLOAT_PREFIX_E_TRUNC, 0, 0, 0, n, sk, _NAME)
     _parse_readable(src, n, more, &h, sk)
     if h.form != 1 and stop > <Py_ssize_t>h.n:  # the bitmaps describe h.n values
-        _raise(_E_MISMATCH, h.n, stop, 0, n, sk)
+        float_prefix_raise(FLOAT_PREFIX_E_MISMATCH, h.n, stop, 0, n, sk, _NAME)
     scratch = ts2diff_rows_scratch()
     if sk == SK_F64:
         rc = ts2diff_decode_rows_i64(src + h.blocks_at, <size_t>(n - h.blocks_at), more, start,
