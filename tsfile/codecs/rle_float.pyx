@@ -12,8 +12,6 @@ its scaled bit is clear, or ``x``'s IEEE bits when its raw bit is set.
 The official C++ 2.5 reader has no such decoder; the writer here does not produce it either
 (tsfile._write.encoders), only this reader reads it.
 """
-import numpy as np
-
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from tsfile.codecs._common cimport as_byte_view
@@ -46,8 +44,6 @@ DEFAULT_MAX_POINT_NUMBER = 2
 
 cdef enum:
     _ALLOWED = (1 << SK_F32) | (1 << SK_F64)
-    _MARK_SCALED = 0x7FFFFFFF
-    _MARK_RAW = 0x7FFFFFFE
 
 cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
@@ -153,23 +149,8 @@ def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER):
     """Encode FLOAT (float32) or DOUBLE (float64) values as Java's FloatEncoder does with an RLE
     base (values * 10**p rounded; forms 2/3 for overflow and NaN, as for TS_2DIFF): for tests and
     fixtures; the file writer does not use it."""
-    kind, pnum = _ts2diff_float._check_encode_args(values, dtype, max_point_number)
-    ints, ok, raw, rounded = _ts2diff_float._scaled_ints(np.asarray(values), kind, pnum)
-    blocks = _rle.encode(ints)
-    head = _ts2diff_float._uvarint_bytes(pnum)
-    if not (raw.any() or rounded.any()):
-        return head + blocks
-    n = len(ints)
-    scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
-    out = bytearray()
-    if raw.any():
-        out += _ts2diff_float._uvarint_bytes(_MARK_RAW) + _ts2diff_float._uvarint_bytes(n)
-        out += scaled_bm
-        out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
-    else:
-        out += _ts2diff_float._uvarint_bytes(_MARK_SCALED) + _ts2diff_float._uvarint_bytes(n)
-        out += scaled_bm
-    return bytes(out) + head + blocks
+    ints, prefix = _ts2diff_float.encode_prefix(values, dtype, max_point_number)
+    return prefix + _rle.encode(ints)
 
 
 class RleFloatDecoder:

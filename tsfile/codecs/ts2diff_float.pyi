@@ -21,6 +21,9 @@ def encode(
     block_size: int = 128,
     prev_min_delta: int = 0,
 ) -> bytes: ...
+def encode_prefix(
+    values: Any, dtype: TSDataType | DTypeLike | None = None, max_point_number: int = 2
+) -> tuple[np.ndarray, bytes]: ...
 def last_min_delta(
     values: Any,
     dtype: TSDataType | DTypeLike | None = None,

@@ -282,12 +282,20 @@ def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_
 
     ``prev_min_delta``: the min_delta a leading block without deltas carries (see
     ``tsfile.codecs.ts2diff.encode``): :func:`last_min_delta` of the chunk's previous page."""
+    ints, prefix = encode_prefix(values, dtype, max_point_number)
+    return prefix + _ts2diff.encode(ints, block_size, prev_min_delta=prev_min_delta)
+
+
+def encode_prefix(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER):
+    """(the scaled integers, the page prefix before their blocks) of encode()'s arguments: the
+    prefix is p's uvarint, after the form 2/3 marker, count and bitmaps when a value overflows the
+    integer type or is NaN/huge. Java's FloatEncoder writes the same prefix before RLE blocks
+    (tsfile.codecs.rle_float.encode)."""
     kind, pnum = _check_encode_args(values, dtype, max_point_number)
     ints, ok, raw, rounded = _scaled_ints(np.asarray(values), kind, pnum)
-    blocks = _ts2diff.encode(ints, block_size, prev_min_delta=prev_min_delta)
     head = _uvarint_bytes(pnum)
     if not (raw.any() or rounded.any()):
-        return head + blocks
+        return ints, head
     n = len(ints)
     scaled_bm = np.packbits(ok, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
     out = bytearray()
@@ -296,7 +304,7 @@ def encode(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_
         out += np.packbits(raw, bitorder="little").tobytes().ljust(n // 8 + 1, b"\0")
     else:
         out += _uvarint_bytes(_MARK_SCALED) + _uvarint_bytes(n) + scaled_bm
-    return bytes(out) + head + blocks
+    return ints, bytes(out) + head
 
 
 def last_min_delta(values, dtype=None, max_point_number=DEFAULT_MAX_POINT_NUMBER, block_size=128,
