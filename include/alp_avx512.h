@@ -197,8 +197,9 @@ TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_small(const uint8_t *body
  *
  * ALP_AVX512_IN_AHEAD: the packed bits are prefetched too, 512 bytes ahead, and the loop does four
  * chunks per turn. The input is only about a sixth of the bytes moved, but each 64-byte load of it
- * straddles two lines, and the hardware prefetchers, busy with the output's lines, left those
- * loads waiting on L2. One prefetch every two chunks (every chunk when 2 * width > 64, so that no
+ * straddles two lines, and (our reading of the profile; this VM has no counters to confirm it) the
+ * hardware prefetchers, busy with the output's lines, left those loads waiting on L2: the samples
+ * piled up after the input loads. One prefetch every two chunks (every chunk when 2 * width > 64, so that no
  * line is passed over) costs less than one per chunk. C loop over the prices page of `bench
  * floats` (64 blocks, widths 11-13, P != 1, output in L2), medians of 5 runs, three rounds
  * alternating the builds: 5,807-5,963 -> 6,287-6,480 M/s (AVX2 4,646-4,827 in both builds); a
