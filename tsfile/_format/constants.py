@@ -15,6 +15,9 @@ VERSION = 4
 HEADER = MAGIC + bytes((VERSION,))  # the first bytes of every file
 HEADER_SIZE = len(HEADER)
 TAIL_SIZE = 4 + len(MAGIC)  # i32 size of the TsFileMetadata, then the magic again
+# Before format version 3 the magic was followed by a 6-character version string, not a byte:
+# the bytes a reader looks at to name an old file's version
+OLD_HEADER_SIZE = len(MAGIC) + 6
 
 
 class Marker(IntEnum):
@@ -47,6 +50,7 @@ __all__ = [
     "HEADER",
     "HEADER_SIZE",
     "TAIL_SIZE",
+    "OLD_HEADER_SIZE",
     "Marker",
     "TIME_COLUMN_MASK",
     "VALUE_COLUMN_MASK",

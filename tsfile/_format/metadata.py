@@ -13,7 +13,14 @@ import re
 from dataclasses import dataclass, field
 
 from tsfile._format.bytes import Cursor
-from tsfile._format.constants import HEADER_SIZE, MAGIC, TAIL_SIZE, VERSION, IndexNodeType
+from tsfile._format.constants import (
+    HEADER_SIZE,
+    MAGIC,
+    OLD_HEADER_SIZE,
+    TAIL_SIZE,
+    VERSION,
+    IndexNodeType,
+)
 from tsfile._format.device import DeviceID, java_sort_key, read_device_id
 from tsfile._format.statistics import VECTOR, Statistics, check_data_type, read_statistics
 from tsfile.errors import CorruptDataError, UnsupportedError
@@ -353,8 +360,8 @@ def read_tail(buf, size: int, path: str) -> int:
         # before format version 3 (TsFile 0.x, IoTDB up to 0.11) the magic was followed by a
         # 6-character version string ("000001", "000002", and "v0.3.0"-style in the earliest
         # releases), not a version byte: an old file, not a damaged one
-        old = bytes(buf[6:12])
-        if size >= 12 and re.fullmatch(rb"v?[0-9][0-9.]{4,5}", old):
+        old = bytes(buf[len(MAGIC) : OLD_HEADER_SIZE])
+        if re.fullmatch(rb"v?[0-9][0-9.]{4,5}", old):
             raise UnsupportedError(
                 f"{path}: TsFile format version string {old.decode('ascii')!r} at file offset "
                 "6 (a TsFile from before format version 3; only version 4 is supported)"

@@ -22,7 +22,7 @@ import os
 import threading
 
 from tsfile._format.bytes import Cursor
-from tsfile._format.constants import HEADER_SIZE
+from tsfile._format.constants import OLD_HEADER_SIZE
 from tsfile._format.metadata import read_file_metadata, read_tail
 from tsfile.exceptions import FileOpenError, FileReadError
 
@@ -219,7 +219,8 @@ class RangeSource:
     def fetch_metadata(self) -> None:
         """The header, the tail, the TsFileMetadata and the index area: what opening the file
         and walking its index read."""
-        self.fetch(0, HEADER_SIZE)
+        # the header, with the 6 bytes an old file's version string takes (read_tail names it)
+        self.fetch(0, OLD_HEADER_SIZE)
         self.fetch(self.size - TAIL_GUESS, self.size)
         meta_start = read_tail(self.buf, self.size, self.name)
         self.fetch(meta_start, self.size)
