@@ -108,3 +108,12 @@ def test_a_url_named_twice_is_read_once(split_dir):
 def test_the_dataset_view_says_it_reads_local_files(split_dir):
     with pytest.raises(tsfile.TsFileError, match="reads local files"):
         tsfile.TsFileDataFrame(_url(split_dir) + "/", show_progress=False)
+
+
+@pytest.mark.parametrize("name", ["memory:///no/such/dir/", b"memory:///no/such/dir/"])
+def test_the_dataset_view_refuses_a_url_before_listing_it(name):
+    # str or bytes, in a list or alone: refused as named, never listed (a remote listing is
+    # thousands of requests, or another error on an unreachable host)
+    for given in (name, [name]):
+        with pytest.raises(tsfile.errors.NotSupportedError, match="reads local files, not memory"):
+            tsfile.TsFileDataFrame(given, show_progress=False)

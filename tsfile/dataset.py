@@ -725,7 +725,14 @@ class TsFileDataFrame:
         # a URL as named refused before it is listed: listing a remote directory (thousands of
         # requests for a large prefix) only to refuse it, or failing on the listing (an
         # unreachable host) with another error than this one
-        remote = next((p for p in named if isinstance(p, str) and is_url(p)), None)
+        remote = next(
+            (
+                os.fsdecode(p)
+                for p in named
+                if isinstance(p, (str, bytes, os.PathLike)) and is_url(os.fsdecode(p))
+            ),
+            None,
+        )
         if remote is None:
             self._paths = expand_paths(paths)
             remote = next((p for p in self._paths if is_url(p)), None)
