@@ -90,7 +90,8 @@ def _listed(fs, path, url):
     if fs.isfile(path):  # before the glob test: a file's name may hold [ ? *
         return [url]
     if glob_like:
-        found = [p for p in fs.glob(path) if fs.isfile(p)]
+        # the listing's own entry types: one request, not one more per match to ask its type
+        found = [p for p, info in fs.glob(path, detail=True).items() if info["type"] == "file"]
         if not found:
             raise _not_found("no file matches", url)
     elif fs.isdir(path):
@@ -314,7 +315,9 @@ class FileInfo:
                 ):
                     _device_shape_error(tags, (n, a, b), absent, n_tags)
                 devices.append(DeviceStats(tuple(tags), n, a, b, tuple(absent) if absent else ()))
-            tables[name] = TableInfo(list(columns), devices)
+            # the schema's own list, shared by every file of that schema (TableInfo never
+            # changes its columns; check_same_schema then compares by identity first)
+            tables[name] = TableInfo(columns, devices)
         from tsfile._dataset.tree_info import TreeDevice
 
         tree = [TreeDevice.from_json(d) for d in json_list(obj.get("tree", []))]
@@ -324,8 +327,9 @@ class FileInfo:
 
 
 def schemas_to_json(schemas):
-    """The index's column lists from to_json's ``schemas`` dict, by position."""
-    return [[list(col) for col in columns] for columns in sorted(schemas, key=schemas.get)]
+    """The index's column lists from to_json's ``schemas`` dict, by position (its insertion
+    order: to_json numbers each schema as it adds it)."""
+    return [[list(col) for col in columns] for columns in schemas]
 
 
 def schemas_from_json(value):
