@@ -212,6 +212,12 @@ def _present_fields(g, rows, out_vals, out_nulls, pos):
     return counts, present
 
 
+def _holds(series, measurement):
+    """Whether a tree device's ``series`` (name -> metadata) hold ``measurement`` as a column: ''
+    is an aligned device's time column, never one."""
+    return measurement != "" and measurement in series
+
+
 def _row_window(offset, limit):
     """The official offset/limit rules: a negative offset is 0, a negative limit is no limit
     (None here)."""
@@ -1895,12 +1901,17 @@ class TsFileReader:
             series = self._series(dev_id.segments[0], rng)
             sensors = list(sensor_list)
             for s_ in sensors:
-                if s_ not in series or s_ == "":
+                if not _holds(series, s_):
                     raise ColumnNotExistError(f"no series {s_!r} in device {dev_id.path}")
-            names = ["time"] + [f"{dev_id.path}.{s_}" for s_ in sensors]
-            types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
-            blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
-            return self._result_set(blocks, names, types)
+            return self._series_result(dev_id, series, sensors, t1, t2, pcode)
+
+    def _series_result(self, dev_id, series, sensors, t1, t2, pcode):
+        """The result set of query_timeseries over ``sensors``, series the device holds (its
+        ``series``), inside the caller's operation."""
+        names = ["time"] + [f"{dev_id.path}.{s_}" for s_ in sensors]
+        types = [TSDataType.INT64] + [TSDataType(series[s_].data_type) for s_ in sensors]
+        blocks = self._tree_blocks(dev_id, series, sensors, names, types, t1, t2, pcode)
+        return self._result_set(blocks, names, types)
 
     def query_tree_by_row(self, device_ids, measurement_names, offset=0, limit=-1, path="auto"):
         """The official tree-model query by row: the series ``<device>.<measurement>`` of every
@@ -1912,31 +1923,30 @@ class TsFileReader:
         (none at all: a result of the time column only, without rows). The series are decoded
         whole, then joined."""
         self._check_open()
+        pcode = _path_code(path)
+        t1, t2 = _time_bounds(None, None)
         offset, limit = _row_window(offset, limit)
         devices = [str(d) for d in device_ids]
         measurements = [str(m) for m in measurement_names]
         parts = []  # per device: (names, types, timestamps, columns, nulls)
         for device in devices:
-            held = self._held_measurements(device, measurements)
-            if held:
-                with self.query_timeseries(device, held, path=path) as rs:
-                    parts.append(_collect_blocks(rs))
+            with self._op():
+                try:
+                    dev_id, rng = self._find_device(device)
+                except DeviceNotExistError:
+                    continue
+                series = self._series(dev_id.segments[0], rng)
+                held = [m for m in measurements if _holds(series, m)]
+                if not held:
+                    continue
+                rs = self._series_result(dev_id, series, held, t1, t2, pcode)
+            with rs:
+                parts.append(_collect_blocks(rs))
         names = ["time"] + [n for p in parts for n in p[0][1:]]
         types = [TSDataType.INT64] + [t for p in parts for t in p[1][1:]]
         with self._op():
             block = _outer_join(parts, names, types, offset, limit)
             return self._result_set(iter(() if block is None else (block,)), names, types)
-
-    def _held_measurements(self, device, measurements):
-        """The ``measurements`` (in their order) that the tree device ``device`` holds; [] when
-        the file has no such device."""
-        with self._op():
-            try:
-                dev_id, rng = self._find_device(device)
-            except DeviceNotExistError:
-                return []
-            series = self._series(dev_id.segments[0], rng)
-        return [m for m in measurements if m != "" and m in series]
 
     # -- tree model: schemas, statistics, the tree as a table ---------------------------------
 
