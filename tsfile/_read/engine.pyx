@@ -1803,8 +1803,14 @@ cdef int pad_null_chunk(Chunk ch, Py_ssize_t n_plan) except -1:
     """A value chunk with no bytes at all is how the Java writer (ValueChunkWriter) stores a
     column that is null in every row of its chunk group, where the C++ writer stores one empty
     page (0x00) per time page: it is given empty pages up to the plan's count, so both read as
-    the nulls they are. It is left incomplete (pages beyond the plan are not made up), so a
-    later, longer plan over the same cached chunk pads it further."""
+    the nulls they are.
+
+    The chunk may be the reader's cached one, which other threads read: this runs with the GIL
+    held (as check_value_chunk's callers do) and before any page loop over the chunk. A value
+    chunk pairs with one time chunk, so every plan over it has the same page count and the first
+    padding is the only one; later callers find the pages there and change nothing, so a page
+    loop that runs without the GIL never sees ``pages`` reallocated under it. Left incomplete:
+    pages are made up only as far as a plan asked."""
     cdef Page pg
     memset(&pg, 0, sizeof(Page))
     pg.body = ch.data_start
