@@ -163,10 +163,9 @@ TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_small(const uint8_t *body
                                               c, scaled));
     if (left) { /* the partial last group: only its packed bytes are read, its lanes stored */
         const __mmask64 own = alp_byte_mask64(alp_packed_bytes(left, width));
+        const __m512i bytes = _mm512_maskz_loadu_epi8(own, (const void *)(body + groups * width));
         _mm512_mask_storeu_pd(out + 8 * groups, (__mmask8)((1u << left) - 1),
-                              alp_avx512_f64_group(
-                                  _mm512_maskz_loadu_epi8(own, (const void *)(body + groups * width)),
-                                  c, scaled));
+                              alp_avx512_f64_group(bytes, c, scaled));
     }
 }
 
@@ -199,9 +198,9 @@ TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_small(const uint8_t *body
  * chunks per turn. The input is only about a sixth of the bytes moved, but each 64-byte load of it
  * straddles two lines, and (our reading of the profile; this VM has no counters to confirm it) the
  * hardware prefetchers, busy with the output's lines, left those loads waiting on L2: the samples
- * piled up after the input loads. One prefetch every two chunks (every chunk when 2 * width > 64, so that no
- * line is passed over) costs less than one per chunk. C loop over the prices page of `bench
- * floats` (64 blocks, widths 11-13, P != 1, output in L2), medians of 5 runs, three rounds
+ * piled up after the input loads. One prefetch every two chunks (every chunk when 2 * width > 64,
+ * so that no line is passed over) costs less than one per chunk. C loop over the prices page of
+ * `bench floats` (64 blocks, widths 11-13, P != 1, output in L2), medians of 5 runs, three rounds
  * alternating the builds: 5,807-5,963 -> 6,287-6,480 M/s (AVX2 4,646-4,827 in both builds); a
  * page of width 20 gained as much, pages with 14 % exceptions (widths 28-44, bound by the scalar
  * patching) 5-8 % (one run of each build). The same input prefetch in the AVX2 kernel, bound by
@@ -256,7 +255,7 @@ TSFILE_TARGET_AVX512 TSFILE_INLINE void alp_avx512_f64_groups(const uint8_t *bod
      * byte, so readable = packed + ALP_GUARD lies within 62 bytes of it. */
     const uint8_t *last = body + readable - 64;
     const __m512i tail = _mm512_loadu_si512((const void *)last);
-    for (; m < chunks + (rest != 0); m++, g += width, o += 8) {
+    for (; m < chunks + (rest != 0); m++, g += w, o += 8) {
         shifted.idx = _mm512_add_epi8(pl.lo, _mm512_set1_epi8((char)(g - last)));
         const __m512d v = alp_avx512_f64_group(tail, &shifted, scaled);
         if (m < chunks)

@@ -12,9 +12,10 @@ its scaled bit is clear, or ``x``'s IEEE bits when its raw bit is set.
 The official C++ 2.5 reader has no such decoder; the writer here does not produce it either
 (tsfile._write.encoders), only this reader reads it.
 """
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
-from tsfile.codecs._common cimport as_byte_view
+from tsfile.codecs._common cimport byte_span
 from tsfile.codecs._serial cimport (
     COUNT_EXACT,
     SK_F32,
@@ -44,10 +45,6 @@ DEFAULT_MAX_POINT_NUMBER = 2
 
 cdef enum:
     _ALLOWED = (1 << SK_F32) | (1 << SK_F64)
-
-cdef extern from "Python.h":
-    const Py_ssize_t PY_SSIZE_T_MAX
-
 
 # the base encoding's name in this module's error messages (the prefix is parsed by
 # tsfile.codecs.ts2diff_float, whose layout Java's FloatEncoder writes before either base)
@@ -112,18 +109,14 @@ cdef Py_ssize_t rle_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, voi
     return done
 
 
-cdef inline const uint8_t *_ptr(const unsigned char[::1] buf) noexcept nogil:
-    return &buf[0] if buf.shape[0] > 0 else NULL
-
-
 def count_values(data, dtype):
     """The number of values in a FLOAT/DOUBLE RLE page."""
     cdef int kind = serial_kind(dtype, _ALLOWED, "RLE (lossy float)")
-    cdef const unsigned char[::1] buf = as_byte_view(data)
-    cdef Py_ssize_t n
-    cdef const uint8_t *src = _ptr(buf)
+    cdef const uint8_t *src
+    cdef Py_ssize_t nbytes, n
+    cdef object owner = byte_span(data, &src, &nbytes)  # holds the bytes while they are read
     with nogil:
-        n = rle_float_count_values(src, buf.shape[0], kind)
+        n = rle_float_count_values(src, nbytes, kind)
     return n
 
 

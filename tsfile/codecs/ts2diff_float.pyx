@@ -46,9 +46,6 @@ cdef enum:
     _MARK_SCALED = 0x7FFFFFFF  # form 2: scaled bitmap only
     _MARK_RAW = 0x7FFFFFFE     # form 3: scaled and raw bitmaps
 
-ctypedef float_prefix _prefix  # (declared in ts2diff_float.pxd: rle_float shares it)
-
-
 # the base encoding's name in this module's error messages
 cdef const char *_NAME = b"TS_2DIFF"
 
@@ -122,7 +119,7 @@ cdef inline bint _bit(const uint8_t *bm, Py_ssize_t i) noexcept nogil:
 
 cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbytes,
                                            int kind) except -1 nogil:
-    cdef _prefix h
+    cdef float_prefix h
     cdef Py_ssize_t total
     if nbytes <= 0:
         return 0
@@ -133,8 +130,8 @@ cdef Py_ssize_t ts2diff_float_count_values(const uint8_t *data, Py_ssize_t nbyte
     return total
 
 
-cdef void _scale(const uint8_t *data, const _prefix *h, void *out, Py_ssize_t first,
-                 Py_ssize_t m, int kind) noexcept nogil:
+cdef void float_prefix_scale(const uint8_t *data, const float_prefix *h, void *out,
+                             Py_ssize_t first, Py_ssize_t m, int kind) noexcept nogil:
     """Rewrite out[0:m], the scaled integers of values first..first+m-1, as those values: the
     float slot has the integer slot's size, and slot i is read before it is written."""
     cdef Py_ssize_t i
@@ -175,15 +172,10 @@ cdef void _scale(const uint8_t *data, const _prefix *h, void *out, Py_ssize_t fi
                     f32[i] = <float>(<double>x32)
 
 
-cdef void float_prefix_scale(const uint8_t *data, const float_prefix *h, void *out,
-                             Py_ssize_t first, Py_ssize_t m, int kind) noexcept nogil:
-    _scale(data, h, out, first, m, kind)
-
-
 cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes, void *out,
                                          Py_ssize_t cap, int kind, int path,
                                          Py_ssize_t *consumed) except -1 nogil:
-    cdef _prefix h
+    cdef float_prefix h
     cdef Py_ssize_t total, m, used
     if consumed != NULL:
         consumed[0] = 0
@@ -205,7 +197,7 @@ cdef Py_ssize_t ts2diff_float_decode_raw(const uint8_t *data, Py_ssize_t nbytes,
     else:
         used = ts2diff_decode_into_i32(data + h.blocks_at, nbytes - h.blocks_at,
                                        <int32_t *>out, m, path)
-    _scale(data, &h, out, 0, m, kind)
+    float_prefix_scale(data, &h, out, 0, m, kind)
     if consumed != NULL:
         consumed[0] = h.blocks_at + used
     return m
@@ -391,7 +383,7 @@ class Ts2DiffFloatDecoder:
     def __init__(self, data, dtype):
         cdef int kind = serial_kind(dtype, _ALLOWED, "TS_2DIFF (lossy float)")
         cdef const unsigned char[::1] buf = as_byte_view(data)
-        cdef _prefix h
+        cdef float_prefix h
         self._f32 = kind == SK_F32
         ts2diff_float_count_values(_ptr(buf), buf.shape[0], kind)  # validates prefix and blocks
         raw = bytes(buf)
@@ -492,10 +484,10 @@ from tsfile.codecs.ts2diff_kernels cimport (
 )
 
 
-cdef int _parse_readable(const uint8_t *src, Py_ssize_t n, void *more, _prefix *h,
+cdef int _parse_readable(const uint8_t *src, Py_ssize_t n, void *more, float_prefix *h,
                          int kind) except -1 nogil:
-    """float_prefix_parse on a body read as far as asked: its first 16 bytes hold the tag and the bitmaps'
-    count (two uvarints), which bound the prefix's end."""
+    """float_prefix_parse on a body read as far as asked: its first 16 bytes hold the tag and
+    the bitmaps' count (two uvarints), which bound the prefix's end."""
     cdef Py_ssize_t ready = rows_readable(more, src, n, 16, b"TS_2DIFF")
     cdef Py_ssize_t pos = 0, bound
     cdef uint32_t tag, count = 0
@@ -512,7 +504,7 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
                           Py_ssize_t stop, void *out, int kind, int path) except -1 nogil:
     # The prefix, then the scaled integers start..stop-1 with the blocks before them passed by
     # their headers (scalar block kernel: the range is small), scaled in place (_scale).
-    cdef _prefix h
+    cdef float_prefix h
     cdef ts2diff_error err
     cdef int64_t skipped = 0
     cdef int rc
@@ -545,7 +537,7 @@ cdef Py_ssize_t _row_rows(const uint8_t *src, Py_ssize_t n, void *more, Py_ssize
             raise CorruptDataError(
                 f"TS_2DIFF {serial_kind_name(sk)}: the blocks hold fewer than {stop} values "
                 f"(block at byte offset {h.blocks_at + err.offset} of {n})")
-    _scale(src, &h, out, start, stop - start, sk)
+    float_prefix_scale(src, &h, out, start, stop - start, sk)
     return stop - start
 
 
