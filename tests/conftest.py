@@ -8,6 +8,7 @@ session; TSFILE_REQUIRE_QEMU in test_isa_emulation.py. Every compression (LZO in
 the package's own dependencies, so no compression test skips.
 """
 
+import gc
 import os
 
 import pytest
@@ -29,3 +30,13 @@ def pytest_sessionstart(session):
                 "TSFILE_REQUIRE_OFFICIAL=1 but the official tsfile venv is not available "
                 "(python3 tests/interop/official_env.py; export TSFILE_OFFICIAL_PYTHON)"
             )
+
+
+@pytest.fixture
+def collector_enabled():
+    """The garbage collector enabled for the test (as a user's is), its state given back after
+    (the dataset view pauses it while it opens, and must give it back)."""
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    (gc.enable if was else gc.disable)()

@@ -30,16 +30,13 @@ def _write(path, k):
     return str(path)
 
 
+# every test here runs with the collector enabled, as a user's is (conftest.py)
+pytestmark = pytest.mark.usefixtures("collector_enabled")
+
+
 @pytest.fixture
 def files(tmp_path):
     return [_write(tmp_path / f"f{k}.tsfile", k) for k in range(3)]
-
-
-@pytest.fixture(autouse=True)
-def collector_enabled():
-    gc.enable()
-    yield
-    gc.enable()
 
 
 def _spy_planning(monkeypatch):

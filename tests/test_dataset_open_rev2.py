@@ -426,15 +426,6 @@ def _expanded_without_dedupe(given):
 
 
 @pytest.fixture
-def collector_enabled():
-    """The collector enabled for the test (as a user's is), its state given back after."""
-    was = gc.isenabled()
-    gc.enable()
-    yield
-    (gc.enable if was else gc.disable)()
-
-
-@pytest.fixture
 def broken_dataset(tmp_path):
     d = _write_dataset(tmp_path / "data", 2)
     good = sorted(p for p in os.listdir(d) if p.endswith(".tsfile"))[0]

@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -73,35 +72,7 @@ def test_ts2diff_decode_into_takes_every_type_number_of_int32_and_int64(dtype):
     assert ts2diff.decode(page, dtype).tolist() == values.tolist()
 
 
-def _big_pages():
-    rng = np.random.default_rng(7)
-    floats = np.round(np.cumsum(rng.normal(size=200_000)) * 100) / 100
-    ints = np.cumsum(rng.integers(-1000, 1000, 200_000)).astype(np.int64)
-    return [
-        (alp, alp.encode(floats), floats),
-        (gorilla, gorilla.encode(floats), floats),
-        (ts2diff, ts2diff.encode(ints), ints),
-    ]
-
-
-@pytest.mark.parametrize("case", _big_pages(), ids=["alp", "gorilla", "ts2diff"])
-def test_threads_decode_the_same_bytes_into_their_own_arrays(case):
-    mod, page, want = case
-    bad = []
-
-    def work():
-        for _ in range(3):
-            out = np.empty(len(want), want.dtype)
-            mod.decode_into(page, out)
-            if out.tobytes() != want.tobytes():
-                bad.append(1)
-
-    threads = [threading.Thread(target=work) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not bad
+# (threads decoding one page, and a bytearray resized under a decode: test_decode_into_args_rev5)
 
 
 _CLOSE_UNDER_A_DECODE = """
@@ -167,37 +138,8 @@ def test_an_mmap_is_not_closed_under_a_decode(name):
         env=env,
     )
     assert r.returncode == 0, f"child died (rc {r.returncode}): {r.stderr[-400:]}"
-    assert "REFUSED" in r.stdout
-
-
-@pytest.mark.parametrize("case", _big_pages(), ids=["alp", "gorilla", "ts2diff"])
-def test_a_bytearray_resized_by_another_thread(case):
-    # the same with a bytearray: a resize is refused while a decode holds it, and every decode
-    # gives the page's values (a resize under a decode would read freed memory, which this test
-    # may not see: freed heap keeps its bytes; the mmap test above is the one that fails)
-    mod, page, want = case
-    data = bytearray(page)
-    stop = threading.Event()
-
-    def resize():
-        while not stop.is_set():
-            try:
-                data.extend(bytes(8 << 20))
-                del data[len(page) :]
-            except BufferError:
-                pass
-
-    t = threading.Thread(target=resize)
-    t.start()
-    try:
-        for _ in range(10):
-            out = np.empty(len(want), want.dtype)
-            mod.decode_into(data, out)
-            assert out.tobytes() == want.tobytes()
-    finally:
-        stop.set()
-        t.join()
-    assert bytes(data) == page
+    # the close must have raced a decode at least once, or the test saw nothing
+    assert int(r.stdout.split()[-1]) > 0, r.stdout
 
 
 def _data_kinds(page):
