@@ -2,9 +2,10 @@
 output layout (include/alp_avx512.h, alp_avx512_f64_groups: stores that start at the output's
 line boundaries, the last chunks cut from the last 64 readable bytes, a masked partial chunk, no
 product by P when the factor is 0): pages of several blocks of odd counts, with exceptions, PLAIN
-and width-0 blocks, decoded into outputs at every 8-byte offset within a cache line and at byte
-offsets 1..7, against the independent reader and the batch path, nothing stored around the
-output; first-n decodes; damaged and truncated pages give the same error on every path.
+and width-0 blocks, decoded into outputs at every 8-byte offset within a cache line (outputs at
+byte offsets 1..7 are refused: test_unaligned_outputs_are_refused), against the independent
+reader and the batch path, nothing stored around the output; first-n decodes; damaged and
+truncated pages give the same error on every path.
 
 tests/c/alp_layout_check.c checks the kernel itself (every width, the counts of every shape,
 bodies at inaccessible pages)."""
@@ -77,10 +78,9 @@ def _random_page(rng):
     return _page(1, sum(counts), [_random_block(rng, n) for n in counts])
 
 
-def _offsets(rng):
-    """Byte offsets from a cache line: every 8-byte one (an output not aligned to its items is
-    refused: test_unaligned_outputs_are_refused)."""
-    return [8 * k for k in range(8)]
+# Byte offsets from a cache line: every 8-byte one (an output not aligned to its items is
+# refused: test_unaligned_outputs_are_refused)
+OFFSETS = [8 * k for k in range(8)]
 
 
 def test_unaligned_outputs_are_refused():
@@ -114,7 +114,7 @@ def test_random_pages_at_every_output_offset(seed, restore_simd):
         for row in SIMD_ROWS:
             simd.set_simd(row)
             assert alp.decode(page, np.float64, path="simd").tobytes() == want.tobytes(), row
-            for offset in _offsets(rng):
+            for offset in OFFSETS:
                 got, intact, used = _decode_at(page, n, offset, "simd")
                 assert got == want.tobytes(), (row, offset)
                 assert intact, (row, offset)
@@ -144,7 +144,7 @@ def test_blocks_of_every_count_around_the_chunks(width, restore_simd):
     want, _ = reference_decode(page)
     for row in SIMD_ROWS:
         simd.set_simd(row)
-        for offset in _offsets(rng):
+        for offset in OFFSETS:
             got, intact, _ = _decode_at(page, len(want), offset, "simd")
             assert got == want.tobytes(), (row, offset)
             assert intact, (row, offset)
